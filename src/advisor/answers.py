@@ -1,0 +1,365 @@
+"""The answers model: what the user tells advisor, validated strictly in one place.
+
+Field names are a public contract (other tools and the TUI read them). Every field carries a
+description; ``advisor schema`` prints them and the TUI shows them as help text.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from .catalog import GpuSpec, gpu_catalog
+from .errors import AnswerError
+from .safeload import load_mapping, parse_mapping
+from .units import parse_quantity
+
+
+def _quantity(value: Any) -> float:
+    number = parse_quantity(value)
+    if number <= 0:
+        raise ValueError(f"must be greater than zero (got {value!r})")
+    return number
+
+
+def _positive_number(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"expected a number, got {_describe(value)}")
+    if not math.isfinite(value):
+        raise ValueError("must be a finite number (NaN and infinity are not allowed)")
+    if value <= 0:
+        raise ValueError(f"must be greater than zero (got {value!r})")
+    return float(value)
+
+
+def _non_negative_number(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"expected a number, got {_describe(value)}")
+    if not math.isfinite(value):
+        raise ValueError("must be a finite number (NaN and infinity are not allowed)")
+    if value < 0:
+        raise ValueError(f"must not be negative (got {value!r})")
+    return float(value)
+
+
+def _count(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"expected a whole number, got {_describe(value)}")
+    if isinstance(value, float) and (not math.isfinite(value) or not value.is_integer()):
+        raise ValueError(f"expected a whole number, got {value!r}")
+    if value <= 0:
+        raise ValueError(f"must be a positive whole number (got {value!r})")
+    return int(value)
+
+
+def _strict_bool(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"expected true or false, got {_describe(value)}")
+    return value
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, bool):
+        return f"a boolean ({str(value).lower()})"
+    if isinstance(value, str):
+        return f"the text {value!r}"
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return repr(value)
+
+
+Quantity = Annotated[float, BeforeValidator(_quantity)]
+PositiveNumber = Annotated[float, BeforeValidator(_positive_number)]
+NonNegativeNumber = Annotated[float, BeforeValidator(_non_negative_number)]
+Count = Annotated[int, BeforeValidator(_count)]
+StrictBool = Annotated[bool, BeforeValidator(_strict_bool)]
+
+STRATEGIES: tuple[str, ...] = (
+    "ddp",
+    "horovod",
+    "fsdp",
+    "deepspeed-zero1",
+    "deepspeed-zero2",
+    "deepspeed-zero3",
+    "deepspeed-zero3-offload",
+    "megatron-3d",
+)
+"""Every candidate strategy id, in order of engineering simplicity (the tie-break order)."""
+
+Strategy = Literal[
+    "ddp", "horovod", "fsdp", "deepspeed-zero1", "deepspeed-zero2", "deepspeed-zero3", "deepspeed-zero3-offload", "megatron-3d"
+]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
+
+
+class ModelSection(_Section):
+    """What is being trained."""
+
+    params: Quantity = Field(description="Total parameter count, e.g. 7B, 1.3b, 70e9. Drives memory and compute.")
+    layers: Count | None = Field(default=None, description="Transformer layers. If omitted, taken from the nearest published shape (Megatron-LM 2021 Table 1).")
+    hidden_size: Count | None = Field(default=None, description="Hidden size h. If omitted, solved from params and layers.")
+    attention_heads: Count | None = Field(default=None, description="Attention heads. If omitted, hidden_size / 128 (head size of the published shapes).")
+    seq_len: Count = Field(default=2048, description="Training sequence length in tokens (default 2048, as in Megatron-LM 2021 and llm-foundry benchmarks).")
+    vocab_size: Count = Field(default=32000, description="Vocabulary size (default 32,000, LLaMA's; arXiv:2302.13971).")
+    active_params: Quantity | None = Field(default=None, description="Mixture-of-experts only: parameters active per token; compute uses this, memory uses params.")
+
+    @model_validator(mode="after")
+    def _active_not_more_than_total(self) -> ModelSection:
+        if self.active_params is not None and self.active_params > self.params:
+            raise ValueError("active_params cannot exceed params")
+        return self
+
+
+class TrainingSection(_Section):
+    """How much training, and how it is run."""
+
+    tokens: Quantity | None = Field(default=None, description="Training tokens for the whole run, e.g. 1T, 300B. Give this or a known duration.")
+    duration_hours: PositiveNumber | None = Field(default=None, description="Known wall-clock hours of one run on this cluster today (the baseline).")
+    duration_days: PositiveNumber | None = Field(default=None, description="Known wall-clock days of one run on this cluster today (the baseline, seed K1: '3 days').")
+    current_strategy: Strategy = Field(default="ddp", description="What the team runs today; a known duration is taken to be measured with it.")
+    deadline_days: PositiveNumber | None = Field(default=None, description="Calendar days the run must finish in.")
+    precision: Literal["bf16", "fp16", "fp32"] = Field(default="bf16", description="Training precision: bf16 (default), fp16 or fp32.")
+    global_batch_tokens: Quantity = Field(default=1_000_000, description="Tokens per optimizer step (default 1M, the Ultra-Scale Playbook benchmarks' global batch).")
+    micro_batch_size: Count | None = Field(default=None, description="Sequences per GPU per forward pass; default: the largest that fits. Gradient accumulation makes up the rest of the batch.")
+    activation_recompute: Literal["auto", "none", "selective", "full"] = Field(
+        default="auto", description="Activation recomputation: auto (least that fits), none, selective (FlashAttention-style) or full."
+    )
+
+    @model_validator(mode="after")
+    def _one_duration(self) -> TrainingSection:
+        if self.duration_hours is not None and self.duration_days is not None:
+            raise ValueError("give duration_hours or duration_days, not both")
+        return self
+
+    @property
+    def baseline_hours(self) -> float | None:
+        if self.duration_hours is not None:
+            return self.duration_hours
+        if self.duration_days is not None:
+            return self.duration_days * 24.0
+        return None
+
+
+class CustomGpu(_Section):
+    """A GPU that is not in the catalog: give at least memory and peak."""
+
+    name: str = Field(default="custom GPU", description="Display name.")
+    memory_gb: PositiveNumber = Field(description="Device memory, GB.")
+    peak_tflops: PositiveNumber = Field(description="Dense BF16/FP16 tensor peak, TFLOP/s.")
+    generation: Literal["volta", "ampere", "ada", "hopper", "cdna3"] = Field(default="ampere", description="Architecture family (selects the efficiency band).")
+    intra_node: Literal["nvlink", "pcie", "xgmi"] = Field(default="pcie", description="GPU-to-GPU link inside a node.")
+    nvlink_gbs: PositiveNumber | None = Field(default=None, description="GPU-to-GPU bandwidth, unidirectional GB/s.")
+    pcie_gbs: PositiveNumber = Field(default=31, description="Host link bandwidth, GB/s (default PCIe 4 x16, 31 GB/s).")
+
+
+class ClusterSection(_Section):
+    """The hardware the run gets."""
+
+    gpu: str | CustomGpu = Field(description="Catalog id (see `advisor gpus`), or a mapping with memory_gb and peak_tflops.")
+    gpus: Count = Field(description="Total GPUs for the run.")
+    gpus_per_node: Count = Field(default=8, description="GPUs in one node (default 8).")
+    intra_node: Literal["nvlink", "pcie", "xgmi"] | None = Field(default=None, description="GPU link inside a node; default: the GPU's own (NVLink on SXM parts).")
+    inter_node_gbps: PositiveNumber = Field(default=200, description="Network bandwidth per node, Gbit/s (default 200, HDR InfiniBand, llm-analysis's default).")
+    cpu_memory_gb_per_node: PositiveNumber | None = Field(default=None, description="Host RAM per node, GB. Needed to judge CPU offload.")
+    multi_tenant: StrictBool = Field(default=False, description="Is the cluster shared with other teams' jobs?")
+    data_pipeline_tokens_per_sec: PositiveNumber | None = Field(default=None, description="Measured data-loader throughput for the whole job, tokens/s.")
+
+    @field_validator("gpu", mode="before")
+    @classmethod
+    def _known_gpu(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            known = list(gpu_catalog())
+            if value not in known:
+                close = difflib.get_close_matches(value.lower(), known, n=1, cutoff=0.5)
+                hint = f"; did you mean '{close[0]}'?" if close else f"; known: {', '.join(known)}"
+                raise ValueError(f"unknown GPU '{value}'{hint}")
+        elif not isinstance(value, dict):
+            raise ValueError(f"expected a catalog id such as 'a100-80gb' or a mapping with memory_gb and peak_tflops, got {_describe(value)}")
+        return value
+
+    @model_validator(mode="after")
+    def _shape(self) -> ClusterSection:
+        if self.gpus > self.gpus_per_node and self.gpus % self.gpus_per_node:
+            raise ValueError(
+                f"gpus ({self.gpus}) spans several nodes but is not a multiple of gpus_per_node ({self.gpus_per_node}); "
+                f"use {self.gpus - self.gpus % self.gpus_per_node} or {self.gpus + self.gpus_per_node - self.gpus % self.gpus_per_node}"
+            )
+        return self
+
+    @property
+    def spec(self) -> GpuSpec:
+        """The GPU's figures, whether from the catalog or given inline."""
+        if isinstance(self.gpu, str):
+            return gpu_catalog()[self.gpu]
+        g = self.gpu
+        return GpuSpec(
+            id="custom", name=g.name, generation=g.generation, memory_gb=g.memory_gb, peak_tflops=g.peak_tflops,
+            intra_node=g.intra_node, nvlink_gbs=g.nvlink_gbs, pcie_gbs=g.pcie_gbs, source="given in the answers",
+        )
+
+    @property
+    def nodes(self) -> int:
+        return max(1, -(-self.gpus // self.gpus_per_node))
+
+
+class BudgetSection(_Section):
+    """What the run may cost."""
+
+    price_per_gpu_hour: PositiveNumber = Field(description="Price of one GPU for one hour, in `currency`.")
+    currency: str = Field(default="USD", min_length=1, max_length=8, pattern=r"^[A-Za-z]{1,8}$", description="Currency code, e.g. USD, CNY, EUR.")
+    limit: PositiveNumber | None = Field(default=None, description="Most the whole run may cost.")
+    monthly_limit: PositiveNumber | None = Field(default=None, description="Monthly GPU bill ceiling (seed K1: 500,000 CNY a month).")
+
+
+class TeamSection(_Section):
+    """Who will run it."""
+
+    experience: Literal["none", "some", "expert"] = Field(default="some", description="Distributed-training experience: none, some or expert.")
+
+
+class ProjectSection(_Section):
+    """Where the product is."""
+
+    stage: Literal["mvp", "stable", "frontier"] = Field(default="mvp", description="mvp (fast iteration), stable (mid-size production), frontier (very large models).")
+
+
+class Answers(_Section):
+    """Everything advisor needs to know. Only model.params, cluster.gpu, cluster.gpus and budget.price_per_gpu_hour are required."""
+
+    model: ModelSection = Field(description="What is being trained.")
+    training: TrainingSection = Field(default_factory=TrainingSection, description="How much training, and how it is run.")
+    cluster: ClusterSection = Field(description="The hardware the run gets.")
+    budget: BudgetSection = Field(description="Price and limits.")
+    team: TeamSection = Field(default_factory=TeamSection, description="Who will run it.")
+    project: ProjectSection = Field(default_factory=ProjectSection, description="Where the product is.")
+
+    @model_validator(mode="after")
+    def _tokens_or_duration(self) -> Answers:
+        if self.training.tokens is None and self.training.baseline_hours is None:
+            raise ValueError("training: give tokens (e.g. 1T) or a known duration_hours / duration_days")
+        return self
+
+
+# ---------------------------------------------------------------- loading and error wording
+
+
+def load_answers(path: str | Path) -> Answers:
+    """Read and validate an answers file (YAML or JSON; '-' reads stdin)."""
+    name, data = load_mapping(path)
+    return answers_from_mapping(data, name)
+
+
+def answers_from_text(text: str, name: str = "<answers>") -> Answers:
+    return answers_from_mapping(parse_mapping(text, name), name)
+
+
+def answers_from_mapping(data: dict[str, Any], name: str = "<answers>") -> Answers:
+    """Validate a mapping; on failure raise AnswerError with one line naming the field."""
+    try:
+        return Answers.model_validate(data)
+    except ValidationError as exc:
+        raise AnswerError(f"{name}: {describe_validation_error(exc, Answers)}") from None
+
+
+def describe_validation_error(exc: ValidationError, root: type[BaseModel]) -> str:
+    """First problem in plain words: 'cluster.gpus: must be a positive whole number (got -8)'."""
+    errors = exc.errors(include_url=False)
+    first, useful = _pick(errors)
+    text = _one(first, root)
+    more = useful - 1
+    return text + (f" (and {more} more problem{'s' if more > 1 else ''})" if more > 0 else "")
+
+
+def _pick(errors: list[dict[str, Any]]) -> tuple[dict[str, Any], int]:
+    """The most useful error first: a typo'd key explains the 'missing' error it causes."""
+    def useful(err: dict[str, Any]) -> bool:
+        # A union (gpu: str | CustomGpu) reports one error per branch: keep the branch the input chose.
+        if "str" in err["loc"] and isinstance(err.get("input"), dict):
+            return False
+        if "CustomGpu" in err["loc"] and err["type"] in ("model_type", "model_attributes_type"):
+            return False
+        return True
+
+    candidates = [e for e in errors if useful(e)] or errors
+    for err in candidates:
+        if err["type"] == "extra_forbidden":
+            return err, len(candidates)
+    return candidates[0], len(candidates)
+
+
+def _one(err: dict[str, Any], root: type[BaseModel]) -> str:
+    loc = [p for p in err["loc"] if p not in ("str", "CustomGpu", "function-after[_shape()]")]
+    path = ".".join(str(p) for p in loc)
+    kind = err["type"]
+    if kind == "extra_forbidden":
+        parent, key = loc[:-1], str(loc[-1])
+        options = _fields_at(root, parent)
+        close = difflib.get_close_matches(key, options, n=1, cutoff=0.6)
+        where = ".".join(str(p) for p in parent) or "top level"
+        hint = f"; did you mean '{close[0]}'?" if close else (f"; known keys: {', '.join(options)}" if options else "")
+        return f"{path}: unknown key '{key}' in {where}{hint}"
+    if kind == "missing":
+        desc = _description_at(root, loc)
+        return f"{path}: is required" + (f" ({desc})" if desc else "")
+    msg = err["msg"]
+    for prefix in ("Value error, ", "Assertion failed, "):
+        if msg.startswith(prefix):
+            msg = msg[len(prefix):]
+    if kind == "literal_error":
+        msg = f"{msg} (got {err.get('input')!r})"
+    elif kind in ("model_type", "model_attributes_type", "dict_type"):
+        msg = f"expected a mapping of keys, got {_describe(err.get('input'))}"
+    elif kind == "string_type":
+        msg = f"expected text, got {_describe(err.get('input'))}"
+    return f"{path}: {msg}" if path else msg
+
+
+def _submodel(model: type[BaseModel], name: str) -> type[BaseModel] | None:
+    field = model.model_fields.get(name)
+    if field is None:
+        return None
+    ann = field.annotation
+    for cand in getattr(ann, "__args__", (ann,)):
+        if isinstance(cand, type) and issubclass(cand, BaseModel):
+            return cand
+    return None
+
+
+def _fields_at(root: type[BaseModel], parent: list[Any]) -> list[str]:
+    model: type[BaseModel] | None = root
+    for part in parent:
+        model = _submodel(model, str(part)) if model else None
+    return list(model.model_fields) if model else []
+
+
+def _description_at(root: type[BaseModel], loc: list[Any]) -> str:
+    model: type[BaseModel] | None = root
+    for part in loc[:-1]:
+        model = _submodel(model, str(part)) if model else None
+    if model and str(loc[-1]) in model.model_fields:
+        return model.model_fields[str(loc[-1])].description or ""
+    return ""
+
+
+def answers_schema() -> dict[str, Any]:
+    """JSON Schema of the answers file (what `advisor schema` prints)."""
+    return Answers.model_json_schema(mode="validation")

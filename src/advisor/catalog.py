@@ -1,0 +1,57 @@
+"""The GPU catalog and efficiency bands, shipped as data (src/advisor/data/*.yaml), not code."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class GpuSpec(BaseModel):
+    """One accelerator: the figures the estimate needs, with where they were read."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(description="Catalog id, e.g. a100-80gb.")
+    name: str = Field(description="Human-readable name.")
+    generation: str = Field(description="Architecture family; selects the MFU band.")
+    memory_gb: float = Field(gt=0, description="Device memory in GB (10^9 bytes).")
+    peak_tflops: float = Field(gt=0, description="Dense BF16/FP16 tensor peak, TFLOP/s.")
+    intra_node: str = Field(description="Default GPU-to-GPU link inside a node: nvlink, pcie or xgmi.")
+    nvlink_gbs: float | None = Field(default=None, description="GPU-to-GPU link bandwidth, unidirectional GB/s.")
+    pcie_gbs: float = Field(gt=0, description="Host (PCIe) bandwidth, unidirectional GB/s.")
+    source: str = Field(description="Where the figures were read.")
+
+
+class MfuBand(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    low: float
+    mid: float
+    high: float
+    source: str
+
+
+def _data(name: str) -> dict[str, Any]:
+    text = resources.files("advisor").joinpath("data", name).read_text(encoding="utf-8")
+    return yaml.safe_load(text)
+
+
+@lru_cache(maxsize=1)
+def gpu_catalog() -> dict[str, GpuSpec]:
+    """All catalog GPUs by id, in file order."""
+    return {gid: GpuSpec(id=gid, **spec) for gid, spec in _data("gpus.yaml")["gpus"].items()}
+
+
+@lru_cache(maxsize=1)
+def efficiency_data() -> tuple[dict[str, MfuBand], dict[str, Any]]:
+    """(MFU bands by generation, link efficiencies with their source)."""
+    raw = _data("efficiency.yaml")
+    return {gen: MfuBand(**band) for gen, band in raw["mfu"].items()}, raw["link_efficiency"]
+
+
+def mfu_band(generation: str) -> MfuBand:
+    bands, _ = efficiency_data()
+    return bands.get(generation, bands["ampere"])

@@ -1,0 +1,228 @@
+"""Command line: `advisor` (the guided TUI) and the headless subcommands.
+
+The headless paths never import Textual (see tests/test_boundaries.py), so `advisor advise`
+starts fast. Every expected failure is an AdvisorError rendered as one stderr line, exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, NoReturn, Sequence
+
+from . import __version__
+from .errors import AdvisorError, InputFileError
+
+EXIT_BAD_INPUT = 2
+EXIT_FAILED_CHECK = 1
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (its default prints the whole usage block)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_BAD_INPUT, f"advisor: {message} (see '{self.prog} --help')\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="advisor", description="Rule-based distributed-training advisor. With no command, opens the guided Q&A.")
+    p.add_argument("--version", action="version", version=f"advisor {__version__}")
+    p.add_argument("--answers", metavar="FILE", help="open the guided Q&A with these answers prefilled")
+    p.add_argument("--rules", metavar="DIR", action="append", type=Path, default=[], help="extra rule pack directory (repeatable)")
+    sub = p.add_subparsers(dest="command", parser_class=_Parser)
+
+    tui = sub.add_parser("tui", help="the guided Q&A (the default)")
+    tui.add_argument("answers_file", nargs="?", metavar="ANSWERS", help="answers to prefill")
+    tui.add_argument("--rules", metavar="DIR", action="append", type=Path, default=[], dest="sub_rules")
+
+    adv = sub.add_parser("advise", help="advice for an answers file, as text, JSON or a markdown memo")
+    adv.add_argument("answers_file", metavar="ANSWERS", help="answers file (YAML or JSON; '-' reads stdin)")
+    adv.add_argument("--format", choices=("text", "json", "md"), default="text")
+    adv.add_argument("-o", "--output", metavar="PATH", help="write here instead of stdout (atomic)")
+    adv.add_argument("--force", action="store_true", help="overwrite an existing output file")
+    adv.add_argument("--rules", metavar="DIR", action="append", type=Path, default=[], dest="sub_rules")
+
+    init = sub.add_parser("init", help="write a commented answers template")
+    init.add_argument("path", nargs="?", default="answers.yaml", help="where to write it (default answers.yaml; '-' for stdout)")
+    init.add_argument("--force", action="store_true")
+
+    sub.add_parser("schema", help="print the answers file's JSON Schema")
+    gpus = sub.add_parser("gpus", help="list the GPU catalog")
+    gpus.add_argument("--format", choices=("text", "json"), default="text")
+
+    rules = sub.add_parser("rules", help="check, test or list rule packs")
+    rsub = rules.add_subparsers(dest="rules_command", parser_class=_Parser, required=True)
+    chk = rsub.add_parser("check", help="list every problem in every rule file")
+    chk.add_argument("dirs", nargs="*", type=Path, metavar="DIR", help="rule directories (default: the shipped rules)")
+    tst = rsub.add_parser("test", help="run the rule test cases")
+    tst.add_argument("cases", nargs="*", type=Path, metavar="CASES", help="case files or directories (default: the shipped rules/tests)")
+    tst.add_argument("--rules", metavar="DIR", action="append", type=Path, default=[], dest="sub_rules")
+    rsub.add_parser("facts", help="list the facts rules may test")
+    lst = rsub.add_parser("list", help="list the loaded rules in evaluation order")
+    lst.add_argument("--rules", metavar="DIR", action="append", type=Path, default=[], dest="sub_rules")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except AdvisorError as exc:
+        _err(exc.msg)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        _err("interrupted")
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # a bug: still one line, never a traceback
+        _err(f"internal error ({type(exc).__name__}: {exc}); please report it with the input that caused it")
+        return 70
+
+
+def _err(msg: str) -> None:
+    sys.stderr.write(f"advisor: {msg}\n")
+    sys.stderr.flush()
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    args = _parser().parse_args(argv)
+    extra = list(args.rules) + list(getattr(args, "sub_rules", []) or [])
+    cmd = args.command
+    if cmd is None or cmd == "tui":
+        path = getattr(args, "answers_file", None) or args.answers
+        return _run_tui(path, extra)
+    if cmd == "advise":
+        return _advise(args, extra)
+    if cmd == "init":
+        return _init(args)
+    if cmd == "schema":
+        from .answers import answers_schema
+
+        _out(json.dumps(answers_schema(), indent=2) + "\n")
+        return 0
+    if cmd == "gpus":
+        return _gpus(args)
+    if cmd == "rules":
+        return _rules(args, extra)
+    raise AssertionError(cmd)
+
+
+def _out(text: str) -> None:
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def _run_tui(answers_path: str | None, extra: list[Path]) -> int:
+    from .answers import load_answers
+    from .rules import load_rules
+
+    rules = load_rules(extra)  # bad rules fail here, before the screen opens
+    answers = load_answers(answers_path) if answers_path else None
+    if not sys.stdin.isatty() or not sys.stdout.isatty():
+        raise InputFileError("the guided Q&A needs a terminal; for scripts use 'advisor advise ANSWERS'")
+    from .tui.app import AdvisorApp
+
+    AdvisorApp(rules=rules, answers=answers).run()
+    return 0
+
+
+def _advise(args: argparse.Namespace, extra: list[Path]) -> int:
+    from .advice import advise
+    from .answers import load_answers
+    from .io import check_writable, write_atomic
+    from .render import to_json, to_markdown, to_text
+    from .rules import load_rules
+
+    if args.output and args.output != "-":
+        check_writable(args.output, args.force)  # refuse before doing any work
+    answers = load_answers(args.answers_file)
+    advice = advise(answers, load_rules(extra))
+    text = {"text": to_text, "json": to_json, "md": to_markdown}[args.format](advice)
+    if args.output and args.output != "-":
+        path = write_atomic(args.output, text, force=args.force)
+        _err(f"wrote {path}")
+    else:
+        _out(text)
+    return 0
+
+
+def _init(args: argparse.Namespace) -> int:
+    from .template import answers_template
+
+    text = answers_template()
+    if args.path == "-":
+        _out(text)
+        return 0
+    from .io import write_atomic
+
+    path = write_atomic(args.path, text, force=args.force)
+    _err(f"wrote {path}; edit it, then run: advisor advise {path}")
+    return 0
+
+
+def _gpus(args: argparse.Namespace) -> int:
+    from .catalog import gpu_catalog
+
+    cat = gpu_catalog()
+    if args.format == "json":
+        _out(json.dumps({k: v.model_dump() for k, v in cat.items()}, indent=2) + "\n")
+        return 0
+    lines = [f"{'id':<11} {'name':<30} {'memory':>7} {'TFLOP/s':>8}  link"]
+    for gid, g in cat.items():
+        link = f"{g.intra_node} {g.nvlink_gbs:g} GB/s" if g.nvlink_gbs else f"pcie {g.pcie_gbs:g} GB/s"
+        lines.append(f"{gid:<11} {g.name:<30} {g.memory_gb:>5g}GB {g.peak_tflops:>8g}  {link}")
+    lines.append("")
+    lines.append("Figures and sources: advisor gpus --format json. Custom GPU: cluster.gpu: {memory_gb: 48, peak_tflops: 362}")
+    _out("\n".join(lines) + "\n")
+    return 0
+
+
+def _rules(args: argparse.Namespace, extra: list[Path]) -> int:
+    from .rules import Problems, load_rules
+
+    sub = args.rules_command
+    if sub == "check":
+        problems = Problems(collect=True)
+        if args.dirs:
+            ruleset = load_rules(args.dirs, problems, include_shipped=False)
+        else:
+            ruleset = load_rules(extra, problems)
+        for msg in problems.items:
+            _out(msg + "\n")
+        n = len(problems.items)
+        summary = f"{len(ruleset.rules)} rules in {len(ruleset.files)} files: " + (f"{n} problem{'s' if n != 1 else ''}" if n else "no problems")
+        _err(summary)
+        return EXIT_FAILED_CHECK if n else 0
+    if sub == "facts":
+        from .facts import FACTS
+
+        for spec in FACTS.values():
+            choices = f" ({' | '.join(spec.choices)})" if spec.choices else ""
+            _out(f"{spec.name:<36} {spec.type:<7} {spec.description}{choices}\n")
+        return 0
+    if sub == "list":
+        ruleset = load_rules(extra)
+        for r in ruleset.rules:
+            _out(f"{r.priority:>4}  {r.id:<38} {', '.join(r.source)[:60]}\n")
+        return 0
+    if sub == "test":
+        from .ruletests import run_cases
+
+        ruleset = load_rules(extra)
+        results = run_cases(args.cases or None, ruleset)
+        failed = [r for r in results if not r.ok]
+        for r in results:
+            _out(f"{'PASS' if r.ok else 'FAIL'}  {r.note}" + ("" if r.ok else f"\n      {r.detail}") + "\n")
+        _out(f"{len(results) - len(failed)} passed, {len(failed)} failed\n")
+        return EXIT_FAILED_CHECK if failed else 0
+    raise AssertionError(sub)
+
+
+def run() -> None:  # pragma: no cover - console entry point convenience
+    sys.exit(main())
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,267 @@
+"""Advice as terminal text, JSON, or the markdown decision memo.
+
+Rendering is deterministic (no clock, no locale): the same answers and rules give the same bytes,
+which is what makes the golden-file memo tests meaningful.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import yaml
+
+from .advice import Advice
+from .answers import STRATEGIES
+from .estimate import FRAMEWORKS
+from .rules import format_number
+
+
+def money(value: float, currency: str) -> str:
+    return f"{value:,.0f} {currency}"
+
+
+def hours_text(h: float) -> str:
+    if h >= 48:
+        return f"{h / 24:,.1f} days"
+    return f"{h:,.1f} h"
+
+
+def to_json(advice: Advice) -> str:
+    return json.dumps(advice.to_dict(), indent=2, ensure_ascii=False, default=_jsonable) + "\n"
+
+
+def _jsonable(value: Any) -> Any:
+    if hasattr(value, "item"):
+        return value.item()
+    raise TypeError(f"cannot serialise {type(value).__name__}")
+
+
+# ------------------------------------------------------------------------------ text
+
+
+def to_text(advice: Advice) -> str:
+    d = advice.to_dict()
+    r, e = d["recommendation"], d["estimate"]
+    cur = e["currency"]
+    lines: list[str] = []
+    blocked = "  [BLOCKED — see warnings]" if r["blocked"] else ""
+    lines.append(f"Recommendation: {r['framework']} ({r['strategy']}){blocked}")
+    lines.append("")
+    lo, hi = e["range"]["wall_clock_hours"]
+    clo, chi = e["range"]["cost"]
+    lines.append(f"  Time    {hours_text(e['wall_clock_hours'])}  (range {hours_text(lo)} – {hours_text(hi)})")
+    lines.append(f"  Cost    {money(e['cost'], cur)}  (range {money(clo, cur)} – {money(chi, cur)})")
+    lines.append(f"  GPU-h   {e['gpu_hours']:,.0f}   at {format_number(advice.answers.budget.price_per_gpu_hour)} {cur}/GPU-hour × {advice.answers.cluster.gpus} GPUs")
+    lines.append(
+        f"  Memory  {e['memory_per_gpu_gb']:,.1f} GB per GPU of {advice.answers.cluster.spec.memory_gb:g} GB "
+        f"({'fits' if e['fits'] else 'DOES NOT FIT'}; model states {e['model_states_gb_per_gpu']:,.1f} GB, activations {e['activations_gb_per_gpu']:,.1f} GB)"
+    )
+    lines.append(
+        f"  Comm    {e['communication_share']:.0%} of step time exposed; micro-batch {e['micro_batch_size']}, "
+        f"accumulation {e['gradient_accumulation_steps']}, recompute {e['activation_recompute']}"
+    )
+    if e["tensor_parallel"] > 1 or e["pipeline_parallel"] > 1:
+        lines.append(f"  Layout  TP={e['tensor_parallel']} × PP={e['pipeline_parallel']} × DP={e['data_parallel']}")
+    lines.append("")
+    if d["warnings"]:
+        lines.append("Warnings")
+        for w in d["warnings"]:
+            lines.append(f"  {'BLOCKING: ' if w['blocking'] else '! '}{w['text']}")
+        lines.append("")
+    lines.append("Why")
+    for item in r["rationale"]:
+        lines.append(f"  - {item['text']}  [{item['rule']}; {', '.join(item['source'])}]")
+    lines.append("")
+    lines.append("Options")
+    lines.append(f"  {'strategy':<24} {'fits':<5} {'GB/GPU':>8} {'time':>11} {'cost':>16}  score")
+    for row in _options(advice):
+        lines.append(
+            f"  {row['strategy']:<24} {'yes' if row['fits'] else 'no':<5} {row['memory_per_gpu_gb']:>8,.1f} "
+            f"{hours_text(row['wall_clock_hours']):>11} {money(row['cost'], cur):>16}  {format_number(row['score'])}"
+            + ("  ← chosen" if row["strategy"] == r["strategy"] else "")
+        )
+    lines.append("")
+    lines.append("Why not")
+    for alt in d["alternatives"]:
+        lines.append(f"  {alt['strategy']}: {alt['why_not'][0]}")
+    fewer = d["scale"]["fewer_gpus"]
+    if fewer:
+        lines.append("")
+        lines.append(
+            f"Scale: {format_number(fewer['gpus'])} GPUs would take {hours_text(fewer['hours'])} for {money(fewer['cost'], cur)} "
+            f"({fewer['saving_pct']:.0f}% cheaper with {fewer['strategy']})."
+        )
+    lines.append("")
+    lines.append("Ask the engineers")
+    for q in d["questions"]:
+        lines.append(f"  ? {q['text']}")
+    lines.append("")
+    lines.append("Pre-launch checklist")
+    for c in d["checklist"]:
+        lines.append(f"  [ ] {c['text']}")
+    lines.append("")
+    lines.append(f"Rules fired: {', '.join(f['id'] for f in d['fired_rules'])}")
+    return "\n".join(lines) + "\n"
+
+
+def _options(advice: Advice) -> list[dict[str, Any]]:
+    rows = []
+    for s in STRATEGIES:
+        est = advice.estimate_dict(s)
+        rows.append({"strategy": s, "score": advice.scores[s], **est})
+    return rows
+
+
+# ------------------------------------------------------------------------------ markdown memo
+
+
+def _md(text: Any) -> str:
+    """Escape a table cell: pipes and newlines would break the row (harlequin _MarkdownLayout)."""
+    return str(text).replace("|", "\\|").replace("\n", "<br>")
+
+
+def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None) -> str:
+    d = advice.to_dict()
+    a = advice.answers
+    r, e = d["recommendation"], d["estimate"]
+    cur = e["currency"]
+    f = advice.facts
+    out: list[str] = []
+    add = out.append
+    add(f"# Decision memo: distributed training for a {format_number(a.model.params / 1e9)}B-parameter model")
+    add("")
+    add("## Decision")
+    add("")
+    status = " **Blocked — resolve the blocking warnings first.**" if r["blocked"] else ""
+    add(f"Use **{r['framework']}** (`{r['strategy']}`) on {a.cluster.gpus} × {a.cluster.spec.name}.{status}")
+    add("")
+    lo, hi = e["range"]["wall_clock_hours"]
+    clo, chi = e["range"]["cost"]
+    add(f"- Wall-clock: **{hours_text(e['wall_clock_hours'])}** (range {hours_text(lo)} – {hours_text(hi)})")
+    add(f"- Cost: **{money(e['cost'], cur)}** (range {money(clo, cur)} – {money(chi, cur)})")
+    add(f"- GPU-hours: {e['gpu_hours']:,.0f}")
+    add(f"- Memory per GPU: {e['memory_per_gpu_gb']:,.1f} GB of {a.cluster.spec.memory_gb:g} GB ({'fits' if e['fits'] else '**does not fit**'})")
+    add(f"- Communication share of step time: {e['communication_share']:.0%}")
+    add("")
+    add("The aim is not the most advanced framework but business value at the lowest cost and the steadiest speed (seed:K21).")
+    add("")
+    if d["warnings"]:
+        add("### Warnings")
+        add("")
+        for w in d["warnings"]:
+            add(f"- {'**Blocking:** ' if w['blocking'] else ''}{w['text']} _({w['rule']}; {w['source']})_")
+        add("")
+    add("## Context")
+    add("")
+    add("| Question | Answer |")
+    add("| --- | --- |")
+    tokens = f"{d['scale']['tokens'] / 1e9:,.1f}B" + (" (implied by the known duration)" if d["scale"]["tokens_implied"] else "")
+    rows = [
+        ("Model", f"{format_number(a.model.params / 1e9)}B parameters" + (f", {format_number(a.model.active_params / 1e9)}B active" if a.model.active_params else "")),
+        ("Shape", f"{d['shape']['layers']} layers, hidden {d['shape']['hidden_size']}, {d['shape']['attention_heads']} heads, seq {a.model.seq_len}"),
+        ("Training tokens", tokens),
+        ("Known run duration", hours_text(d["scale"]["baseline_hours"]) + f" with {a.training.current_strategy}" if d["scale"]["baseline_hours"] else "not given"),
+        ("Cluster", f"{a.cluster.gpus} × {a.cluster.spec.name}, {a.cluster.gpus_per_node} per node, {a.cluster.nodes} node(s)"),
+        ("Links", f"{advice.evaluation.context['hardware'].intra_link} inside a node, {a.cluster.inter_node_gbps:g} Gbit/s per node"),
+        ("Price", f"{format_number(a.budget.price_per_gpu_hour)} {cur} per GPU-hour"),
+        ("Budget", (money(a.budget.limit, cur) if a.budget.limit else "no run limit") + (f"; {money(a.budget.monthly_limit, cur)} a month" if a.budget.monthly_limit else "")),
+        ("Deadline", f"{format_number(a.training.deadline_days)} days" if a.training.deadline_days else "none given"),
+        ("Team / stage", f"{a.team.experience} experience, {a.project.stage} stage"),
+        ("Shared cluster", "yes" if a.cluster.multi_tenant else "no"),
+    ]
+    for k, v in rows:
+        add(f"| {_md(k)} | {_md(v)} |")
+    add("")
+    add("## Estimate")
+    add("")
+    add("Cost = training time × price per GPU-hour × number of GPUs (seed:K14):")
+    add("")
+    add(f"    {e['wall_clock_hours']:,.1f} h × {format_number(a.budget.price_per_gpu_hour)} {cur} × {a.cluster.gpus} GPUs = {money(e['cost'], cur)}")
+    add("")
+    add(
+        f"Time comes from compute = 6 × {format_number(a.model.active_params or a.model.params)} params × tokens ÷ "
+        f"({a.cluster.gpus} GPUs × {a.cluster.spec.peak_tflops:g} TFLOP/s × MFU), plus communication that cannot overlap it "
+        f"(ring all-reduce 2(n−1)/n × S/B over each link). One step takes {e['step_seconds']:.2f} s "
+        f"({e['compute_seconds_per_step']:.2f} s compute, {e['communication_seconds_per_step']:.2f} s of communication before overlap), "
+        f"{e['steps']:,.0f} steps."
+    )
+    add("")
+    add(
+        f"A day of this cluster costs {money(e['cost_per_day'], cur)}; making the run 20% faster would save "
+        f"{money(e['savings_if_20pct_faster'], cur)} (seed:K16)."
+    )
+    add("")
+    add(f"Memory convention: {e['memory_convention']}.")
+    add("")
+    add("## Options considered")
+    add("")
+    add("| Strategy | Framework | Fits | GB per GPU | Time | Cost | Comm. share | Score | Why not |")
+    add("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    alts = {x["strategy"]: x for x in d["alternatives"]}
+    for s in STRATEGIES:
+        est = advice.estimate_dict(s)
+        why = "**chosen**" if s == r["strategy"] else "; ".join(alts[s]["why_not"])
+        add(
+            f"| `{s}` | {_md(FRAMEWORKS[s])} | {'yes' if est['fits'] else 'no'} | {est['memory_per_gpu_gb']:,.1f} | "
+            f"{hours_text(est['wall_clock_hours'])} | {money(est['cost'], cur)} | {est['communication_share']:.0%} | "
+            f"{format_number(advice.scores[s])} | {_md(why)} |"
+        )
+    add("")
+    fewer = d["scale"]["fewer_gpus"]
+    if fewer:
+        add(
+            f"Scale check (seed:K11): {format_number(fewer['gpus'])} GPUs with `{fewer['strategy']}` would take {hours_text(fewer['hours'])} "
+            f"for {money(fewer['cost'], cur)}, {fewer['saving_pct']:.0f}% cheaper than {a.cluster.gpus} GPUs."
+        )
+        add("")
+    add("## Rationale")
+    add("")
+    for item in r["rationale"]:
+        add(f"- {item['text']} _({item['rule']}; {', '.join(item['source'])})_")
+    add("")
+    add("## Trade-offs")
+    add("")
+    add(
+        "No framework is best everywhere: optimising communication costs compute, and saving memory can cost speed; "
+        "the right choice depends on cluster scale and network bandwidth (seed:K10)."
+    )
+    add("")
+    add(f"- Exposed communication for `{r['strategy']}`: {e['communication_share']:.0%} of each step (seed:K3).")
+    add(f"- Activation recomputation: `{e['activation_recompute']}`; micro-batch {e['micro_batch_size']} (largest that fits: {e['max_micro_batch_size']}), gradient accumulation {e['gradient_accumulation_steps']} (seed:K17).")
+    add(f"- ZeRO-2 would use {f['zero_memory_saving_pct']:.0f}% less GPU memory than DDP on this job (seed:K15).")
+    add("")
+    add("## Questions for the engineers")
+    add("")
+    for q in d["questions"]:
+        add(f"- {q['text']} _({q['source']})_")
+    add("")
+    add("## Pre-launch checklist")
+    add("")
+    for c in d["checklist"]:
+        add(f"- [ ] {c['text']} _({c['source']})_")
+    add("")
+    if artifacts:
+        add("## Launch artifacts")
+        add("")
+        for name, desc in artifacts.items():
+            add(f"- [`{name}`]({name}) — {desc}")
+        add("")
+    add("## Rules that fired")
+    add("")
+    add("| Rule | Title | Source |")
+    add("| --- | --- | --- |")
+    for fr in d["fired_rules"]:
+        add(f"| `{fr['id']}` | {_md(fr['title'])} | {_md(', '.join(fr['source']))} |")
+    add("")
+    add("## Assumptions")
+    add("")
+    for item in d["assumptions"]:
+        add(f"- {item}")
+    add("")
+    add("## Appendix: answers")
+    add("")
+    add("```yaml")
+    add(yaml.safe_dump(d["answers"], sort_keys=False, allow_unicode=True).rstrip())
+    add("```")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,600 @@
+"""Rule packs: YAML data validated completely at load, compiled to closures, evaluated safely.
+
+A rule pack is a YAML mapping::
+
+    pack: scale                      # optional name
+    description: ...                 # optional
+    default: {strategy: ddp, rationale: "..."}   # optional fallback outcome
+    rules:
+      - id: k13-ddp-under-64
+        title: DDP below 64 GPUs
+        source: seed:K13
+        priority: 50
+        when: {all: [{fact: gpus, op: lt, value: 64}]}
+        then:
+          score: {ddp: 3}
+          rationale: "{gpus:.0f} GPUs is inside DDP's < 64-GPU range"
+
+Conditions are ``all`` / ``any`` / ``not`` trees over leaves ``{fact, op, value}``; ``value`` may
+be ``{fact: other}`` to compare two facts. There is no ``eval`` and no code in YAML: each leaf is
+checked against the fact registry and the operator table at load and becomes a small closure.
+Every problem names the file, the rule id and the dotted key, and suggests a fix.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Callable
+
+from .answers import STRATEGIES
+from .errors import AdvisorError, RuleLoadError
+from .facts import BOOL, FACTS, NUMBER, TEXT
+from .safeload import load_mapping
+
+OPERATORS: dict[str, tuple[set[str], str]] = {
+    "eq": ({NUMBER, BOOL, TEXT}, "equals"),
+    "ne": ({NUMBER, BOOL, TEXT}, "differs from"),
+    "lt": ({NUMBER}, "<"),
+    "le": ({NUMBER}, "<="),
+    "gt": ({NUMBER}, ">"),
+    "ge": ({NUMBER}, ">="),
+    "in": ({NUMBER, TEXT}, "is one of"),
+    "not_in": ({NUMBER, TEXT}, "is none of"),
+    "is_set": ({NUMBER, BOOL, TEXT}, "is known"),
+}
+"""Operator name -> (fact types it applies to, how the trace reads it)."""
+
+RULE_KEYS = ("id", "title", "description", "source", "priority", "when", "then")
+THEN_KEYS = ("score", "exclude", "rationale", "questions", "checklist", "warnings")
+PACK_KEYS = ("pack", "description", "default", "rules")
+DEFAULT_KEYS = ("strategy", "rationale", "source")
+WARNING_KEYS = ("text", "blocking")
+_ID = re.compile(r"^[a-z0-9][a-z0-9-]{1,79}$")
+_SEED = re.compile(r"^seed:K(\d+)$")
+_TEMPLATE = re.compile(r"\{([^{}:]*)(?::([^{}]*))?\}")
+_SPEC = re.compile(r"^[<>^]?[+ -]?,?(\.\d+)?[fegd%]?$")
+
+
+# ------------------------------------------------------------------------------ the model
+
+
+@dataclass(frozen=True)
+class Warning_:
+    text: str
+    blocking: bool
+
+
+@dataclass(frozen=True)
+class Effects:
+    score: dict[str, float]
+    exclude: tuple[str, ...]
+    rationale: str | None
+    questions: tuple[str, ...]
+    checklist: tuple[str, ...]
+    warnings: tuple[Warning_, ...]
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    title: str
+    description: str | None
+    source: tuple[str, ...]
+    priority: int
+    when: Any
+    then: Effects
+    file: str
+    test: Callable[[dict[str, Any], list[dict[str, Any]]], bool] = field(compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class DefaultOutcome:
+    strategy: str
+    rationale: str
+    source: tuple[str, ...]
+    file: str
+
+
+@dataclass
+class RuleSet:
+    """Rules ordered for evaluation: priority high to low, ties by id (reproducible memos)."""
+
+    rules: list[Rule]
+    default: DefaultOutcome | None
+    files: list[str]
+
+    def __post_init__(self) -> None:
+        self.rules.sort(key=lambda r: (-r.priority, r.id))
+
+
+@dataclass
+class Problems:
+    """Collects every problem (``advisor rules check``) or raises at the first (normal start)."""
+
+    collect: bool = False
+    items: list[str] = field(default_factory=list)
+
+    def add(self, msg: str) -> None:
+        if not self.collect:
+            raise RuleLoadError(msg)
+        self.items.append(msg)
+
+
+# ------------------------------------------------------------------------------ loading
+
+
+def shipped_rules_dir() -> Path:
+    """The rules/ shipped with advisor: inside the package when installed, the repo root in a checkout."""
+    packaged = Path(str(resources.files("advisor"))) / "rules"
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parents[2] / "rules"
+
+
+def rule_files(directory: Path) -> list[Path]:
+    if not directory.exists():
+        raise RuleLoadError(f"{directory}: no such rules directory")
+    if not directory.is_dir():
+        raise RuleLoadError(f"{directory}: is not a directory of rule packs")
+    return sorted(p for p in directory.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
+
+
+def load_rules(extra_dirs: list[Path] | None = None, problems: Problems | None = None, include_shipped: bool = True) -> RuleSet:
+    """Load the shipped packs, then each extra directory; a later rule with the same id overrides."""
+    problems = problems or Problems()
+    dirs = ([shipped_rules_dir()] if include_shipped else []) + list(extra_dirs or [])
+    by_id: dict[str, Rule] = {}
+    default: DefaultOutcome | None = None
+    files: list[str] = []
+    for d in dirs:
+        try:
+            paths = rule_files(d)
+        except RuleLoadError as exc:
+            problems.add(exc.msg)
+            continue
+        if not paths:
+            problems.add(f"{d}: holds no .yaml rule packs")
+        seen_here: dict[str, str] = {}
+        for path in paths:
+            files.append(str(path))
+            rules, dflt = load_pack(path, problems)
+            for rule in rules:
+                if rule.id in seen_here:
+                    problems.add(f"{path}: rule '{rule.id}': id is already used in {seen_here[rule.id]}; ids must be unique")
+                    continue
+                seen_here[rule.id] = str(path)
+                by_id[rule.id] = rule
+            if dflt is not None:
+                default = dflt
+    return RuleSet(rules=list(by_id.values()), default=default, files=files)
+
+
+def load_pack(path: Path, problems: Problems) -> tuple[list[Rule], DefaultOutcome | None]:
+    name = str(path)
+    try:
+        _, data = load_mapping(path)
+    except AdvisorError as exc:
+        problems.add(exc.msg)
+        return [], None
+    return parse_pack(data, name, problems)
+
+
+def parse_pack(data: dict[str, Any], name: str, problems: Problems) -> tuple[list[Rule], DefaultOutcome | None]:
+    _unknown_keys(data, PACK_KEYS, f"{name}: top level", problems)
+    raw_rules = data.get("rules")
+    if raw_rules is None:
+        problems.add(f"{name}: top level: missing 'rules' (a list of rules)")
+        raw_rules = []
+    elif not isinstance(raw_rules, list):
+        problems.add(f"{name}: rules: expected a list of rules, got {_yaml_kind(raw_rules)}")
+        raw_rules = []
+    rules: list[Rule] = []
+    ids: set[str] = set()
+    for index, raw in enumerate(raw_rules):
+        rule = _parse_rule(raw, index, name, problems)
+        if rule is None:
+            continue
+        if rule.id in ids:
+            problems.add(f"{name}: rule '{rule.id}': id is used twice in this file; ids must be unique")
+            continue
+        ids.add(rule.id)
+        rules.append(rule)
+    default = None
+    if "default" in data:
+        default = _parse_default(data["default"], name, problems)
+    return rules, default
+
+
+def _parse_default(raw: Any, name: str, problems: Problems) -> DefaultOutcome | None:
+    where = f"{name}: default"
+    if not isinstance(raw, dict):
+        problems.add(f"{where}: expected a mapping with strategy and rationale, got {_yaml_kind(raw)}")
+        return None
+    _unknown_keys(raw, DEFAULT_KEYS, where, problems)
+    strategy = raw.get("strategy")
+    if strategy not in STRATEGIES:
+        problems.add(f"{where}.strategy: {_strategy_problem(strategy)}")
+        return None
+    rationale = raw.get("rationale")
+    if not isinstance(rationale, str) or not rationale.strip():
+        problems.add(f"{where}.rationale: required text explaining the fallback")
+        return None
+    _check_template(rationale, f"{where}.rationale", problems)
+    source = _parse_source(raw.get("source", "advisor default"), f"{where}.source", problems, required=False)
+    return DefaultOutcome(strategy=strategy, rationale=rationale, source=source or ("advisor default",), file=name)
+
+
+def _parse_rule(raw: Any, index: int, name: str, problems: Problems) -> Rule | None:
+    if not isinstance(raw, dict):
+        problems.add(f"{name}: rules[{index}]: expected a mapping (id, title, source, priority, when, then), got {_yaml_kind(raw)}")
+        return None
+    rid = raw.get("id")
+    if not isinstance(rid, str) or not _ID.match(rid):
+        problems.add(
+            f"{name}: rules[{index}].id: {'missing' if rid is None else repr(rid) + ' is not a valid id'}; "
+            "use lowercase letters, digits and hyphens, e.g. k13-ddp-under-64"
+        )
+        return None
+    where = f"{name}: rule '{rid}'"
+    before = len(problems.items)
+    _unknown_keys(raw, RULE_KEYS, where, problems)
+    title = raw.get("title")
+    if not isinstance(title, str) or not title.strip():
+        problems.add(f"{where}: title: required text (a short name for the rule)")
+    description = raw.get("description")
+    if description is not None and not isinstance(description, str):
+        problems.add(f"{where}: description: expected text, got {_yaml_kind(description)}")
+    source = _parse_source(raw.get("source"), f"{where}: source", problems, required=True)
+    priority = raw.get("priority")
+    if isinstance(priority, bool) or not isinstance(priority, int) or not 1 <= priority <= 1000:
+        problems.add(f"{where}: priority: expected a whole number from 1 to 1000, got {_yaml_value(priority)}")
+        priority = 1
+    if "when" not in raw:
+        problems.add(f"{where}: when: missing; give a condition such as {{all: [{{fact: gpus, op: lt, value: 64}}]}}")
+        test = None
+    else:
+        test = _compile(raw["when"], f"{where}: when", problems)
+    then = _parse_then(raw.get("then"), f"{where}: then", problems)
+    if len(problems.items) > before or test is None or then is None or source is None:
+        return None
+    return Rule(
+        id=rid, title=str(title), description=description, source=source, priority=int(priority),
+        when=raw["when"], then=then, file=name, test=test,
+    )
+
+
+def _parse_source(raw: Any, where: str, problems: Problems, required: bool) -> tuple[str, ...] | None:
+    if raw is None:
+        if required:
+            problems.add(f"{where}: missing; cite seed:K<n> (1-21) or a reference such as 'arXiv:2104.04473'")
+        return None
+    items = raw if isinstance(raw, list) else [raw]
+    out = []
+    for item in items:
+        if not isinstance(item, str) or not item.strip():
+            problems.add(f"{where}: expected text such as seed:K13, got {_yaml_kind(item)}")
+            return None
+        m = _SEED.match(item.strip())
+        if m:
+            if not 1 <= int(m.group(1)) <= 21:
+                problems.add(f"{where}: {item!r} is not a seed item; the seed inventory runs K1 to K21")
+                return None
+        elif item.strip().lower().startswith("seed"):
+            problems.add(f"{where}: {item!r} is not a seed reference; write seed:K<n>, e.g. seed:K13")
+            return None
+        elif ":" not in item and "/" not in item:
+            problems.add(f"{where}: {item!r} does not look like a citation; use seed:K<n> or a reference with a locator (arXiv:…, owner/repo: path, URL)")
+            return None
+        out.append(item.strip())
+    return tuple(out)
+
+
+def _parse_then(raw: Any, where: str, problems: Problems) -> Effects | None:
+    if raw is None:
+        problems.add(f"{where}: missing; a rule must do something (score, exclude, rationale, questions, checklist or warnings)")
+        return None
+    if not isinstance(raw, dict):
+        problems.add(f"{where}: expected a mapping, got {_yaml_kind(raw)}")
+        return None
+    _unknown_keys(raw, THEN_KEYS, where, problems)
+    if not any(k in raw for k in THEN_KEYS):
+        problems.add(f"{where}: has no effect; give at least one of {', '.join(THEN_KEYS)}")
+        return None
+    score: dict[str, float] = {}
+    if "score" in raw:
+        sc = raw["score"]
+        if not isinstance(sc, dict):
+            problems.add(f"{where}.score: expected a mapping of strategy to points, e.g. {{ddp: 3}}, got {_yaml_kind(sc)}")
+        else:
+            for key, pts in sc.items():
+                if key not in STRATEGIES:
+                    problems.add(f"{where}.score.{key}: {_strategy_problem(key)}")
+                elif isinstance(pts, bool) or not isinstance(pts, (int, float)) or not math.isfinite(pts):
+                    problems.add(f"{where}.score.{key}: expected a number of points, got {_yaml_value(pts)}")
+                else:
+                    score[key] = float(pts)
+    exclude: list[str] = []
+    if "exclude" in raw:
+        ex = raw["exclude"]
+        if not isinstance(ex, list):
+            problems.add(f"{where}.exclude: expected a list of strategies, got {_yaml_kind(ex)}")
+        else:
+            for i, key in enumerate(ex):
+                if key not in STRATEGIES:
+                    problems.add(f"{where}.exclude[{i}]: {_strategy_problem(key)}")
+                else:
+                    exclude.append(key)
+        if "rationale" not in raw:
+            problems.add(f"{where}.rationale: required with exclude; it becomes the 'why not' of the excluded strategies")
+    rationale = raw.get("rationale")
+    if rationale is not None:
+        if not isinstance(rationale, str) or not rationale.strip():
+            problems.add(f"{where}.rationale: expected text, got {_yaml_kind(rationale)}")
+            rationale = None
+        else:
+            _check_template(rationale, f"{where}.rationale", problems)
+    lists: dict[str, list[str]] = {}
+    for key in ("questions", "checklist"):
+        items = raw.get(key, [])
+        if not isinstance(items, list):
+            problems.add(f"{where}.{key}: expected a list of text items, got {_yaml_kind(items)}")
+            items = []
+        good = []
+        for i, item in enumerate(items):
+            if not isinstance(item, str) or not item.strip():
+                problems.add(f"{where}.{key}[{i}]: expected text, got {_yaml_kind(item)}")
+            else:
+                _check_template(item, f"{where}.{key}[{i}]", problems)
+                good.append(item)
+        lists[key] = good
+    warnings: list[Warning_] = []
+    items = raw.get("warnings", [])
+    if not isinstance(items, list):
+        problems.add(f"{where}.warnings: expected a list, got {_yaml_kind(items)}")
+        items = []
+    for i, item in enumerate(items):
+        if isinstance(item, str) and item.strip():
+            _check_template(item, f"{where}.warnings[{i}]", problems)
+            warnings.append(Warning_(item, False))
+        elif isinstance(item, dict):
+            _unknown_keys(item, WARNING_KEYS, f"{where}.warnings[{i}]", problems)
+            text, blocking = item.get("text"), item.get("blocking", False)
+            if not isinstance(text, str) or not text.strip():
+                problems.add(f"{where}.warnings[{i}].text: required text")
+                continue
+            if not isinstance(blocking, bool):
+                problems.add(f"{where}.warnings[{i}].blocking: expected true or false, got {_yaml_value(blocking)}")
+                continue
+            _check_template(text, f"{where}.warnings[{i}].text", problems)
+            warnings.append(Warning_(text, blocking))
+        else:
+            problems.add(f"{where}.warnings[{i}]: expected text or {{text, blocking}}, got {_yaml_kind(item)}")
+    return Effects(
+        score=score, exclude=tuple(exclude), rationale=rationale, questions=tuple(lists["questions"]),
+        checklist=tuple(lists["checklist"]), warnings=tuple(warnings),
+    )
+
+
+# ------------------------------------------------------------------------------ conditions
+
+Test = Callable[[dict[str, Any], list[dict[str, Any]]], bool]
+
+
+def _compile(node: Any, where: str, problems: Problems) -> Test | None:
+    """Turn a condition tree into a closure that records a trace entry per leaf."""
+    if not isinstance(node, dict):
+        problems.add(f"{where}: expected a mapping with all, any, not or fact, got {_yaml_kind(node)}")
+        return None
+    groups = [k for k in ("all", "any", "not") if k in node]
+    if groups:
+        if len(node) != 1:
+            extra = [k for k in node if k not in ("all", "any", "not")]
+            problems.add(f"{where}: a condition holds exactly one of all / any / not" + (f"; unexpected {', '.join(map(str, extra))}" if extra else ""))
+            return None
+        key = groups[0]
+        if key == "not":
+            inner = _compile(node["not"], f"{where}.not", problems)
+            if inner is None:
+                return None
+            return lambda facts, trace: not inner(facts, trace)
+        items = node[key]
+        if not isinstance(items, list):
+            problems.add(f"{where}.{key}: expected a list of conditions, got {_yaml_kind(items)}")
+            return None
+        parts = [_compile(item, f"{where}.{key}[{i}]", problems) for i, item in enumerate(items)]
+        if any(p is None for p in parts):
+            return None
+        tests: list[Test] = [p for p in parts if p is not None]
+        if key == "all":
+            return lambda facts, trace: all(t(facts, trace) for t in tests)
+        return lambda facts, trace: any(t(facts, trace) for t in tests)
+    return _compile_leaf(node, where, problems)
+
+
+def _compile_leaf(node: dict[str, Any], where: str, problems: Problems) -> Test | None:
+    _unknown_keys(node, ("fact", "op", "value"), where, problems, hint=" (or all / any / not)")
+    fact, op = node.get("fact"), node.get("op")
+    if not isinstance(fact, str):
+        problems.add(f"{where}.fact: missing; name a fact such as gpus (see `advisor rules facts`)")
+        return None
+    spec = FACTS.get(fact)
+    if spec is None:
+        problems.add(f"{where}.fact: unknown fact '{fact}'{_suggest(fact, FACTS)}")
+        return None
+    if op not in OPERATORS:
+        problems.add(f"{where}.op: unknown operator '{op}'{_suggest(str(op), OPERATORS)}")
+        return None
+    types, _ = OPERATORS[op]
+    if spec.type not in types:
+        problems.add(f"{where}.op: '{op}' does not apply to {spec.type} fact '{fact}'; use one of {', '.join(o for o, (t, _) in OPERATORS.items() if spec.type in t)}")
+        return None
+    if "value" not in node:
+        problems.add(f"{where}.value: missing; '{op}' compares '{fact}' with a value")
+        return None
+    value = node["value"]
+    if isinstance(value, dict):
+        if set(value) != {"fact"} or value["fact"] not in FACTS:
+            other = value.get("fact")
+            problems.add(f"{where}.value: a fact reference is {{fact: NAME}} with a known fact" + (_suggest(str(other), FACTS) if other else ""))
+            return None
+        other_spec = FACTS[value["fact"]]
+        if other_spec.type != spec.type or op in ("in", "not_in", "is_set"):
+            problems.add(f"{where}.value: cannot compare {spec.type} fact '{fact}' with {other_spec.type} fact '{other_spec.name}' using '{op}'")
+            return None
+        ref = other_spec.name
+        return _leaf(fact, op, None, ref)
+    if not _value_ok(spec, op, value, where, problems):
+        return None
+    return _leaf(fact, op, value, None)
+
+
+def _value_ok(spec: Any, op: str, value: Any, where: str, problems: Problems) -> bool:
+    if op == "is_set":
+        if not isinstance(value, bool):
+            problems.add(f"{where}.value: 'is_set' takes true or false, got {_yaml_value(value)}")
+            return False
+        return True
+    values = value if op in ("in", "not_in") else [value]
+    if op in ("in", "not_in") and (not isinstance(value, list) or not value):
+        problems.add(f"{where}.value: '{op}' takes a non-empty list, got {_yaml_value(value)}")
+        return False
+    for v in values:
+        if spec.type == NUMBER and (isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v)):
+            problems.add(f"{where}.value: '{spec.name}' is a number; got {_yaml_value(v)}")
+            return False
+        if spec.type == BOOL and not isinstance(v, bool):
+            problems.add(f"{where}.value: '{spec.name}' is true or false; got {_yaml_value(v)}")
+            return False
+        if spec.type == TEXT:
+            if not isinstance(v, str):
+                problems.add(f"{where}.value: '{spec.name}' is text; got {_yaml_value(v)}")
+                return False
+            if spec.choices and v not in spec.choices:
+                problems.add(f"{where}.value: '{v}' is not a value of '{spec.name}'{_suggest(v, spec.choices)}; it is one of {', '.join(spec.choices)}")
+                return False
+    return True
+
+
+def _leaf(fact: str, op: str, value: Any, ref: str | None) -> Test:
+    def test(facts: dict[str, Any], trace: list[dict[str, Any]]) -> bool:
+        seen = facts.get(fact)
+        expected = facts.get(ref) if ref else value
+        if op == "is_set":
+            result = (seen is not None) == expected
+        elif seen is None or expected is None:
+            result = False  # an unknown fact never satisfies a comparison
+        elif op == "eq":
+            result = seen == expected
+        elif op == "ne":
+            result = seen != expected
+        elif op == "lt":
+            result = seen < expected
+        elif op == "le":
+            result = seen <= expected
+        elif op == "gt":
+            result = seen > expected
+        elif op == "ge":
+            result = seen >= expected
+        elif op == "in":
+            result = seen in expected
+        else:
+            result = seen not in expected
+        trace.append({"fact": fact, "op": op, "value": expected if ref is None else {"fact": ref, "seen": expected}, "seen": seen, "result": result})
+        return result
+
+    return test
+
+
+# ------------------------------------------------------------------------------ templates
+
+
+def _check_template(text: str, where: str, problems: Problems) -> None:
+    for name, spec in _TEMPLATE.findall(text):
+        if name not in FACTS:
+            problems.add(f"{where}: template names unknown fact '{{{name}}}'{_suggest(name, FACTS)}")
+        elif spec and not _SPEC.match(spec):
+            problems.add(f"{where}: template '{{{name}:{spec}}}' has an unsupported format; use e.g. {{{name}:,.0f}} or {{{name}:.1%}}")
+
+
+def render_template(text: str, facts: dict[str, Any]) -> str:
+    """Fill '{fact}' / '{fact:spec}' from facts; unknown values read 'unknown'."""
+
+    def fill(m: re.Match[str]) -> str:
+        name, spec = m.group(1), m.group(2)
+        value = facts.get(name)
+        if value is None:
+            return "unknown"
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        if isinstance(value, (int, float)):
+            if spec:
+                try:
+                    return format(value, spec)
+                except ValueError:
+                    return format(value, "g")
+            return format_number(value)
+        return str(value)
+
+    return _TEMPLATE.sub(fill, text)
+
+
+def format_number(value: float) -> str:
+    """Readable numbers: 64 not 64.0, 1,234 not 1234.0, 0.42 not 0.4199999."""
+    if float(value).is_integer() and abs(value) < 1e15:
+        return f"{int(value):,}"
+    if abs(value) >= 100:
+        return f"{value:,.0f}"
+    if abs(value) >= 1:
+        return f"{value:.1f}"
+    return f"{value:.2g}"
+
+
+# ------------------------------------------------------------------------------ helpers
+
+
+def _suggest(word: str, options: Any) -> str:
+    close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
+    return f"; did you mean '{close[0]}'?" if close else ""
+
+
+def _unknown_keys(raw: dict[str, Any], allowed: tuple[str, ...], where: str, problems: Problems, hint: str = "") -> None:
+    for key in raw:
+        if key not in allowed:
+            close = difflib.get_close_matches(str(key), allowed, n=1, cutoff=0.6)
+            tip = f"; did you mean '{close[0]}'?" if close else f"; allowed: {', '.join(allowed)}{hint}"
+            problems.add(f"{where}: unknown key '{key}'{tip}")
+
+
+def _strategy_problem(key: Any) -> str:
+    return f"unknown strategy '{key}'{_suggest(str(key), STRATEGIES)}; strategies: {', '.join(STRATEGIES)}"
+
+
+def _yaml_kind(value: Any) -> str:
+    if value is None:
+        return "nothing"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return type(value).__name__
+
+
+def _yaml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "nothing"
+    if isinstance(value, str):
+        return f"text {value!r}"
+    return repr(value) if not isinstance(value, (list, dict)) else _yaml_kind(value)

@@ -1,0 +1,179 @@
+"""Reading untrusted YAML/JSON files safely: size, encoding, duplicates, aliases.
+
+``yaml.safe_load`` alone accepts duplicate keys (last one wins, silently) and alias bombs
+(a few lines that expand to billions of nodes once something walks the tree). Both are refused
+here, before any model sees the data.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import InputFileError
+
+MAX_BYTES = 2 * 1024 * 1024
+"""Largest input file we read (2 MiB): answers are a few hundred bytes, rule packs a few KiB."""
+
+MAX_EXPANDED_NODES = 200_000
+"""Largest tree after expanding aliases; a billion-laughs document exceeds it immediately."""
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """SafeLoader that refuses duplicate mapping keys, naming the key and its line."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            try:
+                hash(key)
+            except TypeError:
+                raise yaml.constructor.ConstructorError(
+                    None, None, "a mapping key must be a plain value", key_node.start_mark
+                ) from None
+            line = key_node.start_mark.line + 1
+            if key in seen:
+                raise _DuplicateKey(key, seen[key], line)
+            seen[key] = line
+        return super().construct_mapping(node, deep=deep)
+
+
+class _DuplicateKey(Exception):
+    def __init__(self, key: Any, first: int, again: int) -> None:
+        super().__init__(key)
+        self.key, self.first, self.again = key, first, again
+
+
+def _expanded_size(node: yaml.Node, limit: int) -> int:
+    """Count nodes as if every alias were copied out; stop early past ``limit``."""
+    memo: dict[int, int] = {}
+
+    def size(n: yaml.Node) -> int:
+        key = id(n)
+        if key in memo:
+            return memo[key]
+        memo[key] = 1  # guards recursive aliases
+        if isinstance(n, yaml.MappingNode):
+            total = 1 + sum(size(k) + size(v) for k, v in n.value)
+        elif isinstance(n, yaml.SequenceNode):
+            total = 1 + sum(size(v) for v in n.value)
+        else:
+            total = 1
+        memo[key] = total
+        if total > limit:
+            raise _TooLarge()
+        return total
+
+    return size(node)
+
+
+class _TooLarge(Exception):
+    pass
+
+
+def read_text(path: str | Path, label: str | None = None, max_bytes: int = MAX_BYTES) -> tuple[str, str]:
+    """Read a UTF-8 text file ('-' = stdin) and return (label, text), refusing bad files early."""
+    name = label or ("<stdin>" if str(path) == "-" else str(path))
+    try:
+        if str(path) == "-":
+            data = sys.stdin.buffer.read(max_bytes + 1)
+        else:
+            p = Path(path)
+            if p.is_dir():
+                raise InputFileError(f"{name}: is a directory, expected a YAML or JSON file")
+            with p.open("rb") as fh:
+                data = fh.read(max_bytes + 1)
+    except FileNotFoundError:
+        raise InputFileError(f"{name}: no such file") from None
+    except PermissionError:
+        raise InputFileError(f"{name}: permission denied") from None
+    except IsADirectoryError:
+        raise InputFileError(f"{name}: is a directory, expected a YAML or JSON file") from None
+    except OSError as exc:
+        raise InputFileError(f"{name}: cannot read ({exc.strerror or exc})") from None
+    if len(data) > max_bytes:
+        raise InputFileError(f"{name}: file is larger than {max_bytes // (1024 * 1024)} MiB; this is not an answers or rules file")
+    if b"\x00" in data:
+        raise InputFileError(f"{name}: looks like a binary file (contains NUL bytes); expected YAML or JSON text")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputFileError(f"{name}: is not UTF-8 text (bad byte at offset {exc.start})") from None
+    if not text.strip():
+        raise InputFileError(f"{name}: file is empty")
+    return name, text
+
+
+def parse_mapping(text: str, name: str) -> dict[str, Any]:
+    """Parse YAML (or JSON, which is tried first when the text looks like JSON) into a dict."""
+    stripped = text.lstrip()
+    if stripped.startswith("{") or name.endswith(".json"):
+        data = _parse_json(text, name)
+    else:
+        data = _parse_yaml(text, name)
+    if data is None:
+        raise InputFileError(f"{name}: file holds no data (only comments or an empty document)")
+    if not isinstance(data, dict):
+        kind = {list: "a list", str: "a single string"}.get(type(data), f"a single {type(data).__name__}")
+        raise InputFileError(f"{name}: the top level must be a mapping of sections (key: value), not {kind}")
+    return data
+
+
+def load_mapping(path: str | Path, label: str | None = None) -> tuple[str, dict[str, Any]]:
+    """read_text + parse_mapping: the one way every input file enters the program."""
+    name, text = read_text(path, label)
+    return name, parse_mapping(text, name)
+
+
+def _parse_json(text: str, name: str) -> Any:
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in items:
+            if key in out:
+                raise InputFileError(f"{name}: duplicate key '{key}'; each key may appear once")
+            out[key] = value
+        return out
+
+    def constant(word: str) -> Any:
+        raise InputFileError(f"{name}: {word} is not allowed; numbers must be finite")
+
+    try:
+        return json.loads(text, object_pairs_hook=pairs, parse_constant=constant)
+    except json.JSONDecodeError as exc:
+        raise InputFileError(f"{name}: line {exc.lineno}: invalid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise InputFileError(f"{name}: nested too deeply") from None
+
+
+def _parse_yaml(text: str, name: str) -> Any:
+    loader = _StrictLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _expanded_size(node, MAX_EXPANDED_NODES)
+        return loader.construct_document(node)
+    except _TooLarge:
+        raise InputFileError(
+            f"{name}: expands to more than {MAX_EXPANDED_NODES:,} values through YAML aliases (an 'alias bomb'); write the values out"
+        ) from None
+    except _DuplicateKey as dup:
+        raise InputFileError(
+            f"{name}: line {dup.again}: duplicate key '{dup.key}' (first given on line {dup.first}); each key may appear once"
+        ) from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f"line {mark.line + 1}: " if mark else ""
+        what = exc.problem or exc.context or "invalid YAML"
+        raise InputFileError(f"{name}: {where}invalid YAML ({what})") from None
+    except yaml.YAMLError as exc:
+        raise InputFileError(f"{name}: invalid YAML ({exc})") from None
+    except RecursionError:
+        raise InputFileError(f"{name}: nested too deeply") from None
+    finally:
+        loader.dispose()

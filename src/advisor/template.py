@@ -1,0 +1,53 @@
+"""`advisor init`: a commented answers template generated from the answers model itself.
+
+Generated, not hand-written, so every field and its description stay in step with the model;
+a test checks that the template loads as valid answers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from .answers import Answers
+
+EXAMPLE_VALUES: dict[str, dict[str, Any]] = {
+    "model": {"params": "7B"},
+    "training": {"tokens": "1T"},
+    "cluster": {"gpu": "a100-80gb", "gpus": 64},
+    "budget": {"price_per_gpu_hour": 2.0, "currency": "USD"},
+}
+"""Values written uncommented: the required fields plus a currency, so the template runs as is."""
+
+
+def _yaml_scalar(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def answers_template() -> str:
+    lines = [
+        "# advisor answers file. Required: model.params, cluster.gpu, cluster.gpus, budget.price_per_gpu_hour,",
+        "# and training.tokens or training.duration_hours / duration_days. Lines starting with # are defaults",
+        "# or optional fields: uncomment to change them. Run: advisor advise answers.yaml",
+    ]
+    for section, field in Answers.model_fields.items():
+        sub = field.annotation
+        assert isinstance(sub, type) and issubclass(sub, BaseModel)
+        lines.append("")
+        lines.append(f"{section}:  # {field.description}")
+        for name, f in sub.model_fields.items():
+            given = EXAMPLE_VALUES.get(section, {})
+            desc = (f.description or "").replace("\n", " ")
+            if name in given:
+                lines.append(f"  {name}: {_yaml_scalar(given[name])}  # {desc}")
+            else:
+                default = None if f.is_required() else f.get_default(call_default_factory=True)
+                lines.append(f"  # {name}: {_yaml_scalar(default)}  # {desc}".replace(":   #", ":  #"))
+    return "\n".join(lines) + "\n"
