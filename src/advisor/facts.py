@@ -61,6 +61,7 @@ def _registry() -> dict[str, FactSpec]:
         FactSpec("precision", TEXT, "Training precision.", ("bf16", "fp16", "fp32")),
         FactSpec("current_strategy", TEXT, "What the team runs today.", STRATEGIES),
         FactSpec("current_fits", BOOL, "The current strategy fits in GPU memory by the estimate."),
+        FactSpec("current_memory_gb", NUMBER, "Memory per GPU the current strategy needs by the estimate, GB."),
         FactSpec("price_per_gpu_hour", NUMBER, "Price of one GPU-hour."),
         FactSpec("currency", TEXT, "Currency code."),
         FactSpec("budget_limit", NUMBER, "Most the run may cost (only when given)."),
@@ -187,6 +188,7 @@ def compute_facts(answers: Answers) -> Evaluation:
         f[f"comm_share.{s}"] = float(e.communication_share[0])
         f[f"scaling_efficiency.{s}"] = float(e.compute_s[0] / step) if step > 0 else 1.0
     f["current_fits"] = f[f"fits.{a.training.current_strategy}"]
+    f["current_memory_gb"] = f[f"memory_gb.{a.training.current_strategy}"]
     fitting = [s for s in STRATEGIES if f[f"fits.{s}"] and f[f"cpu_fits.{s}"]]
     f["fitting_count"] = float(len(fitting))
     pool = fitting or list(STRATEGIES)

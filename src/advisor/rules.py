@@ -49,6 +49,14 @@ OPERATORS: dict[str, tuple[set[str], str]] = {
 }
 """Operator name -> (fact types it applies to, how the trace reads it)."""
 
+OPERATOR_SPELLINGS: dict[str, str] = {
+    "equal": "eq", "equals": "eq", "equal_to": "eq", "==": "eq", "not_equal": "ne", "!=": "ne",
+    "less_than": "lt", "<": "lt", "less_than_or_equal": "le", "less_or_equal": "le", "<=": "le",
+    "greater_than": "gt", ">": "gt", "greater_than_or_equal": "ge", "greater_or_equal": "ge", ">=": "ge",
+    "one_of": "in", "contains": "in", "none_of": "not_in", "exists": "is_set", "defined": "is_set",
+}
+"""Other engines' operator names (json-rules-engine, business-rules), mapped to ours for suggestions."""
+
 RULE_KEYS = ("id", "title", "description", "source", "priority", "when", "then")
 THEN_KEYS = ("score", "exclude", "rationale", "questions", "checklist", "warnings")
 PACK_KEYS = ("pack", "description", "default", "rules")
@@ -427,7 +435,7 @@ def _compile_leaf(node: dict[str, Any], where: str, problems: Problems) -> Test 
         problems.add(f"{where}.fact: unknown fact '{fact}'{_suggest(fact, FACTS)}")
         return None
     if op not in OPERATORS:
-        problems.add(f"{where}.op: unknown operator '{op}'{_suggest(str(op), OPERATORS)}")
+        problems.add(f"{where}.op: unknown operator '{op}'{_suggest_operator(str(op))}")
         return None
     types, _ = OPERATORS[op]
     if spec.type not in types:
@@ -560,6 +568,17 @@ def format_number(value: float) -> str:
 def _suggest(word: str, options: Any) -> str:
     close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
     return f"; did you mean '{close[0]}'?" if close else ""
+
+
+def _suggest_operator(word: str) -> str:
+    direct = _suggest(word, OPERATORS)
+    if direct:
+        return direct
+    close = difflib.get_close_matches(word, list(OPERATOR_SPELLINGS), n=1, cutoff=0.6)
+    if close:
+        op = OPERATOR_SPELLINGS[close[0]]
+        return f"; did you mean '{op}' ({close[0].replace('_', ' ')})?"
+    return f"; operators: {', '.join(OPERATORS)}"
 
 
 def _unknown_keys(raw: dict[str, Any], allowed: tuple[str, ...], where: str, problems: Problems, hint: str = "") -> None:

@@ -40,10 +40,11 @@ def answers_template() -> str:
     for section, field in Answers.model_fields.items():
         sub = field.annotation
         assert isinstance(sub, type) and issubclass(sub, BaseModel)
+        given = EXAMPLE_VALUES.get(section, {})
         lines.append("")
-        lines.append(f"{section}:  # {field.description}")
+        # A header with only commented keys under it would read as null, so comment it too.
+        lines.append(f"{'' if given else '# '}{section}:  # {field.description}")
         for name, f in sub.model_fields.items():
-            given = EXAMPLE_VALUES.get(section, {})
             desc = (f.description or "").replace("\n", " ")
             if name in given:
                 lines.append(f"  {name}: {_yaml_scalar(given[name])}  # {desc}")

@@ -1,0 +1,93 @@
+"""Benchmarks: startup, end-to-end headless advice, TUI recompute, rule-engine scale.
+
+Run:  python bench/run.py      (prints one line per figure; nothing is asserted here)
+Targets from the issues: headless advice <= 150 ms, TUI recompute <= 16 ms, 10,000 rules <= 50 ms.
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "customer-service.yaml"
+
+
+def _best(fn, repeat: int) -> tuple[float, float]:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times) * 1e3, statistics.median(times) * 1e3
+
+
+def _proc(args: list[str]) -> None:
+    subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
+
+
+def main() -> None:
+    py = sys.executable
+    best, med = _best(lambda: _proc([py, "-c", "pass"]), 5)
+    print(f"python interpreter start           best {best:7.1f} ms   median {med:7.1f} ms")
+    best, med = _best(lambda: _proc([py, "-m", "advisor.cli", "--version"]), 5)
+    print(f"advisor --version (startup)        best {best:7.1f} ms   median {med:7.1f} ms")
+    best, med = _best(lambda: _proc([py, "-m", "advisor.cli", "advise", str(EXAMPLE), "--format", "json"]), 5)
+    print(f"advisor advise (process, e2e)      best {best:7.1f} ms   median {med:7.1f} ms   target <= 150 ms")
+
+    from advisor.advice import advise
+    from advisor.answers import load_answers
+    from advisor.render import to_markdown
+    from advisor.rules import load_rules
+
+    t0 = time.perf_counter()
+    rules = load_rules()
+    print(f"load shipped rules ({len(rules.rules)} rules)         {1e3 * (time.perf_counter() - t0):7.1f} ms")
+    answers = load_answers(EXAMPLE)
+    best, med = _best(lambda: to_markdown(advise(answers, rules)), 20)
+    print(f"advise + memo in process           best {best:7.1f} ms   median {med:7.1f} ms")
+    best, med = _best(lambda: advise(answers, rules), 50)
+    print(f"recompute (TUI side panel)         best {best:7.1f} ms   median {med:7.1f} ms   target <= 16 ms")
+
+    _rule_scale(10_000)
+
+
+def _rule_scale(n: int) -> None:
+    from advisor.facts import compute_facts
+    from advisor.answers import load_answers
+    from advisor.rules import Problems, RuleSet, parse_pack
+
+    ops = [("gpus", "gt", 64), ("params_b", "ge", 7), ("multi_tenant", "eq", True), ("experience", "in", ["none", "some"])]
+    raw = []
+    for i in range(n):
+        f1, o1, v1 = ops[i % 4]
+        f2, o2, v2 = ops[(i + 1) % 4]
+        raw.append({
+            "id": f"r{i:05d}", "title": f"rule {i}", "source": "seed:K13", "priority": 1 + i % 100,
+            "when": {"any": [{"fact": f1, "op": o1, "value": v1}, {"not": {"fact": f2, "op": o2, "value": v2}}]},
+            "then": {"score": {"ddp": 1}, "rationale": "{gpus} GPUs"},
+        })
+    t0 = time.perf_counter()
+    rules, _ = parse_pack({"rules": raw}, "bench.yaml", Problems())
+    ruleset = RuleSet(rules=rules, default=None, files=["bench.yaml"])
+    load_ms = 1e3 * (time.perf_counter() - t0)
+    facts = compute_facts(load_answers(EXAMPLE)).facts
+
+    def evaluate() -> int:
+        fired = 0
+        for rule in ruleset.rules:
+            trace: list = []
+            if rule.test(facts, trace):
+                fired += 1
+        return fired
+
+    best, med = _best(evaluate, 10)
+    print(f"rule engine: validate+compile {n:,} rules {load_ms:7.1f} ms")
+    print(f"rule engine: evaluate {n:,} rules        best {best:7.1f} ms   median {med:7.1f} ms   target <= 50 ms")
+
+
+if __name__ == "__main__":
+    main()

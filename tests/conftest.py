@@ -1,0 +1,45 @@
+"""Shared fixtures: the shipped rules (loaded once) and a minimal valid answers mapping."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from advisor.rules import RuleSet, load_rules
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+DATA = Path(__file__).parent / "data"
+
+MINIMAL: dict[str, Any] = {
+    "model": {"params": "7B"},
+    "training": {"tokens": "1T"},
+    "cluster": {"gpu": "a100-80gb", "gpus": 64},
+    "budget": {"price_per_gpu_hour": 2},
+}
+
+
+@pytest.fixture(scope="session")
+def rules() -> RuleSet:
+    return load_rules()
+
+
+@pytest.fixture
+def minimal() -> dict[str, Any]:
+    return copy.deepcopy(MINIMAL)
+
+
+def with_(base: dict[str, Any], **sections: dict[str, Any]) -> dict[str, Any]:
+    """A copy of ``base`` with the given section keys replaced (None deletes a key)."""
+    out = copy.deepcopy(base)
+    for section, values in sections.items():
+        sec = out.setdefault(section, {})
+        for k, v in values.items():
+            if v is None:
+                sec.pop(k, None)
+            else:
+                sec[k] = v
+    return out

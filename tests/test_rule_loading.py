@@ -1,0 +1,114 @@
+"""Rule packs are validated completely at load; errors name file, rule id and key, and suggest a fix."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from advisor.advice import advise
+from advisor.answers import answers_from_mapping
+from advisor.errors import RuleLoadError
+from advisor.rules import Problems, load_rules
+
+from .conftest import DATA, MINIMAL
+
+BAD = {
+    "bad_unknown_operator.yaml": ["rule 'bulk-scale'", "when.all[0].op", "unknown operator 'greter_than'", "did you mean 'gt'"],
+    "bad_unknown_fact.yaml": ["rule 'typo-fact'", "when.all[0].fact", "unknown fact 'gpu_count'", "did you mean"],
+    "bad_value_type.yaml": ["rule 'text-for-number'", "when.all[0].value", "'gpus' is a number"],
+    "bad_unknown_key.yaml": ["rule 'extra-key'", "unknown key 'priorty'", "did you mean 'priority'"],
+    "bad_strategy.yaml": ["rule 'bad-strategy'", "then.score.deepspeed-zero4", "unknown strategy", "did you mean"],
+    "bad_source.yaml": ["rule 'bad-source'", "source", "K1 to K21"],
+    "bad_template.yaml": ["rule 'bad-template'", "then.rationale", "unknown fact '{gpu_count}'"],
+    "bad_op_for_type.yaml": ["rule 'lt-on-bool'", "'lt' does not apply to bool fact 'multi_tenant'"],
+    "bad_choice.yaml": ["rule 'bad-choice'", "'expret' is not a value of 'experience'", "did you mean 'expert'"],
+    "bad_priority.yaml": ["rule 'bad-priority'", "priority", "whole number from 1 to 1000"],
+    "bad_no_effect.yaml": ["rule 'no-effect'", "then", "has no effect"],
+    "bad_exclude_without_reason.yaml": ["rule 'exclude-silent'", "then.rationale", "required with exclude"],
+    "bad_duplicate_id.yaml": ["rule 'twice'", "used twice"],
+    "bad_condition_shape.yaml": ["rule 'two-groups'", "exactly one of all / any / not"],
+    "bad_not_a_list.yaml": ["rules: expected a list of rules"],
+    "bad_yaml_duplicate_key.yaml": ["duplicate key 'title'", "line 4"],
+}
+
+
+def _pack(tmp_path: Path, name: str) -> Path:
+    d = tmp_path / "pack"
+    d.mkdir()
+    shutil.copy(DATA / "rules" / name, d / name)
+    return d
+
+
+@pytest.mark.parametrize("name", sorted(BAD))
+def test_a_broken_rule_file_is_refused_at_load(tmp_path, name):
+    d = _pack(tmp_path, name)
+    with pytest.raises(RuleLoadError) as err:
+        load_rules([d], include_shipped=False)
+    msg = str(err.value)
+    assert name in msg
+    assert "\n" not in msg
+    for needle in BAD[name]:
+        assert needle in msg, msg
+
+
+def test_every_fixture_is_covered():
+    assert sorted(p.name for p in (DATA / "rules").glob("bad_*.yaml")) == sorted(BAD)
+
+
+def test_collect_mode_lists_every_problem_in_every_file(tmp_path):
+    d = tmp_path / "all"
+    shutil.copytree(DATA / "rules", d)
+    problems = Problems(collect=True)
+    load_rules([d], problems, include_shipped=False)
+    files_with_problems = {name for name in BAD if any(name in m for m in problems.items)}
+    assert files_with_problems == set(BAD)
+
+
+def test_the_shipped_rules_have_no_problems():
+    problems = Problems(collect=True)
+    ruleset = load_rules(problems=problems)
+    assert problems.items == []
+    assert len(ruleset.rules) >= 40 and ruleset.default is not None
+
+
+def test_rules_are_ordered_by_priority_then_id(rules):
+    keys = [(-r.priority, r.id) for r in rules.rules]
+    assert keys == sorted(keys)
+
+
+def test_an_extra_pack_adds_rules_and_overrides_by_id(tmp_path, rules):
+    d = tmp_path / "mine"
+    d.mkdir()
+    (d / "site.yaml").write_text(
+        """
+rules:
+  - id: k13-ddp-under-64
+    title: Our site forbids DDP
+    source: "internal: platform policy 2026/3"
+    priority: 99
+    when: {all: []}
+    then:
+      exclude: [ddp]
+      rationale: "Site policy: every job runs under FSDP."
+  - id: site-checklist
+    title: Site checklist
+    source: "internal: platform policy 2026/3"
+    priority: 1
+    when: {all: []}
+    then: {checklist: ["Book the cluster in the site calendar."]}
+"""
+    )
+    merged = load_rules([d])
+    assert len(merged.rules) == len(rules.rules) + 1
+    small = dict(MINIMAL, model={"params": "1.3B"}, cluster={"gpu": "a100-80gb", "gpus": 8})
+    advice = advise(answers_from_mapping(small), merged)
+    assert advice.strategy != "ddp"
+    assert "Site policy" in advice.why_not("ddp")[0]
+    assert any("site calendar" in c["text"] for c in advice.checklist)
+
+
+def test_a_missing_rules_directory_is_a_clear_error(tmp_path):
+    with pytest.raises(RuleLoadError, match="no such rules directory"):
+        load_rules([tmp_path / "nope"])
