@@ -38,6 +38,9 @@ def write_atomic(path: str | Path, text: str, force: bool = False) -> Path:
     except OSError as exc:
         raise OutputError(f"{p}: cannot create a file in {parent} ({exc.strerror or exc})") from None
     try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; a memo should be as readable as any new file
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
             fh.flush()

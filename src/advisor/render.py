@@ -27,6 +27,13 @@ def hours_text(h: float) -> str:
     return f"{h:,.1f} h"
 
 
+def spread(lo: float, hi: float, fmt, calibrated: bool) -> str:
+    """'(range a – b)', or a note that a measured run pins the figure when the band collapses."""
+    if abs(hi - lo) <= 1e-9 * max(abs(hi), 1.0):
+        return "(calibrated to the measured run)" if calibrated else ""
+    return f"(range {fmt(lo)} – {fmt(hi)})"
+
+
 def to_json(advice: Advice) -> str:
     return json.dumps(advice.to_dict(), indent=2, ensure_ascii=False, default=_jsonable) + "\n"
 
@@ -50,8 +57,9 @@ def to_text(advice: Advice) -> str:
     lines.append("")
     lo, hi = e["range"]["wall_clock_hours"]
     clo, chi = e["range"]["cost"]
-    lines.append(f"  Time    {hours_text(e['wall_clock_hours'])}  (range {hours_text(lo)} – {hours_text(hi)})")
-    lines.append(f"  Cost    {money(e['cost'], cur)}  (range {money(clo, cur)} – {money(chi, cur)})")
+    cal = d["scale"]["baseline_hours"] is not None
+    lines.append(f"  Time    {hours_text(e['wall_clock_hours'])}  {spread(lo, hi, hours_text, cal)}".rstrip())
+    lines.append(f"  Cost    {money(e['cost'], cur)}  {spread(clo, chi, lambda v: money(v, cur), cal)}".rstrip())
     lines.append(f"  GPU-h   {e['gpu_hours']:,.0f}   at {format_number(advice.answers.budget.price_per_gpu_hour)} {cur}/GPU-hour × {advice.answers.cluster.gpus} GPUs")
     lines.append(
         f"  Memory  {e['memory_per_gpu_gb']:,.1f} GB per GPU of {advice.answers.cluster.spec.memory_gb:g} GB "
@@ -138,8 +146,9 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None) -> str:
     add("")
     lo, hi = e["range"]["wall_clock_hours"]
     clo, chi = e["range"]["cost"]
-    add(f"- Wall-clock: **{hours_text(e['wall_clock_hours'])}** (range {hours_text(lo)} – {hours_text(hi)})")
-    add(f"- Cost: **{money(e['cost'], cur)}** (range {money(clo, cur)} – {money(chi, cur)})")
+    cal = d["scale"]["baseline_hours"] is not None
+    add(f"- Wall-clock: **{hours_text(e['wall_clock_hours'])}** {spread(lo, hi, hours_text, cal)}".rstrip())
+    add(f"- Cost: **{money(e['cost'], cur)}** {spread(clo, chi, lambda v: money(v, cur), cal)}".rstrip())
     add(f"- GPU-hours: {e['gpu_hours']:,.0f}")
     add(f"- Memory per GPU: {e['memory_per_gpu_gb']:,.1f} GB of {a.cluster.spec.memory_gb:g} GB ({'fits' if e['fits'] else '**does not fit**'})")
     add(f"- Communication share of step time: {e['communication_share']:.0%}")

@@ -1,0 +1,214 @@
+"""The guided questions, as data: what each step asks, why it matters, and how to check it.
+
+Front ends (the Textual app) render these; validation goes through the answers model, so the
+TUI and ``advisor advise`` can never disagree about what a valid answer is.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from .answers import Answers, _one, _pick
+from .catalog import gpu_catalog
+
+
+@dataclass(frozen=True)
+class Choice:
+    value: Any
+    label: str
+
+
+@dataclass(frozen=True)
+class Field:
+    """One answer on a step: a dotted path into the answers, shown as a text input or a choice list."""
+
+    path: str
+    label: str
+    kind: str  # "text" or "choice"
+    placeholder: str = ""
+    optional: bool = False
+    choices: tuple[Choice, ...] = ()
+    number: str = ""  # "int", "float" or "" (text, e.g. "7B")
+
+
+@dataclass(frozen=True)
+class Step:
+    id: str
+    title: str
+    why: str
+    fields: tuple[Field, ...]
+
+
+def _gpu_choices() -> tuple[Choice, ...]:
+    return tuple(
+        Choice(gid, f"{gid:<10} {g.memory_gb:>4g} GB  {g.peak_tflops:>6g} TFLOP/s  {g.name}") for gid, g in gpu_catalog().items()
+    )
+
+
+def steps() -> tuple[Step, ...]:
+    """The eleven steps, in order. Explanations follow the seed article's framing."""
+    return (
+        Step("model", "How big is the model?",
+             "Parameter count drives everything: how much GPU memory each copy needs (about 16 bytes per parameter "
+             "with Adam), and how much compute the run takes. Write it the way the team says it: 7B, 1.3B, 70B.",
+             (Field("model.params", "Parameters", "text", "7B"),)),
+        Step("training", "How much training?",
+             "Give the training tokens for one run (e.g. 1T, 300B), or — if the team already runs it — how many days "
+             "one run takes today. A known duration becomes the baseline every option is compared against.",
+             (Field("training.tokens", "Training tokens", "text", "1T", optional=True),
+              Field("training.duration_days", "or: days one run takes today", "text", "3", optional=True, number="float"))),
+        Step("gpu", "Which GPU?",
+             "GPU memory decides which frameworks fit at all; peak speed decides how long the run takes. "
+             "Memory optimisation can let a bigger model train on cheaper GPUs.",
+             (Field("cluster.gpu", "GPU type", "choice", choices=_gpu_choices()),)),
+        Step("gpus", "How many GPUs?",
+             "More GPUs is not always faster: when synchronising costs more than the compute it saves, efficiency falls. "
+             "The decision table: DDP below 64 GPUs, Horovod 64-256, DeepSpeed above 256.",
+             (Field("cluster.gpus", "Total GPUs", "text", "64", number="int"),)),
+        Step("nodes", "How many GPUs per node?",
+             "GPUs inside one machine talk over fast links; across machines they share the network card. "
+             "Most servers hold 8.",
+             (Field("cluster.gpus_per_node", "GPUs per node", "text", "8", number="int"),)),
+        Step("network", "How fast are the links?",
+             "Communication is the key bottleneck. Inside a node: NVLink (fast) or PCIe (about a tenth). Between nodes: "
+             "the network per node in Gbit/s (200 is HDR InfiniBand; an H100 node often has 8 x 400).",
+             (Field("cluster.intra_node", "Inside a node", "choice",
+                    choices=(Choice(None, "the GPU's own link"), Choice("nvlink", "NVLink"), Choice("pcie", "PCIe only"), Choice("xgmi", "AMD XGMI"))),
+              Field("cluster.inter_node_gbps", "Network per node (Gbit/s)", "text", "200", number="float"))),
+        Step("price", "What does a GPU-hour cost?",
+             "Cost = training time x price per GPU-hour x number of GPUs. At 10 CNY per GPU-hour, 1,000 GPUs for a day "
+             "cost 240,000 CNY; 20% faster saves 48,000 CNY a day.",
+             (Field("budget.price_per_gpu_hour", "Price per GPU-hour", "text", "2.0", number="float"),
+              Field("budget.currency", "Currency", "text", "USD"))),
+        Step("budget", "Any budget or deadline?",
+             "Optional. A run budget and a monthly ceiling let the advice warn before the bill does; a deadline tells "
+             "whether the plan ships in time. Leave empty if none.",
+             (Field("budget.limit", "Most the run may cost", "text", "", optional=True, number="float"),
+              Field("budget.monthly_limit", "Monthly GPU bill ceiling", "text", "", optional=True, number="float"),
+              Field("training.deadline_days", "Deadline (days)", "text", "", optional=True, number="float"))),
+        Step("team", "How experienced is the team?",
+             "DDP is low difficulty, Horovod medium, DeepSpeed and 3D parallelism high. The best framework is one the "
+             "team can run reliably.",
+             (Field("team.experience", "Distributed-training experience", "choice",
+                    choices=(Choice("none", "none — first distributed job"), Choice("some", "some — has run multi-GPU jobs"), Choice("expert", "expert — runs large clusters"))),)),
+        Step("tenancy", "Is the cluster shared? How fast is data loading?",
+             "On a shared cluster jobs contend for network and storage. Slow data loading leaves GPUs idle. "
+             "Give the loader's measured tokens/s if known.",
+             (Field("cluster.multi_tenant", "Shared with other teams' jobs", "choice", choices=(Choice(False, "no — dedicated"), Choice(True, "yes — multi-tenant"))),
+              Field("cluster.data_pipeline_tokens_per_sec", "Data loader tokens/s (optional)", "text", "", optional=True, number="float"))),
+        Step("stage", "Where is the product?",
+             "Early MVPs need fast iteration and no over-design; stable products train mid-size models repeatedly; "
+             "frontier work trains very large models where memory optimisation pays most.",
+             (Field("project.stage", "Stage", "choice",
+                    choices=(Choice("mvp", "MVP — fast iteration"), Choice("stable", "stable — mid-size production"), Choice("frontier", "frontier — very large models"))),)),
+    )
+
+
+DEFAULT_DRAFT: dict[str, Any] = {
+    "model": {"params": "7B"},
+    "training": {"tokens": "1T"},
+    "cluster": {"gpu": "a100-80gb", "gpus": 64, "gpus_per_node": 8, "inter_node_gbps": 200},
+    "budget": {"price_per_gpu_hour": 2.0, "currency": "USD"},
+    "team": {"experience": "some"},
+    "project": {"stage": "mvp"},
+}
+"""The shipped defaults the guided Q&A starts from (Enter through every step to use them)."""
+
+
+def draft_from(answers: Answers | None) -> dict[str, Any]:
+    if answers is None:
+        return copy.deepcopy(DEFAULT_DRAFT)
+    data = answers.model_dump(mode="json", exclude_none=True)
+    return data
+
+
+def get_value(draft: dict[str, Any], path: str) -> Any:
+    section, key = path.split(".")
+    return draft.get(section, {}).get(key)
+
+
+def set_value(draft: dict[str, Any], path: str, value: Any) -> None:
+    section, key = path.split(".")
+    sec = draft.setdefault(section, {})
+    if value is None:
+        sec.pop(key, None)
+    else:
+        sec[key] = value
+
+
+_INT = re.compile(r"^\s*[+-]?\d+\s*$")
+_FLOAT = re.compile(r"^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$")
+
+
+def coerce(field: Field, text: str) -> Any:
+    """Turn what was typed into what the answers model expects; leave the model to judge it."""
+    text = text.strip()
+    if not text:
+        return None
+    if field.number == "int" and _INT.match(text):
+        return int(text)
+    if field.number in ("int", "float") and _FLOAT.match(text):
+        value = float(text)
+        return int(value) if field.number == "int" and value.is_integer() else value
+    if field.number == "float" and text.lower() in ("nan", "inf", "-inf", "infinity"):
+        return float(text)
+    return text
+
+
+def display(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def validate(draft: dict[str, Any]) -> tuple[Answers | None, list[dict[str, Any]]]:
+    """Validate the whole draft; return the answers or the list of pydantic errors."""
+    try:
+        return Answers.model_validate(draft), []
+    except ValidationError as exc:
+        return None, exc.errors(include_url=False)
+
+
+def step_error(draft: dict[str, Any], step: Step) -> str | None:
+    """The first validation problem that belongs to this step's fields, in the CLI's words."""
+    _, errors = validate(draft)
+    if not errors:
+        return None
+    mine = []
+    paths = [f.path for f in step.fields]
+    sections = {p.split(".")[0] for p in paths}
+    for err in errors:
+        loc = [str(p) for p in err["loc"] if p not in ("str", "CustomGpu")]
+        dotted = ".".join(loc)
+        if any(dotted == p or dotted.startswith(p + ".") for p in paths):
+            mine.append(err)
+        elif len(loc) <= 1 and loc and loc[0] in sections:
+            mine.append(err)  # a section-level rule (e.g. gpus must be a multiple of gpus_per_node)
+        elif not loc and step.id == "training":
+            mine.append(err)  # tokens-or-duration is checked at the top level
+    if not mine:
+        return None
+    first, _ = _pick(mine)
+    return _one(first, Answers)
+
+
+def summary_of(draft: dict[str, Any], step: Step) -> str:
+    """One line of what a step currently holds, for the progress list."""
+    parts = []
+    for f in step.fields:
+        v = get_value(draft, f.path)
+        if f.kind == "choice":
+            label = next((c.label.split(" — ")[0].split()[0] for c in f.choices if c.value == v), display(v))
+            parts.append(label or "default")
+        elif v is not None:
+            parts.append(display(v))
+    return ", ".join(p for p in parts if p) or "—"

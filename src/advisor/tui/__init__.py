@@ -1,0 +1,1 @@
+"""The Textual front end. Nothing in the core imports this package."""

@@ -1,0 +1,496 @@
+"""The guided Q&A: `advisor` with no arguments.
+
+A thin front end. Steps, explanations and validation come from ``advisor.questions``; estimates,
+rules and the memo from the core. Screens only move values between widgets and the draft.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+import yaml
+from textual import on
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.screen import ModalScreen, Screen
+from textual.widgets import (
+    Button,
+    DataTable,
+    Footer,
+    Header,
+    Input,
+    Label,
+    Markdown,
+    OptionList,
+    SelectionList,
+    Static,
+    TabbedContent,
+    TabPane,
+)
+from textual.widgets.option_list import Option
+
+from ..advice import Advice, advise
+from ..answers import STRATEGIES, Answers
+from ..errors import AdvisorError
+from ..estimate import FRAMEWORKS
+from ..io import write_atomic
+from ..questions import Field, Step, coerce, display, draft_from, get_value, set_value, step_error, steps, summary_of, validate
+from ..render import hours_text, money, spread, to_markdown
+from ..rules import RuleSet
+
+
+# ------------------------------------------------------------------------------ messages
+
+
+@dataclass
+class AnswersChanged(Message):
+    """The draft changed and validated: the side panel recomputes."""
+
+    answers: Answers
+
+
+# ------------------------------------------------------------------------------ side panel
+
+
+class LivePanel(Static):
+    """The live recommendation and estimate, recomputed on every accepted answer."""
+
+    DEFAULT_CSS = """
+    LivePanel { width: 34; height: 1fr; border: round $primary; padding: 0 1; }
+    """
+
+    def show(self, advice: Advice | None, problem: str | None = None) -> None:
+        if advice is None:
+            self.update(f"[b]Live estimate[/b]\n\n[dim]{problem or 'Answer the questions to see an estimate.'}[/dim]")
+            return
+        e = advice.estimate_dict(advice.strategy)
+        cur = e["currency"]
+        blocked = any(w["blocking"] for w in advice.warnings)
+        lines = [
+            "[b]Live estimate[/b]",
+            "",
+            f"[b $accent]{advice.strategy}[/]",
+            FRAMEWORKS[advice.strategy],
+            "",
+            f"Time   {hours_text(e['wall_clock_hours'])}",
+            f"Cost   {money(e['cost'], cur)}",
+            f"Memory {e['memory_per_gpu_gb']:,.1f} GB/GPU",
+            f"       {'fits' if e['fits'] else '[b red]does not fit[/]'}",
+            f"Comm   {e['communication_share']:.0%} of step",
+        ]
+        if blocked:
+            lines += ["", "[b red]Blocked: see warnings[/]"]
+        elif advice.warnings:
+            lines += ["", f"[yellow]{len(advice.warnings)} warning(s)[/]"]
+        self.update("\n".join(lines))
+
+
+# ------------------------------------------------------------------------------ question screen
+
+
+class QuestionScreen(Screen[None]):
+    """One step at a time: why it matters, a default, inline validation, back / next."""
+
+    BINDINGS = [
+        Binding("ctrl+n", "next", "Next", priority=True),
+        Binding("ctrl+b", "back", "Back", priority=True),
+        Binding("escape", "back", "Back", show=False),
+        Binding("ctrl+r", "results", "Results", tooltip="Skip to the results with the current answers"),
+    ]
+
+    def __init__(self, start: int = 0) -> None:
+        super().__init__()
+        self.index = start
+
+    @property
+    def app_(self) -> AdvisorApp:
+        app = self.app
+        assert isinstance(app, AdvisorApp)
+        return app
+
+    @property
+    def step(self) -> Step:
+        return self.app_.steps[self.index]
+
+    def compose(self) -> ComposeResult:
+        yield Header(show_clock=False)
+        with Horizontal(id="body"):
+            with VerticalScroll(id="question"):
+                yield Label("", id="progress")
+                yield Static("", id="title")
+                yield Static("", id="why")
+                yield Vertical(id="fields")
+                yield Static("", id="error")
+                with Horizontal(id="nav"):
+                    yield Button("Back", id="back")
+                    yield Button("Next", id="next", variant="primary")
+            yield LivePanel(id="live")
+        yield Footer()
+
+    async def on_mount(self) -> None:
+        await self.render_step()
+        self.app_.refresh_live(self.query_one(LivePanel))
+
+    async def render_step(self) -> None:
+        step = self.step
+        total = len(self.app_.steps)
+        self.query_one("#progress", Label).update(f"Step {self.index + 1} of {total}")
+        self.query_one("#title", Static).update(f"[b]{step.title}[/b]")
+        self.query_one("#why", Static).update(step.why)
+        self.query_one("#error", Static).update("")
+        self.query_one("#back", Button).disabled = self.index == 0
+        self.query_one("#next", Button).label = "Results" if self.index == total - 1 else "Next"
+        box = self.query_one("#fields", Vertical)
+        await box.remove_children()
+        widgets = []
+        for i, field in enumerate(step.fields):
+            widgets.append(Label(field.label + ("  [dim](optional)[/dim]" if field.optional else ""), classes="field-label"))
+            value = get_value(self.app_.draft, field.path)
+            if field.kind == "choice":
+                ol = OptionList(*[Option(c.label, id=f"c{j}") for j, c in enumerate(field.choices)], id=f"f{i}", classes="choice")
+                current = next((j for j, c in enumerate(field.choices) if c.value == value), 0)
+                ol.highlighted = current
+                widgets.append(ol)
+            else:
+                inp = Input(value=display(value), placeholder=field.placeholder, id=f"f{i}")
+                inp.cursor_blink = self.app_.cursor_blink
+                widgets.append(inp)
+        await box.mount_all(widgets)
+        self._focus_first()
+
+    def _focus_first(self) -> None:
+        first = self.query("#fields Input, #fields OptionList").first()
+        first.focus()
+
+    def _read(self) -> dict[str, Any]:
+        """Copy every widget of this step into a new draft."""
+        draft = {k: dict(v) for k, v in self.app_.draft.items()}
+        for i, field in enumerate(self.step.fields):
+            widget = self.query_one(f"#f{i}")
+            if isinstance(widget, OptionList):
+                j = widget.highlighted or 0
+                set_value(draft, field.path, field.choices[j].value)
+            elif isinstance(widget, Input):
+                set_value(draft, field.path, coerce(field, widget.value))
+        return draft
+
+    def accept(self) -> bool:
+        """Validate the step through the answers model; advance only when it holds."""
+        draft = self._read()
+        problem = step_error(draft, self.step)
+        if problem:
+            self.query_one("#error", Static).update(f"[b red]{problem}[/b red]")
+            return False
+        self.app_.draft = draft
+        self.app_.refresh_live(self.query_one(LivePanel))
+        return True
+
+    async def action_next(self) -> None:
+        if not self.accept():
+            return
+        if self.index == len(self.app_.steps) - 1:
+            self.app_.show_results()
+        else:
+            self.index += 1
+            await self.render_step()
+
+    async def action_back(self) -> None:
+        if self.index > 0:
+            self.index -= 1
+            await self.render_step()
+
+    def action_results(self) -> None:
+        if self.accept():
+            self.app_.show_results()
+
+    @on(Button.Pressed, "#next")
+    async def _next_pressed(self) -> None:
+        await self.action_next()
+
+    @on(Button.Pressed, "#back")
+    async def _back_pressed(self) -> None:
+        await self.action_back()
+
+    @on(Input.Submitted)
+    async def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        await self._advance_from(event.input)
+
+    @on(OptionList.OptionSelected)
+    async def _selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        await self._advance_from(event.option_list)
+
+    async def _advance_from(self, widget: Any) -> None:
+        """Enter in any field accepts the whole step (Tab moves between fields), so Enter walks the defaults."""
+        await self.action_next()
+
+    @on(Input.Changed)
+    def _clear_error(self) -> None:
+        self.query_one("#error", Static).update("")
+
+
+# ------------------------------------------------------------------------------ modal dialogs
+
+
+class PathDialog(ModalScreen[str | None]):
+    """Ask for a file path; Enter confirms, Escape cancels."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, title: str, default: str) -> None:
+        super().__init__()
+        self.title_text, self.default = title, default
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(self.title_text)
+            inp = Input(value=self.default, id="path")
+            inp.cursor_blink = False
+            yield inp
+            yield Static("", id="dialog-error")
+            with Horizontal(classes="buttons"):
+                yield Button("Save", variant="primary", id="ok")
+                yield Button("Cancel", id="cancel")
+
+    @on(Input.Submitted)
+    @on(Button.Pressed, "#ok")
+    def _ok(self) -> None:
+        value = self.query_one("#path", Input).value.strip()
+        if not value:
+            self.query_one("#dialog-error", Static).update("[red]give a file path[/red]")
+            return
+        self.dismiss(value)
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ConfirmDialog(ModalScreen[bool]):
+    BINDINGS = [Binding("escape", "no", "No"), Binding("y", "yes", "Yes"), Binding("n", "no", "No")]
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(self.question)
+            with Horizontal(classes="buttons"):
+                yield Button("Overwrite (y)", variant="error", id="yes")
+                yield Button("Cancel (n)", id="no")
+
+    @on(Button.Pressed, "#yes")
+    def action_yes(self) -> None:
+        self.dismiss(True)
+
+    @on(Button.Pressed, "#no")
+    def action_no(self) -> None:
+        self.dismiss(False)
+
+
+# ------------------------------------------------------------------------------ results
+
+
+class ResultsScreen(Screen[None]):
+    """Recommendation, options, questions, checklist (tickable), warnings and the memo preview."""
+
+    BINDINGS = [
+        Binding("e", "export", "Export memo"),
+        Binding("s", "save", "Save answers"),
+        Binding("b", "back", "Edit answers"),
+        Binding("q", "quit", "Quit"),
+    ]
+
+    def __init__(self, advice: Advice) -> None:
+        super().__init__()
+        self.advice = advice
+
+    def compose(self) -> ComposeResult:
+        a = self.advice
+        d = a.to_dict()
+        e = d["estimate"]
+        cur = e["currency"]
+        yield Header(show_clock=False)
+        with TabbedContent(id="tabs"):
+            with TabPane("Summary", id="summary"):
+                with VerticalScroll():
+                    lo, hi = e["range"]["wall_clock_hours"]
+                    clo, chi = e["range"]["cost"]
+                    cal = d["scale"]["baseline_hours"] is not None
+                    head = [
+                        f"[b]Recommendation: {d['recommendation']['framework']}[/b] ([b $accent]{a.strategy}[/])",
+                        f"Time {hours_text(e['wall_clock_hours'])} {spread(lo, hi, hours_text, cal)}   "
+                        f"Cost {money(e['cost'], cur)} {spread(clo, chi, lambda v: money(v, cur), cal)}",
+                        f"Memory {e['memory_per_gpu_gb']:,.1f} GB per GPU ({'fits' if e['fits'] else 'DOES NOT FIT'})   "
+                        f"Communication {e['communication_share']:.0%} of step",
+                    ]
+                    yield Static("\n".join(head), id="headline")
+                    if d["warnings"]:
+                        yield Static("\n".join(("[b red]BLOCKING[/] " if w["blocking"] else "[yellow]![/] ") + _esc(w["text"]) for w in d["warnings"]), id="warnings")
+                    yield Static("[b]Why[/b]\n" + "\n".join(f"• {_esc(r['text'])} [dim]({r['rule']}; {_esc(', '.join(r['source']))})[/dim]" for r in d["recommendation"]["rationale"]), id="why-list")
+            with TabPane("Options", id="options"):
+                yield DataTable(id="options-table", zebra_stripes=True, cursor_type="row")
+            with TabPane("Questions", id="questions"):
+                with VerticalScroll():
+                    yield Static("\n".join(f"? {_esc(q['text'])} [dim]({_esc(q['source'])})[/dim]" for q in d["questions"]) or "No questions.", id="questions-list")
+            with TabPane("Checklist", id="checklist"):
+                yield SelectionList[int](*[(c["text"], i) for i, c in enumerate(d["checklist"])], id="checklist-list")
+            with TabPane("Rules", id="rules"):
+                with VerticalScroll():
+                    yield Static("\n".join(f"[b]{fr['id']}[/b] — {_esc(fr['title'])} [dim]({_esc(', '.join(fr['source']))})[/dim]" for fr in d["fired_rules"]), id="rules-list")
+            with TabPane("Memo", id="memo"):
+                yield VerticalScroll(id="memo-scroll")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#options-table", DataTable)
+        table.add_columns("strategy", "fits", "GB/GPU", "time", "cost", "score", "why not")
+        cur = self.advice.facts["currency"]
+        for s in STRATEGIES:
+            est = self.advice.estimate_dict(s)
+            why = "chosen" if s == self.advice.strategy else self.advice.why_not(s)[0]
+            table.add_row(
+                s, "yes" if est["fits"] else "no", f"{est['memory_per_gpu_gb']:,.1f}", hours_text(est["wall_clock_hours"]),
+                money(est["cost"], cur), f"{self.advice.scores[s]:g}", why[:70] + ("…" if len(why) > 70 else ""), key=s,
+            )
+
+    @on(TabbedContent.TabActivated)
+    async def _tab(self, event: TabbedContent.TabActivated) -> None:
+        """The memo preview is built when first shown: it is the slowest widget on the screen."""
+        if event.pane.id == "memo" and not self.query("#memo-preview"):
+            await self.query_one("#memo-scroll", VerticalScroll).mount(Markdown(to_markdown(self.advice), id="memo-preview"))
+
+    def action_export(self) -> None:
+        self.app_.export_memo()
+
+    def action_save(self) -> None:
+        self.app_.save_answers()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    def action_quit(self) -> None:
+        self.app.exit()
+
+    @property
+    def app_(self) -> AdvisorApp:
+        app = self.app
+        assert isinstance(app, AdvisorApp)
+        return app
+
+
+def _esc(text: str) -> str:
+    """Keep rule text literal: '[' would otherwise start Textual markup."""
+    return text.replace("[", "\\[")
+
+
+# ------------------------------------------------------------------------------ the app
+
+
+class AdvisorApp(App[None]):
+    """advisor's guided Q&A."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "advisor"
+    SUB_TITLE = "distributed-training decision"
+    BINDINGS = [
+        Binding("ctrl+q", "quit", "Quit", priority=True),
+        Binding("ctrl+t", "toggle_theme", "Theme", show=False),
+    ]
+
+    def __init__(self, rules: RuleSet, answers: Answers | None = None, cursor_blink: bool = True, workdir: Path | None = None) -> None:
+        super().__init__()
+        self.rules = rules
+        self.steps = steps()
+        self.draft: dict[str, Any] = draft_from(answers)
+        self.cursor_blink = cursor_blink
+        self.workdir = workdir or Path.cwd()
+        self.last_advice: Advice | None = None
+        self.notices: list[str] = []
+
+    def on_mount(self) -> None:
+        self.push_screen(QuestionScreen())
+
+    # -- core calls ---------------------------------------------------------------------
+
+    def compute(self) -> tuple[Advice | None, str | None]:
+        answers, errors = validate(self.draft)
+        if answers is None:
+            return None, "The answers are not complete yet."
+        try:
+            self.last_advice = advise(answers, self.rules)
+        except AdvisorError as exc:
+            return None, exc.msg
+        return self.last_advice, None
+
+    def refresh_live(self, panel: LivePanel) -> None:
+        advice, problem = self.compute()
+        panel.show(advice, problem)
+        if advice is not None:
+            self.post_message(AnswersChanged(advice.answers))
+
+    def show_results(self) -> None:
+        advice, problem = self.compute()
+        if advice is None:
+            self.notify(problem or "answers incomplete", severity="error")
+            return
+        self.push_screen(ResultsScreen(advice))
+
+    # -- exports ------------------------------------------------------------------------
+
+    def _resolve(self, name: str) -> Path:
+        p = Path(name).expanduser()
+        return p if p.is_absolute() else self.workdir / p
+
+    def export_memo(self) -> None:
+        if self.last_advice is None:
+            return
+        memo = to_markdown(self.last_advice)
+        self._write_with_confirm("Export the decision memo to:", "decision-memo.md", memo, "memo")
+
+    def save_answers(self) -> None:
+        if self.last_advice is None:
+            return
+        data = self.last_advice.answers.model_dump(mode="json", exclude_none=True)
+        text = "# advisor answers (saved from the guided Q&A); run: advisor advise FILE\n" + yaml.safe_dump(data, sort_keys=False)
+        self._write_with_confirm("Save the answers to:", "answers.yaml", text, "answers")
+
+    def _write_with_confirm(self, title: str, default: str, text: str, what: str) -> None:
+        def chosen(name: str | None) -> None:
+            if not name:
+                return
+            path = self._resolve(name)
+            if path.exists() and not path.is_dir():
+                self.push_screen(ConfirmDialog(f"{path} exists. Overwrite it?"), lambda ok: self._write(path, text, what, force=True) if ok else None)
+            else:
+                self._write(path, text, what, force=False)
+
+        self.push_screen(PathDialog(title, default), chosen)
+
+    def _write(self, path: Path, text: str, what: str, force: bool) -> None:
+        try:
+            write_atomic(path, text, force=force)
+        except AdvisorError as exc:
+            self.notify(exc.msg, severity="error", timeout=8)
+            self.notices.append(exc.msg)
+            return
+        msg = f"Saved the {what} to {path}"
+        self.notices.append(msg)
+        self.notify(msg)
+
+    # -- commands -----------------------------------------------------------------------
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("Export decision memo", "Write the markdown memo to a file", self.export_memo)
+        yield SystemCommand("Save answers", "Write the answers as YAML for `advisor advise`", self.save_answers)
+        yield SystemCommand("Toggle light/dark theme", "Switch between the light and dark themes", self.action_toggle_theme)
+
+    def action_toggle_theme(self) -> None:
+        self.theme = "textual-light" if self.theme != "textual-light" else "textual-dark"

@@ -1,0 +1,51 @@
+"""Snapshot tests of every screen (SVG, deterministic: no cursor blink, no clock, fixed size).
+
+Update only after reading the HTML report:  python -m pytest tests/test_snapshots.py --snapshot-update
+"""
+
+from __future__ import annotations
+
+from advisor.answers import load_answers
+from advisor.questions import steps
+from advisor.tui.app import AdvisorApp
+
+from .conftest import EXAMPLES
+
+
+def _app(rules, tmp_path, answers=None):
+    app = AdvisorApp(rules=rules, answers=answers, cursor_blink=False, workdir=tmp_path)
+    app.animation_level = "none"
+    return app
+
+
+class TestQuestionScreen:
+    def test_first_step_at_80x24(self, snap_compare, rules, tmp_path):
+        assert snap_compare(_app(rules, tmp_path), terminal_size=(80, 24))
+
+    def test_gpu_picker(self, snap_compare, rules, tmp_path):
+        assert snap_compare(_app(rules, tmp_path), press=["enter", "enter"], terminal_size=(100, 34))
+
+    def test_error_shown_inline(self, snap_compare, rules, tmp_path):
+        async def type_bad(pilot):
+            pilot.app.focused.value = ""
+            await pilot.press(*"seven", "enter")
+            await pilot.pause()
+
+        assert snap_compare(_app(rules, tmp_path), run_before=type_bad, terminal_size=(100, 34))
+
+    def test_light_theme(self, snap_compare, rules, tmp_path):
+        assert snap_compare(_app(rules, tmp_path), press=["ctrl+t"], terminal_size=(100, 34))
+
+
+class TestResultsScreen:
+    def test_summary(self, snap_compare, rules, tmp_path):
+        answers = load_answers(EXAMPLES / "customer-service.yaml")
+        assert snap_compare(_app(rules, tmp_path, answers), press=["enter"] * len(steps()), terminal_size=(100, 34))
+
+    def test_options_tab(self, snap_compare, rules, tmp_path):
+        answers = load_answers(EXAMPLES / "customer-service.yaml")
+        assert snap_compare(_app(rules, tmp_path, answers), press=["enter"] * len(steps()) + ["right"], terminal_size=(120, 34))
+
+    def test_export_dialog(self, snap_compare, rules, tmp_path):
+        answers = load_answers(EXAMPLES / "customer-service.yaml")
+        assert snap_compare(_app(rules, tmp_path, answers), press=["enter"] * len(steps()) + ["e"], terminal_size=(100, 34))

@@ -1,0 +1,211 @@
+"""The guided Q&A driven headlessly with Pilot: every step, back and change, export, invalid input."""
+
+from __future__ import annotations
+
+import yaml
+
+from advisor.answers import answers_from_mapping, load_answers
+from advisor.questions import steps
+from advisor.tui.app import AdvisorApp, AnswersChanged, ConfirmDialog, PathDialog, QuestionScreen, ResultsScreen
+
+from .conftest import EXAMPLES
+
+SIZE = (100, 34)
+
+
+def make_app(rules, tmp_path, answers=None):
+    return AdvisorApp(rules=rules, answers=answers, cursor_blink=False, workdir=tmp_path)
+
+
+async def enter_through(pilot, n):
+    for _ in range(n):
+        await pilot.press("enter")
+        await pilot.pause()
+
+
+async def type_into_focused(pilot, text):
+    inp = pilot.app.focused
+    inp.value = ""
+    await pilot.press(*list(text))
+    await pilot.pause()
+
+
+async def test_enter_through_the_defaults_reaches_results(rules, tmp_path):
+    messages = []
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SIZE, message_hook=messages.append) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, QuestionScreen)
+        assert "Step 1 of 11" in str(app.screen.query_one("#progress").render())
+        await enter_through(pilot, len(steps()))
+        assert isinstance(app.screen, ResultsScreen)
+        assert app.screen.advice.strategy in app.screen.advice.scores
+        changed = [m for m in messages if isinstance(m, AnswersChanged)]
+        assert len(changed) >= len(steps())  # the side panel recomputed on every accepted step
+
+
+async def test_invalid_input_shows_the_error_and_does_not_advance(rules, tmp_path):
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await type_into_focused(pilot, "seven")
+        await pilot.press("enter")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, QuestionScreen) and screen.index == 0
+        assert "cannot read 'seven'" in str(screen.query_one("#error").render())
+        await type_into_focused(pilot, "13B")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert screen.index == 1 and app.draft["model"]["params"] == "13B"
+
+
+async def test_a_count_that_breaks_the_node_shape_is_refused(rules, tmp_path):
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await enter_through(pilot, 3)  # model, training, gpu
+        screen = app.screen
+        assert screen.step.id == "gpus"
+        await type_into_focused(pilot, "12")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert screen.step.id == "gpus"
+        assert "multiple of gpus_per_node" in str(screen.query_one("#error").render())
+
+
+async def test_go_back_and_change_an_answer(rules, tmp_path):
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await enter_through(pilot, 4)  # now on gpus_per_node
+        screen = app.screen
+        assert screen.step.id == "nodes"
+        await pilot.press("ctrl+b")
+        await pilot.pause()
+        assert screen.step.id == "gpus"
+        await type_into_focused(pilot, "16")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.draft["cluster"]["gpus"] == 16 and screen.step.id == "nodes"
+        await enter_through(pilot, len(steps()) - screen.index)
+        assert isinstance(app.screen, ResultsScreen)
+        assert app.screen.advice.answers.cluster.gpus == 16
+        await pilot.press("b")
+        await pilot.pause()
+        assert isinstance(app.screen, QuestionScreen)
+
+
+async def test_choice_steps_take_the_highlighted_option(rules, tmp_path):
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await enter_through(pilot, 2)
+        assert app.screen.step.id == "gpu"
+        await pilot.press("down")  # a100-80gb -> h100-sxm
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.draft["cluster"]["gpu"] == "h100-sxm"
+
+
+async def test_export_the_memo_and_read_the_file(rules, tmp_path):
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await enter_through(pilot, len(steps()))
+        assert isinstance(app.screen, ResultsScreen)
+        await pilot.press("e")
+        await pilot.pause()
+        assert isinstance(app.screen, PathDialog)
+        await pilot.press("enter")
+        await pilot.pause()
+        memo = (tmp_path / "decision-memo.md").read_text()
+        assert memo.startswith("# Decision memo") and "## Pre-launch checklist" in memo
+        # A second export asks before overwriting; "n" leaves the file alone.
+        (tmp_path / "decision-memo.md").write_text("keep me")
+        await pilot.press("e")
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmDialog)
+        await pilot.press("n")
+        await pilot.pause()
+        assert (tmp_path / "decision-memo.md").read_text() == "keep me"
+        await pilot.press("e")
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause()
+        assert (tmp_path / "decision-memo.md").read_text() == memo
+
+
+async def test_saved_answers_load_in_the_headless_advisor(rules, tmp_path):
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await enter_through(pilot, len(steps()))
+        strategy = app.screen.advice.strategy
+        await pilot.press("s")
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+    saved = load_answers(tmp_path / "answers.yaml")
+    from advisor.advice import advise
+
+    assert advise(saved, rules).strategy == strategy
+
+
+async def test_prefilled_answers_open_on_their_values(rules, tmp_path):
+    answers = load_answers(EXAMPLES / "customer-service.yaml")
+    app = make_app(rules, tmp_path, answers)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await enter_through(pilot, len(steps()))
+        assert isinstance(app.screen, ResultsScreen)
+        got = app.screen.advice.answers
+        assert got == answers
+
+
+async def test_an_unwritable_export_is_reported_not_raised(rules, tmp_path):
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await enter_through(pilot, len(steps()))
+        await pilot.press("e")
+        await pilot.pause()
+        app.screen.query_one("#path").value = str(tmp_path / "no-such-dir" / "memo.md")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ResultsScreen)
+        assert any("does not exist" in n for n in app.notices)
+
+
+async def test_theme_toggles_between_dark_and_light(rules, tmp_path):
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        before = app.theme
+        await pilot.press("ctrl+t")
+        assert app.theme != before
+        await pilot.press("ctrl+t")
+        assert app.theme == before
+
+
+async def test_command_palette_offers_export_and_save(rules, tmp_path):
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+    assert "Export decision memo" in titles and "Save answers" in titles
+
+
+async def test_memo_preview_appears_on_its_tab(rules, tmp_path):
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await enter_through(pilot, len(steps()))
+        app.screen.query_one("#tabs").active = "memo"
+        await pilot.pause()
+        preview = app.screen.query_one("#memo-preview")
+        assert "Decision memo" in preview.source
