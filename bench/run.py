@@ -53,6 +53,19 @@ def main() -> None:
     print(f"recompute (TUI side panel)         best {best:7.1f} ms   median {med:7.1f} ms   target <= 16 ms")
 
     _rule_scale(10_000)
+    _sweep_scale()
+
+
+def _sweep_scale() -> None:
+    import numpy as np
+
+    from advisor.answers import STRATEGIES, load_answers
+    from advisor.sweep import sweep
+
+    answers = load_answers(EXAMPLE)
+    gpus = np.arange(1, 12_501, dtype=float) * 8  # 12,500 GPU counts x 8 strategies = 100,000 configurations
+    best, med = _best(lambda: sweep(answers, gpus), 3)
+    print(f"sweep {gpus.size * len(STRATEGIES):,} configurations     best {best:7.1f} ms   median {med:7.1f} ms   target <= 500 ms")
 
 
 def _rule_scale(n: int) -> None:

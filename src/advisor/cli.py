@@ -44,6 +44,14 @@ def _parser() -> argparse.ArgumentParser:
     adv.add_argument("--force", action="store_true", help="overwrite an existing output file")
     adv.add_argument("--rules", metavar="DIR", action="append", type=Path, default=[], dest="sub_rules")
 
+    sw = sub.add_parser("sweep", help="what-if: time, cost and fit across GPU counts for every strategy")
+    sw.add_argument("answers_file", metavar="ANSWERS")
+    sw.add_argument("--gpus", default=None, metavar="LO..HI", help="GPU counts to price (default: one node .. 4x the answers' count)")
+    sw.add_argument("--format", choices=("text", "json", "md"), default="text")
+    sw.add_argument("--rows", type=int, default=24, help="table rows in text/md (the JSON has every point)")
+    sw.add_argument("-o", "--output", metavar="PATH")
+    sw.add_argument("--force", action="store_true")
+
     init = sub.add_parser("init", help="write a commented answers template")
     init.add_argument("path", nargs="?", default="answers.yaml", help="where to write it (default answers.yaml; '-' for stdout)")
     init.add_argument("--force", action="store_true")
@@ -97,6 +105,8 @@ def _main(argv: Sequence[str] | None) -> int:
         return _advise(args, extra)
     if cmd == "init":
         return _init(args)
+    if cmd == "sweep":
+        return _sweep(args)
     if cmd == "schema":
         from .answers import answers_schema
 
@@ -143,6 +153,30 @@ def _advise(args: argparse.Namespace, extra: list[Path]) -> int:
     if args.output and args.output != "-":
         path = write_atomic(args.output, text, force=args.force)
         _err(f"wrote {path}")
+    else:
+        _out(text)
+    return 0
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    from .answers import load_answers
+    from .io import check_writable, write_atomic
+    from .sweep import parse_gpu_range, sweep, sweep_text
+
+    if args.output and args.output != "-":
+        check_writable(args.output, args.force)
+    if args.rows < 1:
+        raise InputFileError("--rows: must be at least 1")
+    answers = load_answers(args.answers_file)
+    per_node = answers.cluster.gpus_per_node
+    spec = args.gpus or f"{per_node}..{max(per_node, 4 * answers.cluster.gpus)}"
+    result = sweep(answers, parse_gpu_range(spec, per_node))
+    if args.format == "json":
+        text = json.dumps(result.to_dict(), indent=2) + "\n"
+    else:
+        text = sweep_text(result, args.rows, markdown=args.format == "md")
+    if args.output and args.output != "-":
+        _err(f"wrote {write_atomic(args.output, text, force=args.force)}")
     else:
         _out(text)
     return 0

@@ -1,0 +1,68 @@
+"""The what-if sweep: vectorised over GPU counts, cheapest and fastest feasible points marked."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from advisor.answers import STRATEGIES, answers_from_mapping
+from advisor.cli import main
+from advisor.errors import AnswerError
+from advisor.estimate import estimate_all
+from advisor.sweep import parse_gpu_range, sweep
+
+from .conftest import EXAMPLES, MINIMAL, with_
+
+
+@pytest.mark.parametrize(
+    "text, per_node, expected",
+    [("8..32", 8, [8, 16, 24, 32]), ("1..16", 8, [1, 2, 4, 8, 16]), ("3..20", 8, [4, 8, 16]), ("4..4", 4, [4])],
+)
+def test_gpu_ranges_are_whole_nodes_above_one_node(text, per_node, expected):
+    assert parse_gpu_range(text, per_node).tolist() == expected
+
+
+@pytest.mark.parametrize("text", ["8-1024", "0..8", "64..8", "a..b", "1..99999999999"])
+def test_bad_ranges_are_refused(text):
+    with pytest.raises(AnswerError, match="--gpus"):
+        parse_gpu_range(text, 8)
+
+
+def test_sweep_points_equal_single_estimates_and_marks_are_optimal():
+    a = answers_from_mapping(with_(MINIMAL, cluster={"inter_node_gbps": 100}))
+    gpus = parse_gpu_range("8..256", 8)
+    sw = sweep(a, gpus)
+    for g in (8.0, 64.0, 256.0):
+        one, _ = estimate_all(a, np.array([g]))
+        i = int(np.searchsorted(gpus, g))
+        for s in STRATEGIES:
+            assert sw.hours[s][i] == pytest.approx(one[s].hours["mid"][0])
+    s, g = sw.cheapest
+    i = int(np.searchsorted(gpus, g))
+    best = min(float(np.min(np.where(sw.feasible[t], sw.cost[t], np.inf))) for t in STRATEGIES)
+    assert sw.cost[s][i] == pytest.approx(best)
+    s, g = sw.fastest
+    i = int(np.searchsorted(gpus, g))
+    assert sw.feasible[s][i]
+
+
+def test_a_deadline_makes_small_counts_infeasible():
+    a = answers_from_mapping(with_(MINIMAL, training={"deadline_days": 20}))
+    sw = sweep(a, parse_gpu_range("8..512", 8))
+    s, g = sw.fastest
+    assert sw.hours[s][int(np.searchsorted(sw.gpus, g))] <= 20 * 24
+    assert not any(sw.feasible[t][0] for t in STRATEGIES)  # 8 GPUs cannot train 1T tokens in 20 days
+
+
+def test_sweep_command_formats(capsys):
+    path = str(EXAMPLES / "pretrain-7b-h100.yaml")
+    assert main(["sweep", path, "--gpus", "8..512"]) == 0
+    out = capsys.readouterr().out
+    assert "Cheapest feasible:" in out and "Fastest feasible:" in out
+    assert main(["sweep", path, "--gpus", "8..512", "--format", "json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert set(d["strategies"]) == set(STRATEGIES) and d["cheapest"]["strategy"] in STRATEGIES
+    assert main(["sweep", path, "--format", "md"]) == 0
+    assert capsys.readouterr().out.startswith("| GPUs |")
