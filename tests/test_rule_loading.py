@@ -112,3 +112,17 @@ rules:
 def test_a_missing_rules_directory_is_a_clear_error(tmp_path):
     with pytest.raises(RuleLoadError, match="no such rules directory"):
         load_rules([tmp_path / "nope"])
+
+
+def test_excluding_every_fitting_strategy_is_blocked_not_misreported(tmp_path, rules):
+    d = tmp_path / "strict"
+    d.mkdir()
+    from advisor.answers import STRATEGIES
+
+    (d / "strict.yaml").write_text(
+        "rules:\n  - id: forbid-all\n    title: Forbid all\n    source: 'internal: test policy'\n    priority: 1\n"
+        "    when: {all: []}\n    then:\n      exclude: [" + ", ".join(STRATEGIES) + "]\n      rationale: forbidden\n"
+    )
+    advice = advise(answers_from_mapping(MINIMAL), load_rules([d]))
+    assert advice.facts[f"fits.{advice.strategy}"]
+    assert advice.warnings[0]["blocking"] and "excluded every strategy that fits" in advice.warnings[0]["text"]

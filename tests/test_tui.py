@@ -209,3 +209,20 @@ async def test_memo_preview_appears_on_its_tab(rules, tmp_path):
         await pilot.pause()
         preview = app.screen.query_one("#memo-preview")
         assert "Decision memo" in preview.source
+
+
+async def test_checklist_items_can_be_ticked(rules, tmp_path):
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await enter_through(pilot, len(steps()))
+        app.screen.query_one("#tabs").active = "checklist"
+        await pilot.pause()
+        checklist = app.screen.query_one("#checklist-list")
+        checklist.focus()
+        await pilot.press("space")
+        await pilot.pause()
+        assert checklist.selected == [0]
+        await pilot.press("down", "space")
+        await pilot.pause()
+        assert sorted(checklist.selected) == [0, 1]

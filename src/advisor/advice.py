@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .answers import STRATEGIES, Answers
+from .catalog import efficiency_data, mfu_band
 from .estimate import ASSUMPTIONS, FRAMEWORKS, GB, MEMORY_CONVENTION, StrategyEstimate, cost
 from .facts import Evaluation, compute_facts
 from .rules import Rule, RuleSet, format_number, render_template
@@ -135,8 +136,6 @@ class Advice:
 
 def assumptions(ev: Evaluation) -> list[str]:
     spec = ev.answers.cluster.spec
-    from .catalog import efficiency_data, mfu_band
-
     band = mfu_band(spec.generation)
     _, link = efficiency_data()
     hw = ev.context["hardware"]
@@ -256,6 +255,13 @@ def advise(answers: Answers, rules: RuleSet) -> Advice:
         default_rationale = render_template(rules.default.rationale, facts)
     elif candidates:
         choice = max(candidates, key=lambda s: (scores[s], -facts[f"cost.{s}"], -SIMPLICITY[s]))
+    elif fitting := [s for s in STRATEGIES if facts[f"fits.{s}"] and facts[f"cpu_fits.{s}"]]:
+        # Rules excluded every strategy that fits: say so, and show the best of them rather than one that cannot run.
+        choice = max(fitting, key=lambda s: (scores[s], -facts[f"cost.{s}"], -SIMPLICITY[s]))
+        warnings.insert(0, {
+            "text": f"Rules excluded every strategy that fits ({', '.join(fitting)}); showing {choice}. Review the exclusions before launching.",
+            "blocking": True, "rule": "all-fitting-excluded", "source": "advisor engine",
+        })
     else:
         # Nothing fits (or every fitting strategy was excluded): show the least-memory option, blocked.
         choice = min(STRATEGIES, key=lambda s: (facts[f"memory_gb.{s}"], SIMPLICITY[s]))

@@ -216,7 +216,7 @@ def compute_facts(answers: Answers) -> Evaluation:
 
 def _fewer_gpus(a: Answers, fitting: list[str], ctx: dict[str, Any], costs: dict[str, float]) -> dict[str, Any] | None:
     """Price the cheapest fitting strategy at fewer GPUs (seed:K6, K11); None if no clear saving."""
-    if not fitting or a.cluster.gpus <= a.cluster.gpus_per_node and a.cluster.gpus <= 1:
+    if not fitting or a.cluster.gpus <= 1:
         return None
     counts = _candidate_counts(a.cluster.gpus, a.cluster.gpus_per_node)
     counts = counts[counts < a.cluster.gpus]

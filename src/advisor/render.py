@@ -73,14 +73,8 @@ def to_text(advice: Advice) -> str:
         lines.append(f"  Layout  TP={e['tensor_parallel']} × PP={e['pipeline_parallel']} × DP={e['data_parallel']}")
     lines.append("")
     if d["warnings"]:
-        lines.append("Warnings")
-        for w in d["warnings"]:
-            lines.append(f"  {'BLOCKING: ' if w['blocking'] else '! '}{w['text']}")
-        lines.append("")
-    lines.append("Why")
-    for item in r["rationale"]:
-        lines.append(f"  - {item['text']}  [{item['rule']}; {', '.join(item['source'])}]")
-    lines.append("")
+        _section(lines, "Warnings", [f"  {'BLOCKING: ' if w['blocking'] else '! '}{w['text']}" for w in d["warnings"]])
+    _section(lines, "Why", [f"  - {item['text']}  [{item['rule']}; {', '.join(item['source'])}]" for item in r["rationale"]])
     lines.append("Options")
     lines.append(f"  {'strategy':<24} {'fits':<5} {'GB/GPU':>8} {'time':>11} {'cost':>16}  score")
     for row in _options(advice):
@@ -91,8 +85,7 @@ def to_text(advice: Advice) -> str:
         )
     lines.append("")
     lines.append("Why not")
-    for alt in d["alternatives"]:
-        lines.append(f"  {alt['strategy']}: {alt['why_not'][0]}")
+    lines.extend(f"  {alt['strategy']}: {alt['why_not'][0]}" for alt in d["alternatives"])
     fewer = d["scale"]["fewer_gpus"]
     if fewer:
         lines.append("")
@@ -100,17 +93,17 @@ def to_text(advice: Advice) -> str:
             f"Scale: {format_number(fewer['gpus'])} GPUs would take {hours_text(fewer['hours'])} for {money(fewer['cost'], cur)} "
             f"({fewer['saving_pct']:.0f}% cheaper with {fewer['strategy']})."
         )
-    lines.append("")
-    lines.append("Ask the engineers")
-    for q in d["questions"]:
-        lines.append(f"  ? {q['text']}")
-    lines.append("")
-    lines.append("Pre-launch checklist")
-    for c in d["checklist"]:
-        lines.append(f"  [ ] {c['text']}")
-    lines.append("")
+    _section(lines, "Ask the engineers", [f"  ? {q['text']}" for q in d["questions"]])
+    _section(lines, "Pre-launch checklist", [f"  [ ] {c['text']}" for c in d["checklist"]])
     lines.append(f"Rules fired: {', '.join(f['id'] for f in d['fired_rules'])}")
     return "\n".join(lines) + "\n"
+
+
+def _section(lines: list[str], title: str, items: list[str]) -> None:
+    """A titled block of the terminal summary, followed by a blank line."""
+    lines.append(title)
+    lines.extend(items)
+    lines.append("")
 
 
 def _options(advice: Advice) -> list[dict[str, Any]]:
