@@ -226,3 +226,24 @@ async def test_checklist_items_can_be_ticked(rules, tmp_path):
         await pilot.press("down", "space")
         await pilot.pause()
         assert sorted(checklist.selected) == [0, 1]
+
+
+async def test_launch_files_export_from_the_results_screen(rules, tmp_path):
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await enter_through(pilot, len(steps()))
+        await pilot.press("a")
+        await pilot.pause()
+        assert isinstance(app.screen, PathDialog)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert (tmp_path / "launch" / "job.sbatch").exists() and (tmp_path / "launch" / "README.md").exists()
+        await pilot.press("a")
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmDialog)
+        await pilot.press("n")
+        await pilot.pause()
+        assert isinstance(app.screen, ResultsScreen)

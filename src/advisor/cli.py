@@ -41,7 +41,8 @@ def _parser() -> argparse.ArgumentParser:
     adv.add_argument("answers_file", metavar="ANSWERS", help="answers file (YAML or JSON; '-' reads stdin)")
     adv.add_argument("--format", choices=("text", "json", "md"), default="text")
     adv.add_argument("-o", "--output", metavar="PATH", help="write here instead of stdout (atomic)")
-    adv.add_argument("--force", action="store_true", help="overwrite an existing output file")
+    adv.add_argument("--force", action="store_true", help="overwrite an existing output file (and artifacts)")
+    adv.add_argument("--artifacts", metavar="DIR", help="also write launch artifacts (ds_config.json, launch.sh, job.sbatch, ...) into DIR")
     adv.add_argument("--rules", metavar="DIR", action="append", type=Path, default=[], dest="sub_rules")
 
     sw = sub.add_parser("sweep", help="what-if: time, cost and fit across GPU counts for every strategy")
@@ -149,7 +150,17 @@ def _advise(args: argparse.Namespace, extra: list[Path]) -> int:
         check_writable(args.output, args.force)  # refuse before doing any work
     answers = load_answers(args.answers_file)
     advice = advise(answers, load_rules(extra))
-    text = {"text": to_text, "json": to_json, "md": to_markdown}[args.format](advice)
+    links = None
+    if args.artifacts:
+        from .artifacts import artifact_links, write_artifacts
+
+        written = write_artifacts(advice, args.artifacts, args.force)
+        _err(f"wrote {len(written)} launch artifacts to {args.artifacts}")
+        links = artifact_links(advice, args.artifacts)
+    if args.format == "md":
+        text = to_markdown(advice, artifacts=links)
+    else:
+        text = {"text": to_text, "json": to_json}[args.format](advice)
     if args.output and args.output != "-":
         path = write_atomic(args.output, text, force=args.force)
         _err(f"wrote {path}")

@@ -303,6 +303,7 @@ class ResultsScreen(Screen[None]):
     BINDINGS = [
         Binding("e", "export", "Export memo"),
         Binding("s", "save", "Save answers"),
+        Binding("a", "artifacts", "Launch files"),
         Binding("b", "back", "Edit answers"),
         Binding("q", "quit", "Quit"),
     ]
@@ -371,6 +372,9 @@ class ResultsScreen(Screen[None]):
 
     def action_save(self) -> None:
         self.app_.save_answers()
+
+    def action_artifacts(self) -> None:
+        self.app_.export_artifacts()
 
     def action_back(self) -> None:
         self.app.pop_screen()
@@ -461,6 +465,42 @@ class AdvisorApp(App[None]):
         text = "# advisor answers (saved from the guided Q&A); run: advisor advise FILE\n" + yaml.safe_dump(data, sort_keys=False)
         self._write_with_confirm("Save the answers to:", "answers.yaml", text, "answers")
 
+    def export_artifacts(self) -> None:
+        """Launch files for the recommendation (ds_config.json, launch.sh, job.sbatch, README.md) into a directory."""
+        advice = self.last_advice
+        if advice is None:
+            return
+        from ..artifacts import build_artifacts, write_artifacts
+
+        def chosen(name: str | None) -> None:
+            if not name:
+                return
+            path = self._resolve(name)
+            try:
+                names = [f.name for f in build_artifacts(advice)]
+            except AdvisorError as exc:
+                self._report(exc.msg, error=True)
+                return
+
+            def write(force: bool) -> None:
+                try:
+                    written = write_artifacts(advice, path, force=force)
+                except AdvisorError as exc:
+                    self._report(exc.msg, error=True)
+                    return
+                self._report(f"Wrote {len(written)} launch files to {path}")
+
+            if path.is_dir() and any((path / n).exists() for n in names):
+                self.push_screen(ConfirmDialog(f"{path} already holds launch files. Overwrite them?"), lambda ok: write(True) if ok else None)
+            else:
+                write(False)
+
+        self.push_screen(PathDialog("Write launch files into the directory:", "launch"), chosen)
+
+    def _report(self, msg: str, error: bool = False) -> None:
+        self.notices.append(msg)
+        self.notify(msg, severity="error" if error else "information", timeout=8 if error else 5)
+
     def _write_with_confirm(self, title: str, default: str, text: str, what: str) -> None:
         def chosen(name: str | None) -> None:
             if not name:
@@ -477,12 +517,9 @@ class AdvisorApp(App[None]):
         try:
             write_atomic(path, text, force=force)
         except AdvisorError as exc:
-            self.notify(exc.msg, severity="error", timeout=8)
-            self.notices.append(exc.msg)
+            self._report(exc.msg, error=True)
             return
-        msg = f"Saved the {what} to {path}"
-        self.notices.append(msg)
-        self.notify(msg)
+        self._report(f"Saved the {what} to {path}")
 
     # -- commands -----------------------------------------------------------------------
 
@@ -490,6 +527,7 @@ class AdvisorApp(App[None]):
         yield from super().get_system_commands(screen)
         yield SystemCommand("Export decision memo", "Write the markdown memo to a file", self.export_memo)
         yield SystemCommand("Save answers", "Write the answers as YAML for `advisor advise`", self.save_answers)
+        yield SystemCommand("Write launch files", "ds_config.json / launch.sh / job.sbatch for the recommendation", self.export_artifacts)
         yield SystemCommand("Toggle light/dark theme", "Switch between the light and dark themes", self.action_toggle_theme)
 
     def action_toggle_theme(self) -> None:

@@ -1,0 +1,220 @@
+"""Launch artifacts: a starter configuration the engineers can run, for the recommended strategy.
+
+Field names and enums follow each tool's own documentation: DeepSpeed's config JSON
+(train_batch_size = micro-batch x gradient accumulation x data-parallel size, which DeepSpeed
+itself asserts), torchrun's and horovodrun's flags, Accelerate's FSDP config keys, Slurm's sbatch.
+Nothing is written for a blocked recommendation; risky combinations are explained in README.md.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from .advice import Advice
+from .errors import OutputError
+from .io import write_atomic
+
+
+@dataclass(frozen=True)
+class Artifact:
+    name: str
+    description: str
+    text: str
+
+
+def batch_layout(advice: Advice) -> dict[str, int]:
+    """Micro-batch, accumulation and data-parallel size, consistent by construction (seed:K17)."""
+    e = advice.estimate_dict(advice.strategy)
+    micro, accum, dp = e["micro_batch_size"], e["gradient_accumulation_steps"], e["data_parallel"]
+    return {"micro": micro, "accumulation": accum, "data_parallel": dp, "train_batch_size": micro * accum * dp,
+            "tensor_parallel": e["tensor_parallel"], "pipeline_parallel": e["pipeline_parallel"]}
+
+
+def deepspeed_config(advice: Advice) -> dict:
+    a, s = advice.answers, advice.strategy
+    b = batch_layout(advice)
+    stage = {"deepspeed-zero1": 1, "deepspeed-zero2": 2, "deepspeed-zero3": 3, "deepspeed-zero3-offload": 3}[s]
+    zero: dict = {"stage": stage, "overlap_comm": True, "contiguous_gradients": True}
+    if s == "deepspeed-zero3-offload":
+        zero["offload_optimizer"] = {"device": "cpu", "pin_memory": True}
+        zero["offload_param"] = {"device": "cpu", "pin_memory": True}
+    cfg: dict = {
+        "train_batch_size": b["train_batch_size"],
+        "train_micro_batch_size_per_gpu": b["micro"],
+        "gradient_accumulation_steps": b["accumulation"],
+        "gradient_clipping": 1.0,
+        "zero_optimization": zero,
+        "steps_per_print": 100,
+        "wall_clock_breakdown": False,
+    }
+    if a.training.precision == "bf16":
+        cfg["bf16"] = {"enabled": True}
+    elif a.training.precision == "fp16":
+        cfg["fp16"] = {"enabled": True, "loss_scale": 0, "initial_scale_power": 16}
+    if advice.estimate_dict(s)["activation_recompute"] != "none":
+        cfg["activation_checkpointing"] = {"partition_activations": False, "contiguous_memory_optimization": False}
+    return cfg
+
+
+def accelerate_fsdp_config(advice: Advice) -> dict:
+    a = advice.answers
+    e = advice.estimate_dict(advice.strategy)
+    return {
+        "compute_environment": "LOCAL_MACHINE",
+        "distributed_type": "FSDP",
+        "mixed_precision": "no" if a.training.precision == "fp32" else a.training.precision,
+        "num_machines": a.cluster.nodes,
+        "num_processes": a.cluster.gpus,
+        "machine_rank": 0,
+        "main_process_ip": "MASTER_ADDR",
+        "main_process_port": 29500,
+        "rdzv_backend": "c10d",
+        "same_network": True,
+        "fsdp_config": {
+            "fsdp_sharding_strategy": "FULL_SHARD",
+            "fsdp_auto_wrap_policy": "TRANSFORMER_BASED_WRAP",
+            "fsdp_backward_prefetch": "BACKWARD_PRE",
+            "fsdp_state_dict_type": "SHARDED_STATE_DICT",
+            "fsdp_offload_params": False,
+            "fsdp_use_orig_params": True,
+            "fsdp_activation_checkpointing": e["activation_recompute"] != "none",
+        },
+    }
+
+
+def launch_command(advice: Advice) -> str:
+    a, s = advice.answers, advice.strategy
+    b = batch_layout(advice)
+    per_node = min(a.cluster.gpus, a.cluster.gpus_per_node)
+    if s == "horovod":
+        return f"horovodrun -np {a.cluster.gpus} -H $HOROVOD_HOSTS python train.py"
+    run = (f"torchrun --nnodes={a.cluster.nodes} --nproc-per-node={per_node} --rdzv-backend=c10d "
+           "--rdzv-endpoint=$MASTER_ADDR:29500 --rdzv-id=$SLURM_JOB_ID")
+    if s.startswith("deepspeed"):
+        return f"{run} train.py --deepspeed --deepspeed_config ds_config.json"
+    if s == "megatron-3d":
+        flags = [
+            f"--tensor-model-parallel-size {b['tensor_parallel']}", f"--pipeline-model-parallel-size {b['pipeline_parallel']}",
+            f"--micro-batch-size {b['micro']}", f"--global-batch-size {b['train_batch_size']}",
+            f"--seq-length {a.model.seq_len}", "--use-distributed-optimizer",
+        ]
+        if b["tensor_parallel"] > 1:
+            flags.append("--sequence-parallel")
+        flags.append("--bf16" if a.training.precision == "bf16" else ("--fp16" if a.training.precision == "fp16" else ""))
+        return f"{run} pretrain_gpt.py " + " ".join(f for f in flags if f)
+    return f"{run} train.py  # {'wrap the model in FullyShardedDataParallel' if s == 'fsdp' else 'wrap the model in DistributedDataParallel'}"
+
+
+def sbatch_script(advice: Advice, launch: str) -> str:
+    a = advice.answers
+    e = advice.estimate_dict(advice.strategy)
+    per_node = min(a.cluster.gpus, a.cluster.gpus_per_node)
+    hi = e["range"]["wall_clock_hours"][1]
+    limit = math.ceil(hi * 1.1)  # the pessimistic estimate plus 10% headroom
+    days, hours = divmod(limit, 24)
+    lines = [
+        "#!/bin/bash",
+        f"#SBATCH --job-name=advisor-{advice.strategy}",
+        f"#SBATCH --nodes={a.cluster.nodes}",
+        "#SBATCH --ntasks-per-node=1",
+        f"#SBATCH --gpus-per-node={per_node}",
+        f"#SBATCH --time={days}-{hours:02d}:00:00",
+    ]
+    if a.cluster.multi_tenant:
+        lines.append("#SBATCH --exclusive   # shared cluster: whole nodes avoid contention (seed:K20)")
+    lines += [
+        "#SBATCH --output=%x-%j.out",
+        "set -euo pipefail",
+        "export MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)",
+    ]
+    if advice.strategy == "horovod":
+        lines.append(f"export HOROVOD_HOSTS=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | sed 's/$/:{per_node}/' | paste -sd,)")
+        lines.append(launch)
+    else:
+        lines.append(f"srun {launch}")
+    return "\n".join(lines) + "\n"
+
+
+def build_artifacts(advice: Advice) -> list[Artifact]:
+    """Every file for the recommended strategy, README.md last (it lists the others)."""
+    if any(w["blocking"] for w in advice.warnings):
+        first = next(w["text"] for w in advice.warnings if w["blocking"])
+        raise OutputError(f"no launch artifacts for a blocked recommendation: {first}")
+    s = advice.strategy
+    out: list[Artifact] = []
+    if s.startswith("deepspeed"):
+        out.append(Artifact("ds_config.json", f"DeepSpeed config: ZeRO stage, precision, batch layout for {s}",
+                            json.dumps(deepspeed_config(advice), indent=2) + "\n"))
+    if s == "fsdp":
+        out.append(Artifact("accelerate_fsdp.yaml", "Accelerate config for FSDP FULL_SHARD (accelerate launch --config_file ...)",
+                            yaml.safe_dump(accelerate_fsdp_config(advice), sort_keys=False)))
+    launch = launch_command(advice)
+    out.append(Artifact("launch.sh", "the launch command (horovodrun for Horovod, torchrun otherwise)",
+                        "#!/bin/bash\nset -euo pipefail\n" + launch + "\n"))
+    out.append(Artifact("job.sbatch", f"Slurm job for {advice.answers.cluster.nodes} node(s) x {min(advice.answers.cluster.gpus, advice.answers.cluster.gpus_per_node)} GPUs",
+                        sbatch_script(advice, launch)))
+    out.append(Artifact("README.md", "what each file is and what to check first", _readme(advice, out)))
+    return out
+
+
+def _readme(advice: Advice, files: list[Artifact]) -> str:
+    a, s = advice.answers, advice.strategy
+    b = batch_layout(advice)
+    seqs = b["train_batch_size"]
+    lines = [
+        f"# Launch artifacts: {s}",
+        "",
+        f"Generated by advisor for {a.cluster.gpus} x {a.cluster.spec.name}. Starting points, not finished scripts:",
+        "`train.py` stands for your training entry point.",
+        "",
+        "| File | What it is |",
+        "| --- | --- |",
+    ]
+    lines += [f"| `{f.name}` | {f.description} |" for f in files]
+    lines += [
+        "",
+        "## Batch layout",
+        "",
+        f"train_batch_size {seqs} = micro-batch {b['micro']} x gradient accumulation {b['accumulation']} x data-parallel size {b['data_parallel']}"
+        f" ({seqs * a.model.seq_len:,} tokens per step). Gradient accumulation makes up the batch where memory limits the micro-batch (seed:K17).",
+        "",
+    ]
+    checks: list[str] = []
+    if s == "deepspeed-zero3-offload" and a.cluster.cpu_memory_gb_per_node is None:
+        need = advice.estimate_dict(s)["cpu_memory_gb_per_node"]
+        checks.append(f"**Host memory unknown.** CPU offload needs about {need:,.0f} GB of RAM per node (DeepSpeed's estimator, zero_init=1); "
+                      "confirm it before launch or the job will be killed by the OOM killer.")
+    checks += [c["text"] for c in advice.checklist]
+    lines += ["## Check first", ""] + [f"- [ ] {c}" for c in checks] + [""]
+    return "\n".join(lines)
+
+
+def write_artifacts(advice: Advice, directory: str | Path, force: bool) -> list[Path]:
+    """Write every artifact into ``directory`` (created if missing); refuse to overwrite without force."""
+    d = Path(directory)
+    if d.exists() and not d.is_dir():
+        raise OutputError(f"{d}: exists and is not a directory")
+    artifacts = build_artifacts(advice)
+    if d.exists() and not force:
+        clash = [f.name for f in artifacts if (d / f.name).exists()]
+        if clash:
+            raise OutputError(f"{d}: already holds {', '.join(clash)}; pass --force to overwrite")
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"{d}: cannot create the directory ({exc.strerror or exc})") from None
+    paths = [write_atomic(d / f.name, f.text, force=force) for f in artifacts]
+    for p in paths:
+        if p.suffix in (".sh", ".sbatch"):
+            p.chmod(p.stat().st_mode | 0o111)
+    return paths
+
+
+def artifact_links(advice: Advice, directory: str | Path) -> dict[str, str]:
+    """name -> description, with paths as the memo should link them."""
+    return {str(Path(directory) / f.name): f.description for f in build_artifacts(advice)}
