@@ -23,6 +23,13 @@ async def enter_through(pilot, n):
         await pilot.pause()
 
 
+async def keys(pilot, *names):
+    """Press each key and let the app settle after it."""
+    for name in names:
+        await pilot.press(name)
+        await pilot.pause()
+
+
 async def type_into_focused(pilot, text):
     inp = pilot.app.focused
     inp.value = ""
@@ -123,20 +130,11 @@ async def test_export_the_memo_and_read_the_file(rules, tmp_path):
         assert memo.startswith("# Decision memo") and "## Pre-launch checklist" in memo
         # A second export asks before overwriting; "n" leaves the file alone.
         (tmp_path / "decision-memo.md").write_text("keep me")
-        await pilot.press("e")
-        await pilot.pause()
-        await pilot.press("enter")
-        await pilot.pause()
+        await keys(pilot, "e", "enter")
         assert isinstance(app.screen, ConfirmDialog)
-        await pilot.press("n")
-        await pilot.pause()
+        await keys(pilot, "n")
         assert (tmp_path / "decision-memo.md").read_text() == "keep me"
-        await pilot.press("e")
-        await pilot.pause()
-        await pilot.press("enter")
-        await pilot.pause()
-        await pilot.press("y")
-        await pilot.pause()
+        await keys(pilot, "e", "enter", "y")
         assert (tmp_path / "decision-memo.md").read_text() == memo
 
 
@@ -233,17 +231,11 @@ async def test_launch_files_export_from_the_results_screen(rules, tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await enter_through(pilot, len(steps()))
-        await pilot.press("a")
-        await pilot.pause()
+        await keys(pilot, "a")
         assert isinstance(app.screen, PathDialog)
-        await pilot.press("enter")
-        await pilot.pause()
+        await keys(pilot, "enter")
         assert (tmp_path / "launch" / "job.sbatch").exists() and (tmp_path / "launch" / "README.md").exists()
-        await pilot.press("a")
-        await pilot.pause()
-        await pilot.press("enter")
-        await pilot.pause()
+        await keys(pilot, "a", "enter")
         assert isinstance(app.screen, ConfirmDialog)
-        await pilot.press("n")
-        await pilot.pause()
+        await keys(pilot, "n")
         assert isinstance(app.screen, ResultsScreen)

@@ -194,12 +194,12 @@ def _readme(advice: Advice, files: list[Artifact]) -> str:
     return "\n".join(lines)
 
 
-def write_artifacts(advice: Advice, directory: str | Path, force: bool) -> list[Path]:
+def write_artifacts(advice: Advice, directory: str | Path, force: bool, artifacts: list[Artifact] | None = None) -> list[Path]:
     """Write every artifact into ``directory`` (created if missing); refuse to overwrite without force."""
     d = Path(directory)
     if d.exists() and not d.is_dir():
         raise OutputError(f"{d}: exists and is not a directory")
-    artifacts = build_artifacts(advice)
+    artifacts = build_artifacts(advice) if artifacts is None else artifacts
     if d.exists() and not force:
         clash = [f.name for f in artifacts if (d / f.name).exists()]
         if clash:
@@ -215,6 +215,6 @@ def write_artifacts(advice: Advice, directory: str | Path, force: bool) -> list[
     return paths
 
 
-def artifact_links(advice: Advice, directory: str | Path) -> dict[str, str]:
-    """name -> description, with paths as the memo should link them."""
-    return {str(Path(directory) / f.name): f.description for f in build_artifacts(advice)}
+def artifact_links(artifacts: list[Artifact], directory: str | Path) -> dict[str, str]:
+    """path -> description, with paths as the memo should link them."""
+    return {str(Path(directory) / f.name): f.description for f in artifacts}

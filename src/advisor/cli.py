@@ -152,11 +152,12 @@ def _advise(args: argparse.Namespace, extra: list[Path]) -> int:
     advice = advise(answers, load_rules(extra))
     links = None
     if args.artifacts:
-        from .artifacts import artifact_links, write_artifacts
+        from .artifacts import artifact_links, build_artifacts, write_artifacts
 
-        written = write_artifacts(advice, args.artifacts, args.force)
+        artifacts = build_artifacts(advice)
+        written = write_artifacts(advice, args.artifacts, args.force, artifacts)
         _err(f"wrote {len(written)} launch artifacts to {args.artifacts}")
-        links = artifact_links(advice, args.artifacts)
+        links = artifact_links(artifacts, args.artifacts)
     if args.format == "md":
         text = to_markdown(advice, artifacts=links)
     else:

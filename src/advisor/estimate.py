@@ -484,12 +484,17 @@ def estimate_all(answers: Answers, gpus: np.ndarray | None = None) -> tuple[dict
         # The known duration is the truth for the team's current strategy at its GPU count: scale
         # every strategy by its step-time ratio to that one, band by band.
         current = answers.training.current_strategy
-        ref = estimate_strategy(current, w, hw, np.asarray([answers.cluster.gpus], dtype=float), tokens)
+        if gpus is None:
+            ref = results[current]  # already estimated at the answers' own GPU count
+            ref_step = {band: ref.step_s[band].copy() for band in ref.step_s}
+        else:
+            ref = estimate_strategy(current, w, hw, np.asarray([answers.cluster.gpus], dtype=float), tokens)
+            ref_step = ref.step_s
         for est in results.values():
             for band in est.hours:
-                est.hours[band] = baseline * est.step_s[band] / ref.step_s[band][0]
+                est.hours[band] = baseline * est.step_s[band] / ref_step[band][0]
         if answers.training.tokens is None:
-            tokens = baseline * 3600.0 / ref.step_s["mid"][0] * w.global_batch_tokens
+            tokens = baseline * 3600.0 / ref_step["mid"][0] * w.global_batch_tokens
             tokens_implied = True
     ctx = {"workload": w, "hardware": hw, "tokens": float(tokens), "tokens_implied": tokens_implied, "baseline_hours": baseline}
     return results, ctx
