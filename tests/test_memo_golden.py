@@ -21,10 +21,6 @@ GOLDEN = EXAMPLES.parent / "tests" / "golden"
 FIX = "UPDATE_GOLDEN=1 python -m pytest tests/test_memo_golden.py"
 
 
-def _normalise(text: str) -> str:
-    return text
-
-
 @pytest.mark.parametrize("example", sorted(EXAMPLES.glob("*.yaml")), ids=lambda p: p.stem)
 def test_memo_matches_golden_file(example, rules):
     memo = to_markdown(advise(load_answers(example), rules))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from advisor.rules import load_rules, shipped_rules_dir
+from advisor.rules import shipped_rules_dir
 from advisor.ruletests import load_cases, run_case
 
 CASES = load_cases()

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import yaml
 
-from advisor.answers import answers_from_mapping, load_answers
+from advisor.answers import load_answers
 from advisor.questions import steps
 from advisor.tui.app import AdvisorApp, AnswersChanged, ConfirmDialog, PathDialog, QuestionScreen, ResultsScreen
 

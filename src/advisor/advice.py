@@ -8,7 +8,7 @@ recommended without a blocking warning.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from .answers import STRATEGIES, Answers
@@ -43,7 +43,6 @@ class Advice:
     warnings: list[dict[str, Any]]
     default_used: bool
     default_rationale: str | None
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def facts(self) -> dict[str, Any]:

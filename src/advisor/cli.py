@@ -10,7 +10,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any, NoReturn, Sequence
+from typing import NoReturn, Sequence
 
 from . import __version__
 from .errors import AdvisorError, InputFileError
@@ -264,10 +264,6 @@ def _rules(args: argparse.Namespace, extra: list[Path]) -> int:
         _out(f"{len(results) - len(failed)} passed, {len(failed)} failed\n")
         return EXIT_FAILED_CHECK if failed else 0
     raise AssertionError(sub)
-
-
-def run() -> None:  # pragma: no cover - console entry point convenience
-    sys.exit(main())
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -9,7 +9,7 @@ and printed with every estimate, because published tools disagree (estimators-no
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -341,7 +341,6 @@ class StrategyEstimate:
     tp: np.ndarray
     pp: np.ndarray
     micro_batch: np.ndarray
-    extras: dict[str, Any] = field(default_factory=dict)
 
     @property
     def communication_share(self) -> np.ndarray:

@@ -199,16 +199,3 @@ def step_error(draft: dict[str, Any], step: Step) -> str | None:
         return None
     first, _ = _pick(mine)
     return _one(first, Answers)
-
-
-def summary_of(draft: dict[str, Any], step: Step) -> str:
-    """One line of what a step currently holds, for the progress list."""
-    parts = []
-    for f in step.fields:
-        v = get_value(draft, f.path)
-        if f.kind == "choice":
-            label = next((c.label.split(" — ")[0].split()[0] for c in f.choices if c.value == v), display(v))
-            parts.append(label or "default")
-        elif v is not None:
-            parts.append(display(v))
-    return ", ".join(p for p in parts if p) or "—"

@@ -77,7 +77,7 @@ def to_text(advice: Advice) -> str:
     _section(lines, "Why", [f"  - {item['text']}  [{item['rule']}; {', '.join(item['source'])}]" for item in r["rationale"]])
     lines.append("Options")
     lines.append(f"  {'strategy':<24} {'fits':<5} {'GB/GPU':>8} {'time':>11} {'cost':>16}  score")
-    for row in _options(advice):
+    for row in _rows(d):
         lines.append(
             f"  {row['strategy']:<24} {'yes' if row['fits'] else 'no':<5} {row['memory_per_gpu_gb']:>8,.1f} "
             f"{hours_text(row['wall_clock_hours']):>11} {money(row['cost'], cur):>16}  {format_number(row['score'])}"
@@ -106,12 +106,12 @@ def _section(lines: list[str], title: str, items: list[str]) -> None:
     lines.append("")
 
 
-def _options(advice: Advice) -> list[dict[str, Any]]:
-    rows = []
-    for s in STRATEGIES:
-        est = advice.estimate_dict(s)
-        rows.append({"strategy": s, "score": advice.scores[s], **est})
-    return rows
+def _rows(d: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every strategy's estimate in catalogue order, from the dict ``Advice.to_dict`` already built."""
+    rec = d["recommendation"]
+    by_strategy = {rec["strategy"]: {"strategy": rec["strategy"], "score": rec["score"], **d["estimate"]}}
+    by_strategy.update({alt["strategy"]: alt for alt in d["alternatives"]})
+    return [by_strategy[s] for s in STRATEGIES]
 
 
 # ------------------------------------------------------------------------------ markdown memo
@@ -200,14 +200,13 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None) -> str:
     add("")
     add("| Strategy | Framework | Fits | GB per GPU | Time | Cost | Comm. share | Score | Why not |")
     add("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-    alts = {x["strategy"]: x for x in d["alternatives"]}
-    for s in STRATEGIES:
-        est = advice.estimate_dict(s)
-        why = "**chosen**" if s == r["strategy"] else "; ".join(alts[s]["why_not"])
+    for est in _rows(d):
+        s = est["strategy"]
+        why = "**chosen**" if s == r["strategy"] else "; ".join(est["why_not"])
         add(
             f"| `{s}` | {_md(FRAMEWORKS[s])} | {'yes' if est['fits'] else 'no'} | {est['memory_per_gpu_gb']:,.1f} | "
             f"{hours_text(est['wall_clock_hours'])} | {money(est['cost'], cur)} | {est['communication_share']:.0%} | "
-            f"{format_number(advice.scores[s])} | {_md(why)} |"
+            f"{format_number(est['score'])} | {_md(why)} |"
         )
     add("")
     fewer = d["scale"]["fewer_gpus"]

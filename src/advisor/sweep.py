@@ -51,10 +51,6 @@ class Sweep:
     cheapest: tuple[str, float] | None
     fastest: tuple[str, float] | None
 
-    @property
-    def configurations(self) -> int:
-        return int(self.gpus.size * len(STRATEGIES))
-
     def to_dict(self) -> dict[str, Any]:
         def point(p: tuple[str, float] | None) -> dict[str, Any] | None:
             if p is None:

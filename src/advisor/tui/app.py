@@ -38,7 +38,7 @@ from ..answers import STRATEGIES, Answers
 from ..errors import AdvisorError
 from ..estimate import FRAMEWORKS
 from ..io import write_atomic
-from ..questions import Field, Step, coerce, display, draft_from, get_value, set_value, step_error, steps, summary_of, validate
+from ..questions import Step, coerce, display, draft_from, get_value, set_value, step_error, steps, validate
 from ..render import hours_text, money, spread, to_markdown
 from ..rules import RuleSet
 
