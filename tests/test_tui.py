@@ -29,6 +29,13 @@ async def keys(pilot, *names):
         await pilot.pause()
 
 
+async def open_results_tab(pilot, tab):
+    """Enter through every step to the results, then show one of its tabs."""
+    await enter_through(pilot, len(steps()))
+    pilot.app.screen.query_one("#tabs").active = tab
+    await pilot.pause()
+
+
 async def type_into_focused(pilot, text):
     inp = pilot.app.focused
     inp.value = ""
@@ -201,9 +208,7 @@ async def test_memo_preview_appears_on_its_tab(rules, tmp_path):
     app = make_app(rules, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        await enter_through(pilot, len(steps()))
-        app.screen.query_one("#tabs").active = "memo"
-        await pilot.pause()
+        await open_results_tab(pilot, "memo")
         preview = app.screen.query_one("#memo-preview")
         assert "Decision memo" in preview.source
 
@@ -212,9 +217,7 @@ async def test_checklist_items_can_be_ticked(rules, tmp_path):
     app = make_app(rules, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        await enter_through(pilot, len(steps()))
-        app.screen.query_one("#tabs").active = "checklist"
-        await pilot.pause()
+        await open_results_tab(pilot, "checklist")
         checklist = app.screen.query_one("#checklist-list")
         checklist.focus()
         await pilot.press("space")
