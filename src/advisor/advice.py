@@ -13,7 +13,16 @@ from typing import Any
 
 from .answers import STRATEGIES, Answers
 from .catalog import efficiency_data, mfu_band
-from .estimate import ASSUMPTIONS, FRAMEWORKS, GB, MEMORY_CONVENTION, StrategyEstimate, cost
+from .estimate import (
+    ASSUMPTIONS,
+    FRAMEWORKS,
+    GB,
+    INTERRUPTIONS_PER_GPU_HOUR,
+    MEMORY_CONVENTION,
+    StrategyEstimate,
+    cost,
+    deepspeed_table,
+)
 from .facts import Evaluation, compute_facts
 from .rules import Rule, RuleSet, format_number, render_template
 
@@ -189,9 +198,15 @@ def estimate_dict(ev: Evaluation, strategy: str) -> dict[str, Any]:
         "memory_convention": MEMORY_CONVENTION[strategy],
         "communication_share": float(e.communication_share[0]),
         "communication_seconds_per_step": float(e.comm_s[0]),
+        "exposed_communication_seconds_per_step": float(e.exposed_comm_s[0]),
+        "communication": communication_dict(e),
         "compute_seconds_per_step": float(e.compute_s[0]),
+        "pipeline_bubble_seconds_per_step": float(e.bubble_s[0]),
         "step_seconds": float(e.step_s["mid"][0]),
-        "steps": ev.context["tokens"] / ev.context["workload"].global_batch_tokens,
+        "steps": ev.context["tokens"] / float(e.batch_tokens[0]),
+        "effective_global_batch_tokens": float(e.batch_tokens[0]),
+        "interruption_overhead": float(e.interruption_factor[0]) - 1.0,
+        "expected_interruptions": INTERRUPTIONS_PER_GPU_HOUR * gpus * mid,
         "scaling_efficiency": ev.facts[f"scaling_efficiency.{strategy}"],
         "activation_recompute": str(e.recompute[0]),
         "micro_batch_size": int(e.micro_batch[0]),
@@ -200,7 +215,41 @@ def estimate_dict(ev: Evaluation, strategy: str) -> dict[str, Any]:
         "tensor_parallel": int(e.tp[0]),
         "pipeline_parallel": int(e.pp[0]),
         "data_parallel": int(gpus // (e.tp[0] * e.pp[0])),
+        **({"deepspeed_estimator": deepspeed_rows(ev, strategy)} if strategy.startswith("deepspeed-zero2") or strategy.startswith("deepspeed-zero3") else {}),
     }
+
+
+def communication_dict(e: StrategyEstimate) -> dict[str, Any]:
+    """Per-step traffic per GPU, by collective and by link (estimators-notes §8)."""
+    rows = [
+        {
+            "name": c.name,
+            "collective": c.kind,
+            "payload_gb": float(c.payload[0]) / GB,
+            "calls_per_step": float(c.calls[0]),
+            "intra_node_gb": float(c.intra_bytes[0]) / GB,
+            "inter_node_gb": float(c.inter_bytes[0]) / GB,
+            "seconds": float(c.seconds[0]),
+            "overlaps_with": c.overlap,
+        }
+        for c in e.collectives
+        if float(c.calls[0]) > 0 and float(c.seconds[0]) > 0
+    ]
+    return {
+        "per_step": rows,
+        "intra_node_gb_per_step": sum(r["intra_node_gb"] for r in rows),
+        "inter_node_gb_per_step": sum(r["inter_node_gb"] for r in rows),
+    }
+
+
+def deepspeed_rows(ev: Evaluation, strategy: str) -> list[dict[str, Any]]:
+    """DeepSpeed's printed model-state table for this stage, every offload option, in GB (10^9 B) and GiB."""
+    a = ev.answers
+    return [
+        {"options": r.options, "gpu_gb": r.gpu_bytes / GB, "cpu_gb_per_node": r.cpu_bytes / GB,
+         "gpu_gib": r.gpu_bytes / 2**30, "cpu_gib_per_node": r.cpu_bytes / 2**30}
+        for r in deepspeed_table(strategy, ev.context["workload"], a.cluster.gpus, a.cluster.gpus_per_node)
+    ]
 
 
 def advise(answers: Answers, rules: RuleSet) -> Advice:

@@ -121,6 +121,11 @@ class ModelSection(_Section):
     seq_len: Count = Field(default=2048, description="Training sequence length in tokens (default 2048, as in Megatron-LM 2021 and llm-foundry benchmarks).")
     vocab_size: Count = Field(default=32000, description="Vocabulary size (default 32,000, LLaMA's; arXiv:2302.13971).")
     active_params: Quantity | None = Field(default=None, description="Mixture-of-experts only: parameters active per token; compute uses this, memory uses params.")
+    experts_per_token: Count = Field(
+        default=2,
+        description="Mixture-of-experts only: routed experts per token (top-k) for the all-to-all traffic; default 2 "
+        "(GShard and Mixtral route each token to 2; Llama 4 to 1 plus a shared expert).",
+    )
 
     @model_validator(mode="after")
     def _active_not_more_than_total(self) -> ModelSection:

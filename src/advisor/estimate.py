@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from . import dsmem
 from .answers import STRATEGIES, Answers
 from .catalog import GpuSpec, efficiency_data, mfu_band
 
@@ -22,9 +23,6 @@ GB = 1e9
 
 CUDA_OVERHEAD_BYTES = 2 * GB
 """Per-GPU runtime overhead: 'CUDA kernels typically require 1-2 GB' (Ultra-Scale Playbook); upper end."""
-
-DEEPSPEED_CPU_BUFFER_FACTOR = 1.5
-"""DeepSpeed estimators' additional_buffer_factor, applied to CPU memory only (stage3.py, stage_1_and_2.py)."""
 
 FULL_RECOMPUTE_FLOPS = 8.0 / 6.0
 """Full recomputation adds one forward pass: 8PD instead of 6PD (Transformer Math 101)."""
@@ -71,25 +69,59 @@ MEMORY_CONVENTION: dict[str, str] = {
     "deepspeed-zero2": "2P + 18P/GPUs (DeepSpeed estimate_zero2_model_states_mem_needs, offload_optimizer=none)",
     "deepspeed-zero3": "4 x largest layer + 18P/GPUs (DeepSpeed estimate_zero3_model_states_mem_needs, no offload)",
     "deepspeed-zero3-offload": "4 x largest layer on GPU; CPU 18P/nodes x 1.5 (DeepSpeed estimate_zero3, offload_optimizer=cpu, offload_param=cpu, zero_init=1)",
-    "megatron-3d": "P/(TP x PP) x (6 + 12/DP) with the distributed optimizer (Megatron theoretical_memory_usage.py)",
+    "megatron-3d": "P/(TP x PP) x (6 + 12/DP) with the distributed optimizer (Megatron theoretical_memory_usage.py); MoE experts spread over the data-parallel ranks",
 }
 
 ASSUMPTIONS: tuple[str, ...] = (
-    "Compute = 6 x active params x tokens FLOPs (Transformer Math 101); 8x with full recomputation.",
+    "Compute per token = 6 x active params (Transformer Math 101) + 12 x layers x hidden x seq_len for attention scores "
+    "(llm-analysis: 4bs^2h forward FLOPs per layer; the s/6h term of Narayanan et al. 2021 Eq. 3), because the published "
+    "MFU figures the bands come from count attention FLOPs too; full recomputation adds a forward pass (8/6), selective 2.7%.",
     "Achieved MFU comes from published runs per GPU generation (low/mid/high band, see data/efficiency.yaml); "
     "it already includes well-overlapped communication, so only communication that cannot hide behind compute is added.",
-    "Collectives: ring all-reduce t = 2(n-1)/n x S/B (nccl-tests PERFORMANCE.md), hierarchical: inside the node over "
-    "NVLink/PCIe, across nodes over the node's network; reduce-scatter and all-gather take half of that.",
+    "Collectives: ring all-reduce t = 2(n-1)/n x S/B, reduce-scatter and all-gather (n-1)/n x S/B (nccl-tests "
+    "PERFORMANCE.md), hierarchical: inside the node over NVLink/PCIe, across nodes over each GPU's share of the node's network.",
     "Link efficiency: 0.65 of NVLink/PCIe, 0.9 of the network (Calculon a100_80g.json).",
-    "Gradient all-reduce (DDP, Horovod, ZeRO-1/2) happens once per optimizer step with gradient accumulation and "
-    "overlaps the backward pass (2/3 of compute); ZeRO-3/FSDP re-gather parameters every micro-batch and overlap all of compute.",
+    "DDP, Horovod and ZeRO-1/2 reduce gradients once per optimizer step, overlapping the backward pass (2/3 of compute); "
+    "ZeRO-3/FSDP all-gather 16-bit parameters in forward and backward and reduce-scatter gradients on every micro-batch "
+    "(3 x params, Ultra-Scale Playbook), overlapping all of compute; tensor-parallel all-reduces, pipeline sends and "
+    "mixture-of-experts all-to-alls sit on the critical path.",
     "Gradients move in 16-bit (2 bytes/param) under bf16/fp16, 4 bytes under fp32.",
+    "Every data-parallel rank needs at least one sequence per step: when ranks outnumber the global batch's sequences the "
+    "batch grows to one sequence per rank (reported as effective_global_batch_tokens), which changes the optimisation.",
+    "Mixture of experts: experts are spread by expert parallelism, so parameter and gradient traffic is on the active "
+    "parameters, memory on all of them; each MoE layer adds four token all-to-alls per micro-batch (dispatch and combine, "
+    "forward and backward; llm-analysis: top_k x b x s x h bytes, twice per layer forward).",
     "Activations per layer from Korthikanti et al. 2022 Table 2: sbh(34 + 5as/h) none, 34sbh selective, 2sbh full; "
     "Megatron uses sequence parallelism (divided by TP); the first pipeline stage holds all layers' worth.",
     "Memory per GPU adds 2 GB of CUDA runtime overhead (Ultra-Scale Playbook: 1-2 GB); fragmentation is not modelled.",
     "Pipeline bubble = (PP-1)/micro-batches of compute (Narayanan et al. 2021).",
+    "Job interruptions: 419 unexpected interruptions in 54 days on 16,384 H100s with more than 90% effective training time "
+    "(Llama 3, arXiv:2407.21783 Sec 3.3.4) — lost time grows with GPU count: x(1 + 0.111 x GPUs/16,384).",
     "Cost = wall-clock hours x price per GPU-hour x GPUs (seed:K14).",
 )
+
+ATTENTION_FLOPS_PER_LAYER_TOKEN = 12.0
+"""Attention-score FLOPs per token per layer, as a multiple of seq_len x hidden: forward 4·b·s²·h per layer
+(llm-analysis analysis.py) is 4·s·h per token, and backward doubles it (x3 in all)."""
+
+OVERLAP_BACKWARD = 2.0 / 3.0
+"""Gradient reduction can hide behind the backward pass only: 4PD of the 6PD (Transformer Math 101)."""
+
+LLAMA3_INTERRUPTIONS, LLAMA3_DAYS, LLAMA3_GPUS, LLAMA3_EFFECTIVE = 419, 54, 16_384, 0.90
+"""Llama 3 405B pre-training (arXiv:2407.21783 Sec 3.3.4, as reported by DatacenterDynamics): 419 unexpected
+interruptions in a 54-day snapshot on 16,384 H100s, and 'higher than 90% effective training time'."""
+
+INTERRUPTIONS_PER_GPU_HOUR = LLAMA3_INTERRUPTIONS / (LLAMA3_DAYS * 24.0 * LLAMA3_GPUS)
+"""About one interruption per 50,700 GPU-hours [obs: derived from the Llama 3 figures above]."""
+
+HOURS_LOST_PER_INTERRUPTION = (1.0 / LLAMA3_EFFECTIVE - 1.0) / (INTERRUPTIONS_PER_GPU_HOUR * LLAMA3_GPUS)
+"""About 0.34 h per interruption (restart plus work since the last checkpoint), the figure that makes Llama 3's
+interruption rate cost exactly 10% [obs: derived; 'higher than 90%' makes it an upper bound at that scale]."""
+
+
+def interruption_overhead(gpus: np.ndarray | float) -> np.ndarray:
+    """Wall-clock multiplier for restarts: 1 + interruptions per hour x hours lost each (grows linearly with GPUs)."""
+    return 1.0 + INTERRUPTIONS_PER_GPU_HOUR * np.asarray(gpus, dtype=float) * HOURS_LOST_PER_INTERRUPTION
 
 
 @dataclass(frozen=True)
@@ -116,6 +148,16 @@ class Workload:
     grad_bytes: float
     act_scale: float
     recompute: str
+    moe_top_k: int = 1
+
+    @property
+    def is_moe(self) -> bool:
+        return self.active_params < self.params
+
+    @property
+    def comm_params(self) -> float:
+        """Parameters whose weights and gradients cross the network each step: the active ones under expert parallelism."""
+        return self.active_params
 
     @property
     def largest_layer(self) -> float:
@@ -126,6 +168,15 @@ class Workload:
     @property
     def global_batch_seqs(self) -> float:
         return max(1.0, self.global_batch_tokens / self.seq_len)
+
+    @property
+    def attention_flops_per_token(self) -> float:
+        return ATTENTION_FLOPS_PER_LAYER_TOKEN * self.shape.layers * self.shape.hidden * self.seq_len
+
+    @property
+    def flops_per_token(self) -> float:
+        """Model FLOPs per trained token (forward + backward), before any recomputation."""
+        return 6.0 * self.active_params + self.attention_flops_per_token
 
 
 @dataclass(frozen=True)
@@ -139,6 +190,11 @@ class Hardware:
     host_bw: float
     cpu_memory_per_node: float | None
     intra_link: str
+
+    @property
+    def inter_bw_per_gpu(self) -> float:
+        """Each GPU's share of its node's network."""
+        return self.inter_bw / self.gpus_per_node
 
 
 def infer_shape(params: float, vocab: int, layers: int | None, hidden: int | None, heads: int | None) -> Shape:
@@ -164,11 +220,13 @@ def infer_shape(params: float, vocab: int, layers: int | None, hidden: int | Non
 
 def workload_from(answers: Answers) -> Workload:
     m, t = answers.model, answers.training
-    shape = infer_shape(m.params, m.vocab_size, m.layers, m.hidden_size, m.attention_heads)
+    active = m.active_params or m.params
+    # A mixture of experts is as wide and deep as a dense model of its *active* size; the experts add breadth.
+    shape = infer_shape(active, m.vocab_size, m.layers, m.hidden_size, m.attention_heads)
     fp32 = t.precision == "fp32"
     return Workload(
         params=m.params,
-        active_params=m.active_params or m.params,
+        active_params=active,
         shape=shape,
         seq_len=m.seq_len,
         vocab=m.vocab_size,
@@ -177,6 +235,7 @@ def workload_from(answers: Answers) -> Workload:
         grad_bytes=4.0 if fp32 else 2.0,
         act_scale=2.0 if fp32 else 1.0,
         recompute=t.activation_recompute,
+        moe_top_k=m.experts_per_token,
     )
 
 
@@ -210,13 +269,118 @@ def _ring(n: np.ndarray) -> np.ndarray:
     return 2.0 * (n - 1) / n
 
 
+@dataclass
+class Collective:
+    """One kind of traffic in an optimizer step, per GPU; arrays have the shape of the GPU counts."""
+
+    name: str
+    kind: str
+    """all-reduce, reduce-scatter, all-gather, all-to-all, send/recv or pcie."""
+    payload: np.ndarray
+    """Bytes per call (nccl-tests' S)."""
+    calls: np.ndarray
+    """Calls per optimizer step."""
+    intra_bytes: np.ndarray
+    """Bytes each GPU moves over the in-node link per step."""
+    inter_bytes: np.ndarray
+    """Bytes each GPU moves over the network per step."""
+    seconds: np.ndarray
+    overlap: str
+    """What it can hide behind: 'backward', 'compute' or 'none' (critical path)."""
+
+
+def _group_collective(
+    name: str, kind: str, payload: np.ndarray, calls: np.ndarray, ranks: np.ndarray, local: np.ndarray, hw: Hardware, overlap: str
+) -> Collective:
+    """A hierarchical ring collective over `ranks` GPUs, `local` of them per node, every GPU of a node busy at once.
+
+    Bus factor 2(n-1)/n for all-reduce, (n-1)/n for reduce-scatter and all-gather (nccl-tests PERFORMANCE.md). Across
+    nodes, each group member carries 1/local of the payload over its 1/gpus_per_node share of the node's network.
+    """
+    factor = 2.0 if kind == "all-reduce" else 1.0
+    ranks = np.maximum(np.asarray(ranks, dtype=float), 1.0)
+    local = np.clip(np.asarray(local, dtype=float), 1.0, ranks)
+    nodes = np.ceil(ranks / local)
+    payload = np.asarray(payload, dtype=float) * np.ones_like(ranks)
+    calls = np.asarray(calls, dtype=float) * np.ones_like(ranks)
+    intra = factor * (local - 1.0) / local * payload * calls
+    inter = factor * (nodes - 1.0) / nodes * payload / local * calls
+    seconds = intra / hw.intra_bw + inter / hw.inter_bw_per_gpu
+    return Collective(name, kind, payload, calls, intra, inter, seconds, overlap)
+
+
 def allreduce_time(size: np.ndarray | float, ranks: np.ndarray, hw: Hardware) -> np.ndarray:
     """Hierarchical ring all-reduce of `size` bytes over `ranks` GPUs packed into nodes."""
     ranks = np.asarray(ranks, dtype=float)
+    return _group_collective("", "all-reduce", size, 1.0, ranks, np.minimum(ranks, hw.gpus_per_node), hw, "none").seconds
+
+
+def _on_network(n: np.ndarray, hw: Hardware) -> np.ndarray:
+    return n > hw.gpus_per_node
+
+
+def communication_plan(
+    strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.ndarray, pp: np.ndarray, mb: np.ndarray, micro: np.ndarray
+) -> list[Collective]:
+    """Every collective one optimizer step needs, per GPU, for this strategy (estimators-notes §4, §5, §8)."""
     g = hw.gpus_per_node
-    local = np.minimum(ranks, g)
-    nodes = np.ceil(ranks / g)
-    return _ring(local) * size / hw.intra_bw + _ring(nodes) * size / hw.inter_bw
+    grads = w.grad_bytes * w.comm_params
+    local_all = np.minimum(n, g)
+    plan: list[Collective] = []
+    if strategy in ("ddp", "horovod", "deepspeed-zero1", "deepspeed-zero2"):
+        # ZeRO-1/2: reduce-scatter + all-gather move the same 2P as one all-reduce (Ultra-Scale Playbook).
+        name = "gradient all-reduce" if strategy in ("ddp", "horovod") else "gradient reduce-scatter + parameter all-gather"
+        plan.append(_group_collective(name, "all-reduce", grads, 1.0, n, local_all, hw, "backward"))
+    elif strategy in ("fsdp", "deepspeed-zero3", "deepspeed-zero3-offload"):
+        params16 = 2.0 * w.comm_params
+        plan.append(_group_collective("parameter all-gather (forward and backward)", "all-gather", params16, 2.0 * micro, n, local_all, hw, "compute"))
+        plan.append(_group_collective("gradient reduce-scatter", "reduce-scatter", grads, micro, n, local_all, hw, "compute"))
+        if strategy == "deepspeed-zero3-offload":
+            # Parameter shards cross PCIe for forward and backward, gradient shards back, every micro-batch.
+            shard = 2.0 * w.params / n
+            pcie = 3.0 * micro * shard
+            plan.append(Collective("CPU offload traffic over PCIe", "pcie", shard, 3.0 * micro, np.zeros_like(n), np.zeros_like(n), pcie / hw.host_bw, "compute"))
+    else:  # megatron-3d
+        dp = n / (tp * pp)
+        dp_local = np.clip(g / (tp * pp), 1.0, dp)
+        shard = grads / (tp * pp)
+        dp_coll = _group_collective("data-parallel gradient all-reduce", "all-reduce", shard, 1.0, dp, dp_local, hw, "backward")
+        plan.append(dp_coll)
+        # Sequence-parallel TP: 4 collectives of s·b·h per layer per micro-batch (2 forward, 2 backward), inside the node.
+        tp_msg = 2.0 * w.seq_len * mb * w.shape.hidden * w.act_scale
+        tp_calls = micro * (w.shape.layers / pp) * 4.0
+        plan.append(_group_collective("tensor-parallel all-reduce", "all-reduce", tp_msg, tp_calls, tp, tp, hw, "none"))
+        # Pipeline: activations forward and their gradients backward at a stage boundary, s·b·h per micro-batch
+        # (Ultra-Scale Playbook), split across the TP ranks (Megatron's scatter/gather), over the network.
+        p2p = 2.0 * w.seq_len * mb * w.shape.hidden * w.act_scale / tp
+        p2p_calls = np.where(pp > 1, 2.0 * micro, 0.0)
+        net = p2p * p2p_calls
+        plan.append(Collective("pipeline send/recv", "send/recv", p2p, p2p_calls, np.zeros_like(n), net, net / hw.inter_bw_per_gpu, "none"))
+    if w.is_moe:
+        # Expert parallelism: dispatch and combine each token's hidden state to its top-k experts, forward and backward.
+        # Under Megatron's sequence parallelism each tensor-parallel rank routes only its 1/TP of the tokens.
+        tokens = w.seq_len * mb / (tp if strategy == "megatron-3d" else 1.0)
+        msg = w.moe_top_k * tokens * w.shape.hidden * 2.0 * w.act_scale
+        calls = 4.0 * w.shape.layers / (pp if strategy == "megatron-3d" else 1.0) * micro
+        off_node = _on_network(n, hw)
+        moved = msg * calls * np.maximum(n - 1.0, 0.0) / np.maximum(n, 1.0)
+        intra = np.where(off_node, 0.0, moved)
+        inter = np.where(off_node, moved, 0.0)
+        plan.append(Collective("expert all-to-all", "all-to-all", msg * np.ones_like(n), calls * np.ones_like(n), intra, inter,
+                               intra / hw.intra_bw + inter / hw.inter_bw_per_gpu, "none"))
+    return plan
+
+
+def exposed_communication(plan: list[Collective], compute: np.ndarray) -> np.ndarray:
+    """Communication left on the critical path after each collective hides behind what it may overlap."""
+    total = {"none": 0.0, "backward": 0.0, "compute": 0.0}
+    for c in plan:
+        total[c.overlap] = total[c.overlap] + c.seconds
+    return (
+        total["none"]
+        + np.maximum(0.0, total["backward"] - OVERLAP_BACKWARD * compute)
+        + np.maximum(0.0, total["compute"] - compute)
+    )
 
 
 # ------------------------------------------------------------------------------ memory
@@ -239,8 +403,11 @@ def activation_bytes(
     return per_layer * L * w.act_scale
 
 
-def model_state_bytes(strategy: str, w: Workload, gpus: np.ndarray, tp: np.ndarray, pp: np.ndarray) -> np.ndarray:
-    """Parameters + gradients + optimizer states per GPU, by each strategy's published formula."""
+def model_state_bytes(strategy: str, w: Workload, gpus: np.ndarray, tp: np.ndarray, pp: np.ndarray, gpus_per_node: int = 8) -> np.ndarray:
+    """Parameters + gradients + optimizer states per GPU, by each strategy's published formula.
+
+    ZeRO-2/3 and offload are DeepSpeed's own estimators (dsmem.py), evaluated elementwise.
+    """
     P = w.params
     n = gpus.astype(float)
     ll = w.largest_layer
@@ -250,67 +417,85 @@ def model_state_bytes(strategy: str, w: Workload, gpus: np.ndarray, tp: np.ndarr
         return 16.0 * P / n + 2.0 * 2.0 * ll
     if strategy == "deepspeed-zero1":
         return 4.0 * P + 12.0 * P / n
-    if strategy == "deepspeed-zero2":
-        return 2.0 * P + np.floor(18.0 * P / n)
-    if strategy == "deepspeed-zero3":
-        return 4.0 * ll + np.floor(18.0 * P / n)
-    if strategy == "deepspeed-zero3-offload":
-        return np.full_like(n, 4.0 * ll)
+    if strategy in ("deepspeed-zero2", "deepspeed-zero3", "deepspeed-zero3-offload"):
+        return _deepspeed(strategy, w, n, gpus_per_node)[1]
     if strategy == "megatron-3d":
         dp = n / (tp * pp)
-        return P / (tp * pp) * (6.0 + 12.0 / dp)
+        # Megatron's 6 + 12/DP bytes: 16-bit weights and fp32 gradients replicated across data-parallel ranks, the
+        # optimizer sharded. Under expert parallelism the experts' weights and gradients are spread over the
+        # data-parallel ranks too (one expert group per rank at most), so only the active share is replicated.
+        replicated = w.active_params + (P - w.active_params) / dp
+        return (6.0 * replicated + 12.0 * P / dp) / (tp * pp)
     raise ValueError(f"unknown strategy {strategy!r}")
+
+
+def _deepspeed(strategy: str, w: Workload, gpus: np.ndarray, gpus_per_node: int) -> tuple[np.ndarray, np.ndarray]:
+    """(cpu bytes per node, gpu bytes) from DeepSpeed's estimator for the strategy's configuration (zero_init=1)."""
+    per_node = np.minimum(gpus, gpus_per_node)
+    nodes = np.maximum(1.0, np.ceil(gpus / per_node))
+    if strategy == "deepspeed-zero2":
+        return dsmem.zero2(w.params, per_node, nodes, cpu_offload=False)
+    offload = strategy == "deepspeed-zero3-offload"
+    return dsmem.zero3(w.params, w.largest_layer, per_node, nodes, cpu_offload=offload, cpu_offload_params=offload, zero_init=True)
+
+
+def deepspeed_table(strategy: str, w: Workload, gpus: int, gpus_per_node: int) -> list[dsmem.DsRow]:
+    """DeepSpeed's whole printed estimate for the stage this strategy uses (ZeRO-2 or ZeRO-3), offload rows included."""
+    per_node = min(gpus, gpus_per_node)
+    nodes = max(1, -(-gpus // per_node))
+    stage = 2 if strategy == "deepspeed-zero2" else 3
+    return dsmem.estimator_table(stage, w.params, w.largest_layer, per_node, nodes)
 
 
 def cpu_bytes_per_node(strategy: str, w: Workload, gpus: np.ndarray, hw: Hardware) -> np.ndarray:
     """Host memory per node that DeepSpeed's estimators ask for (zero_init=1); 0 where none is needed."""
-    P, g = w.params, hw.gpus_per_node
-    nodes = np.ceil(gpus / g)
-    if strategy == "deepspeed-zero3-offload":
-        return P * 18.0 / nodes * DEEPSPEED_CPU_BUFFER_FACTOR
-    if strategy == "deepspeed-zero3":
-        return np.full(gpus.shape, w.largest_layer * 4.0 * g * DEEPSPEED_CPU_BUFFER_FACTOR)
-    if strategy == "deepspeed-zero2":
-        return np.full(gpus.shape, P * 4.0 * g * DEEPSPEED_CPU_BUFFER_FACTOR)
-    return np.zeros(gpus.shape)
+    if strategy not in ("deepspeed-zero2", "deepspeed-zero3", "deepspeed-zero3-offload"):
+        return np.zeros(gpus.shape)
+    return _deepspeed(strategy, w, gpus.astype(float), hw.gpus_per_node)[0]
 
 
 # ------------------------------------------------------------------------------ megatron layout
 
 _TP_CHOICES = (1, 2, 4, 8)
-_PP_CHOICES = (1, 2, 4, 8, 16, 32, 64)
+MAX_PIPELINE_STAGES = 128
+"""Deepest pipeline tried; Megatron-LM 2021 Table 1 goes to 64 stages, MT-NLG used 35 (arXiv:2201.11990)."""
+
+
+def pipeline_choices(layers: int) -> tuple[int, ...]:
+    """Pipeline depths that split the layers evenly, as Megatron-LM requires (num_layers % pipeline size == 0)."""
+    return tuple(p for p in range(1, min(layers, MAX_PIPELINE_STAGES) + 1) if layers % p == 0)
 
 
 def megatron_layout(w: Workload, gpus: np.ndarray, hw: Hardware, mode: str, micro_batch: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
-    """Smallest TP x PP (TP inside a node first, as Megatron and EleutherAI practice) whose model states fit."""
+    """Smallest TP x PP (TP inside a node first, as Megatron and EleutherAI practice) whose model states fit.
+
+    A layout whose data-parallel degree exceeds the global batch's sequences is taken only when none keeps the batch.
+    """
     n = gpus.astype(float)
     tp_best = np.ones_like(n)
     pp_best = np.ones_like(n)
     found = np.zeros(n.shape, dtype=bool)
     mem = hw.spec.memory_gb * GB
-    for pp in _PP_CHOICES:
-        for tp in _TP_CHOICES:
-            if tp > hw.gpus_per_node or pp > w.shape.layers:
-                continue
+    layouts = [(tp, pp) for pp in pipeline_choices(w.shape.layers) for tp in _TP_CHOICES if tp <= hw.gpus_per_node]
+    for keep_batch in (True, False):
+        for tp, pp in layouts:
             ok = (np.mod(n, tp * pp) == 0) & (n >= tp * pp) & ~found
+            if keep_batch:
+                ok &= n / (tp * pp) * micro_batch <= w.global_batch_seqs
             if not ok.any():
                 continue
             tpa, ppa = np.full_like(n, tp), np.full_like(n, pp)
             states = model_state_bytes("megatron-3d", w, n, tpa, ppa)
             act = activation_bytes(w, mode, tpa, seq_parallel=True, micro_batch=micro_batch)
-            fits = states + act + CUDA_OVERHEAD_BYTES <= mem
-            take = ok & fits
+            take = ok & (states + act + CUDA_OVERHEAD_BYTES <= mem)
             tp_best = np.where(take, tp, tp_best)
             pp_best = np.where(take, pp, pp_best)
             found |= take
     # Where nothing fits, show the largest layout that divides the GPUs (the closest to fitting).
-    for pp in _PP_CHOICES:
-        for tp in _TP_CHOICES:
-            if tp > hw.gpus_per_node or pp > w.shape.layers:
-                continue
-            ok = (np.mod(n, tp * pp) == 0) & (n >= tp * pp) & ~found
-            tp_best = np.where(ok, tp, tp_best)
-            pp_best = np.where(ok, pp, pp_best)
+    for tp, pp in layouts:
+        ok = (np.mod(n, tp * pp) == 0) & (n >= tp * pp) & ~found
+        tp_best = np.where(ok, tp, tp_best)
+        pp_best = np.where(ok, pp, pp_best)
     return tp_best, pp_best
 
 
@@ -341,6 +526,10 @@ class StrategyEstimate:
     tp: np.ndarray
     pp: np.ndarray
     micro_batch: np.ndarray
+    batch_tokens: np.ndarray
+    """Tokens per optimizer step actually run: the global batch, or more where data-parallel ranks outnumber its sequences."""
+    interruption_factor: np.ndarray
+    collectives: list[Collective]
 
     @property
     def communication_share(self) -> np.ndarray:
@@ -358,6 +547,7 @@ def estimate_strategy(strategy: str, w: Workload, hw: Hardware, gpus: np.ndarray
     mem_cap = hw.spec.memory_gb * GB
     modes = _recompute_modes(w)
     sp = strategy == "megatron-3d"
+    g = hw.gpus_per_node
 
     # Pick, per GPU count, the least recomputation that fits (the K4/K10 memory-for-speed trade),
     # then the largest micro-batch that fits (seed:K17: memory limits the batch; fewer micro-batches
@@ -380,11 +570,8 @@ def estimate_strategy(strategy: str, w: Workload, hw: Hardware, gpus: np.ndarray
             else:
                 tpm, ppm = np.ones_like(n), np.ones_like(n)
             share = np.ceil(w.global_batch_seqs / (n / (tpm * ppm)))  # sequences per data-parallel rank per step
-            if cand > 1:
-                useful = cand <= share
-            else:
-                useful = np.ones(n.shape, dtype=bool)
-            states = model_state_bytes(strategy, w, n, tpm, ppm)
+            useful = cand <= share if cand > 1 else np.ones(n.shape, dtype=bool)
+            states = model_state_bytes(strategy, w, n, tpm, ppm, g)
             act = activation_bytes(w, mode, tpm, seq_parallel=sp, micro_batch=cand) * np.ones_like(n)
             take = ~decided & useful & (states + act + CUDA_OVERHEAD_BYTES <= mem_cap)
             chosen = np.where(take, mode, chosen)
@@ -394,7 +581,7 @@ def estimate_strategy(strategy: str, w: Workload, hw: Hardware, gpus: np.ndarray
     if not decided.all() and sp:
         tpf, ppf = megatron_layout(w, n, hw, modes[-1], micro_choices[-1])
         tp, pp = np.where(decided, tp, tpf), np.where(decided, pp, ppf)
-    states = model_state_bytes(strategy, w, n, tp, pp)
+    states = model_state_bytes(strategy, w, n, tp, pp, g)
     act = np.array(
         [activation_bytes(w, m, t, seq_parallel=sp, micro_batch=b) for m, t, b in zip(chosen.ravel(), tp.ravel(), mb.ravel())], dtype=float
     ).reshape(n.shape)
@@ -410,60 +597,30 @@ def estimate_strategy(strategy: str, w: Workload, hw: Hardware, gpus: np.ndarray
 
     dp = n / (tp * pp)
     micro_per_step = np.maximum(1.0, np.ceil(w.global_batch_seqs / (mb * dp)))
+    batch_tokens = np.maximum(w.global_batch_tokens, micro_per_step * mb * dp * w.seq_len)
     recompute_factor = np.where(chosen == "full", FULL_RECOMPUTE_FLOPS, np.where(chosen == "selective", SELECTIVE_RECOMPUTE_FLOPS, 1.0))
-    flops_per_step = 6.0 * w.active_params * w.global_batch_tokens * recompute_factor
+    flops_per_step = w.flops_per_token * batch_tokens * recompute_factor
     band = mfu_band(hw.spec.generation)
     peak = hw.spec.peak_tflops * 1e12
 
-    grads = w.grad_bytes * w.params
-    g = hw.gpus_per_node
-    if strategy in ("ddp", "horovod", "deepspeed-zero1", "deepspeed-zero2"):
-        comm = allreduce_time(grads, n, hw)  # ZeRO-1/2: reduce-scatter + all-gather = the same 2P volume (Playbook)
-        overlap_with = 2.0 / 3.0
-    elif strategy in ("fsdp", "deepspeed-zero3", "deepspeed-zero3-offload"):
-        # ZeRO-3/FSDP: all-gather params in forward and backward of every micro-batch, reduce-scatter grads once: 3P (Playbook).
-        params16 = 2.0 * w.params
-        comm = micro_per_step * 2.0 * allreduce_time(params16, n, hw) / 2.0 + allreduce_time(grads, n, hw) / 2.0
-        if strategy == "deepspeed-zero3-offload":
-            # Parameter shards cross PCIe for forward and backward, gradient shards back, every micro-batch.
-            comm = comm + micro_per_step * 3.0 * (2.0 * w.params / n) / hw.host_bw
-        overlap_with = 1.0
-    else:  # megatron-3d
-        shard = grads / (tp * pp)
-        replicas = np.maximum(1.0, g / (tp * pp))
-        node_payload = shard * np.minimum(g, tp * pp)
-        dp_nodes = np.maximum(1.0, np.ceil(dp / replicas))
-        dp_comm = np.where(dp > 1, _ring(np.minimum(dp, replicas)) * shard / hw.intra_bw + _ring(dp_nodes) * node_payload / hw.inter_bw, 0.0)
-        tp_msg = 2.0 * w.seq_len * mb * w.shape.hidden * w.act_scale
-        layers_per_stage = w.shape.layers / pp
-        tp_comm = np.where(tp > 1, micro_per_step * layers_per_stage * 4.0 * _ring(tp) * tp_msg / hw.intra_bw, 0.0)
-        comm = dp_comm + tp_comm
-        overlap_with = 2.0 / 3.0
-        extras_tp_comm = tp_comm
+    plan = communication_plan(strategy, w, hw, n, tp, pp, mb, micro_per_step)
+    comm = sum((c.seconds for c in plan), np.zeros_like(n))
+    bubble = np.where(pp > 1, (pp - 1.0) / micro_per_step, 0.0)
+    overhead = interruption_overhead(n)
     step: dict[str, np.ndarray] = {}
     hours: dict[str, np.ndarray] = {}
-    compute_mid = flops_per_step / (n * peak * band.mid)
-    bubble = np.where(pp > 1, (pp - 1.0) / micro_per_step, 0.0)
-    if strategy == "megatron-3d":
-        hidden_comm = comm - extras_tp_comm  # tensor-parallel all-reduces sit on the critical path
-    exposed_mid = None
+    exposed_by_band: dict[str, np.ndarray] = {}
     for name, mfu in (("low", band.high), ("mid", band.mid), ("high", band.low)):
         compute = flops_per_step / (n * peak * mfu)
-        if strategy == "megatron-3d":
-            exposed = extras_tp_comm + np.maximum(0.0, hidden_comm - overlap_with * compute)
-        else:
-            exposed = np.maximum(0.0, comm - overlap_with * compute)
-        s = compute * (1.0 + bubble) + exposed
-        step[name] = s
-        hours[name] = s * (tokens / w.global_batch_tokens) / 3600.0
-        if name == "mid":
-            exposed_mid = exposed
-    assert exposed_mid is not None
+        exposed_by_band[name] = exposed_communication(plan, compute)
+        step[name] = compute * (1.0 + bubble) + exposed_by_band[name]
+        hours[name] = step[name] * (tokens / batch_tokens) * overhead / 3600.0
+    compute_mid = flops_per_step / (n * peak * band.mid)
     return StrategyEstimate(
         strategy=strategy, gpus=n, recompute=chosen, model_states=states, activations=act, memory=memory,
-        cpu_per_node=cpu, fits=fits, cpu_fits=cpu_fits, compute_s=compute_mid, comm_s=comm, exposed_comm_s=exposed_mid,
+        cpu_per_node=cpu, fits=fits, cpu_fits=cpu_fits, compute_s=compute_mid, comm_s=comm, exposed_comm_s=exposed_by_band["mid"],
         bubble_s=compute_mid * bubble, step_s=step, hours=hours, accumulation=micro_per_step, max_micro_batch=max_mb,
-        tp=tp, pp=pp, micro_batch=mb,
+        tp=tp, pp=pp, micro_batch=mb, batch_tokens=batch_tokens, interruption_factor=overhead, collectives=plan,
     )
 
 
@@ -481,19 +638,17 @@ def estimate_all(answers: Answers, gpus: np.ndarray | None = None) -> tuple[dict
     tokens_implied = False
     if baseline is not None:
         # The known duration is the truth for the team's current strategy at its GPU count: scale
-        # every strategy by its step-time ratio to that one, band by band.
+        # every strategy by its modelled time ratio to that one, band by band.
         current = answers.training.current_strategy
         if gpus is None:
-            ref = results[current]  # already estimated at the answers' own GPU count
-            ref_step = {band: ref.step_s[band].copy() for band in ref.step_s}
+            ref_hours = {band: results[current].hours[band].copy() for band in results[current].hours}
         else:
-            ref = estimate_strategy(current, w, hw, np.asarray([answers.cluster.gpus], dtype=float), tokens)
-            ref_step = ref.step_s
+            ref_hours = estimate_strategy(current, w, hw, np.asarray([answers.cluster.gpus], dtype=float), tokens).hours
         for est in results.values():
             for band in est.hours:
-                est.hours[band] = baseline * est.step_s[band] / ref_step[band][0]
+                est.hours[band] = baseline * est.hours[band] / ref_hours[band][0]
         if answers.training.tokens is None:
-            tokens = baseline * 3600.0 / ref_step["mid"][0] * w.global_batch_tokens
+            tokens = tokens * baseline / ref_hours["mid"][0]
             tokens_implied = True
     ctx = {"workload": w, "hardware": hw, "tokens": float(tokens), "tokens_implied": tokens_implied, "baseline_hours": baseline}
     return results, ctx

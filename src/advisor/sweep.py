@@ -47,7 +47,10 @@ class Sweep:
     hours: dict[str, np.ndarray]
     cost: dict[str, np.ndarray]
     memory_gb: dict[str, np.ndarray]
+    fits: dict[str, np.ndarray]
+    """Fits in GPU memory (and host RAM where offloading)."""
     feasible: dict[str, np.ndarray]
+    """Fits and meets any deadline."""
     cheapest: tuple[str, float] | None
     fastest: tuple[str, float] | None
 
@@ -67,6 +70,7 @@ class Sweep:
                     "wall_clock_hours": self.hours[s].tolist(),
                     "cost": self.cost[s].tolist(),
                     "memory_per_gpu_gb": self.memory_gb[s].tolist(),
+                    "fits": self.fits[s].tolist(),
                     "feasible": self.feasible[s].tolist(),
                 }
                 for s in STRATEGIES
@@ -81,15 +85,16 @@ def sweep(answers: Answers, gpus: np.ndarray) -> Sweep:
     price = answers.budget.price_per_gpu_hour
     hours = {s: est[s].hours["mid"] for s in STRATEGIES}
     costs = {s: cost(hours[s], price, gpus) for s in STRATEGIES}
+    fits = {s: est[s].fits & est[s].cpu_fits for s in STRATEGIES}
     feasible = {}
     for s in STRATEGIES:
-        ok = est[s].fits & est[s].cpu_fits
+        ok = fits[s]
         if answers.training.deadline_days is not None:
             ok = ok & (hours[s] / 24.0 <= answers.training.deadline_days)
         feasible[s] = ok
     cheapest = _best(costs, feasible, gpus)
     fastest = _best(hours, feasible, gpus)
-    return Sweep(answers, gpus, hours, costs, {s: est[s].memory / GB for s in STRATEGIES}, feasible, cheapest, fastest)
+    return Sweep(answers, gpus, hours, costs, {s: est[s].memory / GB for s in STRATEGIES}, fits, feasible, cheapest, fastest)
 
 
 def _best(values: dict[str, np.ndarray], feasible: dict[str, np.ndarray], gpus: np.ndarray) -> tuple[str, float] | None:
@@ -118,7 +123,12 @@ def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False) -> str:
         g = float(sw.gpus[i])
         cands = [(float(sw.cost[s][i]), STRATEGIES.index(s), s) for s in STRATEGIES if sw.feasible[s][i]]
         if not cands:
-            line = ("| {g:,.0f} | none fits | | | |" if markdown else "{g:>7,.0f}  none fits").format(g=g)
+            fitting = [s for s in STRATEGIES if sw.fits[s][i]]
+            why = "none fits in memory"
+            if fitting:
+                fastest = min(float(sw.hours[s][i]) for s in fitting)
+                why = f"misses the deadline ({fastest / 24.0:,.1f} days at best)"
+            line = (f"| {g:,.0f} | {why} | | | |" if markdown else f"{g:>7,.0f}  {why}")
             out.append(line)
             continue
         c, _, s = min(cands)
