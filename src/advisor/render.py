@@ -69,8 +69,14 @@ def to_text(advice: Advice) -> str:
         f"  Comm    {e['communication_share']:.0%} of step time exposed; micro-batch {e['micro_batch_size']}, "
         f"accumulation {e['gradient_accumulation_steps']}, recompute {e['activation_recompute']}"
     )
+    c = e["communication"]
+    lines.append(
+        f"  Traffic {c['intra_node_gb_per_step']:,.1f} GB in-node + {c['inter_node_gb_per_step']:,.1f} GB network per GPU per step: "
+        + "; ".join(f"{row['name']} {row['seconds']:.2f} s" for row in c["per_step"])
+    )
     if e["tensor_parallel"] > 1 or e["pipeline_parallel"] > 1:
         lines.append(f"  Layout  TP={e['tensor_parallel']} × PP={e['pipeline_parallel']} × DP={e['data_parallel']}")
+    lines.extend(f"  Note    {note}" for note in scale_notes(advice))
     lines.append("")
     if d["warnings"]:
         _section(lines, "Warnings", [f"  {'BLOCKING: ' if w['blocking'] else '! '}{w['text']}" for w in d["warnings"]])
@@ -97,6 +103,25 @@ def to_text(advice: Advice) -> str:
     _section(lines, "Pre-launch checklist", [f"  [ ] {c['text']}" for c in d["checklist"]])
     lines.append(f"Rules fired: {', '.join(f['id'] for f in d['fired_rules'])}")
     return "\n".join(lines) + "\n"
+
+
+def scale_notes(advice: Advice) -> list[str]:
+    """Batch growth and interruptions: what changes when a job is spread over many GPUs."""
+    e = advice.estimate_dict(advice.strategy)
+    a = advice.answers
+    notes = []
+    if e["effective_global_batch_tokens"] > 1.05 * a.training.global_batch_tokens:
+        notes.append(
+            f"{e['data_parallel']:,} data-parallel ranks need at least one {a.model.seq_len:,}-token sequence each, so the global batch "
+            f"grows from {a.training.global_batch_tokens:,.0f} to {e['effective_global_batch_tokens']:,.0f} tokens: check that the "
+            "learning-rate schedule still converges, or use fewer GPUs or more tensor/pipeline parallelism."
+        )
+    if e["expected_interruptions"] >= 1:
+        notes.append(
+            f"Expect about {e['expected_interruptions']:,.0f} interruptions over the run at Llama 3's rate (one per ~50,700 GPU-hours); "
+            f"restarts add {e['interruption_overhead']:.1%} to the wall-clock (arXiv:2407.21783)."
+        )
+    return notes
 
 
 def _section(lines: list[str], title: str, items: list[str]) -> None:
@@ -181,14 +206,22 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None) -> str:
     add("")
     add(f"    {e['wall_clock_hours']:,.1f} h × {format_number(a.budget.price_per_gpu_hour)} {cur} × {a.cluster.gpus} GPUs = {money(e['cost'], cur)}")
     add("")
+    w = advice.evaluation.context["workload"]
     add(
-        f"Time comes from compute = 6 × {format_number(a.model.active_params or a.model.params)} params × tokens ÷ "
-        f"({a.cluster.gpus} GPUs × {a.cluster.spec.peak_tflops:g} TFLOP/s × MFU), plus communication that cannot overlap it "
-        f"(ring all-reduce 2(n−1)/n × S/B over each link). One step takes {e['step_seconds']:.2f} s "
-        f"({e['compute_seconds_per_step']:.2f} s compute, {e['communication_seconds_per_step']:.2f} s of communication before overlap), "
-        f"{e['steps']:,.0f} steps."
+        f"Time comes from compute = (6 × {format_number(w.active_params)} params + 12 × {w.shape.layers} layers × {w.shape.hidden} hidden "
+        f"× {w.seq_len} seq) FLOPs per token × tokens ÷ ({a.cluster.gpus} GPUs × {a.cluster.spec.peak_tflops:g} TFLOP/s × MFU), "
+        f"plus communication that cannot overlap it (ring all-reduce 2(n−1)/n × S/B over each link). One step of "
+        f"{e['effective_global_batch_tokens']:,.0f} tokens takes {e['step_seconds']:.2f} s "
+        f"({e['compute_seconds_per_step']:.2f} s compute, {e['communication_seconds_per_step']:.2f} s of communication before overlap, "
+        f"{e['exposed_communication_seconds_per_step']:.2f} s of it exposed), {e['steps']:,.0f} steps; "
+        f"restarts after interruptions add {e['interruption_overhead']:.1%}."
     )
     add("")
+    for note in scale_notes(advice):
+        add(f"- {note}")
+        add("")
+    _communication_table(add, e)
+    _deepspeed_table(add, advice)
     add(
         f"A day of this cluster costs {money(e['cost_per_day'], cur)}; making the run 20% faster would save "
         f"{money(e['savings_if_20pct_faster'], cur)} (seed:K16)."
@@ -216,6 +249,7 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None) -> str:
             f"for {money(fewer['cost'], cur)}, {fewer['saving_pct']:.0f}% cheaper than {a.cluster.gpus} GPUs."
         )
         add("")
+    _what_if(add, advice)
     add("## Rationale")
     add("")
     for item in r["rationale"]:
@@ -266,3 +300,64 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None) -> str:
     add(yaml.safe_dump(d["answers"], sort_keys=False, allow_unicode=True).rstrip())
     add("```")
     return "\n".join(out) + "\n"
+
+
+def _communication_table(add, e: dict[str, Any]) -> None:
+    """Per-step traffic of the chosen strategy, per GPU, by collective and link (JSON: estimate.communication)."""
+    c = e["communication"]
+    if not c["per_step"]:
+        add("No communication: one GPU.")
+        add("")
+        return
+    add(f"Communication per optimizer step, per GPU ({e['communication_share']:.0%} of the step exposed):")
+    add("")
+    add("| Collective | Kind | Payload (GB) | Calls | In-node (GB) | Network (GB) | Seconds | Hides behind |")
+    add("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for row in c["per_step"]:
+        add(
+            f"| {_md(row['name'])} | {row['collective']} | {row['payload_gb']:,.3f} | {row['calls_per_step']:,.0f} | "
+            f"{row['intra_node_gb']:,.2f} | {row['inter_node_gb']:,.2f} | {row['seconds']:.3f} | {row['overlaps_with']} |"
+        )
+    add("")
+
+
+def _deepspeed_table(add, advice: Advice) -> None:
+    """DeepSpeed's own model-state estimate for ZeRO-2 and ZeRO-3, every offload option (GiB, as DeepSpeed prints)."""
+    add(
+        "DeepSpeed's own model-state estimator for this job (estimate_zero2/zero3_model_states_mem_needs; "
+        "model states only, activations come on top; CPU figures include DeepSpeed's 1.5 buffer factor):"
+    )
+    add("")
+    add("| Stage | Options | per GPU (GiB) | per CPU node (GiB) |")
+    add("| --- | --- | --- | --- |")
+    for strategy, stage in (("deepspeed-zero2", "ZeRO-2"), ("deepspeed-zero3", "ZeRO-3")):
+        for row in advice.estimate_dict(strategy)["deepspeed_estimator"]:
+            add(f"| {stage} | {row['options']} | {row['gpu_gib']:,.2f} | {row['cpu_gib_per_node']:,.2f} |")
+    add("")
+
+
+def what_if_counts(gpus: int, per_node: int) -> list[float]:
+    """GPU counts for the memo's what-if table: one node, doubling up to 4x the planned count, and the count itself."""
+    counts = {float(gpus)}
+    c = per_node
+    while c <= 4 * gpus:
+        counts.add(float(c))
+        c *= 2
+    return sorted(counts)
+
+
+def _what_if(add, advice: Advice) -> None:
+    """The memo's sweep: the best feasible strategy per GPU count, cheapest and fastest marked (advisor sweep)."""
+    import numpy as np
+
+    from .sweep import sweep, sweep_text
+
+    a = advice.answers
+    counts = np.asarray(what_if_counts(a.cluster.gpus, a.cluster.gpus_per_node))
+    sw = sweep(a, counts)
+    add("## What if: other GPU counts")
+    add("")
+    add(f"The same job on other GPU counts (whole nodes of {a.cluster.gpus_per_node}); `advisor sweep` prices any range.")
+    add("")
+    add(sweep_text(sw, rows=len(counts), markdown=True).rstrip())
+    add("")
