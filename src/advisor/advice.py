@@ -28,6 +28,9 @@ from .rules import Rule, RuleSet, format_number, render_template
 
 SIMPLICITY = {s: i for i, s in enumerate(STRATEGIES)}
 
+DEEPSPEED_ESTIMATED = ("deepspeed-zero2", "deepspeed-zero3", "deepspeed-zero3-offload")
+"""Strategies whose JSON carries DeepSpeed's own estimator table (ZeRO-2, or ZeRO-3 for both ZeRO-3 variants)."""
+
 
 @dataclass
 class FiredRule:
@@ -215,7 +218,7 @@ def estimate_dict(ev: Evaluation, strategy: str) -> dict[str, Any]:
         "tensor_parallel": int(e.tp[0]),
         "pipeline_parallel": int(e.pp[0]),
         "data_parallel": int(gpus // (e.tp[0] * e.pp[0])),
-        **({"deepspeed_estimator": deepspeed_rows(ev, strategy)} if strategy.startswith("deepspeed-zero2") or strategy.startswith("deepspeed-zero3") else {}),
+        **({"deepspeed_estimator": deepspeed_rows(ev, strategy)} if strategy in DEEPSPEED_ESTIMATED else {}),
     }
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import yaml
 
 from .advice import Advice
-from .answers import STRATEGIES
+from .answers import STRATEGIES, Answers
 from .estimate import FRAMEWORKS
 from .rules import format_number
 
@@ -76,7 +76,7 @@ def to_text(advice: Advice) -> str:
     )
     if e["tensor_parallel"] > 1 or e["pipeline_parallel"] > 1:
         lines.append(f"  Layout  TP={e['tensor_parallel']} × PP={e['pipeline_parallel']} × DP={e['data_parallel']}")
-    lines.extend(f"  Note    {note}" for note in scale_notes(advice))
+    lines.extend(f"  Note    {note}" for note in scale_notes(e, advice.answers))
     lines.append("")
     if d["warnings"]:
         _section(lines, "Warnings", [f"  {'BLOCKING: ' if w['blocking'] else '! '}{w['text']}" for w in d["warnings"]])
@@ -105,10 +105,8 @@ def to_text(advice: Advice) -> str:
     return "\n".join(lines) + "\n"
 
 
-def scale_notes(advice: Advice) -> list[str]:
-    """Batch growth and interruptions: what changes when a job is spread over many GPUs."""
-    e = advice.estimate_dict(advice.strategy)
-    a = advice.answers
+def scale_notes(e: dict[str, Any], a: Answers) -> list[str]:
+    """Batch growth and interruptions for one estimate: what changes when a job is spread over many GPUs."""
     notes = []
     if e["effective_global_batch_tokens"] > 1.05 * a.training.global_batch_tokens:
         notes.append(
@@ -217,11 +215,11 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None) -> str:
         f"restarts after interruptions add {e['interruption_overhead']:.1%}."
     )
     add("")
-    for note in scale_notes(advice):
+    for note in scale_notes(e, a):
         add(f"- {note}")
         add("")
     _communication_table(add, e)
-    _deepspeed_table(add, advice)
+    _deepspeed_table(add, {row["strategy"]: row for row in _rows(d)})
     add(
         f"A day of this cluster costs {money(e['cost_per_day'], cur)}; making the run 20% faster would save "
         f"{money(e['savings_if_20pct_faster'], cur)} (seed:K16)."
@@ -321,7 +319,7 @@ def _communication_table(add, e: dict[str, Any]) -> None:
     add("")
 
 
-def _deepspeed_table(add, advice: Advice) -> None:
+def _deepspeed_table(add, estimates: dict[str, dict[str, Any]]) -> None:
     """DeepSpeed's own model-state estimate for ZeRO-2 and ZeRO-3, every offload option (GiB, as DeepSpeed prints)."""
     add(
         "DeepSpeed's own model-state estimator for this job (estimate_zero2/zero3_model_states_mem_needs; "
@@ -331,7 +329,7 @@ def _deepspeed_table(add, advice: Advice) -> None:
     add("| Stage | Options | per GPU (GiB) | per CPU node (GiB) |")
     add("| --- | --- | --- | --- |")
     for strategy, stage in (("deepspeed-zero2", "ZeRO-2"), ("deepspeed-zero3", "ZeRO-3")):
-        for row in advice.estimate_dict(strategy)["deepspeed_estimator"]:
+        for row in estimates[strategy]["deepspeed_estimator"]:
             add(f"| {stage} | {row['options']} | {row['gpu_gib']:,.2f} | {row['cpu_gib_per_node']:,.2f} |")
     add("")
 
