@@ -24,6 +24,7 @@ import yaml
 
 from advisor.advice import advise
 from advisor.answers import answers_from_mapping
+from advisor.catalog import gpu_catalog
 from advisor.estimate import estimate_all
 from advisor.rules import load_rules
 
@@ -155,8 +156,7 @@ def benchmarks(runs: list[dict[str, Any]]) -> None:
         if not (gpu and run.get("gpus") and run.get("params_b")):
             continue
         published = run.get("mfu")
-        answers_gpu = answers_from_mapping({"model": {"params": "1B"}, "training": {"tokens": 1}, "cluster": {"gpu": gpu, "gpus": 1},
-                                            "budget": {"price_per_gpu_hour": 1}}).cluster.spec
+        answers_gpu = gpu_catalog()[gpu]
         if published is None and run.get("tflops_per_gpu"):
             published = run["tflops_per_gpu"] / answers_gpu.peak_tflops
         if published is None:

@@ -315,10 +315,6 @@ def allreduce_time(size: np.ndarray | float, ranks: np.ndarray, hw: Hardware) ->
     return _group_collective("", "all-reduce", size, 1.0, ranks, np.minimum(ranks, hw.gpus_per_node), hw, "none").seconds
 
 
-def _on_network(n: np.ndarray, hw: Hardware) -> np.ndarray:
-    return n > hw.gpus_per_node
-
-
 def communication_plan(
     strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.ndarray, pp: np.ndarray, mb: np.ndarray, micro: np.ndarray
 ) -> list[Collective]:
@@ -362,7 +358,7 @@ def communication_plan(
         tokens = w.seq_len * mb / (tp if strategy == "megatron-3d" else 1.0)
         msg = w.moe_top_k * tokens * w.shape.hidden * 2.0 * w.act_scale
         calls = 4.0 * w.shape.layers / (pp if strategy == "megatron-3d" else 1.0) * micro
-        off_node = _on_network(n, hw)
+        off_node = n > hw.gpus_per_node
         moved = msg * calls * np.maximum(n - 1.0, 0.0) / np.maximum(n, 1.0)
         intra = np.where(off_node, 0.0, moved)
         inter = np.where(off_node, moved, 0.0)
@@ -429,10 +425,15 @@ def model_state_bytes(strategy: str, w: Workload, gpus: np.ndarray, tp: np.ndarr
     raise ValueError(f"unknown strategy {strategy!r}")
 
 
+def _nodes(gpus: np.ndarray | int, gpus_per_node: int) -> tuple[np.ndarray, np.ndarray]:
+    """(GPUs per node, nodes) as DeepSpeed's estimators take them: a job smaller than a node fills part of one."""
+    per_node = np.minimum(gpus, gpus_per_node)
+    return per_node, np.maximum(1, np.ceil(np.asarray(gpus) / per_node))
+
+
 def _deepspeed(strategy: str, w: Workload, gpus: np.ndarray, gpus_per_node: int) -> tuple[np.ndarray, np.ndarray]:
     """(cpu bytes per node, gpu bytes) from DeepSpeed's estimator for the strategy's configuration (zero_init=1)."""
-    per_node = np.minimum(gpus, gpus_per_node)
-    nodes = np.maximum(1.0, np.ceil(gpus / per_node))
+    per_node, nodes = _nodes(gpus, gpus_per_node)
     if strategy == "deepspeed-zero2":
         return dsmem.zero2(w.params, per_node, nodes, cpu_offload=False)
     offload = strategy == "deepspeed-zero3-offload"
@@ -441,10 +442,9 @@ def _deepspeed(strategy: str, w: Workload, gpus: np.ndarray, gpus_per_node: int)
 
 def deepspeed_table(strategy: str, w: Workload, gpus: int, gpus_per_node: int) -> list[dsmem.DsRow]:
     """DeepSpeed's whole printed estimate for the stage this strategy uses (ZeRO-2 or ZeRO-3), offload rows included."""
-    per_node = min(gpus, gpus_per_node)
-    nodes = max(1, -(-gpus // per_node))
+    per_node, nodes = _nodes(gpus, gpus_per_node)
     stage = 2 if strategy == "deepspeed-zero2" else 3
-    return dsmem.estimator_table(stage, w.params, w.largest_layer, per_node, nodes)
+    return dsmem.estimator_table(stage, w.params, w.largest_layer, int(per_node), int(nodes))
 
 
 def cpu_bytes_per_node(strategy: str, w: Workload, gpus: np.ndarray, hw: Hardware) -> np.ndarray:
@@ -610,12 +610,13 @@ def estimate_strategy(strategy: str, w: Workload, hw: Hardware, gpus: np.ndarray
     step: dict[str, np.ndarray] = {}
     hours: dict[str, np.ndarray] = {}
     exposed_by_band: dict[str, np.ndarray] = {}
+    compute_by_band: dict[str, np.ndarray] = {}
     for name, mfu in (("low", band.high), ("mid", band.mid), ("high", band.low)):
-        compute = flops_per_step / (n * peak * mfu)
+        compute = compute_by_band[name] = flops_per_step / (n * peak * mfu)
         exposed_by_band[name] = exposed_communication(plan, compute)
         step[name] = compute * (1.0 + bubble) + exposed_by_band[name]
         hours[name] = step[name] * (tokens / batch_tokens) * overhead / 3600.0
-    compute_mid = flops_per_step / (n * peak * band.mid)
+    compute_mid = compute_by_band["mid"]
     return StrategyEstimate(
         strategy=strategy, gpus=n, recompute=chosen, model_states=states, activations=act, memory=memory,
         cpu_per_node=cpu, fits=fits, cpu_fits=cpu_fits, compute_s=compute_mid, comm_s=comm, exposed_comm_s=exposed_by_band["mid"],
