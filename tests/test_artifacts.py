@@ -52,8 +52,12 @@ def test_deepspeed_batch_identity_and_stage(rules, strategy, precision):
 def test_horovod_and_megatron_commands(rules):
     hv = {a.name: a.text for a in build_artifacts(_advice_for(rules, "horovod"))}
     assert "horovodrun -np 64" in hv["launch.sh"] and "HOROVOD_HOSTS" in hv["job.sbatch"]
-    mg = {a.name: a.text for a in build_artifacts(_advice_for(rules, "megatron-3d", model={"params": "70B"}, cluster={"gpus": 512}))}
-    assert "--tensor-model-parallel-size 8" in mg["launch.sh"] and "--use-distributed-optimizer" in mg["launch.sh"]
+    advice = _advice_for(rules, "megatron-3d", model={"params": "70B"}, cluster={"gpus": 512})
+    e = advice.estimate_dict("megatron-3d")
+    mg = {a.name: a.text for a in build_artifacts(advice)}
+    assert f"--tensor-model-parallel-size {e['tensor_parallel']}" in mg["launch.sh"] and "--use-distributed-optimizer" in mg["launch.sh"]
+    assert f"--pipeline-model-parallel-size {e['pipeline_parallel']}" in mg["launch.sh"]
+    assert ("--num-layers-per-virtual-pipeline-stage" in mg["launch.sh"]) == (e["virtual_pipeline_stages"] > 1)
 
 
 def test_sbatch_matches_the_cluster_shape(rules):

@@ -27,7 +27,7 @@ def run(capsys, *args):
 def test_text_advice_names_the_recommendation_and_the_questions(capsys):
     code, out, err = run(capsys, "advise", EXAMPLE)
     assert code == 0 and err == ""
-    assert out.startswith("Recommendation: ")
+    assert out.startswith("Decision: ") and "\nRecommendation: " in out
     for section in ("Why", "Options", "Why not", "Ask the engineers", "Pre-launch checklist", "Rules fired:"):
         assert section in out
 

@@ -34,7 +34,8 @@ def test_memo_matches_golden_file(example, rules):
 @pytest.mark.parametrize("example", sorted(EXAMPLES.glob("*.yaml")), ids=lambda p: p.stem)
 def test_memo_has_every_section_and_well_formed_tables(example, rules):
     memo = to_markdown(advise(load_answers(example), rules))
-    for heading in ("## Decision", "## Context", "## Estimate", "## Options considered", "## Rationale", "## Trade-offs",
+    assert memo.index("## Executive summary") < memo.index("## Decision") < memo.index("# Engineering appendix")
+    for heading in ("## Executive summary", "### Why", "## Decision", "## Context", "## Estimate", "## Options considered", "## Trade-offs",
                     "## Questions for the engineers", "## Pre-launch checklist", "## Assumptions", "## Appendix: answers"):
         assert heading in memo
     assert re.search(r"^- \[ \] ", memo, re.M), "checklist items are task-list boxes"

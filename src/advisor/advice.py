@@ -1,9 +1,9 @@
-"""From answers to advice: estimate, evaluate the rules, choose, explain.
+"""From answers to advice: estimate, evaluate the rules, search the plans, choose, explain.
 
-The choice is deliberately simple and auditable: every fired rule adds its points; excluded
-strategies and strategies that do not fit in memory are out; the highest score wins, ties go to
-the cheaper estimate and then to the simpler framework. A strategy that does not fit is never
-recommended without a blocking warning.
+The rules score and exclude strategies at every GPU count the search prices (decide.search_counts); the choice
+(decide.choose) serves the PM's objective — run at all, meet the deadline, stay within budget, cost least, change
+least. The rules then run once more on the chosen plan, now with its facts (chosen_*), to word the rationale, the
+questions and the checklist for that plan. A plan that cannot run is never recommended without a blocking warning.
 """
 
 from __future__ import annotations
@@ -11,8 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from .answers import STRATEGIES, Answers
 from .catalog import efficiency_data, mfu_band
+from .decide import COST_TIE, Option, Plan, choose, search_counts
 from .estimate import (
     ASSUMPTIONS,
     FRAMEWORKS,
@@ -23,7 +26,7 @@ from .estimate import (
     cost,
     deepspeed_table,
 )
-from .facts import Evaluation, compute_facts
+from .facts import Evaluation, evaluate_counts
 from .rules import Rule, RuleSet, format_number, render_template
 
 SIMPLICITY = {s: i for i, s in enumerate(STRATEGIES)}
@@ -40,11 +43,69 @@ class FiredRule:
 
 
 @dataclass
+class RuleOutcome:
+    """What the rules said about one set of facts."""
+
+    scores: dict[str, float]
+    excluded: dict[str, list[str]]
+    fired: list[FiredRule]
+    not_fired: list[FiredRule]
+    questions: list[dict[str, str]]
+    checklist: list[dict[str, str]]
+    warnings: list[dict[str, Any]]
+
+
+def run_rules(rules: RuleSet, facts: dict[str, Any], choice_only: bool = False) -> RuleOutcome:
+    """Evaluate every rule in order. ``choice_only`` skips the rules that neither score nor exclude (and all texts):
+    what the search needs at each GPU count."""
+    out = RuleOutcome({s: 0.0 for s in STRATEGIES}, {}, [], [], [], [], [])
+    seen_q: set[str] = set()
+    seen_c: set[str] = set()
+    for rule in rules.rules:
+        t = rule.then
+        if choice_only and not (t.score or t.exclude):
+            continue
+        trace: list[dict[str, Any]] = []
+        if not rule.test(facts, trace):
+            if not choice_only:
+                out.not_fired.append(FiredRule(rule, None, trace))
+            continue
+        for s, pts in t.score.items():
+            out.scores[s] += pts
+        if choice_only:
+            for s in t.exclude:
+                out.excluded.setdefault(s, []).append(rule.title)
+            continue
+        text = render_template(t.rationale, facts) if t.rationale else None
+        out.fired.append(FiredRule(rule, text, trace))
+        for s in t.exclude:
+            out.excluded.setdefault(s, []).append(text or rule.title)
+        src = ", ".join(rule.source)
+        for q in t.questions:
+            q_text = render_template(q, facts)
+            if q_text not in seen_q:
+                seen_q.add(q_text)
+                out.questions.append({"text": q_text, "rule": rule.id, "source": src})
+        for c in t.checklist:
+            c_text = render_template(c, facts)
+            if c_text not in seen_c:
+                seen_c.add(c_text)
+                out.checklist.append({"text": c_text, "rule": rule.id, "source": src})
+        for w in t.warnings:
+            out.warnings.append({"text": render_template(w.text, facts), "blocking": w.blocking, "rule": rule.id, "source": src})
+    return out
+
+
+@dataclass
 class Advice:
     """Everything a front end shows; ``to_dict`` is the JSON contract."""
 
     answers: Answers
     evaluation: Evaluation
+    """Facts and estimates at the chosen GPU count."""
+    today: Evaluation
+    """Facts and estimates at today's GPU count."""
+    plan: Plan
     strategy: str
     scores: dict[str, float]
     fired: list[FiredRule]
@@ -60,65 +121,163 @@ class Advice:
     def facts(self) -> dict[str, Any]:
         return self.evaluation.facts
 
+    @property
+    def gpus(self) -> int:
+        return self.evaluation.gpus
+
     def estimate_dict(self, strategy: str) -> dict[str, Any]:
         return estimate_dict(self.evaluation, strategy)
 
-    def rationale(self) -> list[dict[str, Any]]:
-        """Fired rules that argue for the recommendation, or that speak to the whole decision."""
+    def plan_reasons(self) -> list[str]:
+        """Why this plan, in business terms: what it achieves against today and the objective."""
+        p, a, cur = self.plan, self.answers, self.facts["currency"]
+        c, t = p.chosen, p.today
+        fw = FRAMEWORKS[c.strategy]
+        out: list[str] = []
+        deadline = a.training.deadline_days
+        met = f", meeting the {format_number(deadline)}-day deadline" if deadline is not None and p.deadline_met else ""
+        if p.status_quo and t.runnable:
+            out.append(
+                f"Today's setup — {fw} on {t.gpus} GPUs — is already the answer: nothing searched is more than "
+                f"{COST_TIE:.0%} cheaper{met}. No change needed."
+            )
+        elif p.keeps_strategy and t.runnable:
+            out.append(
+                f"Keep {fw}; {c.gpus} GPUs instead of {t.gpus} take {hours_text(c.hours)} a run instead of {hours_text(t.hours)}{met}, "
+                f"for {money(c.cost, cur)} a run against {money(t.cost, cur)} today ({pct_change(c.cost, t.cost)})."
+            )
+        else:
+            if not t.usable:
+                why = self.why_not_today()
+                out.append(f"Today's {t.strategy} on {t.gpus} GPUs cannot run this job: {why}.")
+            elif t.excluded:
+                out.append(f"Today's {t.strategy} is ruled out here: {t.excluded[0]}")
+            elif deadline is not None and not t.meets_deadline and p.deadline_met:
+                out.append(f"Today's {t.strategy} on {t.gpus} GPUs takes {hours_text(t.hours)}, past the {format_number(deadline)}-day deadline.")
+            elif c.cost < t.cost * (1 - COST_TIE):
+                out.append(f"Today's {t.strategy} costs {money(t.cost, cur)} a run; {c.strategy} costs {money(c.cost, cur)} ({pct_change(c.cost, t.cost)}).")
+            out.append(
+                f"{fw} on {c.gpus} GPUs takes {hours_text(c.hours)} a run for {money(c.cost, cur)}{met}"
+                + (f" ({pct_change(c.cost, t.cost)} against today)" if t.usable else "") + "."
+            )
+        if p.beyond_cluster:
+            out.append(f"Meeting the deadline needs {c.gpus - a.cluster.gpus} more GPUs than today's {a.cluster.gpus}: "
+                       f"the cheapest way found to meet it.")
+        return out
+
+    def why_not_today(self) -> str:
+        reasons = self._blockers(self.today, self.plan.today.strategy)
+        return reasons[0] if reasons else "it is ruled out"
+
+    def _blockers(self, ev: Evaluation, strategy: str) -> list[str]:
+        e = ev.estimates[strategy]
+        spec = self.answers.cluster.spec
         out = []
+        if not bool(e.fits[0]):
+            out.append(f"does not fit: needs {e.memory[0] / GB:,.1f} GB per GPU, the {spec.name} has {spec.memory_gb:g} GB")
+        if not bool(e.cpu_fits[0]):
+            out.append(f"needs {e.cpu_per_node[0] / GB:,.0f} GB of host RAM per node for offload; the nodes have "
+                       f"{self.answers.cluster.cpu_memory_gb_per_node:g} GB")
+        if not bool(e.batch_ok[0]):
+            dp = ev.gpus / (e.tp[0] * e.pp[0])
+            out.append(
+                f"{dp:,.0f} data-parallel ranks but the global batch has only {ev.context['workload'].global_batch_seqs:,} sequences: "
+                "every rank needs at least one, so the batch would have to grow; use tensor/pipeline parallelism or fewer GPUs"
+            )
+        return out
+
+    def rationale(self) -> list[dict[str, Any]]:
+        """Reasons for the recommendation only: the plan's, then rules that argue for the chosen strategy."""
+        out = [{"rule": "plan", "title": "The plan against the objective", "text": t, "source": ["advisor decision (decide.py)"], "points": 0}
+               for t in self.plan_reasons()]
         for fr in self.fired:
             sc = fr.rule.then.score.get(self.strategy, 0)
-            general = not fr.rule.then.score and not fr.rule.then.exclude
-            if (sc > 0 or general) and fr.rationale:
+            if sc > 0 and fr.rationale:
                 out.append({"rule": fr.rule.id, "title": fr.rule.title, "text": fr.rationale, "source": list(fr.rule.source), "points": sc})
         if self.default_used and self.default_rationale:
             out.append({"rule": "default", "title": "Default outcome", "text": self.default_rationale, "source": ["advisor default"], "points": 0})
         return out
 
+    def context(self) -> list[dict[str, Any]]:
+        """Fired rules that speak to the whole decision rather than for or against one strategy."""
+        return [
+            {"rule": fr.rule.id, "title": fr.rule.title, "text": fr.rationale, "source": list(fr.rule.source)}
+            for fr in self.fired
+            if fr.rationale and not fr.rule.then.score and not fr.rule.then.exclude
+        ]
+
+    def tradeoffs(self) -> list[dict[str, Any]]:
+        """What the recommendation gives up: rules that count against it, and the cheaper-but-slower option."""
+        out = [
+            {"rule": fr.rule.id, "title": fr.rule.title, "text": fr.rationale, "source": list(fr.rule.source)}
+            for fr in self.fired
+            if fr.rationale and fr.rule.then.score.get(self.strategy, 0) < 0
+        ]
+        cheaper = self.plan.cheaper_slower
+        if cheaper is not None:
+            cur = self.facts["currency"]
+            c = self.plan.chosen
+            out.append({
+                "rule": "plan", "title": "Cheaper but slower",
+                "text": f"{cheaper.gpus} GPUs with {cheaper.strategy} would cost {money(cheaper.cost, cur)} a run "
+                        f"({pct_change(cheaper.cost, c.cost)}) but take {hours_text(cheaper.hours)} instead of {hours_text(c.hours)}"
+                        + (f", missing the {format_number(self.answers.training.deadline_days)}-day deadline" if cheaper.meets_deadline is False else "")
+                        + ".",
+                "source": ["seed:K11", "seed:K6"],
+            })
+        return out
+
     def why_not(self, strategy: str) -> list[str]:
-        """Reasons an alternative lost, most decisive first."""
-        reasons: list[str] = []
-        e = self.evaluation.estimates[strategy]
-        if not bool(e.fits[0]):
-            reasons.append(
-                f"does not fit: needs {e.memory[0] / GB:,.1f} GB per GPU, the {self.answers.cluster.spec.name} has {self.answers.cluster.spec.memory_gb:g} GB"
-            )
-        if not bool(e.cpu_fits[0]):
-            reasons.append(f"needs {e.cpu_per_node[0] / GB:,.0f} GB of host RAM per node for offload; the nodes have {self.answers.cluster.cpu_memory_gb_per_node:g} GB")
+        """Reasons an alternative lost at the chosen GPU count, most decisive first."""
+        ev, cur = self.evaluation, self.facts["currency"]
+        reasons = self._blockers(ev, strategy)
         reasons.extend(self.excluded.get(strategy, []))
+        o = self.plan.option(strategy, ev.gpus)
+        c = self.plan.chosen
+        deadline = self.answers.training.deadline_days
+        if not reasons and o is not None:
+            if deadline is not None and o.meets_deadline is False and c.meets_deadline:
+                reasons.append(f"takes {hours_text(o.hours)}, past the {format_number(deadline)}-day deadline")
+            elif o.cost > c.cost * (1 + COST_TIE):
+                reasons.append(f"costs {money(o.cost, cur)} a run ({pct_change(o.cost, c.cost)}) and takes {hours_text(o.hours)}")
         for fr in self.fired:
             if fr.rule.then.score.get(strategy, 0) < 0 and fr.rationale:
                 reasons.append(fr.rationale)
         if not reasons:
             mine, theirs = self.scores[self.strategy], self.scores[strategy]
-            ch = self.facts[f"cost.{self.strategy}"]
-            ct = self.facts[f"cost.{strategy}"]
-            cur = self.facts["currency"]
-            if theirs < mine:
-                reasons.append(f"scored {format_number(theirs)} against {format_number(mine)} for {self.strategy}")
-            elif ct > ch * 1.001:
-                reasons.append(f"same score, but costs {format_number(ct)} {cur} against {format_number(ch)} {cur}")
+            if strategy != self.answers.training.current_strategy and self.strategy == self.answers.training.current_strategy:
+                reasons.append(f"no cheaper or faster than today's {self.strategy} by this estimate, so switching buys nothing")
+            elif theirs < mine:
+                reasons.append(f"as cheap within {COST_TIE:.0%}, but the rules score it {format_number(theirs)} against {format_number(mine)} for {self.strategy}")
             else:
-                reasons.append(f"same score and cost; {self.strategy} is simpler to run")
+                reasons.append(f"as cheap within {COST_TIE:.0%}; {self.strategy} is simpler to run")
         return reasons
 
     def to_dict(self) -> dict[str, Any]:
         s = self.strategy
         f = self.facts
+        ctx = self.evaluation.context
+        shape = ctx["workload"].shape
         return {
             "recommendation": {
                 "strategy": s,
                 "framework": FRAMEWORKS[s],
+                "gpus": self.gpus,
                 "score": self.scores[s],
                 "rationale": self.rationale(),
                 "blocked": any(w["blocking"] for w in self.warnings),
             },
+            "plan": self.plan.to_dict(),
             "estimate": self.estimate_dict(s),
+            "today": {"strategy": self.answers.training.current_strategy, "gpus": self.answers.cluster.gpus,
+                      **estimate_dict(self.today, self.answers.training.current_strategy)},
             "alternatives": [
                 {"strategy": o, "framework": FRAMEWORKS[o], "score": self.scores[o], **self.estimate_dict(o), "why_not": self.why_not(o)}
                 for o in STRATEGIES
                 if o != s
             ],
+            "context": self.context(),
+            "tradeoffs": self.tradeoffs(),
             "questions": self.questions,
             "checklist": self.checklist,
             "warnings": self.warnings,
@@ -128,21 +287,34 @@ class Advice:
                 for fr in self.fired
             ],
             "scale": {
-                "tokens": self.evaluation.context["tokens"],
-                "tokens_implied": self.evaluation.context["tokens_implied"],
-                "baseline_hours": self.evaluation.context["baseline_hours"],
-                "fewer_gpus": self.evaluation.fewer_gpus,
-                "monthly_cost": f["monthly_cost"],
+                "tokens": ctx["tokens"],
+                "tokens_implied": ctx["tokens_implied"],
+                "baseline_hours": ctx["baseline_hours"],
+                "monthly_spend": f["chosen_monthly_spend"],
+                "runs_per_month": f["runs_per_month"],
             },
-            "shape": {
-                "layers": self.evaluation.context["workload"].shape.layers,
-                "hidden_size": self.evaluation.context["workload"].shape.hidden,
-                "attention_heads": self.evaluation.context["workload"].shape.heads,
-                "source": self.evaluation.context["workload"].shape.source,
-            },
+            "shape": {"layers": shape.layers, "hidden_size": shape.hidden, "attention_heads": shape.heads, "source": shape.source},
             "assumptions": assumptions(self.evaluation),
             "answers": self.answers.model_dump(mode="json", exclude_none=True),
         }
+
+
+def hours_text(h: float) -> str:
+    """Hours below two days, days above: '36.0 h', '3.0 days'."""
+    return f"{h / 24:,.1f} days" if h >= 48 else f"{h:,.1f} h"
+
+
+def money(value: float, currency: str) -> str:
+    return f"{value:,.0f} {currency}"
+
+
+def pct_change(new: float, old: float) -> str:
+    if old <= 0:
+        return "n/a"
+    d = new / old - 1.0
+    if abs(d) < 0.005:
+        return "about the same"
+    return f"{abs(d):.0%} {'more' if d > 0 else 'less'}"
 
 
 def assumptions(ev: Evaluation) -> list[str]:
@@ -155,7 +327,7 @@ def assumptions(ev: Evaluation) -> list[str]:
     out.append(f"MFU band for {spec.generation}: {band.low:.2f} / {band.mid:.2f} / {band.high:.2f} (low / mid / high) — {band.source}.")
     out.append(
         f"Links: {hw.intra_link} {hw.intra_bw / GB / link['intra_node']:g} GB/s inside a node, "
-        f"{ev.answers.cluster.inter_node_gbps:g} Gbit/s per node across nodes, before efficiency."
+        f"{ev.answers.cluster.network_gbps:g} Gbit/s per node across nodes, before efficiency" + ("." if ev.answers.cluster.inter_node_gbps else f" (not given: {spec.network_source or 'one 200 Gb/s HDR port per node, estimators-notes §9'}).")
     )
     out.append(f"Model shape: {ev.context['workload'].shape.layers} layers, hidden {ev.context['workload'].shape.hidden}, "
                f"{ev.context['workload'].shape.heads} heads ({ev.context['workload'].shape.source}).")
@@ -175,7 +347,7 @@ def assumptions(ev: Evaluation) -> list[str]:
 def estimate_dict(ev: Evaluation, strategy: str) -> dict[str, Any]:
     e: StrategyEstimate = ev.estimates[strategy]
     a = ev.answers
-    price, gpus = a.budget.price_per_gpu_hour, a.cluster.gpus
+    price, gpus = a.budget.price_per_gpu_hour, ev.gpus
     hours = {b: float(e.hours[b][0]) for b in ("low", "mid", "high")}
     costs = {b: float(cost(hours[b], price, gpus)) for b in hours}
     mid = hours["mid"]
@@ -207,7 +379,9 @@ def estimate_dict(ev: Evaluation, strategy: str) -> dict[str, Any]:
         "pipeline_bubble_seconds_per_step": float(e.bubble_s[0]),
         "step_seconds": float(e.step_s["mid"][0]),
         "steps": ev.context["tokens"] / float(e.batch_tokens[0]),
-        "effective_global_batch_tokens": float(e.batch_tokens[0]),
+        "global_batch_tokens": float(e.batch_tokens[0]),
+        "batch_source": ev.context["workload"].batch_source,
+        "batch_ok": bool(e.batch_ok[0]),
         "interruption_overhead": float(e.interruption_factor[0]) - 1.0,
         "expected_interruptions": INTERRUPTIONS_PER_GPU_HOUR * gpus * mid,
         "scaling_efficiency": ev.facts[f"scaling_efficiency.{strategy}"],
@@ -217,6 +391,8 @@ def estimate_dict(ev: Evaluation, strategy: str) -> dict[str, Any]:
         "gradient_accumulation_steps": int(e.accumulation[0]),
         "tensor_parallel": int(e.tp[0]),
         "pipeline_parallel": int(e.pp[0]),
+        "virtual_pipeline_stages": int(e.vpp[0]),
+        "expert_parallel": int(e.ep[0]),
         "data_parallel": int(gpus // (e.tp[0] * e.pp[0])),
         **({"deepspeed_estimator": deepspeed_rows(ev, strategy)} if strategy in DEEPSPEED_ESTIMATED else {}),
     }
@@ -251,82 +427,121 @@ def deepspeed_rows(ev: Evaluation, strategy: str) -> list[dict[str, Any]]:
     return [
         {"options": r.options, "gpu_gb": r.gpu_bytes / GB, "cpu_gb_per_node": r.cpu_bytes / GB,
          "gpu_gib": r.gpu_bytes / 2**30, "cpu_gib_per_node": r.cpu_bytes / 2**30}
-        for r in deepspeed_table(strategy, ev.context["workload"], a.cluster.gpus, a.cluster.gpus_per_node)
+        for r in deepspeed_table(strategy, ev.context["workload"], ev.gpus, a.cluster.gpus_per_node)
     ]
 
 
 def advise(answers: Answers, rules: RuleSet) -> Advice:
-    """Estimate, evaluate every rule in order, and choose."""
-    ev = compute_facts(answers)
-    facts = ev.facts
-    scores = {s: 0.0 for s in STRATEGIES}
-    excluded: dict[str, list[str]] = {}
-    fired: list[FiredRule] = []
-    not_fired: list[FiredRule] = []
-    questions: list[dict[str, str]] = []
-    checklist: list[dict[str, str]] = []
-    warnings: list[dict[str, Any]] = []
-    seen_q: set[str] = set()
-    seen_c: set[str] = set()
-    for rule in rules.rules:
-        trace: list[dict[str, Any]] = []
-        if not rule.test(facts, trace):
-            not_fired.append(FiredRule(rule, None, trace))
-            continue
-        t = rule.then
-        text = render_template(t.rationale, facts) if t.rationale else None
-        fired.append(FiredRule(rule, text, trace))
-        for s, pts in t.score.items():
-            scores[s] += pts
-        for s in t.exclude:
-            excluded.setdefault(s, []).append(text or rule.title)
-        src = ", ".join(rule.source)
-        for q in t.questions:
-            q_text = render_template(q, facts)
-            if q_text not in seen_q:
-                seen_q.add(q_text)
-                questions.append({"text": q_text, "rule": rule.id, "source": src})
-        for c in t.checklist:
-            c_text = render_template(c, facts)
-            if c_text not in seen_c:
-                seen_c.add(c_text)
-                checklist.append({"text": c_text, "rule": rule.id, "source": src})
-        for w in t.warnings:
-            warnings.append({"text": render_template(w.text, facts), "blocking": w.blocking, "rule": rule.id, "source": src})
-
-    def usable(s: str) -> bool:
-        return facts[f"fits.{s}"] and facts[f"cpu_fits.{s}"] and s not in excluded
-
-    candidates = [s for s in STRATEGIES if usable(s)]
-    default_used = False
-    default_rationale = None
-    if not any(scores.values()) and rules.default and usable(rules.default.strategy):
-        choice = rules.default.strategy
-        default_used = True
-        default_rationale = render_template(rules.default.rationale, facts)
-    elif candidates:
-        choice = max(candidates, key=lambda s: (scores[s], -facts[f"cost.{s}"], -SIMPLICITY[s]))
-    elif fitting := [s for s in STRATEGIES if facts[f"fits.{s}"] and facts[f"cpu_fits.{s}"]]:
-        # Rules excluded every strategy that fits: say so, and show the best of them rather than one that cannot run.
-        choice = max(fitting, key=lambda s: (scores[s], -facts[f"cost.{s}"], -SIMPLICITY[s]))
-        warnings.insert(0, {
-            "text": f"Rules excluded every strategy that fits ({', '.join(fitting)}); showing {choice}. Review the exclusions before launching.",
-            "blocking": True, "rule": "all-fitting-excluded", "source": "advisor engine",
-        })
-    else:
-        # Nothing fits (or every fitting strategy was excluded): show the least-memory option, blocked.
-        choice = min(STRATEGIES, key=lambda s: (facts[f"memory_gb.{s}"], SIMPLICITY[s]))
-        need = facts[f"memory_gb.{choice}"]
-        warnings.insert(0, {
-            "text": (
-                f"No strategy fits: even {choice} needs {need:,.1f} GB per GPU on {facts['gpu_memory_gb']:g} GB GPUs"
-                + ("" if facts[f"cpu_fits.{choice}"] else f" and more host RAM than the {facts['cpu_memory_gb_per_node']:g} GB per node")
-                + ". Add GPUs, use larger-memory GPUs, or shorten seq_len before launching."
-            ),
-            "blocking": True, "rule": "memory-fit", "source": "estimators-notes §2 (DeepSpeed estimators), §4-5",
-        })
+    """Estimate every strategy at every searched GPU count, let the rules score each, choose, then explain the choice."""
+    counts = search_counts(answers)
+    evals = evaluate_counts(answers, counts)
+    by_gpus = {ev.gpus: ev for ev in evals}
+    today_ev = by_gpus[answers.cluster.gpus]
+    runs = today_ev.context["runs_per_month"]
+    deadline_h = None if answers.training.deadline_days is None else answers.training.deadline_days * 24.0
+    options: list[Option] = []
+    for ev in evals:
+        judged = run_rules(rules, ev.facts, choice_only=True)
+        for s in STRATEGIES:
+            e = ev.estimates[s]
+            h, c = float(e.hours["mid"][0]), ev.facts[f"cost.{s}"]
+            options.append(Option(
+                strategy=s, gpus=ev.gpus, hours=h, cost=c, monthly=runs * c, usable=bool(e.usable[0]),
+                excluded=tuple(judged.excluded.get(s, ())), score=judged.scores[s],
+                meets_deadline=None if deadline_h is None else h <= deadline_h,
+                within_budget=answers.budget.limit is None or c <= answers.budget.limit,
+                within_monthly=answers.budget.monthly_limit is None or runs * c <= answers.budget.monthly_limit,
+            ))
+    default = rules.default.strategy if rules.default else None
+    plan = choose(options, answers, runs, default)
+    blocking: dict[str, Any] | None = None
+    if plan is None:
+        plan, blocking = _blocked_plan(options, answers, today_ev, runs)
+    ev = by_gpus[plan.chosen.gpus]
+    facts = dict(ev.facts)
+    facts.update(_plan_facts(plan, ev, today_ev))
+    ev = Evaluation(answers=ev.answers, facts=facts, estimates=ev.estimates, context=ev.context, gpus=ev.gpus)
+    out = run_rules(rules, facts)
+    warnings = out.warnings
+    if blocking:
+        warnings.insert(0, blocking)
+    choice = plan.chosen.strategy
+    default_used = bool(rules.default and choice == rules.default.strategy and not any(out.scores.values()))
+    default_rationale = render_template(rules.default.rationale, facts) if default_used and rules.default else None
     return Advice(
-        answers=answers, evaluation=ev, strategy=choice, scores=scores, fired=fired, not_fired=not_fired,
-        excluded=excluded, questions=questions, checklist=checklist, warnings=warnings,
+        answers=answers, evaluation=ev, today=today_ev, plan=plan, strategy=choice, scores=out.scores, fired=out.fired,
+        not_fired=out.not_fired, excluded=out.excluded, questions=out.questions, checklist=out.checklist, warnings=warnings,
         default_used=default_used, default_rationale=default_rationale,
     )
+
+
+def _blocked_plan(options: list[Option], a: Answers, today_ev: Evaluation, runs: float) -> tuple[Plan, dict[str, Any]]:
+    """Nothing can run: show the best that fits (rules excluded it) or the least-memory option, with a blocking warning."""
+    here = [o for o in options if o.gpus == a.cluster.gpus]
+    fitting = [o for o in here if o.usable]
+    f = today_ev.facts
+    if fitting:
+        chosen = max(fitting, key=lambda o: (o.score, -o.cost, -SIMPLICITY[o.strategy]))
+        names = ", ".join(o.strategy for o in fitting)
+        warning = {
+            "text": f"Rules excluded every strategy that fits ({names}); showing {chosen.strategy}. Review the exclusions before launching.",
+            "blocking": True, "rule": "all-fitting-excluded", "source": "advisor engine",
+        }
+    else:
+        chosen = min(here, key=lambda o: (f[f"memory_gb.{o.strategy}"], SIMPLICITY[o.strategy]))
+        s = chosen.strategy
+        need = f[f"memory_gb.{s}"]
+        batch = "" if f[f"batch_ok.{s}"] else "; the global batch is also too small for its data-parallel ranks"
+        warning = {
+            "text": (
+                f"No strategy fits: even {s} needs {need:,.1f} GB per GPU on {f['gpu_memory_gb']:g} GB GPUs"
+                + ("" if f[f"cpu_fits.{s}"] else f" and more host RAM than the {f['cpu_memory_gb_per_node']:g} GB per node")
+                + batch + ". Add GPUs, use larger-memory GPUs, or shorten seq_len before launching."
+            ),
+            "blocking": True, "rule": "memory-fit", "source": "estimators-notes §2 (DeepSpeed estimators), §4-5",
+        }
+    today = next(o for o in here if o.strategy == a.training.current_strategy)
+    plan = Plan(chosen=chosen, today=today, options=options, objective="nothing can run as asked; see the blocking warning",
+                deadline_met=None if a.training.deadline_days is None else bool(chosen.meets_deadline), beyond_cluster=False,
+                cheapest_meeting_deadline=None, fastest=None, cheaper_slower=None, runs_per_month=runs, constraints_broken=["fit"])
+    return plan, warning
+
+
+def _plan_facts(plan: Plan, ev: Evaluation, today_ev: Evaluation) -> dict[str, Any]:
+    """The chosen_* and today_* facts the second rule pass words its texts with."""
+    c, t = plan.chosen, plan.today
+    e = ev.estimates[c.strategy]
+    cheaper = plan.cheaper_slower
+    tokens = ev.context["tokens"]
+    return {
+        "chosen_strategy": c.strategy,
+        "chosen_framework": FRAMEWORKS[c.strategy],
+        "chosen_gpus": float(c.gpus),
+        "chosen_nodes": ev.facts["nodes"],
+        "chosen_hours": c.hours,
+        "chosen_days": c.hours / 24.0,
+        "chosen_cost": c.cost,
+        "chosen_monthly_spend": c.monthly,
+        "chosen_comm_share": float(e.communication_share[0]),
+        "chosen_memory_gb": float(e.memory[0]) / GB,
+        "chosen_micro_batch": float(e.micro_batch[0]),
+        "chosen_accumulation": float(e.accumulation[0]),
+        "chosen_recompute": str(e.recompute[0]),
+        "chosen_tp": float(e.tp[0]),
+        "chosen_pp": float(e.pp[0]),
+        "chosen_vpp": float(e.vpp[0]),
+        "chosen_tokens_per_sec": tokens / (c.hours * 3600.0) if c.hours > 0 else 0.0,
+        "status_quo": plan.status_quo,
+        "keeps_strategy": plan.keeps_strategy,
+        "gpus_added": float(c.gpus - t.gpus),
+        "deadline_met": plan.deadline_met,
+        "beyond_cluster": plan.beyond_cluster,
+        "today_hours": t.hours,
+        "today_days": t.hours / 24.0,
+        "today_cost": t.cost,
+        "fewer_gpus_cheaper": cheaper is not None,
+        "cheaper_gpus": None if cheaper is None else float(cheaper.gpus),
+        "cheaper_strategy": None if cheaper is None else cheaper.strategy,
+        "cheaper_days": None if cheaper is None else cheaper.hours / 24.0,
+        "fewer_gpus_saving_pct": None if cheaper is None else 100.0 * (1.0 - cheaper.cost / c.cost),
+    }

@@ -142,8 +142,18 @@ class TrainingSection(_Section):
     duration_days: PositiveNumber | None = Field(default=None, description="Known wall-clock days of one run on this cluster today (the baseline, seed K1: '3 days').")
     current_strategy: Strategy = Field(default="ddp", description="What the team runs today; a known duration is taken to be measured with it.")
     deadline_days: PositiveNumber | None = Field(default=None, description="Calendar days the run must finish in.")
+    runs_per_month: PositiveNumber | None = Field(
+        default=None,
+        description="Runs a month the roadmap needs; the monthly bill is runs x cost per run. Default: as many as today's "
+        "setup completes back to back in 30 days (a cluster kept busy).",
+    )
     precision: Literal["bf16", "fp16", "fp32"] = Field(default="bf16", description="Training precision: bf16 (default), fp16 or fp32.")
-    global_batch_tokens: Quantity = Field(default=1_000_000, description="Tokens per optimizer step (default 1M, the Ultra-Scale Playbook benchmarks' global batch).")
+    global_batch_tokens: Quantity | None = Field(
+        default=None,
+        description="Tokens per optimizer step, kept as given (rounded to whole sequences). Default: grows with the model as "
+        "published runs do — Megatron-LM 2021 Table 1's batch for the nearest size, 512 x 2,048 tokens (1M) up to 7.5B, "
+        "1,024 x 2,048 at 18B, 2,304 x 2,048 at 146B.",
+    )
     micro_batch_size: Count | None = Field(default=None, description="Sequences per GPU per forward pass; default: the largest that fits. Gradient accumulation makes up the rest of the batch.")
     activation_recompute: Literal["auto", "none", "selective", "full"] = Field(
         default="auto", description="Activation recomputation: auto (least that fits), none, selective (FlashAttention-style) or full."
@@ -181,9 +191,18 @@ class ClusterSection(_Section):
 
     gpu: str | CustomGpu = Field(description="Catalog id (see `advisor gpus`), or a mapping with memory_gb and peak_tflops.")
     gpus: Count = Field(description="Total GPUs for the run.")
+    max_gpus: Count | None = Field(
+        default=None,
+        description="Most GPUs the team could get for a run (rent or borrow). Default: up to 4x gpus, searched only when "
+        "today's count cannot meet the deadline.",
+    )
     gpus_per_node: Count = Field(default=8, description="GPUs in one node (default 8).")
     intra_node: Literal["nvlink", "pcie", "xgmi"] | None = Field(default=None, description="GPU link inside a node; default: the GPU's own (NVLink on SXM parts).")
-    inter_node_gbps: PositiveNumber = Field(default=200, description="Network bandwidth per node, Gbit/s (default 200, HDR InfiniBand, llm-analysis's default).")
+    inter_node_gbps: PositiveNumber | None = Field(
+        default=None,
+        description="Network bandwidth per node, Gbit/s (all its NICs together). Default: the GPU's usual fabric — 8 x 200 Gb/s "
+        "HDR = 1,600 per A100 node, 8 x 400 Gb/s NDR = 3,200 per H100/H200 node (Llama 2 and 3 papers), else one 200 Gb/s port.",
+    )
     cpu_memory_gb_per_node: PositiveNumber | None = Field(default=None, description="Host RAM per node, GB. Needed to judge CPU offload.")
     multi_tenant: StrictBool = Field(default=False, description="Is the cluster shared with other teams' jobs?")
     data_pipeline_tokens_per_sec: PositiveNumber | None = Field(default=None, description="Measured data-loader throughput for the whole job, tokens/s.")
@@ -220,6 +239,11 @@ class ClusterSection(_Section):
             id="custom", name=g.name, generation=g.generation, memory_gb=g.memory_gb, peak_tflops=g.peak_tflops,
             intra_node=g.intra_node, nvlink_gbs=g.nvlink_gbs, pcie_gbs=g.pcie_gbs, source="given in the answers",
         )
+
+    @property
+    def network_gbps(self) -> float:
+        """The network per node as given, or the GPU's usual fabric."""
+        return self.inter_node_gbps if self.inter_node_gbps is not None else self.spec.default_network_gbps
 
     @property
     def nodes(self) -> int:

@@ -32,7 +32,8 @@ def batch_layout(advice: Advice) -> dict[str, int]:
     e = advice.estimate_dict(advice.strategy)
     micro, accum, dp = e["micro_batch_size"], e["gradient_accumulation_steps"], e["data_parallel"]
     return {"micro": micro, "accumulation": accum, "data_parallel": dp, "train_batch_size": micro * accum * dp,
-            "tensor_parallel": e["tensor_parallel"], "pipeline_parallel": e["pipeline_parallel"]}
+            "tensor_parallel": e["tensor_parallel"], "pipeline_parallel": e["pipeline_parallel"],
+            "virtual_stages": e["virtual_pipeline_stages"]}
 
 
 def deepspeed_config(advice: Advice) -> dict:
@@ -103,6 +104,12 @@ def launch_command(advice: Advice) -> str:
             f"--micro-batch-size {b['micro']}", f"--global-batch-size {b['train_batch_size']}",
             f"--seq-length {a.model.seq_len}", "--use-distributed-optimizer",
         ]
+        layers, pp = advice.evaluation.context["workload"].shape.layers, b["pipeline_parallel"]
+        per_stage = -(-layers // pp)
+        if b["virtual_stages"] > 1:
+            flags.append(f"--num-layers-per-virtual-pipeline-stage {max(1, per_stage // b['virtual_stages'])}")
+        if layers % pp:
+            flags.append(f"--decoder-last-pipeline-num-layers {layers - (pp - 1) * per_stage}")
         if b["tensor_parallel"] > 1:
             flags.append("--sequence-parallel")
         flags.append("--bf16" if a.training.precision == "bf16" else ("--fp16" if a.training.precision == "fp16" else ""))

@@ -10,6 +10,10 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 
+DEFAULT_NETWORK_GBPS = 200.0
+"""One HDR InfiniBand port, 200 Gb/s, per node (estimators-notes §9) where the GPU has no usual fabric on record."""
+
+
 class GpuSpec(BaseModel):
     """One accelerator: the figures the estimate needs, with where they were read."""
 
@@ -24,6 +28,13 @@ class GpuSpec(BaseModel):
     nvlink_gbs: float | None = Field(default=None, description="GPU-to-GPU link bandwidth, unidirectional GB/s.")
     pcie_gbs: float = Field(gt=0, description="Host (PCIe) bandwidth, unidirectional GB/s.")
     source: str = Field(description="Where the figures were read.")
+    network_gbps: float | None = Field(default=None, gt=0, description="Usual network per node, Gbit/s (the default for cluster.inter_node_gbps).")
+    network_source: str | None = Field(default=None, description="Where the usual network figure comes from.")
+
+    @property
+    def default_network_gbps(self) -> float:
+        """The GPU's usual fabric, or one 200 Gb/s HDR port per node where no source gives one."""
+        return self.network_gbps or DEFAULT_NETWORK_GBPS
 
 
 class MfuBand(BaseModel):

@@ -36,19 +36,36 @@ MICRO_BATCH_CHOICES: tuple[int, ...] = (16, 8, 4, 2, 1)
 HEAD_DIM = 128
 """Head size of the published shapes in Megatron-LM 2021 Table 1 (e.g. 4096/32, 8192/64)."""
 
-PUBLISHED_SHAPES: tuple[tuple[float, int, int, int], ...] = (
-    (1.7e9, 24, 2304, 24),
-    (3.6e9, 30, 3072, 32),
-    (7.5e9, 36, 4096, 32),
-    (18.4e9, 40, 6144, 48),
-    (39.1e9, 48, 8192, 64),
-    (76.1e9, 60, 10240, 80),
-    (145.6e9, 80, 12288, 96),
-    (310.1e9, 96, 16384, 128),
-    (529.6e9, 105, 20480, 128),
-    (1008e9, 128, 25600, 160),
+PUBLISHED_SHAPES: tuple[tuple[float, int, int, int, int], ...] = (
+    (1.7e9, 24, 2304, 24, 512),
+    (3.6e9, 30, 3072, 32, 512),
+    (7.5e9, 36, 4096, 32, 512),
+    (18.4e9, 40, 6144, 48, 1024),
+    (39.1e9, 48, 8192, 64, 1536),
+    (76.1e9, 60, 10240, 80, 1792),
+    (145.6e9, 80, 12288, 96, 2304),
+    (310.1e9, 96, 16384, 128, 2160),
+    (529.6e9, 105, 20480, 128, 2520),
+    (1008e9, 128, 25600, 160, 3072),
 )
-"""(params, layers, hidden, heads) from Megatron-LM 2021 Table 1 (arXiv:2104.04473), used when the answers omit the shape."""
+"""(params, layers, hidden, heads, batch in sequences) from Megatron-LM 2021 Table 1 (arXiv:2104.04473), used when the
+answers omit the shape or the global batch."""
+
+PUBLISHED_SEQ_LEN = 2048
+"""Sequence length of Megatron-LM 2021 Table 1's runs: its batch sizes are sequences of 2,048 tokens."""
+
+
+def nearest_published(params: float) -> tuple[float, int, int, int, int]:
+    return min(PUBLISHED_SHAPES, key=lambda row: abs(math.log(row[0] / params)))
+
+
+def default_batch_tokens(params: float) -> tuple[float, str]:
+    """The global batch published runs of the nearest size used (1M tokens up to 7.5B, growing to 6.3M at 1T)."""
+    row = nearest_published(params)
+    return float(row[4] * PUBLISHED_SEQ_LEN), (
+        f"global batch not given: {row[4]:,} sequences x {PUBLISHED_SEQ_LEN:,} tokens, Megatron-LM 2021 Table 1's batch "
+        f"for its {row[0] / 1e9:g}B model (published runs grow the batch with the model: LLaMA 4M, Llama 3 405B 16M)"
+    )
 
 FRAMEWORKS: dict[str, str] = {
     "ddp": "PyTorch DDP",
@@ -100,6 +117,14 @@ ASSUMPTIONS: tuple[str, ...] = (
     "Cost = wall-clock hours x price per GPU-hour x GPUs (seed:K14).",
 )
 
+CPU_ADAM_BYTES_PER_PARAM = 28.0
+"""Host bytes an Adam step streams per parameter: fp32 weight, gradient, m and v read (16), weight, m and v written (12)
+(the 12 B/param of optimizer state plus the fp32 gradient, Transformer Math 101's mixed-precision Adam)."""
+
+HOST_MEMORY_BW = 409.6e9
+"""Host memory bandwidth per node: two CPU sockets x 8 channels x DDR4-3200's 25.6 GB/s (JEDEC DDR4-3200; the DGX A100's
+two AMD EPYC 7742 have 8 channels each). A node with less makes ZeRO-Offload slower still."""
+
 ATTENTION_FLOPS_PER_LAYER_TOKEN = 12.0
 """Attention-score FLOPs per token per layer, as a multiple of seq_len x hidden: forward 4·b·s²·h per layer
 (llm-analysis analysis.py) is 4·s·h per token, and backward doubles it (x3 in all)."""
@@ -149,6 +174,7 @@ class Workload:
     act_scale: float
     recompute: str
     moe_top_k: int = 1
+    batch_source: str = "given"
 
     @property
     def is_moe(self) -> bool:
@@ -166,8 +192,9 @@ class Workload:
         return float(max(self.vocab * h, 4 * h * h))
 
     @property
-    def global_batch_seqs(self) -> float:
-        return max(1.0, self.global_batch_tokens / self.seq_len)
+    def global_batch_seqs(self) -> int:
+        """Whole sequences per optimizer step (the batch as given, rounded to whole sequences)."""
+        return max(1, int(round(self.global_batch_tokens / self.seq_len)))
 
     @property
     def attention_flops_per_token(self) -> float:
@@ -201,7 +228,7 @@ def infer_shape(params: float, vocab: int, layers: int | None, hidden: int | Non
     """Layers/hidden/heads from what was given; the rest from N = 12Lh^2 + 13Lh + Vh + 2h (Ultra-Scale Playbook)."""
     source = "given"
     if layers is None and hidden is None:
-        nearest = min(PUBLISHED_SHAPES, key=lambda row: abs(math.log(row[0] / params)))
+        nearest = nearest_published(params)
         layers = nearest[1]
         source = f"layers from the nearest published shape ({nearest[0] / 1e9:g}B, Megatron-LM 2021 Table 1); hidden solved from params"
     if hidden is None:
@@ -224,18 +251,23 @@ def workload_from(answers: Answers) -> Workload:
     # A mixture of experts is as wide and deep as a dense model of its *active* size; the experts add breadth.
     shape = infer_shape(active, m.vocab_size, m.layers, m.hidden_size, m.attention_heads)
     fp32 = t.precision == "fp32"
+    if t.global_batch_tokens is not None:
+        batch, batch_source = t.global_batch_tokens, "given"
+    else:
+        batch, batch_source = default_batch_tokens(m.params)
     return Workload(
         params=m.params,
         active_params=active,
         shape=shape,
         seq_len=m.seq_len,
         vocab=m.vocab_size,
-        global_batch_tokens=max(t.global_batch_tokens, float(m.seq_len)),
+        global_batch_tokens=float(max(1, round(batch / m.seq_len)) * m.seq_len),
         micro_batch=t.micro_batch_size,
         grad_bytes=4.0 if fp32 else 2.0,
         act_scale=2.0 if fp32 else 1.0,
         recompute=t.activation_recompute,
         moe_top_k=m.experts_per_token,
+        batch_source=batch_source,
     )
 
 
@@ -253,7 +285,7 @@ def hardware_from(answers: Answers) -> Hardware:
         spec=spec,
         gpus_per_node=c.gpus_per_node,
         intra_bw=intra * GB * link["intra_node"],
-        inter_bw=c.inter_node_gbps / 8.0 * GB * link["inter_node"],
+        inter_bw=c.network_gbps / 8.0 * GB * link["inter_node"],
         host_bw=spec.pcie_gbs * GB,
         cpu_memory_per_node=c.cpu_memory_gb_per_node * GB if c.cpu_memory_gb_per_node else None,
         intra_link=intra_link,
@@ -316,54 +348,78 @@ def allreduce_time(size: np.ndarray | float, ranks: np.ndarray, hw: Hardware) ->
 
 
 def communication_plan(
-    strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.ndarray, pp: np.ndarray, mb: np.ndarray, micro: np.ndarray
+    strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.ndarray, pp: np.ndarray, mb: np.ndarray, micro: np.ndarray,
+    vpp: np.ndarray | float = 1.0,
 ) -> list[Collective]:
     """Every collective one optimizer step needs, per GPU, for this strategy (estimators-notes §4, §5, §8)."""
     g = hw.gpus_per_node
-    grads = w.grad_bytes * w.comm_params
     local_all = np.minimum(n, g)
     plan: list[Collective] = []
-    if strategy in ("ddp", "horovod", "deepspeed-zero1", "deepspeed-zero2"):
-        # ZeRO-1/2: reduce-scatter + all-gather move the same 2P as one all-reduce (Ultra-Scale Playbook).
-        name = "gradient all-reduce" if strategy in ("ddp", "horovod") else "gradient reduce-scatter + parameter all-gather"
+    # Without expert parallelism every parameter is a dense one to the collectives: FSDP/ZeRO shard and gather all of a
+    # mixture of experts' weights, and DDP reduces all of its gradients. Only Megatron spreads experts (below).
+    grads = w.grad_bytes * w.params
+    if strategy in ("ddp", "horovod", "deepspeed-zero1"):
+        # DDP (with no_sync) and ZeRO-1 accumulate locally and reduce once per optimizer step; ZeRO-1's reduce-scatter +
+        # all-gather move the same 2P as one all-reduce (Ultra-Scale Playbook).
+        name = "gradient all-reduce" if strategy != "deepspeed-zero1" else "gradient reduce-scatter + parameter all-gather"
         plan.append(_group_collective(name, "all-reduce", grads, 1.0, n, local_all, hw, "backward"))
+    elif strategy == "deepspeed-zero2":
+        # DeepSpeed's ZeRO-2 engine reduces gradients into their owner's partition in the backward of every micro-step
+        # (stage_1_and_2.py: reduce_ipg_grads from the backward hooks), so accumulation does not cut its traffic; the
+        # updated 16-bit parameters are all-gathered once per optimizer step.
+        plan.append(_group_collective("gradient reduce-scatter (every micro-batch)", "reduce-scatter", grads, micro, n, local_all, hw, "backward"))
+        plan.append(_group_collective("parameter all-gather", "all-gather", 2.0 * w.params, 1.0, n, local_all, hw, "backward"))
     elif strategy in ("fsdp", "deepspeed-zero3", "deepspeed-zero3-offload"):
-        params16 = 2.0 * w.comm_params
+        params16 = 2.0 * w.params
         plan.append(_group_collective("parameter all-gather (forward and backward)", "all-gather", params16, 2.0 * micro, n, local_all, hw, "compute"))
         plan.append(_group_collective("gradient reduce-scatter", "reduce-scatter", grads, micro, n, local_all, hw, "compute"))
         if strategy == "deepspeed-zero3-offload":
-            # Parameter shards cross PCIe for forward and backward, gradient shards back, every micro-batch.
+            # ZeRO-Offload's schedule (arXiv:2101.06840 Sec 4.1): gradient shards go to the CPU, Adam runs there, and the
+            # updated 16-bit parameters come back before the next forward — on the critical path once per step; with
+            # offload_param the parameter shards also cross PCIe for every forward and backward, behind compute.
             shard = 2.0 * w.params / n
-            pcie = 3.0 * micro * shard
-            plan.append(Collective("CPU offload traffic over PCIe", "pcie", shard, 3.0 * micro, np.zeros_like(n), np.zeros_like(n), pcie / hw.host_bw, "compute"))
+            zeros = np.zeros_like(n)
+            step_bytes = 2.0 * shard
+            plan.append(Collective("optimizer step over PCIe (gradients out, parameters back)", "pcie", step_bytes, np.ones_like(n),
+                                   zeros, zeros, step_bytes / hw.host_bw, "none"))
+            # The Adam update itself runs on the host, bound by its memory bandwidth: each node updates its GPUs' shards.
+            per_node = np.minimum(n, g)
+            cpu_s = CPU_ADAM_BYTES_PER_PARAM * w.params / n * per_node / HOST_MEMORY_BW
+            plan.append(Collective("CPU Adam step (host memory)", "cpu", zeros, np.ones_like(n), zeros, zeros, cpu_s, "none"))
+            fetch = 2.0 * micro * shard
+            plan.append(Collective("parameter fetch from CPU over PCIe", "pcie", shard, 2.0 * micro, zeros, zeros, fetch / hw.host_bw, "compute"))
     else:  # megatron-3d
         dp = n / (tp * pp)
         dp_local = np.clip(g / (tp * pp), 1.0, dp)
-        shard = grads / (tp * pp)
-        dp_coll = _group_collective("data-parallel gradient all-reduce", "all-reduce", shard, 1.0, dp, dp_local, hw, "backward")
-        plan.append(dp_coll)
-        # Sequence-parallel TP: 4 collectives of s·b·h per layer per micro-batch (2 forward, 2 backward), inside the node.
+        shard = w.grad_bytes * w.comm_params / (tp * pp)
+        plan.append(_group_collective("data-parallel gradient all-reduce", "all-reduce", shard, 1.0, dp, dp_local, hw, "backward"))
+        # Tensor parallelism: 2 all-reduces forward and 2 backward per layer per micro-batch of s·b·h 16-bit values
+        # (Korthikanti et al. 2022 Sec 4.2.2; sequence parallelism swaps each for a reduce-scatter + all-gather of the
+        # same volume), inside the node. The slowest stage holds ceil(layers / PP) layers.
         tp_msg = 2.0 * w.seq_len * mb * w.shape.hidden * w.act_scale
-        tp_calls = micro * (w.shape.layers / pp) * 4.0
+        tp_calls = micro * np.ceil(w.shape.layers / pp) * 4.0
         plan.append(_group_collective("tensor-parallel all-reduce", "all-reduce", tp_msg, tp_calls, tp, tp, hw, "none"))
-        # Pipeline: activations forward and their gradients backward at a stage boundary, s·b·h per micro-batch
-        # (Ultra-Scale Playbook), split across the TP ranks (Megatron's scatter/gather), over the network.
+        # Pipeline: activations forward and their gradients backward at each stage boundary, s·b·h per micro-batch
+        # (Ultra-Scale Playbook), split across the TP ranks (Megatron's scatter/gather), over the network; an interleaved
+        # schedule crosses v times as many boundaries (Narayanan et al. 2021 Sec 2.2.2).
         p2p = 2.0 * w.seq_len * mb * w.shape.hidden * w.act_scale / tp
-        p2p_calls = np.where(pp > 1, 2.0 * micro, 0.0)
+        p2p_calls = np.where(pp > 1, 2.0 * micro * vpp, 0.0)
         net = p2p * p2p_calls
         plan.append(Collective("pipeline send/recv", "send/recv", p2p, p2p_calls, np.zeros_like(n), net, net / hw.inter_bw_per_gpu, "none"))
-    if w.is_moe:
-        # Expert parallelism: dispatch and combine each token's hidden state to its top-k experts, forward and backward.
-        # Under Megatron's sequence parallelism each tensor-parallel rank routes only its 1/TP of the tokens.
-        tokens = w.seq_len * mb / (tp if strategy == "megatron-3d" else 1.0)
-        msg = w.moe_top_k * tokens * w.shape.hidden * 2.0 * w.act_scale
-        calls = 4.0 * w.shape.layers / (pp if strategy == "megatron-3d" else 1.0) * micro
-        off_node = n > hw.gpus_per_node
-        moved = msg * calls * np.maximum(n - 1.0, 0.0) / np.maximum(n, 1.0)
-        intra = np.where(off_node, 0.0, moved)
-        inter = np.where(off_node, moved, 0.0)
-        plan.append(Collective("expert all-to-all", "all-to-all", msg * np.ones_like(n), calls * np.ones_like(n), intra, inter,
-                               intra / hw.intra_bw + inter / hw.inter_bw_per_gpu, "none"))
+        if w.is_moe:
+            # Expert parallelism: dispatch and combine each token's hidden state to its top-k experts, forward and backward;
+            # under sequence parallelism each TP rank routes 1/TP of the tokens. DeepSeek-V3's DualPipe overlaps this
+            # all-to-all with computation (arXiv:2412.19437 Sec 3.2.1).
+            tokens = w.seq_len * mb / tp
+            msg = w.moe_top_k * tokens * w.shape.hidden * 2.0 * w.act_scale
+            calls = 4.0 * np.ceil(w.shape.layers / pp) * micro
+            ep = np.maximum(dp, 1.0)
+            off_node = ep * tp * pp > hw.gpus_per_node
+            moved = msg * calls * (ep - 1.0) / ep
+            intra = np.where(off_node, 0.0, moved)
+            inter = np.where(off_node, moved, 0.0)
+            plan.append(Collective("expert all-to-all", "all-to-all", msg * np.ones_like(n), calls * np.ones_like(n), intra, inter,
+                                   intra / hw.intra_bw + inter / hw.inter_bw_per_gpu, "compute"))
     return plan
 
 
@@ -421,7 +477,7 @@ def model_state_bytes(strategy: str, w: Workload, gpus: np.ndarray, tp: np.ndarr
         # optimizer sharded. Under expert parallelism the experts' weights and gradients are spread over the
         # data-parallel ranks too (one expert group per rank at most), so only the active share is replicated.
         replicated = w.active_params + (P - w.active_params) / dp
-        return (6.0 * replicated + 12.0 * P / dp) / (tp * pp)
+        return (6.0 * replicated + 12.0 * P / dp) / (tp * pp) * stage_factor(w, pp)
     raise ValueError(f"unknown strategy {strategy!r}")
 
 
@@ -460,43 +516,33 @@ _TP_CHOICES = (1, 2, 4, 8)
 MAX_PIPELINE_STAGES = 128
 """Deepest pipeline tried; Megatron-LM 2021 Table 1 goes to 64 stages, MT-NLG used 35 (arXiv:2201.11990)."""
 
+VIRTUAL_STAGE_CHOICES = (1, 2, 4)
+"""Interleaved 1F1B: each GPU holds v model chunks and the bubble shrinks v-fold (Narayanan et al. 2021 Sec 2.2.2)."""
+
+MEMORY_HEADROOM = 0.9
+"""Layouts are chosen among those that leave 10% of GPU memory free (fragmentation, NCCL buffers; issue 10)."""
+
 
 def pipeline_choices(layers: int) -> tuple[int, ...]:
-    """Pipeline depths that split the layers evenly, as Megatron-LM requires (num_layers % pipeline size == 0)."""
-    return tuple(p for p in range(1, min(layers, MAX_PIPELINE_STAGES) + 1) if layers % p == 0)
+    """Pipeline depths tried: every divisor of the layer count and every power of two, up to 128 stages.
 
-
-def megatron_layout(w: Workload, gpus: np.ndarray, hw: Hardware, mode: str, micro_batch: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
-    """Smallest TP x PP (TP inside a node first, as Megatron and EleutherAI practice) whose model states fit.
-
-    A layout whose data-parallel degree exceeds the global batch's sequences is taken only when none keeps the batch.
+    Stages need not be even: Llama 3 405B put 126 layers on 16 stages (arXiv:2407.21783 Sec 3.3.2), and Megatron-LM
+    takes uneven first and last stages (--decoder-first/last-pipeline-num-layers); the slowest stage sets the pace.
     """
-    n = gpus.astype(float)
-    tp_best = np.ones_like(n)
-    pp_best = np.ones_like(n)
-    found = np.zeros(n.shape, dtype=bool)
-    mem = hw.spec.memory_gb * GB
-    layouts = [(tp, pp) for pp in pipeline_choices(w.shape.layers) for tp in _TP_CHOICES if tp <= hw.gpus_per_node]
-    for keep_batch in (True, False):
-        for tp, pp in layouts:
-            ok = (np.mod(n, tp * pp) == 0) & (n >= tp * pp) & ~found
-            if keep_batch:
-                ok &= n / (tp * pp) * micro_batch <= w.global_batch_seqs
-            if not ok.any():
-                continue
-            tpa, ppa = np.full_like(n, tp), np.full_like(n, pp)
-            states = model_state_bytes("megatron-3d", w, n, tpa, ppa)
-            act = activation_bytes(w, mode, tpa, seq_parallel=True, micro_batch=micro_batch)
-            take = ok & (states + act + CUDA_OVERHEAD_BYTES <= mem)
-            tp_best = np.where(take, tp, tp_best)
-            pp_best = np.where(take, pp, pp_best)
-            found |= take
-    # Where nothing fits, show the largest layout that divides the GPUs (the closest to fitting).
-    for tp, pp in layouts:
-        ok = (np.mod(n, tp * pp) == 0) & (n >= tp * pp) & ~found
-        tp_best = np.where(ok, tp, tp_best)
-        pp_best = np.where(ok, pp, pp_best)
-    return tp_best, pp_best
+    top = min(layers, MAX_PIPELINE_STAGES)
+    powers = {1 << k for k in range(8) if (1 << k) <= top}
+    return tuple(sorted(powers | {p for p in range(1, top + 1) if layers % p == 0}))
+
+
+def stage_factor(w: Workload, pp: np.ndarray | float) -> np.ndarray:
+    """Slowest (fullest) stage against an even split: ceil(L/PP) x PP / L, 1 when the layers divide evenly."""
+    pp = np.asarray(pp, dtype=float)
+    return np.ceil(w.shape.layers / pp) * pp / w.shape.layers
+
+
+def interleave_memory_factor(pp: np.ndarray, vpp: np.ndarray) -> np.ndarray:
+    """Activations the first stage holds under interleaving: 1 + (PP-1)/(PP·v) of a plain 1F1B's (estimators-notes §6)."""
+    return np.where(vpp > 1, 1.0 + (pp - 1.0) / (pp * vpp), 1.0)
 
 
 # ------------------------------------------------------------------------------ the estimate
@@ -515,6 +561,8 @@ class StrategyEstimate:
     cpu_per_node: np.ndarray
     fits: np.ndarray
     cpu_fits: np.ndarray
+    batch_ok: np.ndarray
+    """Every data-parallel rank gets at least one sequence of the global batch (else the batch would have to grow)."""
     compute_s: np.ndarray
     comm_s: np.ndarray
     exposed_comm_s: np.ndarray
@@ -525,9 +573,11 @@ class StrategyEstimate:
     max_micro_batch: np.ndarray
     tp: np.ndarray
     pp: np.ndarray
+    vpp: np.ndarray
+    ep: np.ndarray
     micro_batch: np.ndarray
     batch_tokens: np.ndarray
-    """Tokens per optimizer step actually run: the global batch, or more where data-parallel ranks outnumber its sequences."""
+    """Tokens per optimizer step: the global batch as given, at every GPU count."""
     interruption_factor: np.ndarray
     collectives: list[Collective]
 
@@ -536,92 +586,168 @@ class StrategyEstimate:
         step = self.step_s["mid"]
         return np.where(step > 0, self.exposed_comm_s / step, 0.0)
 
+    def at(self, i: int) -> StrategyEstimate:
+        """This estimate at one GPU count (index i), as one-element arrays."""
+        cut = slice(i, i + 1)
+        fields = {}
+        for name, value in vars(self).items():
+            if isinstance(value, np.ndarray):
+                fields[name] = value[cut]
+            elif isinstance(value, dict):
+                fields[name] = {k: v[cut] for k, v in value.items()}
+            elif name == "collectives":
+                fields[name] = [Collective(c.name, c.kind, c.payload[cut], c.calls[cut], c.intra_bytes[cut], c.inter_bytes[cut],
+                                           c.seconds[cut], c.overlap) for c in value]
+            else:
+                fields[name] = value
+        return StrategyEstimate(**fields)
+
+    @property
+    def usable(self) -> np.ndarray:
+        """Fits in GPU memory, in host memory where it offloads, and the batch feeds every rank."""
+        return self.fits & self.cpu_fits & self.batch_ok
+
 
 def _recompute_modes(w: Workload) -> tuple[str, ...]:
     return ("selective", "full") if w.recompute == "auto" else (w.recompute,)
 
 
-def estimate_strategy(strategy: str, w: Workload, hw: Hardware, gpus: np.ndarray, tokens: float) -> StrategyEstimate:
-    """Memory, time and fit for one strategy at every GPU count in ``gpus``."""
+@dataclass
+class _Eval:
+    """One candidate configuration (per GPU count) before the choice: what the choice compares."""
+
+    states: np.ndarray
+    act: np.ndarray
+    memory: np.ndarray
+    dp: np.ndarray
+    share: np.ndarray
+    accumulation: np.ndarray
+    compute: dict[str, np.ndarray]
+    bubble: np.ndarray
+    plan: list[Collective]
+    exposed: dict[str, np.ndarray]
+    step: dict[str, np.ndarray]
+
+
+def _evaluate(strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.ndarray, pp: np.ndarray, vpp: np.ndarray,
+              mode: np.ndarray, mb: np.ndarray) -> _Eval:
+    """Memory and step time of one configuration per GPU count; `mode` holds each count's recomputation."""
+    sp = strategy == "megatron-3d"
+    states = model_state_bytes(strategy, w, n, tp, pp, hw.gpus_per_node)
+    act = np.zeros_like(n)
+    for m in ("none", "selective", "full"):
+        sel = mode == m
+        if sel.any():
+            act = np.where(sel, activation_bytes(w, m, tp, seq_parallel=sp, micro_batch=mb), act)
+    if sp:
+        act = act * stage_factor(w, pp) * interleave_memory_factor(pp, vpp)
+    memory = states + act + CUDA_OVERHEAD_BYTES
+    dp = n / (tp * pp)
+    seqs = float(w.global_batch_seqs)
+    # Each data-parallel rank runs its share of the batch; where ranks do not divide it, the busiest rank sets the pace.
+    share = np.ceil(seqs / dp)
+    accumulation = np.maximum(1.0, np.ceil(share / mb))
+    rf = np.select([mode == "full", mode == "selective"], [FULL_RECOMPUTE_FLOPS, SELECTIVE_RECOMPUTE_FLOPS], 1.0)
+    work = w.flops_per_token * share * w.seq_len * rf / (tp * pp) * (stage_factor(w, pp) if sp else 1.0)
+    band = mfu_band(hw.spec.generation)
+    peak = hw.spec.peak_tflops * 1e12
+    bubble = np.where(pp > 1, (pp - 1.0) / (vpp * accumulation), 0.0)
+    plan = communication_plan(strategy, w, hw, n, tp, pp, mb, accumulation, vpp)
+    compute, exposed, step = {}, {}, {}
+    for name, mfu in (("low", band.high), ("mid", band.mid), ("high", band.low)):
+        compute[name] = work / (peak * mfu)
+        exposed[name] = exposed_communication(plan, compute[name])
+        step[name] = compute[name] * (1.0 + bubble) + exposed[name]
+    return _Eval(states, act, memory, dp, share, accumulation, compute, bubble, plan, exposed, step)
+
+
+def _layouts(w: Workload, hw: Hardware) -> list[tuple[int, int, int]]:
+    """(TP, PP, v) candidates: TP inside a node; v > 1 only where each virtual stage keeps at least one layer."""
+    out = []
+    for pp in pipeline_choices(w.shape.layers):
+        for tp in _TP_CHOICES:
+            if tp > hw.gpus_per_node:
+                continue
+            for v in VIRTUAL_STAGE_CHOICES:
+                if v == 1 or (pp > 1 and pp * v <= w.shape.layers):
+                    out.append((tp, pp, v))
+    return out
+
+
+def estimate_strategy(
+    strategy: str, w: Workload, hw: Hardware, gpus: np.ndarray, tokens: float, like: StrategyEstimate | None = None
+) -> StrategyEstimate:
+    """Memory, time and fit for one strategy at every GPU count in ``gpus``.
+
+    Data-parallel strategies take the recomputation and micro-batch with the shortest modelled step that fit (seed:K10:
+    memory and speed trade against each other; seed:K17: memory limits the batch). Megatron takes the layout — TP x PP x v
+    and recomputation — with the shortest modelled step among those that fit with 10% headroom and keep the batch.
+    ``like``: where that estimate fits, take its recomputation and micro-batch (CPU offload is priced as what it is, a
+    way to buy memory GPU-resident ZeRO-3 lacks, not a way to change the step: so it is never faster where ZeRO-3 fits).
+    """
     n = np.asarray(gpus, dtype=float)
     mem_cap = hw.spec.memory_gb * GB
     modes = _recompute_modes(w)
-    sp = strategy == "megatron-3d"
-    g = hw.gpus_per_node
-
-    # Pick, per GPU count, the least recomputation that fits (the K4/K10 memory-for-speed trade),
-    # then the largest micro-batch that fits (seed:K17: memory limits the batch; fewer micro-batches
-    # mean fewer ZeRO-3 re-gathers). A micro-batch given in the answers is kept as given.
-    if w.micro_batch:
-        micro_choices: tuple[int, ...] = (w.micro_batch,)
-    elif sp:
-        micro_choices = (1,)  # many small micro-batches keep the pipeline bubble (PP-1)/m small (Narayanan et al. 2021)
+    seqs = float(w.global_batch_seqs)
+    ones = np.ones_like(n)
+    if strategy == "megatron-3d":
+        candidates = [((tp, pp, v), mode, w.micro_batch or 1) for tp, pp, v in _layouts(w, hw) for mode in modes]
     else:
-        micro_choices = MICRO_BATCH_CHOICES
-    chosen = np.full(n.shape, modes[-1], dtype=object)
-    mb = np.full(n.shape, float(micro_choices[-1]))
-    tp = np.ones_like(n)
-    pp = np.ones_like(n)
-    decided = np.zeros(n.shape, dtype=bool)
-    for mode in modes:
-        for cand in micro_choices:
-            if sp:
-                tpm, ppm = megatron_layout(w, n, hw, mode, cand)
-            else:
-                tpm, ppm = np.ones_like(n), np.ones_like(n)
-            share = np.ceil(w.global_batch_seqs / (n / (tpm * ppm)))  # sequences per data-parallel rank per step
-            useful = cand <= share if cand > 1 else np.ones(n.shape, dtype=bool)
-            states = model_state_bytes(strategy, w, n, tpm, ppm, g)
-            act = activation_bytes(w, mode, tpm, seq_parallel=sp, micro_batch=cand) * np.ones_like(n)
-            take = ~decided & useful & (states + act + CUDA_OVERHEAD_BYTES <= mem_cap)
-            chosen = np.where(take, mode, chosen)
-            mb = np.where(take, float(cand), mb)
-            tp, pp = np.where(take, tpm, tp), np.where(take, ppm, pp)
-            decided |= take
-    if not decided.all() and sp:
-        tpf, ppf = megatron_layout(w, n, hw, modes[-1], micro_choices[-1])
-        tp, pp = np.where(decided, tp, tpf), np.where(decided, pp, ppf)
-    states = model_state_bytes(strategy, w, n, tp, pp, g)
-    act = np.array(
-        [activation_bytes(w, m, t, seq_parallel=sp, micro_batch=b) for m, t, b in zip(chosen.ravel(), tp.ravel(), mb.ravel())], dtype=float
-    ).reshape(n.shape)
-    memory = states + act + CUDA_OVERHEAD_BYTES
-    fits = memory <= mem_cap
+        micro = (w.micro_batch,) if w.micro_batch else MICRO_BATCH_CHOICES
+        candidates = [((1, 1, 1), mode, b) for mode in modes for b in micro]
+    pick = {k: np.zeros_like(n) for k in ("tp", "pp", "vpp", "mb")}
+    pick_mode = np.full(n.shape, modes[-1], dtype=object)
+    score = np.full(n.shape, np.inf)
+    for (tp, pp, v), mode, b in candidates:
+        divides = (np.mod(n, tp * pp) == 0) & (n >= tp * pp)
+        if not divides.any():
+            continue
+        tpa, ppa, va, mba = tp * ones, pp * ones, v * ones, b * ones
+        ev = _evaluate(strategy, w, hw, n, tpa, ppa, va, np.full(n.shape, mode, dtype=object), mba)
+        fits = ev.memory <= mem_cap
+        roomy = ev.memory <= MEMORY_HEADROOM * mem_cap
+        feeds = ev.dp <= seqs
+        useful = (np.mod(ev.share, b) == 0) | (b == 1)  # micro-batch x accumulation = each rank's share, exactly
+        if like is not None:
+            useful &= ~like.fits | ((like.recompute == mode) & (like.micro_batch == b))
+        if strategy == "megatron-3d":
+            # Lexicographic: fits with headroom and keeps the batch, then fits, then least memory; within a tier the
+            # shortest step wins.
+            tier = np.where(divides & roomy & feeds, 0, np.where(divides & fits & feeds, 1, np.where(divides & fits, 2, np.where(divides, 3, 9))))
+            key = tier * 1e12 + np.where(tier < 3, ev.step["mid"], ev.memory / GB)
+        else:
+            # The fastest (recomputation, micro-batch) that fits; where none fits, the least memory. On a slow link a
+            # larger micro-batch under full recomputation can beat selective recomputation with many small micro-batches
+            # (ZeRO-3/FSDP re-gather the parameters for every micro-batch).
+            key = np.where(fits & useful, ev.step["mid"], np.where(useful, 1e12 + ev.memory / GB, 9e12))
+        take = key < score
+        score = np.where(take, key, score)
+        for k, val in (("tp", tp), ("pp", pp), ("vpp", v), ("mb", b)):
+            pick[k] = np.where(take, val, pick[k])
+        pick_mode = np.where(take, mode, pick_mode)
+    tp, pp, vpp, mb = pick["tp"], pick["pp"], pick["vpp"], pick["mb"]
+    ev = _evaluate(strategy, w, hw, n, tp, pp, vpp, pick_mode, mb)
+    fits = ev.memory <= mem_cap
     cpu = cpu_bytes_per_node(strategy, w, n, hw)
     cpu_fits = np.ones(n.shape, dtype=bool) if hw.cpu_memory_per_node is None else cpu <= hw.cpu_memory_per_node
+    batch_ok = ev.dp <= seqs
 
     # Largest micro-batch that would fit (seed:K17 "is GPU memory limiting the batch size?").
-    per_sample = act / mb
-    room = mem_cap - states - CUDA_OVERHEAD_BYTES
+    per_sample = ev.act / mb
+    room = mem_cap - ev.states - CUDA_OVERHEAD_BYTES
     max_mb = np.where(per_sample > 0, np.floor(np.maximum(room, 0) / per_sample), 0)
 
-    dp = n / (tp * pp)
-    micro_per_step = np.maximum(1.0, np.ceil(w.global_batch_seqs / (mb * dp)))
-    batch_tokens = np.maximum(w.global_batch_tokens, micro_per_step * mb * dp * w.seq_len)
-    recompute_factor = np.where(chosen == "full", FULL_RECOMPUTE_FLOPS, np.where(chosen == "selective", SELECTIVE_RECOMPUTE_FLOPS, 1.0))
-    flops_per_step = w.flops_per_token * batch_tokens * recompute_factor
-    band = mfu_band(hw.spec.generation)
-    peak = hw.spec.peak_tflops * 1e12
-
-    plan = communication_plan(strategy, w, hw, n, tp, pp, mb, micro_per_step)
-    comm = sum((c.seconds for c in plan), np.zeros_like(n))
-    bubble = np.where(pp > 1, (pp - 1.0) / micro_per_step, 0.0)
+    batch_tokens = np.full(n.shape, seqs * w.seq_len)
     overhead = interruption_overhead(n)
-    step: dict[str, np.ndarray] = {}
-    hours: dict[str, np.ndarray] = {}
-    exposed_by_band: dict[str, np.ndarray] = {}
-    compute_by_band: dict[str, np.ndarray] = {}
-    for name, mfu in (("low", band.high), ("mid", band.mid), ("high", band.low)):
-        compute = compute_by_band[name] = flops_per_step / (n * peak * mfu)
-        exposed_by_band[name] = exposed_communication(plan, compute)
-        step[name] = compute * (1.0 + bubble) + exposed_by_band[name]
-        hours[name] = step[name] * (tokens / batch_tokens) * overhead / 3600.0
-    compute_mid = compute_by_band["mid"]
+    hours = {band: ev.step[band] * (tokens / batch_tokens) * overhead / 3600.0 for band in ev.step}
+    comm = sum((c.seconds for c in ev.plan), np.zeros_like(n))
+    ep = np.where(w.is_moe & (strategy == "megatron-3d"), ev.dp, 1.0) * ones
     return StrategyEstimate(
-        strategy=strategy, gpus=n, recompute=chosen, model_states=states, activations=act, memory=memory,
-        cpu_per_node=cpu, fits=fits, cpu_fits=cpu_fits, compute_s=compute_mid, comm_s=comm, exposed_comm_s=exposed_by_band["mid"],
-        bubble_s=compute_mid * bubble, step_s=step, hours=hours, accumulation=micro_per_step, max_micro_batch=max_mb,
-        tp=tp, pp=pp, micro_batch=mb, batch_tokens=batch_tokens, interruption_factor=overhead, collectives=plan,
+        strategy=strategy, gpus=n, recompute=pick_mode, model_states=ev.states, activations=ev.act, memory=ev.memory,
+        cpu_per_node=cpu, fits=fits, cpu_fits=cpu_fits, batch_ok=batch_ok, compute_s=ev.compute["mid"], comm_s=comm,
+        exposed_comm_s=ev.exposed["mid"], bubble_s=ev.compute["mid"] * ev.bubble, step_s=ev.step, hours=hours,
+        accumulation=ev.accumulation, max_micro_batch=max_mb, tp=tp, pp=pp, vpp=vpp, ep=ep, micro_batch=mb,
+        batch_tokens=batch_tokens, interruption_factor=overhead, collectives=ev.plan,
     )
 
 
@@ -635,7 +761,10 @@ def estimate_all(answers: Answers, gpus: np.ndarray | None = None) -> tuple[dict
     counts = np.asarray([answers.cluster.gpus] if gpus is None else gpus, dtype=float)
     baseline = answers.training.baseline_hours
     tokens = answers.training.tokens or w.global_batch_tokens  # placeholder when only a duration is known
-    results = {s: estimate_strategy(s, w, hw, counts, tokens) for s in STRATEGIES}
+    results: dict[str, StrategyEstimate] = {}
+    for s in STRATEGIES:
+        like = results["deepspeed-zero3"] if s == "deepspeed-zero3-offload" else None
+        results[s] = estimate_strategy(s, w, hw, counts, tokens, like)
     tokens_implied = False
     if baseline is not None:
         # The known duration is the truth for the team's current strategy at its GPU count: scale
@@ -644,13 +773,20 @@ def estimate_all(answers: Answers, gpus: np.ndarray | None = None) -> tuple[dict
         if gpus is None:
             ref_hours = {band: results[current].hours[band].copy() for band in results[current].hours}
         else:
-            ref_hours = estimate_strategy(current, w, hw, np.asarray([answers.cluster.gpus], dtype=float), tokens).hours
+            here = np.asarray([answers.cluster.gpus], dtype=float)
+            like = estimate_strategy("deepspeed-zero3", w, hw, here, tokens) if current == "deepspeed-zero3-offload" else None
+            ref_hours = estimate_strategy(current, w, hw, here, tokens, like).hours
         for est in results.values():
             for band in est.hours:
                 est.hours[band] = baseline * est.hours[band] / ref_hours[band][0]
         if answers.training.tokens is None:
             tokens = tokens * baseline / ref_hours["mid"][0]
             tokens_implied = True
+        for est in results.values():
+            # Scaling band by band can cross the bands over (one strategy communication-bound where the baseline is not):
+            # the range is whatever the bands span, low first.
+            bands = np.stack([est.hours["low"], est.hours["mid"], est.hours["high"]])
+            est.hours["low"], est.hours["high"] = bands.min(axis=0), bands.max(axis=0)
     ctx = {"workload": w, "hardware": hw, "tokens": float(tokens), "tokens_implied": tokens_implied, "baseline_hours": baseline}
     return results, ctx
 

@@ -26,6 +26,8 @@ class FactSpec:
     type: str
     description: str
     choices: tuple[str, ...] | None = None
+    plan: bool = False
+    """A fact about the chosen plan: known only after the choice, so it may drive texts but never scores."""
 
 
 def _registry() -> dict[str, FactSpec]:
@@ -67,6 +69,8 @@ def _registry() -> dict[str, FactSpec]:
         FactSpec("budget_limit", NUMBER, "Most the run may cost (only when given)."),
         FactSpec("monthly_limit", NUMBER, "Monthly bill ceiling (only when given)."),
         FactSpec("monthly_cost", NUMBER, "Cost of keeping all the GPUs busy for 30 days."),
+        FactSpec("runs_per_month", NUMBER, "Runs a month: as given, else as many as today's setup completes back to back in 30 days."),
+        FactSpec("monthly_spend", NUMBER, "runs_per_month x the cheapest fitting option's cost per run."),
         FactSpec("deadline_days", NUMBER, "Days the run must finish in (only when given)."),
         FactSpec("replicated_states_gb", NUMBER, "Model states of an unsharded replica, 16 B/param, GB."),
         FactSpec("replicated_states_ratio", NUMBER, "replicated_states_gb / gpu_memory_gb (above ~1 plain data parallel cannot fit)."),
@@ -76,10 +80,7 @@ def _registry() -> dict[str, FactSpec]:
         FactSpec("best_cost", NUMBER, "Cost of the cheapest fitting strategy."),
         FactSpec("over_budget", BOOL, "Even the cheapest fitting strategy costs more than budget_limit."),
         FactSpec("over_deadline", BOOL, "Even the fastest fitting strategy misses deadline_days."),
-        FactSpec("over_monthly_limit", BOOL, "monthly_cost exceeds monthly_limit."),
-        FactSpec("fewer_gpus_cheaper", BOOL, "Fewer GPUs would do the same job at least 10% cheaper (and still meet any deadline)."),
-        FactSpec("cheaper_gpus", NUMBER, "The cheapest GPU count found for the best data-parallel strategy."),
-        FactSpec("fewer_gpus_saving_pct", NUMBER, "Saving in percent at cheaper_gpus."),
+        FactSpec("over_monthly_limit", BOOL, "monthly_spend exceeds monthly_limit."),
         FactSpec("zero_memory_saving_pct", NUMBER, "GPU memory saved by ZeRO-2 against DDP, percent (seed:K15)."),
     ]
     per_strategy = [
@@ -89,12 +90,46 @@ def _registry() -> dict[str, FactSpec]:
         ("hours", NUMBER, "wall-clock hours"),
         ("cost", NUMBER, "cost of the run"),
         ("cost_vs_best", NUMBER, "cost / best_cost"),
+        ("batch_ok", BOOL, "the global batch has at least one sequence for every data-parallel rank"),
         ("comm_share", NUMBER, "share of step time spent in communication that does not overlap compute"),
         ("scaling_efficiency", NUMBER, "compute time / step time"),
     ]
     for prefix, kind, what in per_strategy:
         for s in STRATEGIES:
             specs.append(FactSpec(f"{prefix}.{s}", kind, f"{s}: {what}."))
+    plan = [
+        FactSpec("chosen_strategy", TEXT, "The recommended strategy.", STRATEGIES),
+        FactSpec("chosen_framework", TEXT, "The recommended framework's name."),
+        FactSpec("chosen_gpus", NUMBER, "GPUs in the recommended plan."),
+        FactSpec("chosen_nodes", NUMBER, "Nodes in the recommended plan."),
+        FactSpec("chosen_hours", NUMBER, "Wall-clock hours of the recommended plan."),
+        FactSpec("chosen_days", NUMBER, "chosen_hours / 24."),
+        FactSpec("chosen_cost", NUMBER, "Cost per run of the recommended plan."),
+        FactSpec("chosen_monthly_spend", NUMBER, "runs_per_month x chosen_cost."),
+        FactSpec("chosen_comm_share", NUMBER, "Exposed communication share of the recommended plan's step."),
+        FactSpec("chosen_memory_gb", NUMBER, "Memory per GPU of the recommended plan, GB."),
+        FactSpec("chosen_micro_batch", NUMBER, "Micro-batch of the recommended plan."),
+        FactSpec("chosen_accumulation", NUMBER, "Gradient-accumulation steps of the recommended plan."),
+        FactSpec("chosen_recompute", TEXT, "Activation recomputation of the recommended plan.", ("none", "selective", "full")),
+        FactSpec("chosen_tp", NUMBER, "Tensor-parallel degree of the recommended plan."),
+        FactSpec("chosen_pp", NUMBER, "Pipeline-parallel degree of the recommended plan."),
+        FactSpec("chosen_vpp", NUMBER, "Virtual pipeline stages per GPU (interleaving) of the recommended plan."),
+        FactSpec("chosen_tokens_per_sec", NUMBER, "Tokens/s the recommended plan consumes."),
+        FactSpec("status_quo", BOOL, "The recommendation is today's strategy on today's GPU count."),
+        FactSpec("keeps_strategy", BOOL, "The recommendation keeps today's strategy."),
+        FactSpec("gpus_added", NUMBER, "chosen_gpus - gpus today (negative when fewer)."),
+        FactSpec("deadline_met", BOOL, "The recommended plan meets deadline_days (only when a deadline is given)."),
+        FactSpec("beyond_cluster", BOOL, "Meeting the deadline needs more GPUs than the cluster has today."),
+        FactSpec("today_hours", NUMBER, "Wall-clock hours of today's setup (current strategy, today's GPUs)."),
+        FactSpec("today_days", NUMBER, "today_hours / 24."),
+        FactSpec("today_cost", NUMBER, "Cost per run of today's setup."),
+        FactSpec("fewer_gpus_cheaper", BOOL, "Fewer GPUs than the plan would do the same job at least 10% cheaper (and slower)."),
+        FactSpec("cheaper_gpus", NUMBER, "The GPU count of that cheaper option."),
+        FactSpec("cheaper_strategy", TEXT, "The strategy of that cheaper option.", STRATEGIES),
+        FactSpec("cheaper_days", NUMBER, "Days one run would take on cheaper_gpus."),
+        FactSpec("fewer_gpus_saving_pct", NUMBER, "Saving in percent at cheaper_gpus."),
+    ]
+    specs.extend(FactSpec(p.name, p.type, p.description, p.choices, plan=True) for p in plan)
     return {spec.name: spec for spec in specs}
 
 
@@ -104,37 +139,48 @@ FACTS: dict[str, FactSpec] = _registry()
 
 @dataclass
 class Evaluation:
-    """What the core computed for one set of answers: facts for the rules, estimates for output."""
+    """What the core computed for one GPU count: facts for the rules, estimates (at that count) for output."""
 
     answers: Answers
     facts: dict[str, Any]
     estimates: dict[str, StrategyEstimate]
     context: dict[str, Any]
-    fewer_gpus: dict[str, Any] | None
+    gpus: int
 
 
-FEWER_GPUS_MIN_SAVING = 0.10
-"""Report "fewer GPUs would be cheaper" only past a 10% saving, so noise never drives advice."""
+def runs_per_month(answers: Answers, today_hours: float) -> float:
+    """As given, or as many runs as today's setup completes back to back in 30 days (a cluster kept busy)."""
+    given = answers.training.runs_per_month
+    return given if given is not None else HOURS_PER_MONTH / today_hours if today_hours > 0 else 1.0
 
 
-def _candidate_counts(gpus: int, per_node: int) -> np.ndarray:
-    """GPU counts to price against the given one (seed:K11): whole nodes, halving down to one node."""
-    counts = {gpus}
-    c = gpus
-    while c > per_node:
-        c = max(per_node, (c // 2) // per_node * per_node)
-        counts.add(c)
-    for k in (1, 2, 4):
-        if k * per_node < gpus:
-            counts.add(k * per_node)
-    return np.array(sorted(counts), dtype=float)
+HOURS_PER_MONTH = 24.0 * 30.0
+
+
+def evaluate_counts(answers: Answers, counts: np.ndarray) -> list[Evaluation]:
+    """Estimate every strategy at every GPU count in one vectorised pass, and derive each count's facts.
+
+    The counts must include today's (answers.cluster.gpus): today's run sets the monthly cadence.
+    """
+    counts = np.asarray(counts, dtype=float)
+    estimates, ctx = estimate_all(answers, counts)
+    today = int(np.searchsorted(counts, answers.cluster.gpus)) if answers.cluster.gpus in counts else None
+    if today is None:
+        raise ValueError("evaluate_counts needs today's GPU count among the counts")
+    ctx["today_hours"] = float(estimates[answers.training.current_strategy].hours["mid"][today])
+    ctx["runs_per_month"] = runs_per_month(answers, ctx["today_hours"])
+    return [_facts_at(answers, {s: e.at(i) for s, e in estimates.items()}, ctx, int(c)) for i, c in enumerate(counts)]
 
 
 def compute_facts(answers: Answers) -> Evaluation:
-    """Run the estimate model and derive every fact in FACTS (None where a fact is unknown)."""
-    a = answers
-    estimates, ctx = estimate_all(a)
-    price, gpus = a.budget.price_per_gpu_hour, a.cluster.gpus
+    """The facts at today's GPU count alone."""
+    return evaluate_counts(answers, np.array([float(answers.cluster.gpus)]))[0]
+
+
+def _facts_at(a: Answers, estimates: dict[str, StrategyEstimate], ctx: dict[str, Any], gpus: int) -> Evaluation:
+    """Every fact in FACTS at one GPU count (None where a fact is unknown; plan facts stay None until the choice)."""
+    price = a.budget.price_per_gpu_hour
+    nodes = max(1, -(-gpus // a.cluster.gpus_per_node))
     f: dict[str, Any] = {name: None for name in FACTS}
     f.update(
         params=a.model.params,
@@ -148,14 +194,14 @@ def compute_facts(answers: Answers) -> Evaluation:
         seq_len=float(a.model.seq_len),
         gpus=float(gpus),
         gpus_per_node=float(a.cluster.gpus_per_node),
-        nodes=float(a.cluster.nodes),
-        multi_node=a.cluster.nodes > 1,
+        nodes=float(nodes),
+        multi_node=nodes > 1,
         gpu=a.cluster.gpu if isinstance(a.cluster.gpu, str) else "custom",
         gpu_memory_gb=a.cluster.spec.memory_gb,
         gpu_generation=a.cluster.spec.generation,
         intra_node=ctx["hardware"].intra_link,
-        inter_node_gbps=a.cluster.inter_node_gbps,
-        inter_node_gbps_per_gpu=a.cluster.inter_node_gbps / min(a.cluster.gpus_per_node, gpus),
+        inter_node_gbps=a.cluster.network_gbps,
+        inter_node_gbps_per_gpu=a.cluster.network_gbps / min(a.cluster.gpus_per_node, gpus),
         cpu_memory_known=a.cluster.cpu_memory_gb_per_node is not None,
         cpu_memory_gb_per_node=a.cluster.cpu_memory_gb_per_node,
         multi_tenant=a.cluster.multi_tenant,
@@ -169,7 +215,8 @@ def compute_facts(answers: Answers) -> Evaluation:
         currency=a.budget.currency.upper(),
         budget_limit=a.budget.limit,
         monthly_limit=a.budget.monthly_limit,
-        monthly_cost=price * gpus * 24 * 30,
+        monthly_cost=price * gpus * HOURS_PER_MONTH,
+        runs_per_month=ctx["runs_per_month"],
         deadline_days=a.training.deadline_days,
         replicated_states_gb=16.0 * a.model.params / GB,
     )
@@ -182,6 +229,7 @@ def compute_facts(answers: Answers) -> Evaluation:
         step = float(e.step_s["mid"][0])
         f[f"fits.{s}"] = bool(e.fits[0])
         f[f"cpu_fits.{s}"] = bool(e.cpu_fits[0])
+        f[f"batch_ok.{s}"] = bool(e.batch_ok[0])
         f[f"memory_gb.{s}"] = float(e.memory[0]) / GB
         f[f"hours.{s}"] = hours
         f[f"cost.{s}"] = c
@@ -189,57 +237,22 @@ def compute_facts(answers: Answers) -> Evaluation:
         f[f"scaling_efficiency.{s}"] = float(e.compute_s[0] / step) if step > 0 else 1.0
     f["current_fits"] = f[f"fits.{a.training.current_strategy}"]
     f["current_memory_gb"] = f[f"memory_gb.{a.training.current_strategy}"]
-    fitting = [s for s in STRATEGIES if f[f"fits.{s}"] and f[f"cpu_fits.{s}"]]
+    fitting = [s for s in STRATEGIES if bool(estimates[s].usable[0])]
     f["fitting_count"] = float(len(fitting))
     pool = fitting or list(STRATEGIES)
     best_cost = min(costs[s] for s in pool)
     f["best_cost"] = best_cost
     f["best_hours"] = min(f[f"hours.{s}"] for s in pool)
     f["best_days"] = f["best_hours"] / 24.0
+    f["monthly_spend"] = ctx["runs_per_month"] * best_cost
     for s in STRATEGIES:
         f[f"cost_vs_best.{s}"] = costs[s] / best_cost if best_cost > 0 else 1.0
     f["over_budget"] = a.budget.limit is not None and best_cost > a.budget.limit
     f["over_deadline"] = a.training.deadline_days is not None and f["best_days"] > a.training.deadline_days
-    f["over_monthly_limit"] = a.budget.monthly_limit is not None and f["monthly_cost"] > a.budget.monthly_limit
+    f["over_monthly_limit"] = a.budget.monthly_limit is not None and f["monthly_spend"] > a.budget.monthly_limit
     f["zero_memory_saving_pct"] = 100.0 * (1.0 - f["memory_gb.deepspeed-zero2"] / f["memory_gb.ddp"])
     tokens_per_sec = ctx["tokens"] / (f["best_hours"] * 3600.0) if f["best_hours"] > 0 else 0.0
     f["tokens_per_sec_needed"] = tokens_per_sec
     if a.cluster.data_pipeline_tokens_per_sec is not None and tokens_per_sec > 0:
         f["data_pipeline_ratio"] = a.cluster.data_pipeline_tokens_per_sec / tokens_per_sec
-    fewer = _fewer_gpus(a, fitting, ctx, costs)
-    f["fewer_gpus_cheaper"] = fewer is not None
-    if fewer:
-        f["cheaper_gpus"] = fewer["gpus"]
-        f["fewer_gpus_saving_pct"] = fewer["saving_pct"]
-    return Evaluation(answers=a, facts=f, estimates=estimates, context=ctx, fewer_gpus=fewer)
-
-
-def _fewer_gpus(a: Answers, fitting: list[str], ctx: dict[str, Any], costs: dict[str, float]) -> dict[str, Any] | None:
-    """Price the cheapest fitting strategy at fewer GPUs (seed:K6, K11); None if no clear saving."""
-    if not fitting or a.cluster.gpus <= 1:
-        return None
-    counts = _candidate_counts(a.cluster.gpus, a.cluster.gpus_per_node)
-    counts = counts[counts < a.cluster.gpus]
-    if counts.size == 0:
-        return None
-    strategy = min(fitting, key=lambda s: costs[s])
-    est, _ = estimate_all(a, counts)
-    e = est[strategy]
-    price = a.budget.price_per_gpu_hour
-    total = cost(e.hours["mid"], price, counts)
-    ok = e.fits & e.cpu_fits
-    if a.training.deadline_days is not None:
-        ok &= e.hours["mid"] / 24.0 <= a.training.deadline_days
-    if not ok.any():
-        return None
-    i = int(np.argmin(np.where(ok, total, np.inf)))
-    saving = 1.0 - float(total[i]) / costs[strategy]
-    if saving < FEWER_GPUS_MIN_SAVING:
-        return None
-    return {
-        "strategy": strategy,
-        "gpus": float(counts[i]),
-        "hours": float(e.hours["mid"][i]),
-        "cost": float(total[i]),
-        "saving_pct": 100.0 * saving,
-    }
+    return Evaluation(answers=a, facts=f, estimates=estimates, context=ctx, gpus=gpus)

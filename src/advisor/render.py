@@ -11,20 +11,11 @@ from typing import Any
 
 import yaml
 
-from .advice import Advice
+from .advice import Advice, hours_text, money, pct_change
+from .decide import COST_TIE
 from .answers import STRATEGIES, Answers
 from .estimate import FRAMEWORKS
 from .rules import format_number
-
-
-def money(value: float, currency: str) -> str:
-    return f"{value:,.0f} {currency}"
-
-
-def hours_text(h: float) -> str:
-    if h >= 48:
-        return f"{h / 24:,.1f} days"
-    return f"{h:,.1f} h"
 
 
 def spread(lo: float, hi: float, fmt, calibrated: bool) -> str:
@@ -44,6 +35,110 @@ def _jsonable(value: Any) -> Any:
     raise TypeError(f"cannot serialise {type(value).__name__}")
 
 
+# ------------------------------------------------------------------------------ the decision in business terms
+
+
+def headline(advice: Advice) -> str:
+    """The decision in one sentence: what changes against today (text, memo and TUI all show this one)."""
+    d = advice.to_dict()
+    p, a = advice.plan, advice.answers
+    fw = FRAMEWORKS[p.chosen.strategy]
+    if d["recommendation"]["blocked"]:
+        return f"Blocked: nothing can run as asked (showing {fw} on {p.chosen.gpus} GPUs); resolve the blocking warnings first."
+    if p.status_quo:
+        return f"No change needed: keep {fw} on {p.chosen.gpus} GPUs."
+    if p.keeps_strategy:
+        return f"Keep {fw}; run on {p.chosen.gpus} GPUs instead of {p.today.gpus}."
+    where = f"on the same {p.chosen.gpus} GPUs" if p.chosen.gpus == p.today.gpus else f"on {p.chosen.gpus} GPUs instead of {p.today.gpus}"
+    return f"Switch from {FRAMEWORKS[a.training.current_strategy]} to {fw}, {where}."
+
+
+def summary_rows(advice: Advice) -> list[tuple[str, str, str]]:
+    """(what, today, recommended) rows of the executive summary."""
+    d = advice.to_dict()
+    t, e, a = d["today"], d["estimate"], advice.answers
+    cur = e["currency"]
+    p = advice.plan
+    rows = [
+        ("Framework", FRAMEWORKS[t["strategy"]], FRAMEWORKS[d["recommendation"]["strategy"]]),
+        ("GPUs", f"{t['gpus']:,} × {a.cluster.spec.name}", f"{advice.gpus:,} × {a.cluster.spec.name}"),
+        ("Fits in GPU memory", "yes" if t["fits"] and t["batch_ok"] else "no", "yes" if e["fits"] and e["batch_ok"] else "no"),
+        ("Time per run", *_same_unit(t["wall_clock_hours"], e["wall_clock_hours"])),
+        ("Cost per run", money(t["cost"], cur), money(e["cost"], cur)),
+        (f"Per month ({format_number(round(p.runs_per_month, 1))} runs)", money(p.today.monthly, cur), money(p.chosen.monthly, cur)),
+    ]
+    if a.budget.monthly_limit:
+        lim = a.budget.monthly_limit
+        rows.append((f"Monthly ceiling {money(lim, cur)}", _within(p.today.monthly <= lim), _within(p.chosen.monthly <= lim)))
+    if a.budget.limit:
+        rows.append((f"Run budget {money(a.budget.limit, cur)}", _within(p.today.cost <= a.budget.limit), _within(p.chosen.cost <= a.budget.limit)))
+    if a.training.deadline_days is not None:
+        rows.append((f"Deadline {format_number(a.training.deadline_days)} days", "met" if p.today.meets_deadline else "missed",
+                     "met" if p.chosen.meets_deadline else "missed"))
+    return rows
+
+
+def _same_unit(a: float, b: float) -> tuple[str, str]:
+    """Two durations side by side in one unit: days when either is two days or more."""
+    if max(a, b) >= 48:
+        return f"{a / 24:,.1f} days", f"{b / 24:,.1f} days"
+    return f"{a:,.1f} h", f"{b:,.1f} h"
+
+
+def _within(ok: bool) -> str:
+    return "within" if ok else "over"
+
+
+def summary_notes(advice: Advice) -> list[str]:
+    """The deadline verdict, the cheapest way to meet it, what cheaper would cost in time, and the top risks."""
+    p, a, cur = advice.plan, advice.answers, advice.facts["currency"]
+    out = [f"How it was chosen: {p.objective}."]
+    dl = a.training.deadline_days
+    if dl is not None:
+        cm = p.cheapest_meeting_deadline
+        if cm is None:
+            fastest = p.fastest
+            out.append(f"The {format_number(dl)}-day deadline cannot be met with up to {max(o.gpus for o in p.options):,} GPUs"
+                       + (f": the fastest option, {fastest.strategy} on {fastest.gpus} GPUs, takes {hours_text(fastest.hours)}." if fastest else "."))
+        elif cm.gpus != p.chosen.gpus or cm.cost < p.chosen.cost * (1 - COST_TIE):
+            out.append(f"Cheapest way to meet the {format_number(dl)}-day deadline: {cm.strategy} on {cm.gpus} GPUs, "
+                       f"{hours_text(cm.hours)} for {money(cm.cost, cur)} a run.")
+    if p.cheaper_slower is not None:
+        c = p.cheaper_slower
+        out.append(f"Cheaper but slower: {c.gpus} GPUs with {c.strategy} cost {money(c.cost, cur)} a run "
+                   f"({pct_change(c.cost, p.chosen.cost)}) and take {hours_text(c.hours)} instead of {hours_text(p.chosen.hours)}.")
+    for w in advice.warnings[:3]:
+        out.append(("Blocking: " if w["blocking"] else "Risk: ") + w["text"])
+    return out
+
+
+def what_if_rows(advice: Advice) -> list[dict[str, Any]]:
+    """The best runnable option at every GPU count the search priced, today and the choice marked."""
+    p = advice.plan
+    rows = []
+    for g in sorted({o.gpus for o in p.options}):
+        here = [o for o in p.options if o.gpus == g and o.runnable]
+        if not here:
+            rows.append({"gpus": g, "option": None, "note": "nothing fits"})
+            continue
+        ok = [o for o in here if o.meets_deadline is not False] or here
+        if g == p.chosen.gpus and p.chosen in ok:
+            best = p.chosen
+        else:
+            cheapest = min(o.cost for o in ok)
+            band = [o for o in ok if o.cost <= cheapest * (1 + COST_TIE)]
+            best = min(band, key=lambda o: (o.strategy != p.today.strategy, -o.score, o.hours, STRATEGIES.index(o.strategy)))
+        notes = []
+        if g == p.today.gpus:
+            notes.append("today")
+        if g == p.chosen.gpus:
+            notes.append(f"chosen ({p.chosen.strategy})")
+        if p.cheapest_meeting_deadline and g == p.cheapest_meeting_deadline.gpus and (g != p.chosen.gpus):
+            notes.append("cheapest meeting the deadline")
+        rows.append({"gpus": g, "option": best, "note": ", ".join(notes)})
+    return rows
+
+
 # ------------------------------------------------------------------------------ text
 
 
@@ -51,16 +146,21 @@ def to_text(advice: Advice) -> str:
     d = advice.to_dict()
     r, e = d["recommendation"], d["estimate"]
     cur = e["currency"]
-    lines: list[str] = []
+    lines: list[str] = [f"Decision: {headline(advice)}", ""]
+    for what, today, rec in summary_rows(advice):
+        lines.append(f"  {what:<34} {today:>28}  →  {rec}")
+    lines.append("")
+    lines.extend(f"  {note}" for note in summary_notes(advice))
+    lines.append("")
     blocked = "  [BLOCKED — see warnings]" if r["blocked"] else ""
-    lines.append(f"Recommendation: {r['framework']} ({r['strategy']}){blocked}")
+    lines.append(f"Recommendation: {r['framework']} ({r['strategy']}) on {advice.gpus} GPUs{blocked}")
     lines.append("")
     lo, hi = e["range"]["wall_clock_hours"]
     clo, chi = e["range"]["cost"]
     cal = d["scale"]["baseline_hours"] is not None
     lines.append(f"  Time    {hours_text(e['wall_clock_hours'])}  {spread(lo, hi, hours_text, cal)}".rstrip())
     lines.append(f"  Cost    {money(e['cost'], cur)}  {spread(clo, chi, lambda v: money(v, cur), cal)}".rstrip())
-    lines.append(f"  GPU-h   {e['gpu_hours']:,.0f}   at {format_number(advice.answers.budget.price_per_gpu_hour)} {cur}/GPU-hour × {advice.answers.cluster.gpus} GPUs")
+    lines.append(f"  GPU-h   {e['gpu_hours']:,.0f}   at {format_number(advice.answers.budget.price_per_gpu_hour)} {cur}/GPU-hour × {advice.gpus} GPUs")
     lines.append(
         f"  Memory  {e['memory_per_gpu_gb']:,.1f} GB per GPU of {advice.answers.cluster.spec.memory_gb:g} GB "
         f"({'fits' if e['fits'] else 'DOES NOT FIT'}; model states {e['model_states_gb_per_gpu']:,.1f} GB, activations {e['activations_gb_per_gpu']:,.1f} GB)"
@@ -75,44 +175,61 @@ def to_text(advice: Advice) -> str:
         + "; ".join(f"{row['name']} {row['seconds']:.2f} s" for row in c["per_step"])
     )
     if e["tensor_parallel"] > 1 or e["pipeline_parallel"] > 1:
-        lines.append(f"  Layout  TP={e['tensor_parallel']} × PP={e['pipeline_parallel']} × DP={e['data_parallel']}")
+        lines.append(f"  Layout  {layout_text(e)}")
     lines.extend(f"  Note    {note}" for note in scale_notes(e, advice.answers))
     lines.append("")
     if d["warnings"]:
         _section(lines, "Warnings", [f"  {'BLOCKING: ' if w['blocking'] else '! '}{w['text']}" for w in d["warnings"]])
     _section(lines, "Why", [f"  - {item['text']}  [{item['rule']}; {', '.join(item['source'])}]" for item in r["rationale"]])
-    lines.append("Options")
+    if d["tradeoffs"]:
+        _section(lines, "Trade-offs", [f"  - {item['text']}  [{item['rule']}; {', '.join(item['source'])}]" for item in d["tradeoffs"]])
+    if d["context"]:
+        _section(lines, "Context", [f"  - {item['text']}  [{item['rule']}; {', '.join(item['source'])}]" for item in d["context"]])
+    lines.append(f"Options on {advice.gpus} GPUs")
     lines.append(f"  {'strategy':<24} {'fits':<5} {'GB/GPU':>8} {'time':>11} {'cost':>16}  score")
     for row in _rows(d):
         lines.append(
-            f"  {row['strategy']:<24} {'yes' if row['fits'] else 'no':<5} {row['memory_per_gpu_gb']:>8,.1f} "
+            f"  {row['strategy']:<24} {'yes' if row['fits'] and row['batch_ok'] else 'no':<5} {row['memory_per_gpu_gb']:>8,.1f} "
             f"{hours_text(row['wall_clock_hours']):>11} {money(row['cost'], cur):>16}  {format_number(row['score'])}"
             + ("  ← chosen" if row["strategy"] == r["strategy"] else "")
         )
     lines.append("")
     lines.append("Why not")
     lines.extend(f"  {alt['strategy']}: {alt['why_not'][0]}" for alt in d["alternatives"])
-    fewer = d["scale"]["fewer_gpus"]
-    if fewer:
-        lines.append("")
-        lines.append(
-            f"Scale: {format_number(fewer['gpus'])} GPUs would take {hours_text(fewer['hours'])} for {money(fewer['cost'], cur)} "
-            f"({fewer['saving_pct']:.0f}% cheaper with {fewer['strategy']})."
-        )
+    lines.append("")
+    lines.append("What if: other GPU counts (best option at each)")
+    for row in what_if_rows(advice):
+        o = row["option"]
+        if o is None:
+            lines.append(f"  {row['gpus']:>7,}  nothing fits")
+            continue
+        dl = "" if o.meets_deadline is None else ("  meets deadline" if o.meets_deadline else "  misses deadline")
+        lines.append(f"  {row['gpus']:>7,}  {o.strategy:<24} {hours_text(o.hours):>11} {money(o.cost, cur):>16}{dl}"
+                     + (f"  ← {row['note']}" if row["note"] else ""))
+    lines.append("")
     _section(lines, "Ask the engineers", [f"  ? {q['text']}" for q in d["questions"]])
     _section(lines, "Pre-launch checklist", [f"  [ ] {c['text']}" for c in d["checklist"]])
     lines.append(f"Rules fired: {', '.join(f['id'] for f in d['fired_rules'])}")
     return "\n".join(lines) + "\n"
 
 
+def layout_text(e: dict[str, Any]) -> str:
+    v = e["virtual_pipeline_stages"]
+    ep = e["expert_parallel"]
+    return (f"TP={e['tensor_parallel']} × PP={e['pipeline_parallel']} × DP={e['data_parallel']}"
+            + (f", interleaved schedule with {v} virtual stages per GPU" if v > 1 else "")
+            + (f", expert parallelism {ep}" if ep > 1 else ""))
+
+
 def scale_notes(e: dict[str, Any], a: Answers) -> list[str]:
-    """Batch growth and interruptions for one estimate: what changes when a job is spread over many GPUs."""
+    """Batch and interruptions for one estimate: what changes when a job is spread over many GPUs."""
     notes = []
-    if e["effective_global_batch_tokens"] > 1.05 * a.training.global_batch_tokens:
+    if e["batch_source"] != "given":
+        notes.append(f"Global batch {e['global_batch_tokens']:,.0f} tokens: {e['batch_source']}.")
+    if not e["batch_ok"]:
         notes.append(
-            f"{e['data_parallel']:,} data-parallel ranks need at least one {a.model.seq_len:,}-token sequence each, so the global batch "
-            f"grows from {a.training.global_batch_tokens:,.0f} to {e['effective_global_batch_tokens']:,.0f} tokens: check that the "
-            "learning-rate schedule still converges, or use fewer GPUs or more tensor/pipeline parallelism."
+            f"{e['data_parallel']:,} data-parallel ranks but only {e['global_batch_tokens'] / a.model.seq_len:,.0f} sequences per step: "
+            "the batch cannot feed every rank; use tensor/pipeline parallelism or fewer GPUs."
         )
     if e["expected_interruptions"] >= 1:
         notes.append(
@@ -145,6 +262,11 @@ def _md(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", "<br>")
 
 
+def _md_inline(text: Any) -> str:
+    """Keep text on its list line: a newline in rule or user text would start a new block (a heading, a list)."""
+    return " ".join(str(text).split("\n"))
+
+
 def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None) -> str:
     d = advice.to_dict()
     a = advice.answers
@@ -155,10 +277,24 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None) -> str:
     add = out.append
     add(f"# Decision memo: distributed training for a {format_number(a.model.params / 1e9)}B-parameter model")
     add("")
+    add("## Executive summary")
+    add("")
+    add(f"**{_md(headline(advice))}**")
+    add("")
+    add("| | Today | Recommended |")
+    add("| --- | --- | --- |")
+    for what, today, rec in summary_rows(advice):
+        add(f"| {_md(what)} | {_md(today)} | {_md(rec)} |")
+    add("")
+    for note in summary_notes(advice):
+        add(f"- {_md_inline(note)}")
+    add("")
+    add("The aim is not the most advanced framework but business value at the lowest cost and the steadiest speed (seed:K21).")
+    add("")
     add("## Decision")
     add("")
     status = " **Blocked — resolve the blocking warnings first.**" if r["blocked"] else ""
-    add(f"Use **{r['framework']}** (`{r['strategy']}`) on {a.cluster.gpus} × {a.cluster.spec.name}.{status}")
+    add(f"Use **{r['framework']}** (`{r['strategy']}`) on {advice.gpus} × {a.cluster.spec.name}.{status}")
     add("")
     lo, hi = e["range"]["wall_clock_hours"]
     clo, chi = e["range"]["cost"]
@@ -167,16 +303,23 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None) -> str:
     add(f"- Cost: **{money(e['cost'], cur)}** {spread(clo, chi, lambda v: money(v, cur), cal)}".rstrip())
     add(f"- GPU-hours: {e['gpu_hours']:,.0f}")
     add(f"- Memory per GPU: {e['memory_per_gpu_gb']:,.1f} GB of {a.cluster.spec.memory_gb:g} GB ({'fits' if e['fits'] else '**does not fit**'})")
-    add(f"- Communication share of step time: {e['communication_share']:.0%}")
+    add(f"- Exposed communication: {e['communication_share']:.0%} of step time")
+    if e["tensor_parallel"] > 1 or e["pipeline_parallel"] > 1:
+        add(f"- Layout: {layout_text(e)}")
     add("")
-    add("The aim is not the most advanced framework but business value at the lowest cost and the steadiest speed (seed:K21).")
+    add("### Why")
+    add("")
+    for item in r["rationale"]:
+        add(f"- {_md_inline(item['text'])} _({item['rule']}; {_md_inline(', '.join(item['source']))})_")
     add("")
     if d["warnings"]:
         add("### Warnings")
         add("")
         for w in d["warnings"]:
-            add(f"- {'**Blocking:** ' if w['blocking'] else ''}{w['text']} _({w['rule']}; {w['source']})_")
+            add(f"- {'**Blocking:** ' if w['blocking'] else ''}{_md_inline(w['text'])} _({w['rule']}; {_md_inline(w['source'])})_")
         add("")
+    add("# Engineering appendix")
+    add("")
     add("## Context")
     add("")
     add("| Question | Answer |")
@@ -187,8 +330,9 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None) -> str:
         ("Shape", f"{d['shape']['layers']} layers, hidden {d['shape']['hidden_size']}, {d['shape']['attention_heads']} heads, seq {a.model.seq_len}"),
         ("Training tokens", tokens),
         ("Known run duration", hours_text(d["scale"]["baseline_hours"]) + f" with {a.training.current_strategy}" if d["scale"]["baseline_hours"] else "not given"),
-        ("Cluster", f"{a.cluster.gpus} × {a.cluster.spec.name}, {a.cluster.gpus_per_node} per node, {a.cluster.nodes} node(s)"),
-        ("Links", f"{advice.evaluation.context['hardware'].intra_link} inside a node, {a.cluster.inter_node_gbps:g} Gbit/s per node"),
+        ("Cluster today", f"{a.cluster.gpus} × {a.cluster.spec.name}, {a.cluster.gpus_per_node} per node, {a.cluster.nodes} node(s)"
+         + (f"; up to {a.cluster.max_gpus} available" if a.cluster.max_gpus else "")),
+        ("Links", f"{advice.evaluation.context['hardware'].intra_link} inside a node, {a.cluster.network_gbps:g} Gbit/s per node" + ("" if a.cluster.inter_node_gbps else " (the GPU's usual fabric)")),
         ("Price", f"{format_number(a.budget.price_per_gpu_hour)} {cur} per GPU-hour"),
         ("Budget", (money(a.budget.limit, cur) if a.budget.limit else "no run limit") + (f"; {money(a.budget.monthly_limit, cur)} a month" if a.budget.monthly_limit else "")),
         ("Deadline", f"{format_number(a.training.deadline_days)} days" if a.training.deadline_days else "none given"),
@@ -202,14 +346,14 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None) -> str:
     add("")
     add("Cost = training time × price per GPU-hour × number of GPUs (seed:K14):")
     add("")
-    add(f"    {e['wall_clock_hours']:,.1f} h × {format_number(a.budget.price_per_gpu_hour)} {cur} × {a.cluster.gpus} GPUs = {money(e['cost'], cur)}")
+    add(f"    {e['wall_clock_hours']:,.1f} h × {format_number(a.budget.price_per_gpu_hour)} {cur} × {advice.gpus} GPUs = {money(e['cost'], cur)}")
     add("")
     w = advice.evaluation.context["workload"]
     add(
         f"Time comes from compute = (6 × {format_number(w.active_params)} params + 12 × {w.shape.layers} layers × {w.shape.hidden} hidden "
-        f"× {w.seq_len} seq) FLOPs per token × tokens ÷ ({a.cluster.gpus} GPUs × {a.cluster.spec.peak_tflops:g} TFLOP/s × MFU), "
+        f"× {w.seq_len} seq) FLOPs per token × tokens ÷ ({advice.gpus} GPUs × {a.cluster.spec.peak_tflops:g} TFLOP/s × MFU), "
         f"plus communication that cannot overlap it (ring all-reduce 2(n−1)/n × S/B over each link). One step of "
-        f"{e['effective_global_batch_tokens']:,.0f} tokens takes {e['step_seconds']:.2f} s "
+        f"{e['global_batch_tokens']:,.0f} tokens takes {e['step_seconds']:.2f} s "
         f"({e['compute_seconds_per_step']:.2f} s compute, {e['communication_seconds_per_step']:.2f} s of communication before overlap, "
         f"{e['exposed_communication_seconds_per_step']:.2f} s of it exposed), {e['steps']:,.0f} steps; "
         f"restarts after interruptions add {e['interruption_overhead']:.1%}."
@@ -227,31 +371,32 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None) -> str:
     add("")
     add(f"Memory convention: {e['memory_convention']}.")
     add("")
-    add("## Options considered")
+    add(f"## Options considered on {advice.gpus} GPUs")
     add("")
-    add("| Strategy | Framework | Fits | GB per GPU | Time | Cost | Comm. share | Score | Why not |")
+    add("| Strategy | Framework | Fits | GB per GPU | Time | Cost | Exposed comm. | Score | Why not |")
     add("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for est in _rows(d):
         s = est["strategy"]
         why = "**chosen**" if s == r["strategy"] else "; ".join(est["why_not"])
         add(
-            f"| `{s}` | {_md(FRAMEWORKS[s])} | {'yes' if est['fits'] else 'no'} | {est['memory_per_gpu_gb']:,.1f} | "
+            f"| `{s}` | {_md(FRAMEWORKS[s])} | {'yes' if est['fits'] and est['batch_ok'] else 'no'} | {est['memory_per_gpu_gb']:,.1f} | "
             f"{hours_text(est['wall_clock_hours'])} | {money(est['cost'], cur)} | {est['communication_share']:.0%} | "
             f"{format_number(est['score'])} | {_md(why)} |"
         )
     add("")
-    fewer = d["scale"]["fewer_gpus"]
-    if fewer:
-        add(
-            f"Scale check (seed:K11): {format_number(fewer['gpus'])} GPUs with `{fewer['strategy']}` would take {hours_text(fewer['hours'])} "
-            f"for {money(fewer['cost'], cur)}, {fewer['saving_pct']:.0f}% cheaper than {a.cluster.gpus} GPUs."
-        )
-        add("")
-    _what_if(add, advice)
-    add("## Rationale")
+    add("## What if: other GPU counts")
     add("")
-    for item in r["rationale"]:
-        add(f"- {item['text']} _({item['rule']}; {', '.join(item['source'])})_")
+    add(f"The best option the search found at each GPU count (whole nodes of {a.cluster.gpus_per_node}); `advisor sweep` prices any range.")
+    add("")
+    add("| GPUs | Best strategy | Time | Cost per run | Deadline | Note |")
+    add("| --- | --- | --- | --- | --- | --- |")
+    for row in what_if_rows(advice):
+        o = row["option"]
+        if o is None:
+            add(f"| {row['gpus']:,} | nothing fits | | | | |")
+            continue
+        dl = "" if o.meets_deadline is None else ("met" if o.meets_deadline else "missed")
+        add(f"| {row['gpus']:,} | `{o.strategy}` | {hours_text(o.hours)} | {money(o.cost, cur)} | {dl} | {_md(row['note'])} |")
     add("")
     add("## Trade-offs")
     add("")
@@ -260,19 +405,28 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None) -> str:
         "the right choice depends on cluster scale and network bandwidth (seed:K10)."
     )
     add("")
+    for item in d["tradeoffs"]:
+        add(f"- {_md_inline(item['text'])} _({item['rule']}; {_md_inline(', '.join(item['source']))})_")
     add(f"- Exposed communication for `{r['strategy']}`: {e['communication_share']:.0%} of each step (seed:K3).")
     add(f"- Activation recomputation: `{e['activation_recompute']}`; micro-batch {e['micro_batch_size']} (largest that fits: {e['max_micro_batch_size']}), gradient accumulation {e['gradient_accumulation_steps']} (seed:K17).")
-    add(f"- ZeRO-2 would use {f['zero_memory_saving_pct']:.0f}% less GPU memory than DDP on this job (seed:K15).")
+    if f["fits.deepspeed-zero2"] and f["fits.ddp"] is not None:
+        add(f"- ZeRO-2 would use {f['zero_memory_saving_pct']:.0f}% less GPU memory than DDP on this job (seed:K15).")
     add("")
+    if d["context"]:
+        add("## Context from the rules")
+        add("")
+        for item in d["context"]:
+            add(f"- {_md_inline(item['text'])} _({item['rule']}; {_md_inline(', '.join(item['source']))})_")
+        add("")
     add("## Questions for the engineers")
     add("")
     for q in d["questions"]:
-        add(f"- {q['text']} _({q['source']})_")
+        add(f"- {_md_inline(q['text'])} _({_md_inline(q['source'])})_")
     add("")
     add("## Pre-launch checklist")
     add("")
     for c in d["checklist"]:
-        add(f"- [ ] {c['text']} _({c['source']})_")
+        add(f"- [ ] {_md_inline(c['text'])} _({_md_inline(c['source'])})_")
     add("")
     if artifacts:
         add("## Launch artifacts")
@@ -331,31 +485,4 @@ def _deepspeed_table(add, estimates: dict[str, dict[str, Any]]) -> None:
     for strategy, stage in (("deepspeed-zero2", "ZeRO-2"), ("deepspeed-zero3", "ZeRO-3")):
         for row in estimates[strategy]["deepspeed_estimator"]:
             add(f"| {stage} | {row['options']} | {row['gpu_gib']:,.2f} | {row['cpu_gib_per_node']:,.2f} |")
-    add("")
-
-
-def what_if_counts(gpus: int, per_node: int) -> list[float]:
-    """GPU counts for the memo's what-if table: one node, doubling up to 4x the planned count, and the count itself."""
-    counts = {float(gpus)}
-    c = per_node
-    while c <= 4 * gpus:
-        counts.add(float(c))
-        c *= 2
-    return sorted(counts)
-
-
-def _what_if(add, advice: Advice) -> None:
-    """The memo's sweep: the best feasible strategy per GPU count, cheapest and fastest marked (advisor sweep)."""
-    import numpy as np
-
-    from .sweep import sweep, sweep_text
-
-    a = advice.answers
-    counts = np.asarray(what_if_counts(a.cluster.gpus, a.cluster.gpus_per_node))
-    sw = sweep(a, counts)
-    add("## What if: other GPU counts")
-    add("")
-    add(f"The same job on other GPU counts (whole nodes of {a.cluster.gpus_per_node}); `advisor sweep` prices any range.")
-    add("")
-    add(sweep_text(sw, rows=len(counts), markdown=True).rstrip())
     add("")

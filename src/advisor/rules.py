@@ -268,6 +268,14 @@ def _parse_rule(raw: Any, index: int, name: str, problems: Problems) -> Rule | N
     else:
         test = _compile(raw["when"], f"{where}: when", problems)
     then = _parse_then(raw.get("then"), f"{where}: then", problems)
+    if test is not None and then is not None and (then.score or then.exclude):
+        plan_facts = sorted(f for f in _facts_in(raw["when"]) if FACTS[f].plan)
+        if plan_facts:
+            problems.add(
+                f"{where}: when: tests '{plan_facts[0]}', a fact about the chosen plan, but the rule scores or excludes "
+                "strategies; the plan is chosen from the scores, so plan facts may only drive rationale, questions, checklist "
+                "and warnings — split the rule in two"
+            )
     if len(problems.items) > before or test is None or then is None or source is None:
         return None
     return Rule(
@@ -422,6 +430,24 @@ def _compile(node: Any, where: str, problems: Problems) -> Test | None:
             return lambda facts, trace: all(t(facts, trace) for t in tests)
         return lambda facts, trace: any(t(facts, trace) for t in tests)
     return _compile_leaf(node, where, problems)
+
+
+def _facts_in(node: Any) -> set[str]:
+    """Every known fact a (valid) condition tree names, value references included."""
+    if isinstance(node, list):
+        return set().union(*(_facts_in(n) for n in node)) if node else set()
+    if not isinstance(node, dict):
+        return set()
+    out: set[str] = set()
+    for key in ("all", "any", "not"):
+        if key in node:
+            out |= _facts_in(node[key])
+    if isinstance(node.get("fact"), str) and node["fact"] in FACTS:
+        out.add(node["fact"])
+    value = node.get("value")
+    if isinstance(value, dict) and isinstance(value.get("fact"), str) and value["fact"] in FACTS:
+        out.add(value["fact"])
+    return out
 
 
 def _compile_leaf(node: dict[str, Any], where: str, problems: Problems) -> Test | None:

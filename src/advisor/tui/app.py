@@ -39,7 +39,7 @@ from ..errors import AdvisorError
 from ..estimate import FRAMEWORKS
 from ..io import write_atomic
 from ..questions import Step, coerce, display, draft_from, get_value, set_value, step_error, steps, validate
-from ..render import hours_text, money, spread, to_markdown
+from ..render import headline, hours_text, money, spread, summary_rows, to_markdown
 from ..rules import RuleSet
 
 
@@ -73,15 +73,17 @@ class LivePanel(Static):
         lines = [
             "[b]Live estimate[/b]",
             "",
-            f"[b $accent]{advice.strategy}[/]",
+            f"[b $accent]{advice.strategy}[/] on {advice.gpus} GPUs",
             FRAMEWORKS[advice.strategy],
             "",
             f"Time   {hours_text(e['wall_clock_hours'])}",
             f"Cost   {money(e['cost'], cur)}",
             f"Memory {e['memory_per_gpu_gb']:,.1f} GB/GPU",
             f"       {'fits' if e['fits'] else '[b red]does not fit[/]'}",
-            f"Comm   {e['communication_share']:.0%} of step",
+            f"Comm   {e['communication_share']:.0%} exposed",
         ]
+        if advice.answers.training.deadline_days is not None:
+            lines.append(f"Deadline {'met' if advice.plan.deadline_met else '[b red]missed[/]'}")
         if blocked:
             lines += ["", "[b red]Blocked: see warnings[/]"]
         elif advice.warnings:
@@ -325,7 +327,10 @@ class ResultsScreen(Screen[None]):
                     clo, chi = e["range"]["cost"]
                     cal = d["scale"]["baseline_hours"] is not None
                     head = [
-                        f"[b]Recommendation: {d['recommendation']['framework']}[/b] ([b $accent]{a.strategy}[/])",
+                        f"[b]{_esc(headline(a))}[/b]",
+                        *(f"{_esc(what)}: {_esc(today)} → [b]{_esc(rec)}[/b]" for what, today, rec in summary_rows(a)[3:]),
+                        "",
+                        f"[b]Recommendation: {d['recommendation']['framework']}[/b] ([b $accent]{a.strategy}[/]) on {a.gpus} GPUs",
                         f"Time {hours_text(e['wall_clock_hours'])} {spread(lo, hi, hours_text, cal)}   "
                         f"Cost {money(e['cost'], cur)} {spread(clo, chi, lambda v: money(v, cur), cal)}",
                         f"Memory {e['memory_per_gpu_gb']:,.1f} GB per GPU ({'fits' if e['fits'] else 'DOES NOT FIT'})   "

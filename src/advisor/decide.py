@@ -1,0 +1,207 @@
+"""The choice: a search over (strategy x GPU count) against the PM's stated objective.
+
+Order of what matters, and why: a plan must run (fit in memory, feed every rank from the batch, not be excluded by a
+rule); then meet the deadline; then stay under the run budget and the monthly ceiling; then cost least. Costs within
+``COST_TIE`` of the cheapest are the same to this model, and among them the smallest change from today wins (today's
+framework, then today's GPU count), then the rules' score, then the faster run, then the simpler framework. So advisor
+says "no change needed" whenever today's setup is as good as anything it can find, and every change it proposes buys
+something it can name. GPU counts change only when an objective asks for it: without a deadline or a budget that
+today's count breaks, the count stays as given, and cheaper-but-slower counts are reported as a trade-off with the time
+they cost.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .answers import STRATEGIES, Answers
+
+COST_TIE = 0.05
+"""Costs within 5% are treated as equal: below the model's resolution (its own MFU bands span ±20%), so they never
+justify a change of framework or GPU count. advisor's policy, not a published figure."""
+
+CHEAPER_WORTH_SAYING = 0.10
+"""A cheaper-but-slower option is reported as a trade-off only past a 10% saving (advisor's policy)."""
+
+SEARCH_GROWTH = 4
+"""Without cluster.max_gpus, a deadline may look up to 4x today's GPUs — the range of the memo's what-if table."""
+
+SIMPLICITY = {s: i for i, s in enumerate(STRATEGIES)}
+
+
+@dataclass(frozen=True)
+class Option:
+    """One strategy at one GPU count, as the choice sees it."""
+
+    strategy: str
+    gpus: int
+    hours: float
+    cost: float
+    monthly: float
+    usable: bool
+    excluded: tuple[str, ...]
+    score: float
+    meets_deadline: bool | None
+    within_budget: bool
+    within_monthly: bool
+
+    @property
+    def runnable(self) -> bool:
+        return self.usable and not self.excluded
+
+
+@dataclass
+class Plan:
+    """The chosen option, today's, and the search behind the choice."""
+
+    chosen: Option
+    today: Option
+    options: list[Option]
+    objective: str
+    """How the choice was made, in one sentence a PM can check."""
+    deadline_met: bool | None
+    beyond_cluster: bool
+    cheapest_meeting_deadline: Option | None
+    fastest: Option | None
+    cheaper_slower: Option | None
+    runs_per_month: float
+    constraints_broken: list[str] = field(default_factory=list)
+
+    @property
+    def status_quo(self) -> bool:
+        return self.chosen.strategy == self.today.strategy and self.chosen.gpus == self.today.gpus
+
+    @property
+    def keeps_strategy(self) -> bool:
+        return self.chosen.strategy == self.today.strategy
+
+    def option(self, strategy: str, gpus: int) -> Option | None:
+        for o in self.options:
+            if o.strategy == strategy and o.gpus == gpus:
+                return o
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        def opt(o: Option | None) -> dict[str, Any] | None:
+            if o is None:
+                return None
+            return {"strategy": o.strategy, "gpus": o.gpus, "wall_clock_hours": o.hours, "cost": o.cost, "monthly_spend": o.monthly,
+                    "meets_deadline": o.meets_deadline}
+
+        return {
+            "objective": self.objective,
+            "status_quo": self.status_quo,
+            "keeps_strategy": self.keeps_strategy,
+            "deadline_met": self.deadline_met,
+            "beyond_cluster": self.beyond_cluster,
+            "runs_per_month": self.runs_per_month,
+            "constraints_broken": self.constraints_broken,
+            "today": opt(self.today),
+            "chosen": opt(self.chosen),
+            "cheapest_meeting_deadline": opt(self.cheapest_meeting_deadline),
+            "fastest": opt(self.fastest),
+            "cheaper_slower": opt(self.cheaper_slower),
+            "searched_gpu_counts": sorted({o.gpus for o in self.options}),
+        }
+
+
+def has_objective(a: Answers) -> bool:
+    return a.training.deadline_days is not None or a.budget.limit is not None or a.budget.monthly_limit is not None
+
+
+def search_counts(a: Answers) -> np.ndarray:
+    """GPU counts the search prices: today's, and whole nodes in the allocations clusters hand out (1, 2, 3, 4, 6, 8 …
+    nodes: 2^k and 1.5 x 2^k) from one node up to max_gpus (default 4x today)."""
+    g, per = a.cluster.gpus, a.cluster.gpus_per_node
+    # Fewer and more GPUs are always priced (the trade-offs and the what-if table); choose() takes a count above
+    # today's only when the deadline needs it.
+    top = max(g, a.cluster.max_gpus if a.cluster.max_gpus is not None else SEARCH_GROWTH * g)
+    counts = {g, top}
+    if g < per:
+        counts.update(c for c in (1, 2, 4) if c < g)
+    k = 1
+    while k * per <= top:
+        counts.add(k * per)
+        if k > 1 and 3 * k * per // 2 <= top:
+            counts.add(3 * k * per // 2)
+        k *= 2
+    return np.array(sorted(counts), dtype=float)
+
+
+def choose(options: list[Option], a: Answers, runs_per_month: float, default_strategy: str | None = None) -> Plan | None:
+    """The plan, or None when nothing can run (nothing fits, or rules exclude every fitting option)."""
+    given = a.cluster.gpus
+    current = a.training.current_strategy
+    today = next(o for o in options if o.strategy == current and o.gpus == given)
+    pool = [o for o in options if o.runnable]
+    if not pool:
+        return None
+    deadline = a.training.deadline_days
+    within = [o for o in pool if o.gpus <= given]
+    beyond = [o for o in pool if o.gpus > given]
+    broken: list[str] = []
+    mode = "cost"
+    if deadline is not None:
+        meet = [o for o in within if o.meets_deadline]
+        meet_beyond = [o for o in beyond if o.meets_deadline]
+        if meet:
+            cands = meet
+            objective = f"meet the {_num(deadline)}-day deadline on at most today's {given} GPUs, then cost least"
+        elif meet_beyond:
+            cands = meet_beyond
+            objective = (f"no option on today's {given} GPUs meets the {_num(deadline)}-day deadline; the cheapest way to meet it "
+                         "needs more GPUs")
+        else:
+            cands = within or pool
+            mode = "time"
+            broken.append("deadline")
+            objective = f"nothing searched meets the {_num(deadline)}-day deadline, so the fastest option is shown"
+    else:
+        same = [o for o in within if o.gpus == given]
+        affordable_same = [o for o in same if o.within_budget and o.within_monthly]
+        if same and (affordable_same or not [o for o in within if o.within_budget and o.within_monthly]):
+            cands = same
+            objective = f"no deadline given, so the GPU count stays at {given}; the cheapest option wins"
+        else:
+            cands = within
+            objective = f"no option on {given} GPUs stays within budget, so fewer GPUs were searched; the cheapest option wins"
+    affordable = [o for o in cands if o.within_budget and o.within_monthly]
+    if affordable:
+        cands = affordable
+    else:
+        if any(not o.within_budget for o in cands):
+            broken.append("run budget")
+        if any(not o.within_monthly for o in cands):
+            broken.append("monthly ceiling")
+    if mode == "time":
+        best = min(o.hours for o in cands)
+        band = [o for o in cands if o.hours <= best * (1 + COST_TIE)]
+    else:
+        best = min(o.cost for o in cands)
+        band = [o for o in cands if o.cost <= best * (1 + COST_TIE)]
+
+    def key(o: Option) -> tuple[Any, ...]:
+        # Today's framework keeps its preference only while no rule counts against it on balance.
+        keeps = o.strategy == current and o.score >= 0
+        return (not keeps, abs(math.log(o.gpus / given)), -o.score, o.strategy != default_strategy, o.hours, SIMPLICITY[o.strategy])
+
+    chosen = min(band, key=key)
+    meeting = [o for o in pool if o.meets_deadline] if deadline is not None else []
+    cheapest_meeting = min(meeting, key=lambda o: (o.cost, o.hours)) if meeting else None
+    fastest = min(pool, key=lambda o: (o.hours, o.cost))
+    slower = [o for o in pool if o.gpus < chosen.gpus and o.cost <= chosen.cost * (1 - CHEAPER_WORTH_SAYING)]
+    cheaper_slower = min(slower, key=lambda o: (o.cost, -o.gpus)) if slower else None
+    return Plan(
+        chosen=chosen, today=today, options=options, objective=objective,
+        deadline_met=None if deadline is None else bool(chosen.meets_deadline),
+        beyond_cluster=chosen.gpus > given, cheapest_meeting_deadline=cheapest_meeting, fastest=fastest,
+        cheaper_slower=cheaper_slower, runs_per_month=runs_per_month, constraints_broken=broken,
+    )
+
+
+def _num(x: float) -> str:
+    return f"{x:g}"
