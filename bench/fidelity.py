@@ -48,40 +48,53 @@ def scenario_for(name: str, scenarios: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
-def answers_for(run: dict[str, Any], sc: dict[str, Any], defaults: dict[str, Any], gpus: int) -> Any:
+def answers_for(run: dict[str, Any], sc: dict[str, Any], defaults: dict[str, Any], gpus: int, pm: bool = False) -> Any:
+    """The run as advisor's answers: with its published shape, sequence and batch — or, with ``pm``, only what a PM
+    knows (parameters, tokens, GPU type and count, network; the active size of a mixture of experts)."""
     gpu = defaults["gpu_ids"][run["gpu"]]
-    model = {"params": run["params_b"] * 1e9, **sc.get("model", {})}
+    model = {"params": run["params_b"] * 1e9, **(sc.get("pm_model", {}) if pm else sc.get("model", {}))}
     training = {"tokens": (run.get("tokens_b") or 1) * 1e9}
-    if "global_batch_tokens" in sc:
+    if "global_batch_tokens" in sc and not pm:
         training["global_batch_tokens"] = sc["global_batch_tokens"]
+    network = sc.get("network_gbps") or defaults["network"].get(run["gpu"])
     return answers_from_mapping({
         "model": model,
         "training": training,
-        "cluster": {"gpu": gpu, "gpus": gpus, "inter_node_gbps": defaults["network"].get(run["gpu"], 1600)},
+        "cluster": {"gpu": gpu, "gpus": gpus, **({"inter_node_gbps": network} if network else {})},
         "budget": {"price_per_gpu_hour": 1},
         "team": {"experience": "expert"},
         "project": {"stage": "frontier"},
     })
 
 
-def full_run_rows(runs: list[dict[str, Any]], scenarios: dict[str, Any]) -> tuple[list[tuple], list[tuple[str, str]]]:
-    """(rows, skipped): one row per full run with GPU-hours — name, strategy, GPUs, published, estimated, error, in range."""
+def _all_runs(runs: list[dict[str, Any]], scenarios: dict[str, Any]) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
+    """(run, scenario) for the reference's full runs with GPU-hours, then the extra runs with derived GPU-hours."""
+    extras = scenarios.get("extra_runs") or {}
+    out = [(run, scenario_for(run["name"], scenarios)) for run in runs
+           if run.get("kind") == "full_run" and run.get("gpu_hours") and not any(run["name"].startswith(k) for k in extras)]
+    for name, extra in extras.items():
+        out.append(({"name": name, "kind": "full_run", **extra}, extra))
+    return out
+
+
+def full_run_rows(runs: list[dict[str, Any]], scenarios: dict[str, Any], pm: bool = False) -> tuple[list[tuple], list[tuple[str, str]]]:
+    """(rows, skipped): one row per full run with GPU-hours — name, strategy, GPUs, published, estimated, error, in range.
+
+    Full mode prices each run with its published shape, batch and strategy; ``pm`` with only what a PM knows, and
+    advisor's own recommendation as the strategy."""
     defaults = scenarios["defaults"]
     rules = load_rules()
     rows, skipped = [], []
-    for run in runs:
-        if run.get("kind") != "full_run" or not run.get("gpu_hours"):
-            continue
+    for run, sc in _all_runs(runs, scenarios):
         name = run["name"]
-        sc = scenario_for(name, scenarios)
         if sc is None or run.get("gpu") not in defaults["gpu_ids"] or not run.get("tokens_b"):
             skipped.append((name, "no scenario, catalog GPU or token count (for an MoE: no active parameter count) in the reference"))
             continue
         gpus = int(run.get("gpus") or sc.get("gpus") or defaults["gpus"])
-        answers = answers_for(run, sc, defaults, gpus)
+        answers = answers_for(run, sc, defaults, gpus, pm)
         advice = advise(answers, rules)
-        strategy = sc.get("strategy") or advice.strategy
-        e = advice.evaluation.estimates[strategy]
+        strategy = (None if pm else sc.get("strategy")) or advice.strategy
+        e = advice.today.estimates[strategy]
         published = float(run["gpu_hours"])
         mid, lo, hi = (float(e.hours[b][0]) * gpus for b in ("mid", "low", "high"))
         rows.append((name, strategy, gpus, published, mid, mid / published - 1.0, lo <= published <= hi))
@@ -89,24 +102,30 @@ def full_run_rows(runs: list[dict[str, Any]], scenarios: dict[str, Any]) -> tupl
 
 
 def full_runs(runs: list[dict[str, Any]], scenarios: dict[str, Any]) -> None:
-    rows, skipped = full_run_rows(runs, scenarios)
-    print("1. Full runs: published vs estimated GPU-hours (the run's own strategy where published, else advisor's recommendation)\n")
-    print(f"{'run':<26} {'strategy':<12} {'GPUs':>6} {'published GPU-h':>16} {'estimated GPU-h':>16} {'error':>7}  in range")
-    for name, strategy, gpus, pub, est, err, inside in rows:
-        print(f"{name[:26]:<26} {strategy:<12} {gpus:>6,} {pub:>16,.0f} {est:>16,.0f} {err:>+7.0%}  {'yes' if inside else 'no'}")
-    errs = [abs(r[5]) for r in rows]
-    off = [r for r in rows if r[4] / r[3] > 2 or r[3] / r[4] > 2]
-    print(f"\nmedian |error| {statistics.median(errs):.0%} over {len(rows)} runs (target <= 20%); worst {max(errs):.0%}; "
-          f"{sum(r[6] for r in rows)} of {len(rows)} published figures inside the low-high range")
-    print(f"off by more than 2x: {', '.join(r[0] for r in off) or 'none'}")
-    for r in rows:
-        if abs(r[5]) > 0.2 and r[0].split(" (")[0] in WHY_MISSED:
-            print(f"  {r[0]} ({r[5]:+.0%}): {WHY_MISSED[r[0].split(' (')[0]]}")
-    for name, why in skipped:
-        print(f"skipped {name}: {why}")
+    for pm in (False, True):
+        rows, skipped = full_run_rows(runs, scenarios, pm)
+        if pm:
+            print("\n1b. The same runs with only what a PM knows: parameters, tokens, GPU type and count, network (and an MoE's "
+                  "active size); shape, sequence, batch and strategy are advisor's defaults and choice\n")
+        else:
+            print("1. Full runs: published vs estimated GPU-hours, with the published shape, batch and strategy (advisor's "
+                  "recommendation where none is published)\n")
+        print(f"{'run':<26} {'strategy':<16} {'GPUs':>6} {'published GPU-h':>16} {'estimated GPU-h':>16} {'error':>7}  in range")
+        for name, strategy, gpus, pub, est, err, inside in rows:
+            print(f"{name[:26]:<26} {strategy:<16} {gpus:>6,} {pub:>16,.0f} {est:>16,.0f} {err:>+7.0%}  {'yes' if inside else 'no'}")
+        errs = [abs(r[5]) for r in rows]
+        off = [r for r in rows if r[4] / r[3] > 2 or r[3] / r[4] > 2]
+        print(f"\nmedian |error| {statistics.median(errs):.1%} over {len(rows)} runs (target <= 20%); worst {max(errs):.0%}; "
+              f"{sum(r[6] for r in rows)} of {len(rows)} published figures inside the low-high range")
+        print(f"off by more than 2x: {', '.join(r[0] for r in off) or 'none'}")
+        for r in rows:
+            if abs(r[5]) > 0.2 and r[0].split(" (")[0] in WHY_MISSED:
+                print(f"  {r[0]} ({r[5]:+.0%}): {WHY_MISSED[r[0].split(' (')[0]]}")
+        for name, why in skipped:
+            print(f"skipped {name}: {why}")
 
 
-_GPU_OF_BENCH = {"A100-80GB": "a100-80gb", "A100-40GB": "a100-40gb", "H100-80GB": "h100-sxm", "V100-32GB (DGX-2H)": "v100-32gb", "V100-32GB": "v100-32gb"}
+_GPU_OF_BENCH = {"H800": "h800", "A100-80GB": "a100-80gb", "A100-40GB": "a100-40gb", "H100-80GB": "h100-sxm", "V100-32GB (DGX-2H)": "v100-32gb", "V100-32GB": "v100-32gb"}
 
 
 def _shape_from_notes(notes: str) -> dict[str, int]:

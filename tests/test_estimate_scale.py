@@ -130,11 +130,13 @@ def test_data_parallel_ranks_beyond_the_batch_are_infeasible_not_inflated():
 
 
 def test_the_default_global_batch_grows_with_the_model_as_published_runs_do():
-    """Megatron-LM 2021 Table 1: 512 sequences of 2,048 for 1.7-7.5B, 1,024 for 18B, 2,304 for 146B."""
-    small = workload_from(_answers(model={"params": "7B"}, training={"global_batch_tokens": None}))
-    large = workload_from(_answers(model={"params": "175B"}, training={"global_batch_tokens": None}))
-    assert small.global_batch_tokens == 512 * 2048
-    assert large.global_batch_tokens == 2304 * 2048
+    """About 1M tokens for small models (Megatron-LM 2021), 4M for LLaMA's 7-65B, 16M for Llama 3 405B."""
+    def batch(params):
+        return workload_from(_answers(model={"params": params}, training={"global_batch_tokens": None})).global_batch_tokens
+
+    assert batch("1.3B") == 512 * 2048
+    assert batch("7B") == batch("70B") == 4 * 2**20
+    assert batch("405B") == 16 * 2**20
 
 
 def test_pipeline_stages_may_be_uneven():

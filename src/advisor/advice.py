@@ -220,7 +220,7 @@ class Advice:
             out.append({
                 "rule": "plan", "title": "Cheaper but slower",
                 "text": f"{cheaper.gpus} GPUs with {cheaper.strategy} would cost {money(cheaper.cost, cur)} a run "
-                        f"({pct_change(cheaper.cost, c.cost)}) but take {hours_text(cheaper.hours)} instead of {hours_text(c.hours)}"
+                        f"({pct_change(cheaper.cost, c.cost)}) but take {cheaper.hours / 24:,.1f} days instead of {c.hours / 24:,.1f}"
                         + (f", missing the {format_number(self.answers.training.deadline_days)}-day deadline" if cheaper.meets_deadline is False else "")
                         + ".",
                 "source": ["seed:K11", "seed:K6"],

@@ -151,8 +151,7 @@ class TrainingSection(_Section):
     global_batch_tokens: Quantity | None = Field(
         default=None,
         description="Tokens per optimizer step, kept as given (rounded to whole sequences). Default: grows with the model as "
-        "published runs do — Megatron-LM 2021 Table 1's batch for the nearest size, 512 x 2,048 tokens (1M) up to 7.5B, "
-        "1,024 x 2,048 at 18B, 2,304 x 2,048 at 146B.",
+        "published runs do — 1M below 5B (Megatron-LM 2021), 4M up to 200B (LLaMA, Llama 2), 16M above (Llama 3 405B).",
     )
     micro_batch_size: Count | None = Field(default=None, description="Sequences per GPU per forward pass; default: the largest that fits. Gradient accumulation makes up the rest of the batch.")
     activation_recompute: Literal["auto", "none", "selective", "full"] = Field(

@@ -36,36 +36,39 @@ MICRO_BATCH_CHOICES: tuple[int, ...] = (16, 8, 4, 2, 1)
 HEAD_DIM = 128
 """Head size of the published shapes in Megatron-LM 2021 Table 1 (e.g. 4096/32, 8192/64)."""
 
-PUBLISHED_SHAPES: tuple[tuple[float, int, int, int, int], ...] = (
-    (1.7e9, 24, 2304, 24, 512),
-    (3.6e9, 30, 3072, 32, 512),
-    (7.5e9, 36, 4096, 32, 512),
-    (18.4e9, 40, 6144, 48, 1024),
-    (39.1e9, 48, 8192, 64, 1536),
-    (76.1e9, 60, 10240, 80, 1792),
-    (145.6e9, 80, 12288, 96, 2304),
-    (310.1e9, 96, 16384, 128, 2160),
-    (529.6e9, 105, 20480, 128, 2520),
-    (1008e9, 128, 25600, 160, 3072),
+PUBLISHED_SHAPES: tuple[tuple[float, int, int, int], ...] = (
+    (1.7e9, 24, 2304, 24),
+    (3.6e9, 30, 3072, 32),
+    (7.5e9, 36, 4096, 32),
+    (18.4e9, 40, 6144, 48),
+    (39.1e9, 48, 8192, 64),
+    (76.1e9, 60, 10240, 80),
+    (145.6e9, 80, 12288, 96),
+    (310.1e9, 96, 16384, 128),
+    (529.6e9, 105, 20480, 128),
+    (1008e9, 128, 25600, 160),
 )
-"""(params, layers, hidden, heads, batch in sequences) from Megatron-LM 2021 Table 1 (arXiv:2104.04473), used when the
-answers omit the shape or the global batch."""
-
-PUBLISHED_SEQ_LEN = 2048
-"""Sequence length of Megatron-LM 2021 Table 1's runs: its batch sizes are sequences of 2,048 tokens."""
+"""(params, layers, hidden, heads) from Megatron-LM 2021 Table 1 (arXiv:2104.04473), used when the answers omit the shape."""
 
 
-def nearest_published(params: float) -> tuple[float, int, int, int, int]:
+def nearest_published(params: float) -> tuple[float, int, int, int]:
     return min(PUBLISHED_SHAPES, key=lambda row: abs(math.log(row[0] / params)))
 
 
+DEFAULT_BATCHES: tuple[tuple[float, float, str], ...] = (
+    (5e9, 512 * 2048, "1M tokens (512 x 2,048), Megatron-LM 2021 Table 1's batch for its 1.7-3.6B models (arXiv:2104.04473)"),
+    (200e9, 4 * 2**20, "4M tokens, LLaMA's batch for every size from 6.7B to 65B (arXiv:2302.13971 Table 2) and Llama 2's"),
+    (math.inf, 16 * 2**20, "16M tokens, Llama 3 405B's batch (arXiv:2407.21783 Table 4)"),
+)
+"""(below this many parameters, global batch tokens, source): published runs grow the batch with the model."""
+
+
 def default_batch_tokens(params: float) -> tuple[float, str]:
-    """The global batch published runs of the nearest size used (1M tokens up to 7.5B, growing to 6.3M at 1T)."""
-    row = nearest_published(params)
-    return float(row[4] * PUBLISHED_SEQ_LEN), (
-        f"global batch not given: {row[4]:,} sequences x {PUBLISHED_SEQ_LEN:,} tokens, Megatron-LM 2021 Table 1's batch "
-        f"for its {row[0] / 1e9:g}B model (published runs grow the batch with the model: LLaMA 4M, Llama 3 405B 16M)"
-    )
+    """The global batch published runs of this size used: 1M tokens below 5B, 4M to 200B, 16M above."""
+    for limit, tokens, source in DEFAULT_BATCHES:
+        if params < limit:
+            return float(tokens), f"global batch not given: {source}"
+    raise AssertionError("unreachable: the last limit is infinite")
 
 FRAMEWORKS: dict[str, str] = {
     "ddp": "PyTorch DDP",
@@ -516,22 +519,27 @@ _TP_CHOICES = (1, 2, 4, 8)
 MAX_PIPELINE_STAGES = 128
 """Deepest pipeline tried; Megatron-LM 2021 Table 1 goes to 64 stages, MT-NLG used 35 (arXiv:2201.11990)."""
 
-VIRTUAL_STAGE_CHOICES = (1, 2, 4)
+VIRTUAL_STAGE_CHOICES = (1, 2, 4, 8)
 """Interleaved 1F1B: each GPU holds v model chunks and the bubble shrinks v-fold (Narayanan et al. 2021 Sec 2.2.2)."""
 
 MEMORY_HEADROOM = 0.9
 """Layouts are chosen among those that leave 10% of GPU memory free (fragmentation, NCCL buffers; issue 10)."""
 
 
+SHALLOW_PIPELINES = 16
+"""Every depth up to 16 is tried, so a GPU count like 10,000 (2^4 x 5^4) still finds a layout that divides it."""
+
+
 def pipeline_choices(layers: int) -> tuple[int, ...]:
-    """Pipeline depths tried: every divisor of the layer count and every power of two, up to 128 stages.
+    """Pipeline depths tried: every depth up to 16, every divisor of the layer count and every power of two, up to 128.
 
     Stages need not be even: Llama 3 405B put 126 layers on 16 stages (arXiv:2407.21783 Sec 3.3.2), and Megatron-LM
     takes uneven first and last stages (--decoder-first/last-pipeline-num-layers); the slowest stage sets the pace.
     """
     top = min(layers, MAX_PIPELINE_STAGES)
     powers = {1 << k for k in range(8) if (1 << k) <= top}
-    return tuple(sorted(powers | {p for p in range(1, top + 1) if layers % p == 0}))
+    shallow = set(range(1, min(top, SHALLOW_PIPELINES) + 1))
+    return tuple(sorted(powers | shallow | {p for p in range(1, top + 1) if layers % p == 0}))
 
 
 def stage_factor(w: Workload, pp: np.ndarray | float) -> np.ndarray:
@@ -608,8 +616,22 @@ class StrategyEstimate:
         return self.fits & self.cpu_fits & self.batch_ok
 
 
+PARTIAL_RECOMPUTE: dict[str, float] = {"full on 25% of layers": 0.25, "full on 50% of layers": 0.5, "full on 75% of layers": 0.75}
+"""Full recomputation of only some layers, the rest selective: Megatron-LM's --recompute-method block
+--recompute-num-layers (Korthikanti et al. 2022 Sec 5: recompute only as many layers as memory needs); FSDP can wrap a
+subset of blocks the same way (apply_activation_checkpointing's check_fn)."""
+
+
 def _recompute_modes(w: Workload) -> tuple[str, ...]:
-    return ("selective", "full") if w.recompute == "auto" else (w.recompute,)
+    return ("selective", *PARTIAL_RECOMPUTE, "full") if w.recompute == "auto" else (w.recompute,)
+
+
+def recompute_fraction(mode: np.ndarray) -> np.ndarray:
+    """Share of layers fully recomputed: 1 for full, a fraction for the partial modes, 0 otherwise."""
+    out = np.where(mode == "full", 1.0, 0.0)
+    for name, f in PARTIAL_RECOMPUTE.items():
+        out = np.where(mode == name, f, out)
+    return out
 
 
 @dataclass
@@ -635,10 +657,16 @@ def _evaluate(strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.nd
     sp = strategy == "megatron-3d"
     states = model_state_bytes(strategy, w, n, tp, pp, hw.gpus_per_node)
     act = np.zeros_like(n)
-    for m in ("none", "selective", "full"):
+    full_share = recompute_fraction(mode)
+    for m in ("none", "selective"):
         sel = mode == m
         if sel.any():
             act = np.where(sel, activation_bytes(w, m, tp, seq_parallel=sp, micro_batch=mb), act)
+    mixed = full_share > 0
+    if mixed.any():
+        blend = (1.0 - full_share) * activation_bytes(w, "selective", tp, seq_parallel=sp, micro_batch=mb) \
+            + full_share * activation_bytes(w, "full", tp, seq_parallel=sp, micro_batch=mb)
+        act = np.where(mixed, blend, act)
     if sp:
         act = act * stage_factor(w, pp) * interleave_memory_factor(pp, vpp)
     memory = states + act + CUDA_OVERHEAD_BYTES
@@ -647,7 +675,7 @@ def _evaluate(strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.nd
     # Each data-parallel rank runs its share of the batch; where ranks do not divide it, the busiest rank sets the pace.
     share = np.ceil(seqs / dp)
     accumulation = np.maximum(1.0, np.ceil(share / mb))
-    rf = np.select([mode == "full", mode == "selective"], [FULL_RECOMPUTE_FLOPS, SELECTIVE_RECOMPUTE_FLOPS], 1.0)
+    rf = np.where(mode == "none", 1.0, (1.0 - full_share) * SELECTIVE_RECOMPUTE_FLOPS + full_share * FULL_RECOMPUTE_FLOPS)
     work = w.flops_per_token * share * w.seq_len * rf / (tp * pp) * (stage_factor(w, pp) if sp else 1.0)
     band = mfu_band(hw.spec.generation)
     peak = hw.spec.peak_tflops * 1e12
@@ -691,40 +719,42 @@ def estimate_strategy(
     seqs = float(w.global_batch_seqs)
     ones = np.ones_like(n)
     if strategy == "megatron-3d":
-        candidates = [((tp, pp, v), mode, w.micro_batch or 1) for tp, pp, v in _layouts(w, hw) for mode in modes]
+        candidates = [(tp, pp, v, mode, w.micro_batch or 1) for tp, pp, v in _layouts(w, hw) for mode in modes]
     else:
         micro = (w.micro_batch,) if w.micro_batch else MICRO_BATCH_CHOICES
-        candidates = [((1, 1, 1), mode, b) for mode in modes for b in micro]
-    pick = {k: np.zeros_like(n) for k in ("tp", "pp", "vpp", "mb")}
-    pick_mode = np.full(n.shape, modes[-1], dtype=object)
-    score = np.full(n.shape, np.inf)
-    for (tp, pp, v), mode, b in candidates:
-        divides = (np.mod(n, tp * pp) == 0) & (n >= tp * pp)
-        if not divides.any():
-            continue
-        tpa, ppa, va, mba = tp * ones, pp * ones, v * ones, b * ones
-        ev = _evaluate(strategy, w, hw, n, tpa, ppa, va, np.full(n.shape, mode, dtype=object), mba)
+        candidates = [(1, 1, 1, mode, b) for mode in modes for b in micro]
+    # Every candidate at every GPU count at once: counts down axis 0, candidates along axis 1 (in chunks of counts, so
+    # a sweep of thousands of counts stays within a few MB per array).
+    c_tp, c_pp, c_v, c_mb = (np.array([c[i] for c in candidates], dtype=float)[None, :] for i in (0, 1, 2, 4))
+    c_mode = np.array([c[3] for c in candidates], dtype=object)[None, :]
+    rank = np.arange(len(candidates), dtype=float)[None, :]
+    best = np.zeros(n.shape, dtype=int)
+    chunk = max(1, 200_000 // len(candidates))
+    for lo in range(0, n.size, chunk):
+        nn = n.ravel()[lo:lo + chunk][:, None]
+        ev = _evaluate(strategy, w, hw, nn, c_tp, c_pp, c_v, c_mode, c_mb)
+        divides = (np.mod(nn, c_tp * c_pp) == 0) & (nn >= c_tp * c_pp)
         fits = ev.memory <= mem_cap
-        roomy = ev.memory <= MEMORY_HEADROOM * mem_cap
-        feeds = ev.dp <= seqs
-        useful = (np.mod(ev.share, b) == 0) | (b == 1)  # micro-batch x accumulation = each rank's share, exactly
+        useful = (np.mod(ev.share, c_mb) == 0) | (c_mb == 1)  # micro-batch x accumulation = each rank's share, exactly
         if like is not None:
-            useful &= ~like.fits | ((like.recompute == mode) & (like.micro_batch == b))
+            lf, lr, lm = (x.ravel()[lo:lo + chunk][:, None] for x in (like.fits, like.recompute, like.micro_batch))
+            useful = useful & (~lf | ((lr == c_mode) & (lm == c_mb)))
         if strategy == "megatron-3d":
             # Lexicographic: fits with headroom and keeps the batch, then fits, then least memory; within a tier the
             # shortest step wins.
-            tier = np.where(divides & roomy & feeds, 0, np.where(divides & fits & feeds, 1, np.where(divides & fits, 2, np.where(divides, 3, 9))))
+            roomy = ev.memory <= MEMORY_HEADROOM * mem_cap
+            feeds = ev.dp <= seqs
+            tier = np.select([divides & roomy & feeds, divides & fits & feeds, divides & fits, divides], [0, 1, 2, 3], 9)
             key = tier * 1e12 + np.where(tier < 3, ev.step["mid"], ev.memory / GB)
         else:
             # The fastest (recomputation, micro-batch) that fits; where none fits, the least memory. On a slow link a
             # larger micro-batch under full recomputation can beat selective recomputation with many small micro-batches
             # (ZeRO-3/FSDP re-gather the parameters for every micro-batch).
             key = np.where(fits & useful, ev.step["mid"], np.where(useful, 1e12 + ev.memory / GB, 9e12))
-        take = key < score
-        score = np.where(take, key, score)
-        for k, val in (("tp", tp), ("pp", pp), ("vpp", v), ("mb", b)):
-            pick[k] = np.where(take, val, pick[k])
-        pick_mode = np.where(take, mode, pick_mode)
+        key = key + rank * 1e-9  # equal keys: the earlier candidate (less recomputation, larger micro-batch)
+        best.ravel()[lo:lo + chunk] = np.argmin(key, axis=1)
+    pick = {"tp": c_tp[0, best], "pp": c_pp[0, best], "vpp": c_v[0, best], "mb": c_mb[0, best]}
+    pick_mode = c_mode[0, best]
     tp, pp, vpp, mb = pick["tp"], pick["pp"], pick["vpp"], pick["mb"]
     ev = _evaluate(strategy, w, hw, n, tp, pp, vpp, pick_mode, mb)
     fits = ev.memory <= mem_cap

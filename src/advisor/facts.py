@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .answers import STRATEGIES, Answers
-from .estimate import GB, StrategyEstimate, cost, estimate_all
+from .estimate import GB, PARTIAL_RECOMPUTE, StrategyEstimate, cost, estimate_all
 
 NUMBER, BOOL, TEXT = "number", "bool", "text"
 
@@ -110,7 +110,7 @@ def _registry() -> dict[str, FactSpec]:
         FactSpec("chosen_memory_gb", NUMBER, "Memory per GPU of the recommended plan, GB."),
         FactSpec("chosen_micro_batch", NUMBER, "Micro-batch of the recommended plan."),
         FactSpec("chosen_accumulation", NUMBER, "Gradient-accumulation steps of the recommended plan."),
-        FactSpec("chosen_recompute", TEXT, "Activation recomputation of the recommended plan.", ("none", "selective", "full")),
+        FactSpec("chosen_recompute", TEXT, "Activation recomputation of the recommended plan.", ("none", "selective", *PARTIAL_RECOMPUTE, "full")),
         FactSpec("chosen_tp", NUMBER, "Tensor-parallel degree of the recommended plan."),
         FactSpec("chosen_pp", NUMBER, "Pipeline-parallel degree of the recommended plan."),
         FactSpec("chosen_vpp", NUMBER, "Virtual pipeline stages per GPU (interleaving) of the recommended plan."),

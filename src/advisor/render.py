@@ -59,21 +59,33 @@ def summary_rows(advice: Advice) -> list[tuple[str, str, str]]:
     t, e, a = d["today"], d["estimate"], advice.answers
     cur = e["currency"]
     p = advice.plan
+    runs = p.runs_per_month
+    today_runs = t["fits"] and t["batch_ok"]
+    measured = d["scale"]["baseline_hours"] is not None
+    t_time, e_time = _same_unit(t["wall_clock_hours"], e["wall_clock_hours"])
+    if not today_runs and not measured:
+        t_time = "cannot run"
     rows = [
         ("Framework", FRAMEWORKS[t["strategy"]], FRAMEWORKS[d["recommendation"]["strategy"]]),
         ("GPUs", f"{t['gpus']:,} × {a.cluster.spec.name}", f"{advice.gpus:,} × {a.cluster.spec.name}"),
-        ("Fits in GPU memory", "yes" if t["fits"] and t["batch_ok"] else "no", "yes" if e["fits"] and e["batch_ok"] else "no"),
-        ("Time per run", *_same_unit(t["wall_clock_hours"], e["wall_clock_hours"])),
-        ("Cost per run", money(t["cost"], cur), money(e["cost"], cur)),
-        (f"Per month ({format_number(round(p.runs_per_month, 1))} runs)", money(p.today.monthly, cur), money(p.chosen.monthly, cur)),
+        ("Fits in GPU memory", "yes" if today_runs else "no", "yes" if e["fits"] and e["batch_ok"] else "no"),
+        ("Time per run" + (" (today: measured)" if measured else ""), t_time, e_time),
+        ("Cost per run", money(t["cost"], cur) if today_runs or measured else "cannot run", money(e["cost"], cur)),
+        (f"Per month ({format_number(round(runs, 1))} run{'' if round(runs, 1) == 1 else 's'})",
+         money(p.today.monthly, cur) if today_runs or measured else "cannot run", money(p.chosen.monthly, cur)),
     ]
+    known = today_runs or measured
+
+    def today(text: str) -> str:
+        return text if known else "—"
+
     if a.budget.monthly_limit:
         lim = a.budget.monthly_limit
-        rows.append((f"Monthly ceiling {money(lim, cur)}", _within(p.today.monthly <= lim), _within(p.chosen.monthly <= lim)))
+        rows.append((f"Monthly ceiling {money(lim, cur)}", today(_within(p.today.monthly <= lim)), _within(p.chosen.monthly <= lim)))
     if a.budget.limit:
-        rows.append((f"Run budget {money(a.budget.limit, cur)}", _within(p.today.cost <= a.budget.limit), _within(p.chosen.cost <= a.budget.limit)))
+        rows.append((f"Run budget {money(a.budget.limit, cur)}", today(_within(p.today.cost <= a.budget.limit)), _within(p.chosen.cost <= a.budget.limit)))
     if a.training.deadline_days is not None:
-        rows.append((f"Deadline {format_number(a.training.deadline_days)} days", "met" if p.today.meets_deadline else "missed",
+        rows.append((f"Deadline {format_number(a.training.deadline_days)} days", today("met" if p.today.meets_deadline else "missed"),
                      "met" if p.chosen.meets_deadline else "missed"))
     return rows
 
@@ -105,8 +117,9 @@ def summary_notes(advice: Advice) -> list[str]:
                        f"{hours_text(cm.hours)} for {money(cm.cost, cur)} a run.")
     if p.cheaper_slower is not None:
         c = p.cheaper_slower
+        slow, fast = _same_unit(c.hours, p.chosen.hours)
         out.append(f"Cheaper but slower: {c.gpus} GPUs with {c.strategy} cost {money(c.cost, cur)} a run "
-                   f"({pct_change(c.cost, p.chosen.cost)}) and take {hours_text(c.hours)} instead of {hours_text(p.chosen.hours)}.")
+                   f"({pct_change(c.cost, p.chosen.cost)}) and take {slow} instead of {fast}.")
     for w in advice.warnings[:3]:
         out.append(("Blocking: " if w["blocking"] else "Risk: ") + w["text"])
     return out
