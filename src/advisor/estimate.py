@@ -689,12 +689,19 @@ def _evaluate(strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.nd
     return _Eval(states, act, memory, dp, share, accumulation, compute, bubble, plan, exposed, step)
 
 
+MIN_HIDDEN_PER_TP_RANK = 768
+"""Every layout in Megatron-LM 2021 Table 1 keeps at least 768 columns of the hidden size per tensor-parallel rank
+(18.4B: 6,144 / TP 8; 7.5B: 4,096 / TP 4; 1.7B runs TP 1): thinner slices make GEMMs too small to keep a GPU busy,
+which the compute model does not otherwise see."""
+
+
 def _layouts(w: Workload, hw: Hardware) -> list[tuple[int, int, int]]:
-    """(TP, PP, v) candidates: TP inside a node; v > 1 only where each virtual stage keeps at least one layer."""
+    """(TP, PP, v) candidates: TP inside a node and not thinner than Megatron's published layouts; v > 1 only where
+    each virtual stage keeps at least one layer."""
     out = []
     for pp in pipeline_choices(w.shape.layers):
         for tp in _TP_CHOICES:
-            if tp > hw.gpus_per_node:
+            if tp > hw.gpus_per_node or (tp > 1 and w.shape.hidden / tp < MIN_HIDDEN_PER_TP_RANK):
                 continue
             for v in VIRTUAL_STAGE_CHOICES:
                 if v == 1 or (pp > 1 and pp * v <= w.shape.layers):

@@ -1,0 +1,87 @@
+"""Issue 10: the decision table (tests/data/decisions.yaml) — the chosen strategy, GPU count and deadline verdict."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from advisor.advice import advise
+from advisor.answers import answers_from_mapping
+from advisor.render import headline, to_text
+from advisor.safeload import load_mapping
+
+from .conftest import EXAMPLES
+
+TABLE = Path(__file__).parent / "data" / "decisions.yaml"
+CASES = yaml.safe_load(TABLE.read_text())["cases"]
+
+
+def _answers(case: dict[str, Any]):
+    if "example" in case:
+        _, data = load_mapping(EXAMPLES / case["example"])
+    else:
+        data = copy.deepcopy(case["answers"])
+    for section, values in (case.get("change") or {}).items():
+        for key, value in values.items():
+            if value is None:
+                data.setdefault(section, {}).pop(key, None)
+            else:
+                data.setdefault(section, {})[key] = value
+    return answers_from_mapping(data, case["id"])
+
+
+def test_the_table_has_the_cases_issue_10_names():
+    assert len(CASES) >= 20
+    ids = {c["id"] for c in CASES}
+    assert {"llama3-405b-16k-h100", "mixtral-8x7b-256-h100", "llama-70b-64-mi300x", "small-model-512-a100-thin-network",
+            "7b-25gbit-accumulation"} <= ids
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
+def test_decision(case, rules):
+    answers = _answers(case)
+    advice = advise(answers, rules)
+    exp, plan, why = case["expect"], advice.plan, case["why"]
+    if "strategy" in exp:
+        assert advice.strategy == exp["strategy"], why
+    if "not_strategy" in exp:
+        assert advice.strategy != exp["not_strategy"], why
+    if "gpus" in exp:
+        assert advice.gpus == exp["gpus"], why
+    if "deadline_met" in exp:
+        assert plan.deadline_met == exp["deadline_met"], why
+    if "status_quo" in exp:
+        assert plan.status_quo == exp["status_quo"], why
+        if exp["status_quo"]:
+            assert headline(advice).startswith("No change needed"), headline(advice)
+    if exp.get("more_gpus"):
+        assert advice.gpus > answers.cluster.gpus and plan.beyond_cluster, why
+    if exp.get("fewer_gpus"):
+        assert advice.gpus < answers.cluster.gpus, why
+    if "max_gpus" in exp:
+        assert advice.gpus <= exp["max_gpus"], why
+    if exp.get("cheaper_slower"):
+        c = plan.cheaper_slower
+        assert c is not None and c.gpus < advice.gpus and c.hours > plan.chosen.hours, why
+        assert "Cheaper but slower" in to_text(advice)
+    e = advice.estimate_dict(advice.strategy)
+    if "tensor_parallel" in exp:
+        assert e["tensor_parallel"] == exp["tensor_parallel"], why
+    if "min_pipeline" in exp:
+        assert e["pipeline_parallel"] >= exp["min_pipeline"], why
+    # Whatever the scenario: the plan runs (or says it is blocked), and every reason is about the chosen strategy.
+    assert (e["fits"] and e["batch_ok"]) or advice.to_dict()["recommendation"]["blocked"]
+    for reason in advice.rationale():
+        assert reason["rule"] == "plan" or reason["points"] > 0
+
+
+def test_a_cheaper_claim_always_states_the_time_it_costs(rules):
+    for case in CASES:
+        advice = advise(_answers(case), rules)
+        for line in to_text(advice).splitlines():
+            if "cheaper but slower" in line.lower() or ("% more per run than" in line):
+                assert "instead of" in line or "would take" in line, (case["id"], line)
