@@ -563,6 +563,7 @@ class StrategyEstimate:
     strategy: str
     gpus: np.ndarray
     recompute: np.ndarray
+    recompute_code: np.ndarray
     model_states: np.ndarray
     activations: np.ndarray
     memory: np.ndarray
@@ -622,16 +623,14 @@ PARTIAL_RECOMPUTE: dict[str, float] = {"full on 25% of layers": 0.25, "full on 5
 subset of blocks the same way (apply_activation_checkpointing's check_fn)."""
 
 
+RECOMPUTE_CODE: dict[str, float] = {"none": -1.0, "selective": 0.0, **PARTIAL_RECOMPUTE, "full": 1.0}
+"""Each recomputation as a number: -1 none, else the share of layers fully recomputed (the rest selective)."""
+_RECOMPUTE_NAME = {v: k for k, v in RECOMPUTE_CODE.items()}
+
+
 def _recompute_modes(w: Workload) -> tuple[str, ...]:
+    """Least recomputation first: the first that fits a layout is its fastest."""
     return ("selective", *PARTIAL_RECOMPUTE, "full") if w.recompute == "auto" else (w.recompute,)
-
-
-def recompute_fraction(mode: np.ndarray) -> np.ndarray:
-    """Share of layers fully recomputed: 1 for full, a fraction for the partial modes, 0 otherwise."""
-    out = np.where(mode == "full", 1.0, 0.0)
-    for name, f in PARTIAL_RECOMPUTE.items():
-        out = np.where(mode == name, f, out)
-    return out
 
 
 @dataclass
@@ -651,31 +650,33 @@ class _Eval:
     step: dict[str, np.ndarray]
 
 
-def _evaluate(strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.ndarray, pp: np.ndarray, vpp: np.ndarray,
-              mode: np.ndarray, mb: np.ndarray) -> _Eval:
-    """Memory and step time of one configuration per GPU count; `mode` holds each count's recomputation."""
+def _activations(strategy: str, w: Workload, tp: np.ndarray, pp: np.ndarray, vpp: np.ndarray, code: np.ndarray, mb: np.ndarray) -> np.ndarray:
+    """Activation bytes per GPU for recomputation ``code`` (RECOMPUTE_CODE): the fullest pipeline stage under Megatron."""
     sp = strategy == "megatron-3d"
-    states = model_state_bytes(strategy, w, n, tp, pp, hw.gpus_per_node)
-    act = np.zeros_like(n)
-    full_share = recompute_fraction(mode)
-    for m in ("none", "selective"):
-        sel = mode == m
-        if sel.any():
-            act = np.where(sel, activation_bytes(w, m, tp, seq_parallel=sp, micro_batch=mb), act)
-    mixed = full_share > 0
-    if mixed.any():
-        blend = (1.0 - full_share) * activation_bytes(w, "selective", tp, seq_parallel=sp, micro_batch=mb) \
-            + full_share * activation_bytes(w, "full", tp, seq_parallel=sp, micro_batch=mb)
-        act = np.where(mixed, blend, act)
+    f = np.clip(code, 0.0, 1.0)
+    selective = activation_bytes(w, "selective", tp, seq_parallel=sp, micro_batch=mb)
+    act = (1.0 - f) * selective + f * activation_bytes(w, "full", tp, seq_parallel=sp, micro_batch=mb)
+    if np.any(code < 0):
+        act = np.where(code < 0, activation_bytes(w, "none", tp, seq_parallel=sp, micro_batch=mb), act)
     if sp:
         act = act * stage_factor(w, pp) * interleave_memory_factor(pp, vpp)
+    return act
+
+
+def _evaluate(strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.ndarray, pp: np.ndarray, vpp: np.ndarray,
+              code: np.ndarray, mb: np.ndarray) -> _Eval:
+    """Memory and step time of one configuration per GPU count; ``code`` holds each count's recomputation."""
+    states = model_state_bytes(strategy, w, n, tp, pp, hw.gpus_per_node)
+    act = _activations(strategy, w, tp, pp, vpp, code, mb)
+    full_share = np.clip(code, 0.0, 1.0)
+    sp = strategy == "megatron-3d"
     memory = states + act + CUDA_OVERHEAD_BYTES
     dp = n / (tp * pp)
     seqs = float(w.global_batch_seqs)
     # Each data-parallel rank runs its share of the batch; where ranks do not divide it, the busiest rank sets the pace.
     share = np.ceil(seqs / dp)
     accumulation = np.maximum(1.0, np.ceil(share / mb))
-    rf = np.where(mode == "none", 1.0, (1.0 - full_share) * SELECTIVE_RECOMPUTE_FLOPS + full_share * FULL_RECOMPUTE_FLOPS)
+    rf = np.where(code < 0, 1.0, (1.0 - full_share) * SELECTIVE_RECOMPUTE_FLOPS + full_share * FULL_RECOMPUTE_FLOPS)
     work = w.flops_per_token * share * w.seq_len * rf / (tp * pp) * (stage_factor(w, pp) if sp else 1.0)
     band = mfu_band(hw.spec.generation)
     peak = hw.spec.peak_tflops * 1e12
@@ -726,26 +727,37 @@ def estimate_strategy(
     seqs = float(w.global_batch_seqs)
     ones = np.ones_like(n)
     if strategy == "megatron-3d":
-        candidates = [(tp, pp, v, mode, w.micro_batch or 1) for tp, pp, v in _layouts(w, hw) for mode in modes]
+        candidates = [(tp, pp, v, w.micro_batch or 1) for tp, pp, v in _layouts(w, hw)]
     else:
         micro = (w.micro_batch,) if w.micro_batch else MICRO_BATCH_CHOICES
-        candidates = [(1, 1, 1, mode, b) for mode in modes for b in micro]
+        candidates = [(1, 1, 1, b) for b in micro]
+    codes = [RECOMPUTE_CODE[m] for m in modes]
     # Every candidate at every GPU count at once: counts down axis 0, candidates along axis 1 (in chunks of counts, so
-    # a sweep of thousands of counts stays within a few MB per array).
-    c_tp, c_pp, c_v, c_mb = (np.array([c[i] for c in candidates], dtype=float)[None, :] for i in (0, 1, 2, 4))
-    c_mode = np.array([c[3] for c in candidates], dtype=object)[None, :]
+    # a sweep of thousands of counts stays within a few MB per array). For a fixed layout, less recomputation is always
+    # faster, so memory alone picks each candidate's recomputation and one timing pass compares the candidates.
+    c_tp, c_pp, c_v, c_mb = (np.array([c[i] for c in candidates], dtype=float)[None, :] for i in range(4))
+    room = (MEMORY_HEADROOM if strategy == "megatron-3d" else 1.0) * mem_cap
     rank = np.arange(len(candidates), dtype=float)[None, :]
     best = np.zeros(n.shape, dtype=int)
-    chunk = max(1, 200_000 // len(candidates))
+    best_code = np.zeros(n.shape)
+    chunk = max(1, 100_000 // len(candidates))
     for lo in range(0, n.size, chunk):
         nn = n.ravel()[lo:lo + chunk][:, None]
-        ev = _evaluate(strategy, w, hw, nn, c_tp, c_pp, c_v, c_mode, c_mb)
+        states = model_state_bytes(strategy, w, nn, c_tp, c_pp, hw.gpus_per_node)
+        code = np.full(np.broadcast_shapes(nn.shape, c_tp.shape), codes[-1])
+        for c in codes[-2::-1]:  # from the most recomputation down: the least that fits wins
+            fits_c = states + _activations(strategy, w, c_tp, c_pp, c_v, np.float64(c), c_mb) + CUDA_OVERHEAD_BYTES <= room
+            code = np.where(fits_c, c, code)
+        useful = np.ones(code.shape, dtype=bool)
+        if like is not None:
+            # Where the GPU-resident twin fits, take its recomputation and micro-batch.
+            lf, lc, lm = (x.ravel()[lo:lo + chunk][:, None] for x in (like.fits, like.recompute_code, like.micro_batch))
+            code = np.where(lf, lc, code)
+            useful = ~lf | (lm == c_mb)
+        ev = _evaluate(strategy, w, hw, nn, c_tp, c_pp, c_v, code, c_mb)
         divides = (np.mod(nn, c_tp * c_pp) == 0) & (nn >= c_tp * c_pp)
         fits = ev.memory <= mem_cap
-        useful = (np.mod(ev.share, c_mb) == 0) | (c_mb == 1)  # micro-batch x accumulation = each rank's share, exactly
-        if like is not None:
-            lf, lr, lm = (x.ravel()[lo:lo + chunk][:, None] for x in (like.fits, like.recompute, like.micro_batch))
-            useful = useful & (~lf | ((lr == c_mode) & (lm == c_mb)))
+        useful &= (np.mod(ev.share, c_mb) == 0) | (c_mb == 1)  # micro-batch x accumulation = each rank's share, exactly
         if strategy == "megatron-3d":
             # Lexicographic: fits with headroom and keeps the batch, then fits, then least memory; within a tier the
             # shortest step wins.
@@ -754,16 +766,15 @@ def estimate_strategy(
             tier = np.select([divides & roomy & feeds, divides & fits & feeds, divides & fits, divides], [0, 1, 2, 3], 9)
             key = tier * 1e12 + np.where(tier < 3, ev.step["mid"], ev.memory / GB)
         else:
-            # The fastest (recomputation, micro-batch) that fits; where none fits, the least memory. On a slow link a
-            # larger micro-batch under full recomputation can beat selective recomputation with many small micro-batches
-            # (ZeRO-3/FSDP re-gather the parameters for every micro-batch).
+            # The fastest micro-batch that fits; where none fits, the least memory. On a slow link a larger micro-batch
+            # under more recomputation can beat many small micro-batches (ZeRO-3/FSDP re-gather for every micro-batch).
             key = np.where(fits & useful, ev.step["mid"], np.where(useful, 1e12 + ev.memory / GB, 9e12))
-        key = key + rank * 1e-9  # equal keys: the earlier candidate (less recomputation, larger micro-batch)
-        best.ravel()[lo:lo + chunk] = np.argmin(key, axis=1)
-    pick = {"tp": c_tp[0, best], "pp": c_pp[0, best], "vpp": c_v[0, best], "mb": c_mb[0, best]}
-    pick_mode = c_mode[0, best]
-    tp, pp, vpp, mb = pick["tp"], pick["pp"], pick["vpp"], pick["mb"]
-    ev = _evaluate(strategy, w, hw, n, tp, pp, vpp, pick_mode, mb)
+        key = key + rank * 1e-9  # equal keys: the earlier candidate
+        pick_c = np.argmin(key, axis=1)
+        best.ravel()[lo:lo + chunk] = pick_c
+        best_code.ravel()[lo:lo + chunk] = np.take_along_axis(code * np.ones_like(key), pick_c[:, None], axis=1)[:, 0]
+    tp, pp, vpp, mb = (c[0, best] for c in (c_tp, c_pp, c_v, c_mb))
+    ev = _evaluate(strategy, w, hw, n, tp, pp, vpp, best_code, mb)
     fits = ev.memory <= mem_cap
     cpu = cpu_bytes_per_node(strategy, w, n, hw)
     cpu_fits = np.ones(n.shape, dtype=bool) if hw.cpu_memory_per_node is None else cpu <= hw.cpu_memory_per_node
@@ -780,7 +791,8 @@ def estimate_strategy(
     comm = sum((c.seconds for c in ev.plan), np.zeros_like(n))
     ep = np.where(w.is_moe & (strategy == "megatron-3d"), ev.dp, 1.0) * ones
     return StrategyEstimate(
-        strategy=strategy, gpus=n, recompute=pick_mode, model_states=ev.states, activations=ev.act, memory=ev.memory,
+        strategy=strategy, gpus=n, recompute=np.array([_RECOMPUTE_NAME[float(c)] for c in best_code.ravel()], dtype=object).reshape(n.shape),
+        recompute_code=best_code, model_states=ev.states, activations=ev.act, memory=ev.memory,
         cpu_per_node=cpu, fits=fits, cpu_fits=cpu_fits, batch_ok=batch_ok, compute_s=ev.compute["mid"], comm_s=comm,
         exposed_comm_s=ev.exposed["mid"], bubble_s=ev.compute["mid"] * ev.bubble, step_s=ev.step, hours=hours,
         accumulation=ev.accumulation, max_micro_batch=max_mb, tp=tp, pp=pp, vpp=vpp, ep=ep, micro_batch=mb,
