@@ -35,12 +35,18 @@ def _quantity(value: Any) -> float:
 
 
 def _positive_number(value: Any) -> float:
+    if isinstance(value, str) and len(value) > 64:
+        raise ValueError(f"expected a number, got {len(value):,} characters of text")
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(f"expected a number, got {_describe(value)}")
+    if isinstance(value, int) and value > MAX_NUMBER:
+        raise ValueError(f"is too large (at most {MAX_NUMBER:g})")
     if not math.isfinite(value):
         raise ValueError("must be a finite number (NaN and infinity are not allowed)")
     if value <= 0:
         raise ValueError(f"must be greater than zero (got {value!r})")
+    if value > MAX_NUMBER:
+        raise ValueError(f"is too large (at most {MAX_NUMBER:g})")
     return float(value)
 
 
@@ -54,13 +60,26 @@ def _non_negative_number(value: Any) -> float:
     return float(value)
 
 
+MAX_COUNT = 10_000_000
+"""Larger counts (GPUs, layers, tokens per sequence) describe no real job and overflow the arithmetic."""
+
+MAX_NUMBER = 1e18
+"""Larger prices, bandwidths and memories describe no real job and overflow the cost arithmetic."""
+
+
 def _count(value: Any) -> int:
+    if isinstance(value, str) and len(value) > 64:
+        raise ValueError(f"expected a whole number, got {len(value):,} characters of text")
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(f"expected a whole number, got {_describe(value)}")
+    if isinstance(value, int) and value > MAX_COUNT:
+        raise ValueError(f"is too large (at most {MAX_COUNT:,})")
     if isinstance(value, float) and (not math.isfinite(value) or not value.is_integer()):
         raise ValueError(f"expected a whole number, got {value!r}")
     if value <= 0:
         raise ValueError(f"must be a positive whole number (got {value!r})")
+    if value > MAX_COUNT:
+        raise ValueError(f"is too large (at most {MAX_COUNT:,})")
     return int(value)
 
 
@@ -82,6 +101,13 @@ def _describe(value: Any) -> str:
     if isinstance(value, dict):
         return "a mapping"
     return repr(value)
+
+
+def _currency(value: Any) -> str:
+    if not isinstance(value, str) or not value.isascii() or not value.isalpha() or not 1 <= len(value) <= 8:
+        shown = repr(value[:20]) if isinstance(value, str) else _describe(value)
+        raise ValueError(f"must be 1 to 8 letters such as USD, CNY or EUR (got {shown})")
+    return value
 
 
 Quantity = Annotated[float, BeforeValidator(_quantity)]
@@ -253,7 +279,7 @@ class BudgetSection(_Section):
     """What the run may cost."""
 
     price_per_gpu_hour: PositiveNumber = Field(description="Price of one GPU for one hour, in `currency`.")
-    currency: str = Field(default="USD", min_length=1, max_length=8, pattern=r"^[A-Za-z]{1,8}$", description="Currency code, e.g. USD, CNY, EUR.")
+    currency: Annotated[str, BeforeValidator(_currency)] = Field(default="USD", description="Currency code: 1 to 8 letters, e.g. USD, CNY, EUR.")
     limit: PositiveNumber | None = Field(default=None, description="Most the whole run may cost.")
     monthly_limit: PositiveNumber | None = Field(default=None, description="Monthly GPU bill ceiling (seed K1: 500,000 CNY a month).")
 

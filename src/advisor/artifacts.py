@@ -17,7 +17,7 @@ import yaml
 
 from .advice import Advice
 from .errors import OutputError
-from .io import write_atomic
+from .io import shown, write_atomic
 
 
 @dataclass(frozen=True)
@@ -204,17 +204,19 @@ def _readme(advice: Advice, files: list[Artifact]) -> str:
 def write_artifacts(advice: Advice, directory: str | Path, force: bool, artifacts: list[Artifact] | None = None) -> list[Path]:
     """Write every artifact into ``directory`` (created if missing); refuse to overwrite without force."""
     d = Path(directory)
-    if d.exists() and not d.is_dir():
-        raise OutputError(f"{d}: exists and is not a directory")
     artifacts = build_artifacts(advice) if artifacts is None else artifacts
-    if d.exists() and not force:
-        clash = [f.name for f in artifacts if (d / f.name).exists()]
-        if clash:
-            raise OutputError(f"{d}: already holds {', '.join(clash)}; pass --force to overwrite")
     try:
+        if len(d.name.encode("utf-8", "surrogateescape")) > 255:
+            raise OutputError(f"{shown(d)}: the directory name is longer than 255 bytes; use a shorter name")
+        if d.exists() and not d.is_dir():
+            raise OutputError(f"{shown(d)}: exists and is not a directory")
+        if d.exists() and not force:
+            clash = [f.name for f in artifacts if (d / f.name).exists()]
+            if clash:
+                raise OutputError(f"{shown(d)}: already holds {', '.join(clash)}; pass --force to overwrite")
         d.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise OutputError(f"{d}: cannot create the directory ({exc.strerror or exc})") from None
+        raise OutputError(f"{shown(d)}: cannot create the directory ({exc.strerror or exc})") from None
     paths = [write_atomic(d / f.name, f.text, force=force) for f in artifacts]
     for p in paths:
         if p.suffix in (".sh", ".sbatch"):

@@ -135,7 +135,11 @@ def _run_tui(answers_path: str | None, extra: list[Path]) -> int:
         raise InputFileError("the guided Q&A needs a terminal; for scripts use 'advisor advise ANSWERS'")
     from .tui.app import AdvisorApp
 
-    AdvisorApp(rules=rules, answers=answers).run()
+    app = AdvisorApp(rules=rules, answers=answers)
+    app.run()
+    if app.return_code:
+        _err("the guided Q&A stopped on an internal error; please report it with the answers that caused it")
+        return 70
     return 0
 
 

@@ -14,19 +14,34 @@ from .errors import OutputError
 
 
 def check_writable(path: str | Path, force: bool) -> Path:
-    """Fail early (before any work) if ``path`` cannot be written."""
-    p = Path(path)
+    """Fail early (before any work) if ``path`` cannot be written; every OS refusal becomes one OutputError line."""
+    try:
+        return _check_writable(Path(path), force)
+    except OSError as exc:
+        raise OutputError(f"{shown(path)}: cannot be written ({exc.strerror or exc})") from None
+
+
+def shown(path: str | Path, limit: int = 80) -> str:
+    """A path as it may be echoed in a one-line message: control characters escaped, very long names shortened."""
+    text = repr(str(path))[1:-1] if any(ord(ch) < 32 or ord(ch) == 127 for ch in str(path)) else str(path)
+    return text if len(text) <= limit else text[: limit // 2] + "…" + text[-limit // 2:]
+
+
+def _check_writable(p: Path, force: bool) -> Path:
+    s = shown(p)
+    if len(p.name.encode("utf-8", "surrogateescape")) > 255:
+        raise OutputError(f"{s}: the file name is longer than 255 bytes; use a shorter name")
     if p.exists() and p.is_dir():
-        raise OutputError(f"{p}: is a directory; give a file path")
+        raise OutputError(f"{s}: is a directory; give a file path")
     if p.exists() and not force:
-        raise OutputError(f"{p}: already exists; pass --force to overwrite it")
+        raise OutputError(f"{s}: already exists; pass --force to overwrite it")
     parent = p.parent if str(p.parent) else Path(".")
     if not parent.exists():
-        raise OutputError(f"{p}: directory {parent} does not exist")
+        raise OutputError(f"{s}: directory {shown(parent)} does not exist")
     if not parent.is_dir():
-        raise OutputError(f"{p}: {parent} is not a directory")
+        raise OutputError(f"{s}: {shown(parent)} is not a directory")
     if not os.access(parent, os.W_OK | os.X_OK):
-        raise OutputError(f"{p}: directory {parent} is not writable")
+        raise OutputError(f"{s}: directory {shown(parent)} is not writable")
     return p
 
 

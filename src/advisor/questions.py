@@ -142,7 +142,11 @@ def set_value(draft: dict[str, Any], path: str, value: Any) -> None:
 
 
 _INT = re.compile(r"^\s*[+-]?\d+\s*$")
-_FLOAT = re.compile(r"^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$")
+_FLOAT = re.compile(r"^\s*[+-]?(\d+(?:\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$")
+"""Linear-time: the integer and fraction parts cannot trade digits, so a long non-match fails fast."""
+
+MAX_FIELD_CHARS = 64
+"""What a field accepts; longer text (a stray paste) is refused with one line, never parsed."""
 
 
 def coerce(field: Field, text: str) -> Any:
@@ -150,6 +154,8 @@ def coerce(field: Field, text: str) -> Any:
     text = text.strip()
     if not text:
         return None
+    if len(text) > MAX_FIELD_CHARS:
+        return text  # the answers model refuses it in one line; nothing here parses it
     if field.number == "int" and _INT.match(text):
         return int(text)
     if field.number in ("int", "float") and _FLOAT.match(text):

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 import yaml
+from rich.text import Text
 from textual import on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
@@ -37,7 +38,7 @@ from ..advice import Advice, advise
 from ..answers import STRATEGIES, Answers
 from ..errors import AdvisorError
 from ..estimate import FRAMEWORKS
-from ..io import write_atomic
+from ..io import shown, write_atomic
 from ..questions import Step, coerce, display, draft_from, get_value, set_value, step_error, steps, validate
 from ..render import headline, hours_text, money, spread, summary_rows, to_markdown
 from ..rules import RuleSet
@@ -185,7 +186,7 @@ class QuestionScreen(Screen[None]):
         draft = self._read()
         problem = step_error(draft, self.step)
         if problem:
-            self.query_one("#error", Static).update(f"[b red]{problem}[/b red]")
+            self.query_one("#error", Static).update(Text(problem, style="bold red"))
             return False
         self.app_.draft = draft
         self.app_.refresh_live(self.query_one(LivePanel))
@@ -346,7 +347,7 @@ class ResultsScreen(Screen[None]):
                 with VerticalScroll():
                     yield Static("\n".join(f"? {_esc(q['text'])} [dim]({_esc(q['source'])})[/dim]" for q in d["questions"]) or "No questions.", id="questions-list")
             with TabPane("Checklist", id="checklist"):
-                yield SelectionList[int](*[(c["text"], i) for i, c in enumerate(d["checklist"])], id="checklist-list")
+                yield SelectionList[int](*[(Text(c["text"]), i) for i, c in enumerate(d["checklist"])], id="checklist-list")
             with TabPane("Rules", id="rules"):
                 with VerticalScroll():
                     yield Static("\n".join(f"[b]{fr['id']}[/b] — {_esc(fr['title'])} [dim]({_esc(', '.join(fr['source']))})[/dim]" for fr in d["fired_rules"]), id="rules-list")
@@ -453,8 +454,13 @@ class AdvisorApp(App[None]):
 
     # -- exports ------------------------------------------------------------------------
 
-    def _resolve(self, name: str) -> Path:
-        p = Path(name).expanduser()
+    def _resolve(self, name: str) -> Path | None:
+        """The path typed in a dialog, or None (and a one-line notice) when it names no usable place."""
+        try:
+            p = Path(name).expanduser()
+        except RuntimeError:  # '~someone' for a user that does not exist
+            self._report(f"{shown(name)}: no such user's home directory", error=True)
+            return None
         return p if p.is_absolute() else self.workdir / p
 
     def export_memo(self) -> None:
@@ -478,9 +484,9 @@ class AdvisorApp(App[None]):
         from ..artifacts import build_artifacts, write_artifacts
 
         def chosen(name: str | None) -> None:
-            if not name:
+            path = self._resolve(name) if name else None
+            if path is None:
                 return
-            path = self._resolve(name)
             try:
                 names = [f.name for f in build_artifacts(advice)]
             except AdvisorError as exc:
@@ -493,26 +499,37 @@ class AdvisorApp(App[None]):
                 except AdvisorError as exc:
                     self._report(exc.msg, error=True)
                     return
-                self._report(f"Wrote {len(written)} launch files to {path}")
+                self._report(f"Wrote {len(written)} launch files to {shown(path)}")
 
-            if path.is_dir() and any((path / n).exists() for n in names):
-                self.push_screen(ConfirmDialog(f"{path} already holds launch files. Overwrite them?"), lambda ok: write(True) if ok else None)
+            try:
+                clash = path.is_dir() and any((path / n).exists() for n in names)
+            except OSError as exc:
+                self._report(f"{shown(path)}: cannot be used ({exc.strerror or exc})", error=True)
+                return
+            if clash:
+                self.push_screen(ConfirmDialog(f"{shown(path)} already holds launch files. Overwrite them?"), lambda ok: write(True) if ok else None)
             else:
                 write(False)
 
         self.push_screen(PathDialog("Write launch files into the directory:", "launch"), chosen)
 
     def _report(self, msg: str, error: bool = False) -> None:
+        msg = " ".join(msg.split("\n"))
         self.notices.append(msg)
-        self.notify(msg, severity="error" if error else "information", timeout=8 if error else 5)
+        self.notify(msg, severity="error" if error else "information", timeout=8 if error else 5, markup=False)
 
     def _write_with_confirm(self, title: str, default: str, text: str, what: str) -> None:
         def chosen(name: str | None) -> None:
-            if not name:
+            path = self._resolve(name) if name else None
+            if path is None:
                 return
-            path = self._resolve(name)
-            if path.exists() and not path.is_dir():
-                self.push_screen(ConfirmDialog(f"{path} exists. Overwrite it?"), lambda ok: self._write(path, text, what, force=True) if ok else None)
+            try:
+                exists = path.exists() and not path.is_dir()
+            except OSError as exc:
+                self._report(f"{shown(path)}: cannot be used ({exc.strerror or exc})", error=True)
+                return
+            if exists:
+                self.push_screen(ConfirmDialog(f"{shown(path)} exists. Overwrite it?"), lambda ok: self._write(path, text, what, force=True) if ok else None)
             else:
                 self._write(path, text, what, force=False)
 
@@ -524,7 +541,7 @@ class AdvisorApp(App[None]):
         except AdvisorError as exc:
             self._report(exc.msg, error=True)
             return
-        self._report(f"Saved the {what} to {path}")
+        self._report(f"Saved the {what} to {shown(path)}")
 
     # -- commands -----------------------------------------------------------------------
 
