@@ -465,6 +465,18 @@ def advise(answers: Answers, rules: RuleSet) -> Advice:
     warnings = out.warnings
     if blocking:
         warnings.insert(0, blocking)
+    conflict = ev.context.get("tokens_conflict")
+    if conflict:
+        a = answers.training
+        warnings.insert(0, {
+            "text": (
+                f"The answers give both {conflict['tokens_given'] / 1e9:,.0f}B tokens and a known {a.baseline_hours / 24:g}-day run with "
+                f"{a.current_strategy} on {answers.cluster.gpus} GPUs, which disagree: by this estimate that run trains about "
+                f"{conflict['tokens_implied'] / 1e9:,.0f}B tokens, and {conflict['tokens_given'] / 1e9:,.0f}B would take "
+                f"{conflict['hours_for_given_tokens'] / 24:,.1f} days. Times follow the measured run; correct whichever answer is wrong."
+            ),
+            "blocking": False, "rule": "tokens-vs-duration", "source": "advisor engine (estimate.py: TOKENS_DURATION_TOLERANCE)",
+        })
     choice = plan.chosen.strategy
     default_used = bool(rules.default and choice == rules.default.strategy and not any(out.scores.values()))
     default_rationale = render_template(rules.default.rationale, facts) if default_used and rules.default else None

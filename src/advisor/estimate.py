@@ -815,6 +815,7 @@ def estimate_all(answers: Answers, gpus: np.ndarray | None = None) -> tuple[dict
         like = results["deepspeed-zero3"] if s == "deepspeed-zero3-offload" else None
         results[s] = estimate_strategy(s, w, hw, counts, tokens, like)
     tokens_implied = False
+    conflict: dict[str, float] | None = None
     if baseline is not None:
         # The known duration is the truth for the team's current strategy at its GPU count: scale
         # every strategy by its modelled time ratio to that one, band by band.
@@ -828,16 +829,28 @@ def estimate_all(answers: Answers, gpus: np.ndarray | None = None) -> tuple[dict
         for est in results.values():
             for band in est.hours:
                 est.hours[band] = baseline * est.hours[band] / ref_hours[band][0]
+        implied = tokens * baseline / ref_hours["mid"][0]
         if answers.training.tokens is None:
-            tokens = tokens * baseline / ref_hours["mid"][0]
+            tokens = implied
             tokens_implied = True
+        elif not 1 / TOKENS_DURATION_TOLERANCE <= implied / tokens <= TOKENS_DURATION_TOLERANCE:
+            # Both given and they disagree: the measured run is what the team sees, so time follows it and the step
+            # count follows the tokens it implies; the advice says which answer to check.
+            conflict = {"tokens_given": float(tokens), "tokens_implied": float(implied),
+                        "hours_for_given_tokens": float(ref_hours["mid"][0])}
+            tokens = implied
         for est in results.values():
             # Scaling band by band can cross the bands over (one strategy communication-bound where the baseline is not):
             # the range is whatever the bands span, low first.
             bands = np.stack([est.hours["low"], est.hours["mid"], est.hours["high"]])
             est.hours["low"], est.hours["high"] = bands.min(axis=0), bands.max(axis=0)
-    ctx = {"workload": w, "hardware": hw, "tokens": float(tokens), "tokens_implied": tokens_implied, "baseline_hours": baseline}
+    ctx = {"workload": w, "hardware": hw, "tokens": float(tokens), "tokens_implied": tokens_implied, "baseline_hours": baseline,
+           "tokens_conflict": conflict}
     return results, ctx
+
+
+TOKENS_DURATION_TOLERANCE = 1.5
+"""Given tokens and a known duration that imply each other within 1.5x agree (the MFU band itself spans about that)."""
 
 
 def cost(hours: np.ndarray | float, price: float, gpus: np.ndarray | float) -> np.ndarray:

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .answers import Answers, _one, _pick
+from .answers import STRATEGIES, Answers, _one, _pick
 from .catalog import gpu_catalog
 
 
@@ -56,12 +56,14 @@ def steps() -> tuple[Step, ...]:
         Step("model", "How big is the model?",
              "Parameter count drives everything: how much GPU memory each copy needs (about 16 bytes per parameter "
              "with Adam), and how much compute the run takes. Write it the way the team says it: 7B, 1.3B, 70B.",
-             (Field("model.params", "Parameters", "text", "7B"),)),
+             (Field("model.params", "Parameters", "text", "e.g. 7B"),)),
         Step("training", "How much training?",
              "Give the training tokens for one run (e.g. 1T, 300B), or — if the team already runs it — how many days "
-             "one run takes today. A known duration becomes the baseline every option is compared against.",
-             (Field("training.tokens", "Training tokens", "text", "1T", optional=True),
-              Field("training.duration_days", "or: days one run takes today", "text", "3", optional=True, number="float"))),
+             "one run takes today, and with which framework. A known duration becomes the baseline every option is "
+             "compared against (it replaces the default tokens).",
+             (Field("training.tokens", "Training tokens", "text", "e.g. 1T", optional=True),
+              Field("training.duration_days", "or: days one run takes today", "text", "e.g. 3", optional=True, number="float"),
+              Field("training.current_strategy", "Framework the team runs today", "choice", choices=_strategy_choices()))),
         Step("gpu", "Which GPU?",
              "GPU memory decides which frameworks fit at all; peak speed decides how long the run takes. "
              "Memory optimisation can let a bigger model train on cheaper GPUs.",
@@ -69,28 +71,29 @@ def steps() -> tuple[Step, ...]:
         Step("gpus", "How many GPUs?",
              "More GPUs is not always faster: when synchronising costs more than the compute it saves, efficiency falls. "
              "The decision table: DDP below 64 GPUs, Horovod 64-256, DeepSpeed above 256.",
-             (Field("cluster.gpus", "Total GPUs", "text", "64", number="int"),)),
+             (Field("cluster.gpus", "Total GPUs", "text", "e.g. 64", number="int"),)),
         Step("nodes", "How many GPUs per node?",
              "GPUs inside one machine talk over fast links; across machines they share the network card. "
              "Most servers hold 8.",
-             (Field("cluster.gpus_per_node", "GPUs per node", "text", "8", number="int"),)),
+             (Field("cluster.gpus_per_node", "GPUs per node", "text", "e.g. 8", number="int"),)),
         Step("network", "How fast are the links?",
              "Communication is the key bottleneck. Inside a node: NVLink (fast) or PCIe (about a tenth). Between nodes: "
-             "the network per node in Gbit/s (200 is HDR InfiniBand; an H100 node often has 8 x 400).",
+             "the network per node in Gbit/s, all its cards together (an A100 node usually has 8 x 200 = 1600, an H100 "
+             "node 8 x 400 = 3200). Leave it empty for the GPU's usual fabric.",
              (Field("cluster.intra_node", "Inside a node", "choice",
                     choices=(Choice(None, "the GPU's own link"), Choice("nvlink", "NVLink"), Choice("pcie", "PCIe only"), Choice("xgmi", "AMD XGMI"))),
-              Field("cluster.inter_node_gbps", "Network per node (Gbit/s)", "text", "200", number="float"))),
+              Field("cluster.inter_node_gbps", "Network per node (Gbit/s)", "text", "e.g. 200", optional=True, number="float"))),
         Step("price", "What does a GPU-hour cost?",
              "Cost = training time x price per GPU-hour x number of GPUs. At 10 CNY per GPU-hour, 1,000 GPUs for a day "
              "cost 240,000 CNY; 20% faster saves 48,000 CNY a day.",
-             (Field("budget.price_per_gpu_hour", "Price per GPU-hour", "text", "2.0", number="float"),
-              Field("budget.currency", "Currency", "text", "USD"))),
+             (Field("budget.price_per_gpu_hour", "Price per GPU-hour", "text", "e.g. 2.5", number="float"),
+              Field("budget.currency", "Currency", "text", "e.g. USD"))),
         Step("budget", "Any budget or deadline?",
              "Optional. A run budget and a monthly ceiling let the advice warn before the bill does; a deadline tells "
              "whether the plan ships in time. Leave empty if none.",
-             (Field("budget.limit", "Most the run may cost", "text", "", optional=True, number="float"),
-              Field("budget.monthly_limit", "Monthly GPU bill ceiling", "text", "", optional=True, number="float"),
-              Field("training.deadline_days", "Deadline (days)", "text", "", optional=True, number="float"))),
+             (Field("budget.limit", "Most the run may cost", "text", "e.g. 50000", optional=True, number="float"),
+              Field("budget.monthly_limit", "Monthly GPU bill ceiling", "text", "e.g. 500000", optional=True, number="float"),
+              Field("training.deadline_days", "Deadline (days)", "text", "e.g. 2", optional=True, number="float"))),
         Step("team", "How experienced is the team?",
              "DDP is low difficulty, Horovod medium, DeepSpeed and 3D parallelism high. The best framework is one the "
              "team can run reliably.",
@@ -100,24 +103,52 @@ def steps() -> tuple[Step, ...]:
              "On a shared cluster jobs contend for network and storage. Slow data loading leaves GPUs idle. "
              "Give the loader's measured tokens/s if known.",
              (Field("cluster.multi_tenant", "Shared with other teams' jobs", "choice", choices=(Choice(False, "no — dedicated"), Choice(True, "yes — multi-tenant"))),
-              Field("cluster.data_pipeline_tokens_per_sec", "Data loader tokens/s (optional)", "text", "", optional=True, number="float"))),
+              Field("cluster.data_pipeline_tokens_per_sec", "Data loader tokens/s", "text", "e.g. 400000", optional=True, number="float"))),
         Step("stage", "Where is the product?",
              "Early MVPs need fast iteration and no over-design; stable products train mid-size models repeatedly; "
              "frontier work trains very large models where memory optimisation pays most.",
              (Field("project.stage", "Stage", "choice",
                     choices=(Choice("mvp", "MVP — fast iteration"), Choice("stable", "stable — mid-size production"), Choice("frontier", "frontier — very large models"))),)),
+        Step("advanced", "Advanced (optional): host memory, sequence, batch, precision",
+             "Press Enter to skip: advisor's defaults apply. Host RAM per node decides whether CPU offload can work; "
+             "sequence length and global batch change activation memory and how many GPUs the batch can feed.",
+             (Field("cluster.cpu_memory_gb_per_node", "Host RAM per node (GB)", "text", "e.g. 1024", optional=True, number="float"),
+              Field("model.seq_len", "Sequence length (tokens)", "text", "e.g. 2048", optional=True, number="int"),
+              Field("training.global_batch_tokens", "Global batch (tokens per step)", "text", "e.g. 4M", optional=True),
+              Field("training.precision", "Precision", "choice",
+                    choices=(Choice("bf16", "bf16 (default)"), Choice("fp16", "fp16"), Choice("fp32", "fp32"))))),
     )
+
+
+def _strategy_choices() -> tuple[Choice, ...]:
+    from .estimate import FRAMEWORKS
+
+    return tuple(Choice(s, f"{s:<24} {FRAMEWORKS[s]}") for s in STRATEGIES)
 
 
 DEFAULT_DRAFT: dict[str, Any] = {
     "model": {"params": "7B"},
     "training": {"tokens": "1T"},
-    "cluster": {"gpu": "a100-80gb", "gpus": 64, "gpus_per_node": 8, "inter_node_gbps": 200},
+    "cluster": {"gpu": "a100-80gb", "gpus": 64, "gpus_per_node": 8},
     "budget": {"price_per_gpu_hour": 2.0, "currency": "USD"},
     "team": {"experience": "some"},
     "project": {"stage": "mvp"},
 }
 """The shipped defaults the guided Q&A starts from (Enter through every step to use them)."""
+
+
+DEFAULT_TOKENS = DEFAULT_DRAFT["training"]["tokens"]
+
+
+def reconcile(draft: dict[str, Any], before: dict[str, Any]) -> str | None:
+    """A known duration typed over the untouched default tokens replaces them (a default never becomes an answer
+    silently); returns a note saying so, or None."""
+    training = draft.get("training", {})
+    had_duration = before.get("training", {}).get("duration_days") is not None
+    if training.get("duration_days") is not None and not had_duration and training.get("tokens") == DEFAULT_TOKENS:
+        training.pop("tokens", None)
+        return f"Using the known {display(training['duration_days'])}-day run; the default {DEFAULT_TOKENS} tokens were dropped."
+    return None
 
 
 def draft_from(answers: Answers | None) -> dict[str, Any]:

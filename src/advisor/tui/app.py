@@ -12,7 +12,7 @@ from typing import Any, Iterable
 
 import yaml
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -39,7 +39,7 @@ from ..answers import STRATEGIES, Answers
 from ..errors import AdvisorError
 from ..estimate import FRAMEWORKS
 from ..io import shown, write_atomic
-from ..questions import Step, coerce, display, draft_from, get_value, set_value, step_error, steps, validate
+from ..questions import Step, coerce, display, draft_from, get_value, reconcile, set_value, step_error, steps, validate
 from ..render import headline, hours_text, money, spread, summary_rows, to_markdown
 from ..rules import RuleSet
 
@@ -64,32 +64,54 @@ class LivePanel(Static):
     LivePanel { width: 34; height: 1fr; border: round $primary; padding: 0 1; }
     """
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.advice: Advice | None = None
+        self.problem: str | None = None
+
     def show(self, advice: Advice | None, problem: str | None = None) -> None:
+        self.advice, self.problem = advice, problem
+        self.redraw()
+
+    def redraw(self) -> None:
+        """Full panel beside the question on wide screens; two lines under it below 100 columns."""
+        advice, narrow = self.advice, self.screen.has_class("narrow") if self.is_attached else False
         if advice is None:
-            self.update(f"[b]Live estimate[/b]\n\n[dim]{problem or 'Answer the questions to see an estimate.'}[/dim]")
+            text = Text(self.problem or "Answer the questions to see an estimate.", style="dim")
+            self.update(text if narrow else Text.assemble(("Live estimate\n\n", "bold"), text))
             return
         e = advice.estimate_dict(advice.strategy)
         cur = e["currency"]
         blocked = any(w["blocking"] for w in advice.warnings)
-        lines = [
-            "[b]Live estimate[/b]",
-            "",
-            f"[b $accent]{advice.strategy}[/] on {advice.gpus} GPUs",
-            FRAMEWORKS[advice.strategy],
-            "",
-            f"Time   {hours_text(e['wall_clock_hours'])}",
-            f"Cost   {money(e['cost'], cur)}",
-            f"Memory {e['memory_per_gpu_gb']:,.1f} GB/GPU",
-            f"       {'fits' if e['fits'] else '[b red]does not fit[/]'}",
-            f"Comm   {e['communication_share']:.0%} exposed",
+        fit = "fits" if e["fits"] and e["batch_ok"] else "DOES NOT FIT"
+        deadline = advice.answers.training.deadline_days
+        verdict = None if deadline is None else ("deadline met" if advice.plan.deadline_met else "deadline MISSED")
+        if narrow:
+            first = (f"{advice.strategy} on {advice.gpus} GPUs · {hours_text(e['wall_clock_hours'])} · {money(e['cost'], cur)}"
+                     + (f" · {verdict}" if verdict else ""))
+            second = (f"{e['memory_per_gpu_gb']:,.0f} GB/GPU {fit} · {e['communication_share']:.0%} exposed communication"
+                      + (f" · {len(advice.warnings)} warning(s)" if advice.warnings else ""))
+            self.update(Text.assemble((first, "bold"), "\n", (second, "bold red" if blocked else "")))
+            return
+        lines: list[tuple[str, str] | str] = [
+            ("Live estimate\n\n", "bold"),
+            (f"{advice.strategy}", "bold"), f" on {advice.gpus} GPUs\n",
+            f"{FRAMEWORKS[advice.strategy]}\n\n",
+            f"Time   {hours_text(e['wall_clock_hours'])}\n",
+            f"Cost   {money(e['cost'], cur)}\n",
+            f"Memory {e['memory_per_gpu_gb']:,.1f} GB/GPU\n",
+            ("       " + fit + "\n", "" if fit == "fits" else "bold red"),
+            f"Exposed communication {e['communication_share']:.0%}\n",
         ]
-        if advice.answers.training.deadline_days is not None:
-            lines.append(f"Deadline {'met' if advice.plan.deadline_met else '[b red]missed[/]'}")
+        if verdict:
+            lines.append((verdict.capitalize() + "\n", "" if advice.plan.deadline_met else "bold red"))
         if blocked:
-            lines += ["", "[b red]Blocked: see warnings[/]"]
-        elif advice.warnings:
-            lines += ["", f"[yellow]{len(advice.warnings)} warning(s)[/]"]
-        self.update("\n".join(lines))
+            lines.append(("\nBlocked: see warnings\n", "bold red"))
+        for w in advice.warnings[:3]:
+            lines.append(("\n! " + w["text"] + "\n", "yellow"))
+        if len(advice.warnings) > 3:
+            lines.append(f"(+{len(advice.warnings) - 3} more on the results screen)")
+        self.update(Text.assemble(*lines))
 
 
 # ------------------------------------------------------------------------------ question screen
@@ -135,8 +157,20 @@ class QuestionScreen(Screen[None]):
         yield Footer()
 
     async def on_mount(self) -> None:
+        self._fit_to(self.app.size)
         await self.render_step()
         self.app_.refresh_live(self.query_one(LivePanel))
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit_to(event.size)
+
+    def _fit_to(self, size: Any) -> None:
+        """Below 100 columns the live panel moves under the question; below 30 rows the spacing tightens."""
+        self.set_class(size.width < 100, "narrow")
+        self.set_class(size.height < 30, "short")
+        panel = self.query(LivePanel)
+        if panel:
+            panel.first().redraw()
 
     async def render_step(self) -> None:
         step = self.step
@@ -184,6 +218,9 @@ class QuestionScreen(Screen[None]):
     def accept(self) -> bool:
         """Validate the step through the answers model; advance only when it holds."""
         draft = self._read()
+        note = reconcile(draft, self.app_.draft)
+        if note:
+            self.notify(note, markup=False)
         problem = step_error(draft, self.step)
         if problem:
             self.query_one("#error", Static).update(Text(problem, style="bold red"))
