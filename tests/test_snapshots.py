@@ -40,12 +40,45 @@ class TestQuestionScreen:
 class TestResultsScreen:
     def test_summary(self, snap_compare, rules, tmp_path):
         answers = load_answers(EXAMPLES / "customer-service.yaml")
-        assert snap_compare(_app(rules, tmp_path, answers), press=["enter"] * len(steps()), terminal_size=(100, 34))
+        assert snap_compare(_app(rules, tmp_path, answers), press=["enter"] * (len(steps()) + 1), terminal_size=(100, 34))
 
     def test_options_tab(self, snap_compare, rules, tmp_path):
         answers = load_answers(EXAMPLES / "customer-service.yaml")
-        assert snap_compare(_app(rules, tmp_path, answers), press=["enter"] * len(steps()) + ["right"], terminal_size=(120, 34))
+        assert snap_compare(_app(rules, tmp_path, answers), press=["enter"] * (len(steps()) + 1) + ["right"], terminal_size=(120, 34))
 
     def test_export_dialog(self, snap_compare, rules, tmp_path):
         answers = load_answers(EXAMPLES / "customer-service.yaml")
-        assert snap_compare(_app(rules, tmp_path, answers), press=["enter"] * len(steps()) + ["e"], terminal_size=(100, 34))
+        assert snap_compare(_app(rules, tmp_path, answers), press=["enter"] * (len(steps()) + 1) + ["e"], terminal_size=(100, 34))
+
+
+STEP_IDS = [s.id for s in steps()]
+
+
+class TestEveryStepAt80x24:
+    """Issue 9: every step usable at the size most terminals open at (fields visible, live panel folded below)."""
+
+    def test_step(self, snap_compare, rules, tmp_path, step_id):
+        answers = load_answers(EXAMPLES / "customer-service.yaml")
+        assert snap_compare(_app(rules, tmp_path, answers), press=["enter"] * STEP_IDS.index(step_id), terminal_size=(80, 24))
+
+    def test_review(self, snap_compare, rules, tmp_path):
+        answers = load_answers(EXAMPLES / "customer-service.yaml")
+        assert snap_compare(_app(rules, tmp_path, answers), press=["enter"] * len(steps()), terminal_size=(80, 24))
+
+    def test_help(self, snap_compare, rules, tmp_path):
+        assert snap_compare(_app(rules, tmp_path), press=["f1"], terminal_size=(80, 24))
+
+
+class TestResultsAtBothSizes:
+    def test_results_at_80x24(self, snap_compare, rules, tmp_path):
+        answers = load_answers(EXAMPLES / "customer-service.yaml")
+        assert snap_compare(_app(rules, tmp_path, answers), press=["enter"] * (len(steps()) + 1), terminal_size=(80, 24))
+
+    def test_results_at_120x40(self, snap_compare, rules, tmp_path):
+        answers = load_answers(EXAMPLES / "customer-service.yaml")
+        assert snap_compare(_app(rules, tmp_path, answers), press=["enter"] * (len(steps()) + 1), terminal_size=(120, 40))
+
+
+def pytest_generate_tests(metafunc):
+    if "step_id" in metafunc.fixturenames:
+        metafunc.parametrize("step_id", STEP_IDS)

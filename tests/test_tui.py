@@ -31,7 +31,7 @@ async def keys(pilot, *names):
 
 async def open_results_tab(pilot, tab):
     """Enter through every step to the results, then show one of its tabs."""
-    await enter_through(pilot, len(steps()))
+    await enter_through(pilot, len(steps()) + 1)  # every step, then Enter on the review
     pilot.app.screen.query_one("#tabs").active = tab
     await pilot.pause()
 
@@ -50,7 +50,7 @@ async def test_enter_through_the_defaults_reaches_results(rules, tmp_path):
         await pilot.pause()
         assert isinstance(app.screen, QuestionScreen)
         assert f"Step 1 of {len(steps())}" in str(app.screen.query_one("#progress").render())
-        await enter_through(pilot, len(steps()))
+        await enter_through(pilot, len(steps()) + 1)  # every step, then Enter on the review
         assert isinstance(app.screen, ResultsScreen)
         assert app.screen.advice.strategy in app.screen.advice.scores
         changed = [m for m in messages if isinstance(m, AnswersChanged)]
@@ -101,7 +101,7 @@ async def test_go_back_and_change_an_answer(rules, tmp_path):
         await pilot.press("enter")
         await pilot.pause()
         assert app.draft["cluster"]["gpus"] == 16 and screen.step.id == "nodes"
-        await enter_through(pilot, len(steps()) - screen.index)
+        await enter_through(pilot, len(steps()) - screen.index + 1)
         assert isinstance(app.screen, ResultsScreen)
         assert app.screen.advice.answers.cluster.gpus == 16
         await pilot.press("b")
@@ -125,7 +125,7 @@ async def test_export_the_memo_and_read_the_file(rules, tmp_path):
     app = make_app(rules, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        await enter_through(pilot, len(steps()))
+        await enter_through(pilot, len(steps()) + 1)  # every step, then Enter on the review
         assert isinstance(app.screen, ResultsScreen)
         await pilot.press("e")
         await pilot.pause()
@@ -148,7 +148,7 @@ async def test_saved_answers_load_in_the_headless_advisor(rules, tmp_path):
     app = make_app(rules, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        await enter_through(pilot, len(steps()))
+        await enter_through(pilot, len(steps()) + 1)  # every step, then Enter on the review
         strategy = app.screen.advice.strategy
         await pilot.press("s")
         await pilot.pause()
@@ -165,7 +165,7 @@ async def test_prefilled_answers_open_on_their_values(rules, tmp_path):
     app = make_app(rules, tmp_path, answers)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        await enter_through(pilot, len(steps()))
+        await enter_through(pilot, len(steps()) + 1)  # every step, then Enter on the review
         assert isinstance(app.screen, ResultsScreen)
         got = app.screen.advice.answers
         assert got == answers
@@ -175,7 +175,7 @@ async def test_an_unwritable_export_is_reported_not_raised(rules, tmp_path):
     app = make_app(rules, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        await enter_through(pilot, len(steps()))
+        await enter_through(pilot, len(steps()) + 1)  # every step, then Enter on the review
         await pilot.press("e")
         await pilot.pause()
         app.screen.query_one("#path").value = str(tmp_path / "no-such-dir" / "memo.md")
@@ -232,7 +232,7 @@ async def test_launch_files_export_from_the_results_screen(rules, tmp_path):
     app = make_app(rules, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        await enter_through(pilot, len(steps()))
+        await enter_through(pilot, len(steps()) + 1)  # every step, then Enter on the review
         await keys(pilot, "a")
         assert isinstance(app.screen, PathDialog)
         await keys(pilot, "enter")

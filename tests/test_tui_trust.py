@@ -104,7 +104,7 @@ async def test_an_unwritable_export_path_is_reported_not_raised(rules, tmp_path,
     try:
         async with app.run_test(size=SMALL) as pilot:
             await settle(pilot)
-            for _ in steps():
+            for _ in range(len(steps()) + 1):
                 await pilot.press("enter")
                 await settle(pilot)
             assert isinstance(app.screen, ResultsScreen)
@@ -138,7 +138,7 @@ async def test_a_rule_text_with_markup_does_not_wedge_the_results(tmp_path):
     app = make_app(rules, tmp_path)
     async with app.run_test(size=SMALL) as pilot:
         await settle(pilot)
-        for _ in steps():
+        for _ in range(len(steps()) + 1):
             await pilot.press("enter")
             await settle(pilot)
         assert isinstance(app.screen, ResultsScreen)
@@ -163,3 +163,199 @@ def test_a_crash_in_the_app_exits_non_zero(monkeypatch, capsys):
     assert cli.main(["tui"]) == 70
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "advisor:" in err
+
+
+# ---- every field reachable at 80x24
+
+
+@pytest.mark.parametrize("size", [(80, 24), (80, 30), (60, 15)])
+async def test_every_field_of_every_step_is_on_screen_when_focused(rules, tmp_path, size):
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        for _ in steps():
+            screen = app.screen
+            assert isinstance(screen, QuestionScreen)
+            for i, _field in enumerate(screen.step.fields):
+                widget = screen.query_one(f"#f{i}")
+                widget.focus()
+                await settle(pilot)
+                region = widget.region
+                assert region.height > 0 and region.y >= 0 and region.bottom <= size[1], (screen.step.id, i, region)
+            await pilot.press("enter")
+            await settle(pilot)
+
+
+async def test_the_gpu_list_shows_the_selected_gpu(rules, tmp_path):
+    from advisor.answers import answers_from_mapping
+
+    answers = answers_from_mapping({"model": {"params": "7B"}, "training": {"tokens": "1T"},
+                                    "cluster": {"gpu": "mi300x", "gpus": 64}, "budget": {"price_per_gpu_hour": 2}})
+    app = make_app(rules, tmp_path, answers)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        screen = await step_to(pilot, "gpu")
+        ol = screen.query_one("#f0")
+        assert ol.highlighted is not None
+        option_region = ol.region
+        assert option_region.bottom <= SMALL[1]
+        assert "mi300x" in str(ol.get_option_at_index(ol.highlighted).prompt)
+        assert ol.scroll_offset.y <= ol.highlighted <= ol.scroll_offset.y + ol.scrollable_content_region.height
+
+
+# ---- coherent answers
+
+
+async def test_a_typed_duration_replaces_the_default_tokens(rules, tmp_path):
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        screen = await step_to(pilot, "training")
+        screen.query_one("#f1").value = "3"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.draft["training"].get("tokens") is None and app.draft["training"]["duration_days"] == 3
+    fields = {f.path for s in steps() for f in s.fields}
+    assert {"training.current_strategy", "cluster.cpu_memory_gb_per_node", "model.seq_len", "training.global_batch_tokens",
+            "training.precision"} <= fields
+
+
+# ---- conventions
+
+
+async def test_review_lists_every_answer_and_jumps_back(rules, tmp_path):
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        for _ in steps():
+            await pilot.press("enter")
+            await settle(pilot)
+        review = app.screen
+        assert type(review).__name__ == "ReviewScreen" and len(review.rows) == len(steps())
+        assert "Parameters: 7B" in review.rows[0]
+        await pilot.press("down", "enter")  # the first step
+        await settle(pilot)
+        assert isinstance(app.screen, QuestionScreen) and app.screen.index == 0
+
+
+async def test_help_opens_with_f1_and_has_the_glossary(rules, tmp_path):
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        await pilot.press("f1")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "HelpScreen"
+        from advisor.tui.app import GLOSSARY
+
+        for word in ("DDP", "ZeRO", "FSDP", "All-reduce", "MFU", "Exposed communication"):
+            assert word in GLOSSARY
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, QuestionScreen)
+
+
+async def test_quitting_with_unsaved_answers_asks_first(rules, tmp_path):
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        await type_into_focused(pilot, "13B")
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("ctrl+q")
+        await settle(pilot)
+        assert app.is_running and type(app.screen).__name__ == "ConfirmDialog"
+        assert app.focused.id == "no"  # Enter keeps the answers
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.is_running
+
+
+async def test_ticked_items_are_saved_and_shown_done_in_the_memo(rules, tmp_path):
+    import yaml
+
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=(100, 34)) as pilot:
+        await settle(pilot)
+        for _ in range(len(steps()) + 1):
+            await pilot.press("enter")
+            await settle(pilot)
+        assert isinstance(app.screen, ResultsScreen)
+        app.screen.query_one("#tabs").active = "checklist"
+        await settle(pilot)
+        sl = app.screen.query_one("#checklist-list")
+        sl.select(0)
+        await settle(pilot)
+        for key, name in (("e", "memo.md"), ("s", "answers.yaml")):
+            await pilot.press(key)
+            await settle(pilot)
+            app.screen.query_one("#path").value = name
+            await pilot.press("enter")
+            await settle(pilot)
+    memo = (tmp_path / "memo.md").read_text()
+    assert memo.count("- [x] ") == 1
+    saved = yaml.safe_load((tmp_path / "answers.yaml").read_text())
+    assert saved["model"]["params"] == "7B" and saved["training"]["tokens"] == "1T"  # the forms people write
+    assert len(saved["project"]["checklist_done"]) == 1
+
+
+async def test_the_overwrite_dialog_focuses_cancel(rules, tmp_path):
+    (tmp_path / "decision-memo.md").write_text("keep me")
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        for _ in range(len(steps()) + 1):
+            await pilot.press("enter")
+            await settle(pilot)
+        await pilot.press("e")
+        await settle(pilot)
+        await pilot.press("enter")  # accept the default name: it exists
+        await settle(pilot)
+        assert type(app.screen).__name__ == "ConfirmDialog" and app.focused.id == "no"
+        await pilot.press("enter")
+        await settle(pilot)
+    assert (tmp_path / "decision-memo.md").read_text() == "keep me"
+
+
+async def test_escape_is_the_back_key_the_footer_shows(rules, tmp_path):
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        shown = {b.key for b in app.screen.BINDINGS if isinstance(b, type(app.screen.BINDINGS[0])) and b.show}
+        assert "escape" in shown and "ctrl+b" not in shown
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen.index == 0
+
+
+async def test_a_file_with_one_invalid_field_opens_on_that_field_marked(rules, tmp_path):
+    draft = {"model": {"params": "7B"}, "training": {"tokens": "1T"}, "cluster": {"gpu": "a100-80gb", "gpus": -8},
+             "budget": {"price_per_gpu_hour": 2}}
+    app = AdvisorApp(rules=rules, draft=draft, cursor_blink=False, workdir=tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, QuestionScreen) and screen.step.id == "gpus"
+        assert "positive whole number" in error_text(screen)
+
+
+def test_advisor_tui_opens_a_file_with_one_bad_answer_instead_of_exiting(tmp_path, monkeypatch):
+    from advisor import cli
+    from advisor.tui import app as tui_app
+
+    bad = tmp_path / "a.yaml"
+    bad.write_text("model: {params: 7B}\ntraining: {tokens: 1T}\ncluster: {gpu: a100-80gb, gpus: -8}\nbudget: {price_per_gpu_hour: 2}\n")
+    opened = {}
+
+    def fake_run(self, *args, **kwargs):
+        opened["draft"] = self.draft
+
+    monkeypatch.setattr(tui_app.AdvisorApp, "run", fake_run)
+    monkeypatch.setattr(cli.sys.stdin, "isatty", lambda: True, raising=False)
+    monkeypatch.setattr(cli.sys.stdout, "isatty", lambda: True, raising=False)
+    assert cli.main(["tui", str(bad)]) == 0
+    assert opened["draft"]["cluster"]["gpus"] == -8
+    typo = tmp_path / "b.yaml"
+    typo.write_text("model: {parms: 7B}\ntraining: {tokens: 1T}\ncluster: {gpu: a100-80gb, gpus: 8}\nbudget: {price_per_gpu_hour: 2}\n")
+    assert cli.main(["tui", str(typo)]) == 2

@@ -294,6 +294,8 @@ class ProjectSection(_Section):
     """Where the product is."""
 
     stage: Literal["mvp", "stable", "frontier"] = Field(default="mvp", description="mvp (fast iteration), stable (mid-size production), frontier (very large models).")
+    checklist_done: tuple[Annotated[str, Field(max_length=2000)], ...] | None = Field(
+        default=None, max_length=200, description="Pre-launch checklist items already done (ticked in the guided Q&A); the memo shows them as [x].")
 
 
 class Answers(_Section):

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import NoReturn, Sequence
 
 from . import __version__
-from .errors import AdvisorError, InputFileError
+from .errors import AdvisorError, AnswerError, InputFileError
 
 EXIT_BAD_INPUT = 2
 EXIT_FAILED_CHECK = 1
@@ -126,16 +126,30 @@ def _out(text: str) -> None:
 
 
 def _run_tui(answers_path: str | None, extra: list[Path]) -> int:
-    from .answers import load_answers
+    from .answers import answers_from_mapping
     from .rules import load_rules
+    from .safeload import load_mapping
 
     rules = load_rules(extra)  # bad rules fail here, before the screen opens
-    answers = load_answers(answers_path) if answers_path else None
+    answers, draft = None, None
+    if answers_path:
+        name, draft = load_mapping(answers_path)
+        try:
+            answers = answers_from_mapping(draft, name)
+        except AnswerError as exc:
+            # One bad answer a step can show: open on that step with it marked. Anything else (a typo'd key): refuse.
+            from .questions import steps, validate
+
+            paths = {f.path for s in steps() for f in s.fields}
+            _, errors = validate(draft)
+            locs = {".".join(str(p) for p in e["loc"] if p not in ("str", "CustomGpu"))[:200] for e in errors}
+            if not locs or not all(loc in paths for loc in locs):
+                raise exc from None
     if not sys.stdin.isatty() or not sys.stdout.isatty():
         raise InputFileError("the guided Q&A needs a terminal; for scripts use 'advisor advise ANSWERS'")
     from .tui.app import AdvisorApp
 
-    app = AdvisorApp(rules=rules, answers=answers)
+    app = AdvisorApp(rules=rules, answers=answers, draft=draft)
     app.run()
     if app.return_code:
         _err("the guided Q&A stopped on an internal error; please report it with the answers that caused it")

@@ -438,8 +438,9 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None) -> str:
     add("")
     add("## Pre-launch checklist")
     add("")
+    done = set(a.project.checklist_done or ())
     for c in d["checklist"]:
-        add(f"- [ ] {_md_inline(c['text'])} _({_md_inline(c['source'])})_")
+        add(f"- [{'x' if c['text'] in done else ' '}] {_md_inline(c['text'])} _({_md_inline(c['source'])})_")
     add("")
     if artifacts:
         add("## Launch artifacts")

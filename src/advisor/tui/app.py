@@ -6,7 +6,8 @@ rules and the memo from the core. Screens only move values between widgets and t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import copy
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -117,19 +118,30 @@ class LivePanel(Static):
 # ------------------------------------------------------------------------------ question screen
 
 
+def first_problem(draft: dict[str, Any], all_steps: tuple[Step, ...]) -> tuple[int, str | None]:
+    """(the first step whose answer is invalid, its error), or (0, None) when every step's answers hold."""
+    for i, step in enumerate(all_steps):
+        problem = step_error(draft, step)
+        if problem:
+            return i, problem
+    return 0, None
+
+
 class QuestionScreen(Screen[None]):
     """One step at a time: why it matters, a default, inline validation, back / next."""
 
     BINDINGS = [
         Binding("ctrl+n", "next", "Next", priority=True),
-        Binding("ctrl+b", "back", "Back", priority=True),
-        Binding("escape", "back", "Back", show=False),
+        Binding("escape", "back", "Back"),
+        Binding("ctrl+b", "back", "Back", priority=True, show=False),
         Binding("ctrl+r", "results", "Results", tooltip="Skip to the results with the current answers"),
+        Binding("f1", "help", "Help", priority=True),
     ]
 
-    def __init__(self, start: int = 0) -> None:
+    def __init__(self, start: int = 0, problem: str | None = None) -> None:
         super().__init__()
         self.index = start
+        self.problem = problem
 
     @property
     def app_(self) -> AdvisorApp:
@@ -159,6 +171,9 @@ class QuestionScreen(Screen[None]):
     async def on_mount(self) -> None:
         self._fit_to(self.app.size)
         await self.render_step()
+        if self.problem:
+            self.query_one("#error", Static).update(Text(self.problem, style="bold red"))
+            self.problem = None
         self.app_.refresh_live(self.query_one(LivePanel))
 
     def on_resize(self, event: events.Resize) -> None:
@@ -233,7 +248,7 @@ class QuestionScreen(Screen[None]):
         if not self.accept():
             return
         if self.index == len(self.app_.steps) - 1:
-            self.app_.show_results()
+            self.app_.show_review(self)
         else:
             self.index += 1
             await self.render_step()
@@ -246,6 +261,18 @@ class QuestionScreen(Screen[None]):
     def action_results(self) -> None:
         if self.accept():
             self.app_.show_results()
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen())
+
+    def key_question_mark(self) -> None:
+        """'?' opens the help unless an input takes it as text."""
+        if not isinstance(self.focused, Input):
+            self.action_help()
+
+    async def jump_to(self, index: int) -> None:
+        self.index = max(0, min(index, len(self.app_.steps) - 1))
+        await self.render_step()
 
     @on(Button.Pressed, "#next")
     async def _next_pressed(self) -> None:
@@ -270,7 +297,12 @@ class QuestionScreen(Screen[None]):
         await self.action_next()
 
     @on(Input.Changed)
-    def _clear_error(self) -> None:
+    def _clear_error(self, event: Input.Changed) -> None:
+        """An edit clears the error line; the value a field is shown with (its Changed on mount) does not."""
+        field_id = event.input.id or ""
+        if field_id.startswith("f") and field_id[1:].isdigit() and int(field_id[1:]) < len(self.step.fields):
+            if event.value == display(get_value(self.app_.draft, self.step.fields[int(field_id[1:])].path)):
+                return
         self.query_one("#error", Static).update("")
 
 
@@ -312,18 +344,23 @@ class PathDialog(ModalScreen[str | None]):
 
 
 class ConfirmDialog(ModalScreen[bool]):
+    """A yes/no question whose safe answer (Cancel) has the focus, so Enter never destroys anything."""
+
     BINDINGS = [Binding("escape", "no", "No"), Binding("y", "yes", "Yes"), Binding("n", "no", "No")]
 
-    def __init__(self, question: str) -> None:
+    def __init__(self, question: str, yes: str = "Overwrite") -> None:
         super().__init__()
-        self.question = question
+        self.question, self.yes = question, yes
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(self.question)
+            yield Label(Text(self.question))
             with Horizontal(classes="buttons"):
-                yield Button("Overwrite (y)", variant="error", id="yes")
+                yield Button(f"{self.yes} (y)", variant="error", id="yes")
                 yield Button("Cancel (n)", id="no")
+
+    def on_mount(self) -> None:
+        self.query_one("#no", Button).focus()
 
     @on(Button.Pressed, "#yes")
     def action_yes(self) -> None:
@@ -332,6 +369,82 @@ class ConfirmDialog(ModalScreen[bool]):
     @on(Button.Pressed, "#no")
     def action_no(self) -> None:
         self.dismiss(False)
+
+
+# ------------------------------------------------------------------------------ help and review
+
+GLOSSARY = """\
+# Help
+
+**Keys** — Enter accepts a step, Tab moves between fields, Esc goes back, Ctrl+R jumps to the results, F1 (or ? outside
+a text field) shows this help, Ctrl+Q quits (asking first while answers are unsaved), Ctrl+T switches light/dark,
+Ctrl+P opens the command palette. On the results: e exports the memo, s saves the answers, a writes launch files,
+b goes back to edit.
+
+**Glossary**
+
+- **DDP** (PyTorch DistributedDataParallel): every GPU holds a whole copy of the model and optimizer and averages
+  gradients with an all-reduce after each step. Simplest; about 16 bytes per parameter on every GPU.
+- **Horovod**: the same data parallelism through a separate library (ring all-reduce); last released in 2023.
+- **ZeRO** (DeepSpeed): data parallelism that shards the optimizer state (stage 1), the gradients too (stage 2) and
+  the weights too (stage 3) across the GPUs. **ZeRO-Offload** moves some of it to CPU memory: memory for speed.
+- **FSDP** (PyTorch Fully Sharded Data Parallel): PyTorch's own ZeRO-3.
+- **3D parallelism** (Megatron-LM): tensor parallelism (each layer split across a node's GPUs), pipeline parallelism
+  (groups of layers on different nodes) and data parallelism, combined.
+- **All-reduce**: sums a buffer across all GPUs and gives every GPU the result; a ring moves about twice the buffer.
+- **MFU** (model FLOPs utilisation): the share of the GPUs' peak arithmetic the training uses; 35-55% is typical of
+  well-tuned large runs.
+- **Exposed communication**: the part of each step spent waiting for NVLink or the network that could not overlap
+  computation. When it is high, more GPUs stop making the run faster.
+- **Recomputation** (activation checkpointing): recompute activations in the backward pass instead of storing them.
+- **Global batch / micro-batch / accumulation**: tokens per optimizer step; sequences per GPU per forward pass; how
+  many micro-batches a GPU runs before each optimizer step.
+"""
+
+
+class HelpScreen(ModalScreen[None]):
+    """Keys and a glossary of the words the advice uses."""
+
+    BINDINGS = [Binding("escape", "close", "Close"), Binding("f1", "close", "Close"), Binding("q", "close", "Close", show=False)]
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(classes="dialog help"):
+            yield Markdown(GLOSSARY)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class ReviewScreen(ModalScreen[int | None]):
+    """Every answer before the results: Enter on the first line shows them, on a step jumps back to edit it."""
+
+    BINDINGS = [Binding("escape", "back", "Back"), Binding("f1", "help", "Help", priority=True)]
+
+    def __init__(self, rows: list[str]) -> None:
+        super().__init__()
+        self.rows = rows
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="review"):
+            yield Label(Text("Review your answers — Enter on a step to change it, Esc to go back", style="bold"))
+            yield OptionList(Option(Text("→ See the recommendation", style="bold"), id="results"),
+                             *[Option(Text(row), id=f"s{i}") for i, row in enumerate(self.rows)], id="review-list")
+            yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#review-list", OptionList).focus()
+
+    @on(OptionList.OptionSelected)
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        option_id = event.option.id or ""
+        self.dismiss(-1 if option_id == "results" else int(option_id[1:]))
+
+    def action_back(self) -> None:
+        self.dismiss(len(self.rows) - 1)
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen())
 
 
 # ------------------------------------------------------------------------------ results
@@ -384,7 +497,8 @@ class ResultsScreen(Screen[None]):
                 with VerticalScroll():
                     yield Static("\n".join(f"? {_esc(q['text'])} [dim]({_esc(q['source'])})[/dim]" for q in d["questions"]) or "No questions.", id="questions-list")
             with TabPane("Checklist", id="checklist"):
-                yield SelectionList[int](*[(Text(c["text"]), i) for i, c in enumerate(d["checklist"])], id="checklist-list")
+                done = set(self.app_.checked)
+                yield SelectionList[int](*[(Text(c["text"]), i, c["text"] in done) for i, c in enumerate(d["checklist"])], id="checklist-list")
             with TabPane("Rules", id="rules"):
                 with VerticalScroll():
                     yield Static("\n".join(f"[b]{fr['id']}[/b] — {_esc(fr['title'])} [dim]({_esc(', '.join(fr['source']))})[/dim]" for fr in d["fired_rules"]), id="rules-list")
@@ -423,7 +537,13 @@ class ResultsScreen(Screen[None]):
         self.app.pop_screen()
 
     def action_quit(self) -> None:
-        self.app.exit()
+        self.app_.action_quit()
+
+    @on(SelectionList.SelectedChanged)
+    def _ticked(self, event: SelectionList.SelectedChanged) -> None:
+        """Ticked checklist items travel with the answers (project.checklist_done) and show as [x] in the memo."""
+        items = self.advice.to_dict()["checklist"]
+        self.app_.checked = [items[i]["text"] for i in event.selection_list.selected]
 
     @property
     def app_(self) -> AdvisorApp:
@@ -451,18 +571,26 @@ class AdvisorApp(App[None]):
         Binding("ctrl+t", "toggle_theme", "Theme", show=False),
     ]
 
-    def __init__(self, rules: RuleSet, answers: Answers | None = None, cursor_blink: bool = True, workdir: Path | None = None) -> None:
+    def __init__(self, rules: RuleSet, answers: Answers | None = None, cursor_blink: bool = True, workdir: Path | None = None,
+                 draft: dict[str, Any] | None = None) -> None:
+        """``draft``: the answers file as written (its '7B' stays '7B'); it may hold one invalid field, which the Q&A
+        opens on, marked, instead of refusing the file."""
         super().__init__()
         self.rules = rules
         self.steps = steps()
-        self.draft: dict[str, Any] = draft_from(answers)
+        self.draft: dict[str, Any] = copy.deepcopy(draft) if draft is not None else draft_from(answers)
         self.cursor_blink = cursor_blink
         self.workdir = workdir or Path.cwd()
         self.last_advice: Advice | None = None
         self.notices: list[str] = []
+        done = (self.draft.get("project") or {}).get("checklist_done") if isinstance(self.draft.get("project"), dict) else None
+        self.checked: list[str] = [str(x) for x in done] if isinstance(done, list) else (list(answers.project.checklist_done or ()) if answers else [])
+        self._saved = (copy.deepcopy(self.draft), list(self.checked))
+        """What is on disk (the file it came from, or nothing changed yet): quitting asks only when this differs."""
 
     def on_mount(self) -> None:
-        self.push_screen(QuestionScreen())
+        start, problem = first_problem(self.draft, self.steps)
+        self.push_screen(QuestionScreen(start, problem))
 
     # -- core calls ---------------------------------------------------------------------
 
@@ -485,9 +613,47 @@ class AdvisorApp(App[None]):
     def show_results(self) -> None:
         advice, problem = self.compute()
         if advice is None:
-            self.notify(problem or "answers incomplete", severity="error")
+            self.notify(problem or "answers incomplete", severity="error", markup=False)
             return
         self.push_screen(ResultsScreen(advice))
+
+    def show_review(self, screen: QuestionScreen) -> None:
+        """Every answer on one screen before the results; choosing a step jumps back to it."""
+        rows = []
+        for i, step in enumerate(self.steps):
+            parts = []
+            for f in step.fields:
+                value = get_value(self.draft, f.path)
+                if f.kind == "choice":
+                    shown_value = next((c.label.split(" — ")[0].strip() for c in f.choices if c.value == value), display(value))
+                else:
+                    shown_value = display(value) or "—"
+                parts.append(f"{f.label}: {shown_value}")
+            rows.append(f"{i + 1:>2}. {'; '.join(parts)}")
+
+        def chosen(index: int | None) -> None:
+            if index == -1:
+                self.show_results()
+            elif index is not None:
+                self.call_later(screen.jump_to, index)
+
+        self.push_screen(ReviewScreen(rows), chosen)
+
+    def unsaved(self) -> bool:
+        return (self.draft, self.checked) != self._saved
+
+    async def action_quit(self) -> None:
+        """Quit, asking first while the answers differ from what was loaded or last saved."""
+        if not self.unsaved():
+            self.exit()
+            return
+        self.push_screen(ConfirmDialog("Quit without saving your answers? (s on the results screen saves them)", yes="Quit"),
+                         lambda ok: self.exit() if ok else None)
+
+    def answers_with_checks(self, advice: Advice) -> Advice:
+        """The advice as exported: its answers carry the ticked checklist items."""
+        project = advice.answers.project.model_copy(update={"checklist_done": tuple(self.checked)})
+        return replace(advice, answers=advice.answers.model_copy(update={"project": project}))
 
     # -- exports ------------------------------------------------------------------------
 
@@ -503,15 +669,20 @@ class AdvisorApp(App[None]):
     def export_memo(self) -> None:
         if self.last_advice is None:
             return
-        memo = to_markdown(self.last_advice)
+        memo = to_markdown(self.answers_with_checks(self.last_advice))
         self._write_with_confirm("Export the decision memo to:", "decision-memo.md", memo, "memo")
 
     def save_answers(self) -> None:
         if self.last_advice is None:
             return
-        data = self.last_advice.answers.model_dump(mode="json", exclude_none=True)
-        text = "# advisor answers (saved from the guided Q&A); run: advisor advise FILE\n" + yaml.safe_dump(data, sort_keys=False)
-        self._write_with_confirm("Save the answers to:", "answers.yaml", text, "answers")
+        # The draft keeps what was typed ('7B', '1T'), not the model's 7000000000.0.
+        data = {section: {k: v for k, v in values.items() if v is not None} for section, values in self.draft.items()}
+        data = {section: values for section, values in data.items() if values}
+        if self.checked:
+            data.setdefault("project", {})["checklist_done"] = list(self.checked)
+        text = "# advisor answers (saved from the guided Q&A); run: advisor advise FILE\n" + yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+        saved = (copy.deepcopy(self.draft), list(self.checked))
+        self._write_with_confirm("Save the answers to:", "answers.yaml", text, "answers", on_saved=lambda: setattr(self, "_saved", saved))
 
     def export_artifacts(self) -> None:
         """Launch files for the recommendation (ds_config.json, launch.sh, job.sbatch, README.md) into a directory."""
@@ -555,7 +726,7 @@ class AdvisorApp(App[None]):
         self.notices.append(msg)
         self.notify(msg, severity="error" if error else "information", timeout=8 if error else 5, markup=False)
 
-    def _write_with_confirm(self, title: str, default: str, text: str, what: str) -> None:
+    def _write_with_confirm(self, title: str, default: str, text: str, what: str, on_saved: Any = None) -> None:
         def chosen(name: str | None) -> None:
             path = self._resolve(name) if name else None
             if path is None:
@@ -566,18 +737,21 @@ class AdvisorApp(App[None]):
                 self._report(f"{shown(path)}: cannot be used ({exc.strerror or exc})", error=True)
                 return
             if exists:
-                self.push_screen(ConfirmDialog(f"{shown(path)} exists. Overwrite it?"), lambda ok: self._write(path, text, what, force=True) if ok else None)
+                self.push_screen(ConfirmDialog(f"{shown(path)} exists. Overwrite it?"),
+                                 lambda ok: self._write(path, text, what, force=True, on_saved=on_saved) if ok else None)
             else:
-                self._write(path, text, what, force=False)
+                self._write(path, text, what, force=False, on_saved=on_saved)
 
         self.push_screen(PathDialog(title, default), chosen)
 
-    def _write(self, path: Path, text: str, what: str, force: bool) -> None:
+    def _write(self, path: Path, text: str, what: str, force: bool, on_saved: Any = None) -> None:
         try:
             write_atomic(path, text, force=force)
         except AdvisorError as exc:
             self._report(exc.msg, error=True)
             return
+        if on_saved:
+            on_saved()
         self._report(f"Saved the {what} to {shown(path)}")
 
     # -- commands -----------------------------------------------------------------------
