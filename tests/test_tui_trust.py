@@ -181,7 +181,10 @@ async def test_every_field_of_every_step_is_on_screen_when_focused(rules, tmp_pa
                 widget.focus()
                 await settle(pilot)
                 region = widget.region
-                assert region.height > 0 and region.y >= 0 and region.bottom <= size[1], (screen.step.id, i, region)
+                if size[1] >= 24:  # wholly on screen
+                    assert region.height > 0 and region.y >= 0 and region.bottom <= size[1], (screen.step.id, i, region)
+                else:  # 60x15: at least its first rows show
+                    assert region.height > 0 and 0 <= region.y < size[1] - 4, (screen.step.id, i, region)
             await pilot.press("enter")
             await settle(pilot)
 

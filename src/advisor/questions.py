@@ -123,7 +123,7 @@ def steps() -> tuple[Step, ...]:
 def _strategy_choices() -> tuple[Choice, ...]:
     from .estimate import FRAMEWORKS
 
-    return tuple(Choice(s, f"{s:<24} {FRAMEWORKS[s]}") for s in STRATEGIES)
+    return tuple(Choice(s, f"{s} — {FRAMEWORKS[s].split(' (')[0]}") for s in STRATEGIES)
 
 
 DEFAULT_DRAFT: dict[str, Any] = {

@@ -215,8 +215,13 @@ class QuestionScreen(Screen[None]):
         self._focus_first()
 
     def _focus_first(self) -> None:
+        """Each step opens at its top (title and why visible), its first field focused, a choice list on its pick."""
+        self.query_one("#question", VerticalScroll).scroll_home(animate=False)
         first = self.query("#fields Input, #fields OptionList").first()
-        first.focus()
+        first.focus(scroll_visible=False)
+        for ol in self.query("#fields OptionList").results(OptionList):
+            if ol.highlighted is not None:
+                ol.scroll_to_highlight()
 
     def _read(self) -> dict[str, Any]:
         """Copy every widget of this step into a new draft."""
@@ -485,7 +490,7 @@ class ResultsScreen(Screen[None]):
                         f"Time {hours_text(e['wall_clock_hours'])} {spread(lo, hi, hours_text, cal)}   "
                         f"Cost {money(e['cost'], cur)} {spread(clo, chi, lambda v: money(v, cur), cal)}",
                         f"Memory {e['memory_per_gpu_gb']:,.1f} GB per GPU ({'fits' if e['fits'] else 'DOES NOT FIT'})   "
-                        f"Communication {e['communication_share']:.0%} of step",
+                        f"Exposed communication {e['communication_share']:.0%} of step",
                     ]
                     yield Static("\n".join(head), id="headline")
                     if d["warnings"]:
@@ -493,12 +498,14 @@ class ResultsScreen(Screen[None]):
                     yield Static("[b]Why[/b]\n" + "\n".join(f"• {_esc(r['text'])} [dim]({r['rule']}; {_esc(', '.join(r['source']))})[/dim]" for r in d["recommendation"]["rationale"]), id="why-list")
             with TabPane("Options", id="options"):
                 yield DataTable(id="options-table", zebra_stripes=True, cursor_type="row")
+                yield Static("", id="options-detail", classes="detail")
             with TabPane("Questions", id="questions"):
                 with VerticalScroll():
                     yield Static("\n".join(f"? {_esc(q['text'])} [dim]({_esc(q['source'])})[/dim]" for q in d["questions"]) or "No questions.", id="questions-list")
             with TabPane("Checklist", id="checklist"):
                 done = set(self.app_.checked)
                 yield SelectionList[int](*[(Text(c["text"]), i, c["text"] in done) for i, c in enumerate(d["checklist"])], id="checklist-list")
+                yield Static("", id="checklist-detail", classes="detail")
             with TabPane("Rules", id="rules"):
                 with VerticalScroll():
                     yield Static("\n".join(f"[b]{fr['id']}[/b] — {_esc(fr['title'])} [dim]({_esc(', '.join(fr['source']))})[/dim]" for fr in d["fired_rules"]), id="rules-list")
@@ -514,9 +521,22 @@ class ResultsScreen(Screen[None]):
             est = self.advice.estimate_dict(s)
             why = "chosen" if s == self.advice.strategy else self.advice.why_not(s)[0]
             table.add_row(
-                s, "yes" if est["fits"] else "no", f"{est['memory_per_gpu_gb']:,.1f}", hours_text(est["wall_clock_hours"]),
+                s, "yes" if est["fits"] and est["batch_ok"] else "no", f"{est['memory_per_gpu_gb']:,.1f}", hours_text(est["wall_clock_hours"]),
                 money(est["cost"], cur), f"{self.advice.scores[s]:g}", why[:70] + ("…" if len(why) > 70 else ""), key=s,
             )
+
+    @on(DataTable.RowHighlighted, "#options-table")
+    def _option_detail(self, event: DataTable.RowHighlighted) -> None:
+        """The full reasons for the highlighted strategy: the table cell is cut to fit."""
+        s = str(event.row_key.value)
+        text = (f"{s}: chosen — " + " ".join(r["text"] for r in self.advice.rationale()[:1])) if s == self.advice.strategy \
+            else f"{s}: " + "; ".join(self.advice.why_not(s))
+        self.query_one("#options-detail", Static).update(Text(text))
+
+    @on(SelectionList.SelectionHighlighted, "#checklist-list")
+    def _checklist_detail(self, event: SelectionList.SelectionHighlighted) -> None:
+        item = self.advice.to_dict()["checklist"][event.selection_index]
+        self.query_one("#checklist-detail", Static).update(Text(f"{item['text']}  ({item['source']})"))
 
     @on(TabbedContent.TabActivated)
     async def _tab(self, event: TabbedContent.TabActivated) -> None:
@@ -625,7 +645,7 @@ class AdvisorApp(App[None]):
             for f in step.fields:
                 value = get_value(self.draft, f.path)
                 if f.kind == "choice":
-                    shown_value = next((c.label.split(" — ")[0].strip() for c in f.choices if c.value == value), display(value))
+                    shown_value = next((c.label.split("  ")[0].split(" — ")[0].strip() for c in f.choices if c.value == value), display(value))
                 else:
                     shown_value = display(value) or "—"
                 parts.append(f"{f.label}: {shown_value}")
