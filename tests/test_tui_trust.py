@@ -362,3 +362,20 @@ def test_advisor_tui_opens_a_file_with_one_bad_answer_instead_of_exiting(tmp_pat
     typo = tmp_path / "b.yaml"
     typo.write_text("model: {parms: 7B}\ntraining: {tokens: 1T}\ncluster: {gpu: a100-80gb, gpus: 8}\nbudget: {price_per_gpu_hour: 2}\n")
     assert cli.main(["tui", str(typo)]) == 2
+
+
+async def test_q_on_the_results_quits_when_nothing_is_unsaved(rules, tmp_path):
+    from advisor.answers import load_answers
+
+    from .conftest import EXAMPLES
+
+    app = make_app(rules, tmp_path, load_answers(EXAMPLES / "customer-service.yaml"))
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        for _ in range(len(steps()) + 1):
+            await pilot.press("enter")
+            await settle(pilot)
+        assert isinstance(app.screen, ResultsScreen)
+        await pilot.press("q")
+        await settle(pilot)
+        assert app.return_code == 0 or not app.is_running

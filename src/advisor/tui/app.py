@@ -556,8 +556,8 @@ class ResultsScreen(Screen[None]):
     def action_back(self) -> None:
         self.app.pop_screen()
 
-    def action_quit(self) -> None:
-        self.app_.action_quit()
+    async def action_quit(self) -> None:
+        await self.app_.action_quit()
 
     @on(SelectionList.SelectedChanged)
     def _ticked(self, event: SelectionList.SelectedChanged) -> None:
@@ -660,7 +660,12 @@ class AdvisorApp(App[None]):
         self.push_screen(ReviewScreen(rows), chosen)
 
     def unsaved(self) -> bool:
-        return (self.draft, self.checked) != self._saved
+        """The answers mean something other than what is on disk ('7B' typed over 7e9 is no change)."""
+        def meaning(draft: dict[str, Any]) -> Any:
+            answers, _ = validate(draft)
+            return answers.model_dump(exclude={"project": {"checklist_done"}}) if answers else draft
+
+        return meaning(self.draft) != meaning(self._saved[0]) or self.checked != self._saved[1]
 
     async def action_quit(self) -> None:
         """Quit, asking first while the answers differ from what was loaded or last saved."""
