@@ -43,3 +43,9 @@ def with_(base: dict[str, Any], **sections: dict[str, Any]) -> dict[str, Any]:
             else:
                 sec[k] = v
     return out
+
+
+@pytest.fixture(autouse=True)
+def _settings_in_tmp(tmp_path, monkeypatch):
+    """The Q&A remembers its theme in a settings file: keep every test's in its own directory."""
+    monkeypatch.setenv("ADVISOR_CONFIG_DIR", str(tmp_path / "config"))

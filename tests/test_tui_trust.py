@@ -379,3 +379,28 @@ async def test_q_on_the_results_quits_when_nothing_is_unsaved(rules, tmp_path):
         await pilot.press("q")
         await settle(pilot)
         assert app.return_code == 0 or not app.is_running
+
+
+def test_warning_and_error_colours_meet_wcag_contrast_on_both_themes():
+    from textual.theme import BUILTIN_THEMES
+
+    from advisor.tui.look import DARK, LIGHT, contrast
+
+    assert LIGHT["background"].lower() == str(BUILTIN_THEMES["textual-light"].background).lower()
+    for pal in (DARK, LIGHT):
+        for key in ("warn", "error"):
+            assert contrast(pal[key], pal["background"]) >= 4.5, (pal, key)
+    assert contrast(str(BUILTIN_THEMES["textual-light"].primary), LIGHT["background"]) >= 4.5  # light-theme titles
+
+
+async def test_the_theme_choice_persists(rules, tmp_path):
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+t")
+        await settle(pilot)
+        assert app.theme == "textual-light"
+    again = make_app(rules, tmp_path)
+    async with again.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        assert again.theme == "textual-light"

@@ -40,6 +40,7 @@ from ..answers import STRATEGIES, Answers
 from ..errors import AdvisorError
 from ..estimate import FRAMEWORKS
 from ..io import shown, write_atomic
+from .look import load_theme, palette, save_theme
 from ..questions import Step, coerce, display, draft_from, get_value, reconcile, set_value, step_error, steps, validate
 from ..render import headline, hours_text, money, spread, summary_rows, to_markdown
 from ..rules import RuleSet
@@ -77,6 +78,8 @@ class LivePanel(Static):
     def redraw(self) -> None:
         """Full panel beside the question on wide screens; two lines under it below 100 columns."""
         advice, narrow = self.advice, self.screen.has_class("narrow") if self.is_attached else False
+        colours = palette(self.app.current_theme.dark if self.is_attached else True)
+        warn, error = colours["warn"], f"bold {colours['error']}"
         if advice is None:
             text = Text(self.problem or "Answer the questions to see an estimate.", style="dim")
             self.update(text if narrow else Text.assemble(("Live estimate\n\n", "bold"), text))
@@ -92,7 +95,7 @@ class LivePanel(Static):
                      + (f" · {verdict}" if verdict else ""))
             second = (f"{e['memory_per_gpu_gb']:,.0f} GB/GPU {fit} · {e['communication_share']:.0%} exposed communication"
                       + (f" · {len(advice.warnings)} warning(s)" if advice.warnings else ""))
-            self.update(Text.assemble((first, "bold"), "\n", (second, "bold red" if blocked else "")))
+            self.update(Text.assemble((first, "bold"), "\n", (second, error if blocked else "")))
             return
         lines: list[tuple[str, str] | str] = [
             ("Live estimate\n\n", "bold"),
@@ -101,15 +104,15 @@ class LivePanel(Static):
             f"Time   {hours_text(e['wall_clock_hours'])}\n",
             f"Cost   {money(e['cost'], cur)}\n",
             f"Memory {e['memory_per_gpu_gb']:,.1f} GB/GPU\n",
-            ("       " + fit + "\n", "" if fit == "fits" else "bold red"),
+            ("       " + fit + "\n", "" if fit == "fits" else error),
             f"Exposed communication {e['communication_share']:.0%}\n",
         ]
         if verdict:
-            lines.append((verdict.capitalize() + "\n", "" if advice.plan.deadline_met else "bold red"))
+            lines.append((verdict.capitalize() + "\n", "" if advice.plan.deadline_met else error))
         if blocked:
-            lines.append(("\nBlocked: see warnings\n", "bold red"))
+            lines.append(("\nBlocked: see warnings\n", error))
         for w in advice.warnings[:3]:
-            lines.append(("\n! " + w["text"] + "\n", "yellow"))
+            lines.append(("\n! " + w["text"] + "\n", warn))
         if len(advice.warnings) > 3:
             lines.append(f"(+{len(advice.warnings) - 3} more on the results screen)")
         self.update(Text.assemble(*lines))
@@ -172,7 +175,7 @@ class QuestionScreen(Screen[None]):
         self._fit_to(self.app.size)
         await self.render_step()
         if self.problem:
-            self.query_one("#error", Static).update(Text(self.problem, style="bold red"))
+            self.query_one("#error", Static).update(Text(self.problem, style=f"bold {palette(self.app.current_theme.dark)['error']}"))
             self.problem = None
         self.app_.refresh_live(self.query_one(LivePanel))
 
@@ -243,7 +246,7 @@ class QuestionScreen(Screen[None]):
             self.notify(note, markup=False)
         problem = step_error(draft, self.step)
         if problem:
-            self.query_one("#error", Static).update(Text(problem, style="bold red"))
+            self.query_one("#error", Static).update(Text(problem, style=f"bold {palette(self.app.current_theme.dark)['error']}"))
             return False
         self.app_.draft = draft
         self.app_.refresh_live(self.query_one(LivePanel))
@@ -494,7 +497,10 @@ class ResultsScreen(Screen[None]):
                     ]
                     yield Static("\n".join(head), id="headline")
                     if d["warnings"]:
-                        yield Static("\n".join(("[b red]BLOCKING[/] " if w["blocking"] else "[yellow]![/] ") + _esc(w["text"]) for w in d["warnings"]), id="warnings")
+                        colours = palette(self.app.current_theme.dark)
+                        yield Static(Text.assemble(*[part for w in d["warnings"] for part in (
+                            ("BLOCKING " if w["blocking"] else "! ", f"bold {colours['error'] if w['blocking'] else colours['warn']}"),
+                            w["text"] + "\n")]), id="warnings")
                     yield Static("[b]Why[/b]\n" + "\n".join(f"• {_esc(r['text'])} [dim]({r['rule']}; {_esc(', '.join(r['source']))})[/dim]" for r in d["recommendation"]["rationale"]), id="why-list")
             with TabPane("Options", id="options"):
                 yield DataTable(id="options-table", zebra_stripes=True, cursor_type="row")
@@ -609,6 +615,9 @@ class AdvisorApp(App[None]):
         """What is on disk (the file it came from, or nothing changed yet): quitting asks only when this differs."""
 
     def on_mount(self) -> None:
+        saved = load_theme()
+        if saved:
+            self.theme = saved
         start, problem = first_problem(self.draft, self.steps)
         self.push_screen(QuestionScreen(start, problem))
 
@@ -790,3 +799,6 @@ class AdvisorApp(App[None]):
 
     def action_toggle_theme(self) -> None:
         self.theme = "textual-light" if self.theme != "textual-light" else "textual-dark"
+        save_theme(self.theme)
+        for panel in self.query(LivePanel).results(LivePanel):
+            panel.redraw()
