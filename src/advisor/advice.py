@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 
 from .answers import STRATEGIES, Answers
 from .catalog import efficiency_data, mfu_band
