@@ -40,6 +40,13 @@ async def step_to(pilot, step_id):
     raise AssertionError(f"never reached step {step_id}")
 
 
+async def to_results(pilot):
+    """Enter through every step and the review."""
+    for _ in range(len(steps()) + 1):
+        await pilot.press("enter")
+        await settle(pilot)
+
+
 def error_text(screen) -> str:
     return str(screen.query_one("#error").render())
 
@@ -104,9 +111,7 @@ async def test_an_unwritable_export_path_is_reported_not_raised(rules, tmp_path,
     try:
         async with app.run_test(size=SMALL) as pilot:
             await settle(pilot)
-            for _ in range(len(steps()) + 1):
-                await pilot.press("enter")
-                await settle(pilot)
+            await to_results(pilot)
             assert isinstance(app.screen, ResultsScreen)
             for key in ("e", "s", "a"):
                 await pilot.press(key)
@@ -138,9 +143,7 @@ async def test_a_rule_text_with_markup_does_not_wedge_the_results(tmp_path):
     app = make_app(rules, tmp_path)
     async with app.run_test(size=SMALL) as pilot:
         await settle(pilot)
-        for _ in range(len(steps()) + 1):
-            await pilot.press("enter")
-            await settle(pilot)
+        await to_results(pilot)
         assert isinstance(app.screen, ResultsScreen)
         app.screen.query_one("#tabs").active = "checklist"
         await settle(pilot)
@@ -279,9 +282,7 @@ async def test_ticked_items_are_saved_and_shown_done_in_the_memo(rules, tmp_path
     app = make_app(rules, tmp_path)
     async with app.run_test(size=(100, 34)) as pilot:
         await settle(pilot)
-        for _ in range(len(steps()) + 1):
-            await pilot.press("enter")
-            await settle(pilot)
+        await to_results(pilot)
         assert isinstance(app.screen, ResultsScreen)
         app.screen.query_one("#tabs").active = "checklist"
         await settle(pilot)
@@ -306,9 +307,7 @@ async def test_the_overwrite_dialog_focuses_cancel(rules, tmp_path):
     app = make_app(rules, tmp_path)
     async with app.run_test(size=SMALL) as pilot:
         await settle(pilot)
-        for _ in range(len(steps()) + 1):
-            await pilot.press("enter")
-            await settle(pilot)
+        await to_results(pilot)
         await pilot.press("e")
         await settle(pilot)
         await pilot.press("enter")  # accept the default name: it exists
@@ -372,9 +371,7 @@ async def test_q_on_the_results_quits_when_nothing_is_unsaved(rules, tmp_path):
     app = make_app(rules, tmp_path, load_answers(EXAMPLES / "customer-service.yaml"))
     async with app.run_test(size=SMALL) as pilot:
         await settle(pilot)
-        for _ in range(len(steps()) + 1):
-            await pilot.press("enter")
-            await settle(pilot)
+        await to_results(pilot)
         assert isinstance(app.screen, ResultsScreen)
         await pilot.press("q")
         await settle(pilot)

@@ -521,7 +521,7 @@ def _blocked_plan(options: list[Option], a: Answers, today_ev: Evaluation, runs:
 def _plan_facts(plan: Plan, ev: Evaluation, today_ev: Evaluation) -> dict[str, Any]:
     """The chosen_* and today_* facts the second rule pass words its texts with."""
     c, t = plan.chosen, plan.today
-    e = ev.estimates[c.strategy]
+    d = estimate_dict(ev, c.strategy)
     cheaper = plan.cheaper_slower
     tokens = ev.context["tokens"]
     return {
@@ -533,14 +533,14 @@ def _plan_facts(plan: Plan, ev: Evaluation, today_ev: Evaluation) -> dict[str, A
         "chosen_days": c.hours / 24.0,
         "chosen_cost": c.cost,
         "chosen_monthly_spend": c.monthly,
-        "chosen_comm_share": float(e.communication_share[0]),
-        "chosen_memory_gb": float(e.memory[0]) / GB,
-        "chosen_micro_batch": float(e.micro_batch[0]),
-        "chosen_accumulation": float(e.accumulation[0]),
-        "chosen_recompute": str(e.recompute[0]),
-        "chosen_tp": float(e.tp[0]),
-        "chosen_pp": float(e.pp[0]),
-        "chosen_vpp": float(e.vpp[0]),
+        "chosen_comm_share": d["communication_share"],
+        "chosen_memory_gb": d["memory_per_gpu_gb"],
+        "chosen_micro_batch": float(d["micro_batch_size"]),
+        "chosen_accumulation": float(d["gradient_accumulation_steps"]),
+        "chosen_recompute": d["activation_recompute"],
+        "chosen_tp": float(d["tensor_parallel"]),
+        "chosen_pp": float(d["pipeline_parallel"]),
+        "chosen_vpp": float(d["virtual_pipeline_stages"]),
         "chosen_tokens_per_sec": tokens / (c.hours * 3600.0) if c.hours > 0 else 0.0,
         "status_quo": plan.status_quo,
         "keeps_strategy": plan.keeps_strategy,
