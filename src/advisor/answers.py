@@ -29,8 +29,10 @@ from .units import parse_quantity
 
 def _quantity(value: Any) -> float:
     number = parse_quantity(value)
-    if number <= 0:
-        raise ValueError(f"must be greater than zero (got {value!r})")
+    if number < 1:
+        raise ValueError(f"must be at least 1 (got {value!r}); write counts in full or with a suffix, e.g. 7B, 1T")
+    if number > MAX_NUMBER:
+        raise ValueError(f"is too large (at most {MAX_NUMBER:g})")
     return number
 
 

@@ -26,7 +26,8 @@ def spread(lo: float, hi: float, fmt, calibrated: bool) -> str:
 
 
 def to_json(advice: Advice) -> str:
-    return json.dumps(advice.to_dict(), indent=2, ensure_ascii=False, default=_jsonable) + "\n"
+    # allow_nan=False: JSON never holds NaN or Infinity (inputs are bounded so results stay finite).
+    return json.dumps(advice.to_dict(), indent=2, ensure_ascii=False, default=_jsonable, allow_nan=False) + "\n"
 
 
 def _jsonable(value: Any) -> Any:

@@ -65,7 +65,8 @@ WARNING_KEYS = ("text", "blocking")
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]{1,79}$")
 _SEED = re.compile(r"^seed:K(\d+)$")
 _TEMPLATE = re.compile(r"\{([^{}:]*)(?::([^{}]*))?\}")
-_SPEC = re.compile(r"^[<>^]?[+ -]?,?(\.\d+)?[fegd%]?$")
+_SPEC = re.compile(r"^[<>^]?[+ -]?,?(\.\d)?[fegd%]?$")
+"""Alignment, sign, thousands and a one-digit precision: a template cannot ask for a gigabyte-long number."""
 
 
 # ------------------------------------------------------------------------------ the model

@@ -7,6 +7,8 @@ here, before any model sees the data.
 
 from __future__ import annotations
 
+import re
+
 import json
 import sys
 from pathlib import Path
@@ -27,7 +29,8 @@ _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when p
 
 
 class _StrictLoader(_Base):  # type: ignore[misc, valid-type]
-    """SafeLoader that refuses duplicate mapping keys, naming the key and its line."""
+    """SafeLoader that refuses duplicate mapping keys, naming the key and its line, and reads numbers as YAML 1.2
+    (and a person) would: 010 is ten, not octal eight; 1:30 is text, not sexagesimal ninety."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[Any, int] = {}
@@ -44,6 +47,29 @@ class _StrictLoader(_Base):  # type: ignore[misc, valid-type]
                 raise _DuplicateKey(key, seen[key], line)
             seen[key] = line
         return super().construct_mapping(node, deep=deep)
+
+
+# YAML 1.2 core schema numbers instead of YAML 1.1's: drop the int/float resolvers and add 1.2's.
+_StrictLoader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag not in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_StrictLoader.add_implicit_resolver("tag:yaml.org,2002:int", re.compile(r"^[-+]?[0-9]+$|^0o[0-7]+$|^0x[0-9a-fA-F]+$"), list("-+0123456789"))
+_StrictLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$|^[-+]?\.(inf|Inf|INF)$|^\.(nan|NaN|NAN)$"),
+    list("-+0123456789."),
+)
+
+
+def _int_12(loader: Any, node: yaml.ScalarNode) -> int:
+    text = loader.construct_scalar(node).replace("_", "")
+    if text.startswith(("0o", "0x")):
+        return int(text, 0)
+    return int(text, 10)
+
+
+_StrictLoader.add_constructor("tag:yaml.org,2002:int", _int_12)
 
 
 class _DuplicateKey(Exception):

@@ -1,0 +1,71 @@
+"""Issue 11 (part): answers whose numbers break the arithmetic exit 2 with one line; YAML reads numbers as written;
+rule templates cannot ask for gigabyte-long numbers."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from advisor.errors import RuleLoadError
+from advisor.rules import Problems, parse_pack
+
+BASE = "model: {{params: {params}}}\ntraining: {{tokens: {tokens}{extra}}}\ncluster: {{gpu: a100-80gb, gpus: {gpus}}}\nbudget: {{price_per_gpu_hour: {price}}}\n"
+
+
+def run(tmp_path, text, *args):
+    f = tmp_path / "a.yaml"
+    f.write_text(text)
+    return subprocess.run([sys.executable, "-c", "import sys; from advisor.cli import main; sys.exit(main(sys.argv[1:]))",
+                           "advise", str(f), "--format", "json", *args], capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize("fields, where", [
+    ({"tokens": "1e-320"}, "training.tokens"),
+    ({"params": "0.001"}, "model.params"),
+    ({"extra": ", global_batch_tokens: 1e308"}, "training.global_batch_tokens"),
+    ({"params": '"1e400"'}, "model.params"),
+    ({"gpus": "1" + "0" * 400}, "cluster.gpus"),
+    ({"price": "1e308"}, "budget.price_per_gpu_hour"),
+])
+def test_numbers_that_break_the_arithmetic_exit_2_with_one_line(tmp_path, fields, where):
+    values = {"params": "7B", "tokens": "1T", "extra": "", "gpus": 16, "price": 2, **fields}
+    r = run(tmp_path, BASE.format(**values))
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert r.stderr.count("\n") == 1 and where in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("gpus, price, expect", [("016", 2, {"gpus": 16}), (16, "1:30", None)])
+def test_yaml_numbers_are_read_as_written(tmp_path, gpus, price, expect):
+    """YAML 1.1 reads 016 as octal 14 and 1:30 as sexagesimal 90; advisor reads what a person wrote."""
+    r = run(tmp_path, BASE.format(params="7B", tokens="1T", extra="", gpus=gpus, price=price))
+    if expect:
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout)["answers"]["cluster"]["gpus"] == expect["gpus"]
+    else:
+        assert r.returncode == 2 and "budget.price_per_gpu_hour" in r.stderr and "1:30" in r.stderr
+
+
+def test_json_output_never_holds_nan_or_infinity(tmp_path):
+    r = run(tmp_path, BASE.format(params="7B", tokens="1T", extra="", gpus=16, price=2))
+    assert r.returncode == 0
+
+    def refuse(constant):
+        raise AssertionError(f"JSON holds {constant}")
+
+    json.loads(r.stdout, parse_constant=refuse)
+
+
+@pytest.mark.parametrize("spec", [".999999999f", "99999999d", ".20f", "1000,.2f"])
+def test_a_template_format_spec_is_bounded_at_load(spec):
+    pack = {"pack": "p", "rules": [{"id": "r-one", "title": "t", "source": "seed:K1", "priority": 10, "when": {"all": []},
+                                    "then": {"rationale": "{params:" + spec + "} parameters"}}]}
+    problems = Problems(collect=True) if "collect" in Problems.__dataclass_fields__ else Problems()
+    try:
+        parse_pack(pack, "p.yaml", problems)
+    except RuleLoadError as exc:
+        assert "format" in str(exc)
+        return
+    assert problems.items and any("format" in p for p in problems.items)
