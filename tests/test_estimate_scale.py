@@ -154,3 +154,17 @@ def test_fsdp_and_zero3_shard_all_parameters_of_a_moe_and_move_no_tokens_between
         assert "expert all-to-all" not in {c.name for c in est[s].collectives}, s
     assert "expert all-to-all" in {c.name for c in est["megatron-3d"].collectives}
     assert est["megatron-3d"].ep[0] > 1
+
+
+def test_long_sequences_split_across_context_parallel_ranks():
+    """Llama 3 405B at 128K tokens ran TP8 x CP16 x PP16 (arXiv:2407.21783 Table 4): without context parallelism
+    one 128K-token sequence's activations fit no layout; with it, the model fits and keeps the batch."""
+    long = _answers(model={"params": "405B", "layers": 126, "hidden_size": 16384, "attention_heads": 128, "seq_len": 131072,
+                           "vocab_size": 128256},
+                    training={"global_batch_tokens": 16 * 2**20, "tokens": "800B"}, cluster={"gpu": "h100-sxm", "gpus": 16384})
+    e = estimate_all(long)[0]["megatron-3d"]
+    assert e.cp[0] > 1 and e.fits[0] and e.batch_ok[0]
+    assert "context-parallel K/V exchange" in {c.name for c in e.collectives}
+    short = _answers(model={"params": "405B", "seq_len": 8192}, training={"global_batch_tokens": 16 * 2**20},
+                     cluster={"gpu": "h100-sxm", "gpus": 16384})
+    assert estimate_all(short)[0]["megatron-3d"].cp[0] == 1

@@ -392,7 +392,8 @@ def estimate_dict(ev: Evaluation, strategy: str) -> dict[str, Any]:
         "pipeline_parallel": int(e.pp[0]),
         "virtual_pipeline_stages": int(e.vpp[0]),
         "expert_parallel": int(e.ep[0]),
-        "data_parallel": int(gpus // (e.tp[0] * e.pp[0])),
+        "context_parallel": int(e.cp[0]),
+        "data_parallel": int(gpus // (e.tp[0] * e.pp[0] * e.cp[0])),
         **({"deepspeed_estimator": deepspeed_rows(ev, strategy)} if strategy in DEEPSPEED_ESTIMATED else {}),
     }
 

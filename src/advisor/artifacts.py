@@ -33,7 +33,7 @@ def batch_layout(advice: Advice) -> dict[str, int]:
     micro, accum, dp = e["micro_batch_size"], e["gradient_accumulation_steps"], e["data_parallel"]
     return {"micro": micro, "accumulation": accum, "data_parallel": dp, "train_batch_size": micro * accum * dp,
             "tensor_parallel": e["tensor_parallel"], "pipeline_parallel": e["pipeline_parallel"],
-            "virtual_stages": e["virtual_pipeline_stages"]}
+            "virtual_stages": e["virtual_pipeline_stages"], "context_parallel": e["context_parallel"]}
 
 
 def deepspeed_config(advice: Advice) -> dict:
@@ -110,6 +110,8 @@ def launch_command(advice: Advice) -> str:
             flags.append(f"--num-layers-per-virtual-pipeline-stage {max(1, per_stage // b['virtual_stages'])}")
         if layers % pp:
             flags.append(f"--decoder-last-pipeline-num-layers {layers - (pp - 1) * per_stage}")
+        if b["context_parallel"] > 1:
+            flags.append(f"--context-parallel-size {b['context_parallel']}")
         if b["tensor_parallel"] > 1:
             flags.append("--sequence-parallel")
         flags.append("--bf16" if a.training.precision == "bf16" else ("--fp16" if a.training.precision == "fp16" else ""))

@@ -352,7 +352,7 @@ def allreduce_time(size: np.ndarray | float, ranks: np.ndarray, hw: Hardware) ->
 
 def communication_plan(
     strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.ndarray, pp: np.ndarray, mb: np.ndarray, micro: np.ndarray,
-    vpp: np.ndarray | float = 1.0,
+    vpp: np.ndarray | float = 1.0, cp: np.ndarray | float = 1.0,
 ) -> list[Collective]:
     """Every collective one optimizer step needs, per GPU, for this strategy (estimators-notes §4, §5, §8)."""
     g = hw.gpus_per_node
@@ -399,16 +399,27 @@ def communication_plan(
         # Tensor parallelism: 2 all-reduces forward and 2 backward per layer per micro-batch of s·b·h 16-bit values
         # (Korthikanti et al. 2022 Sec 4.2.2; sequence parallelism swaps each for a reduce-scatter + all-gather of the
         # same volume), inside the node. The slowest stage holds ceil(layers / PP) layers.
-        tp_msg = 2.0 * w.seq_len * mb * w.shape.hidden * w.act_scale
+        tp_msg = 2.0 * w.seq_len / cp * mb * w.shape.hidden * w.act_scale
         tp_calls = micro * np.ceil(w.shape.layers / pp) * 4.0
         plan.append(_group_collective("tensor-parallel all-reduce", "all-reduce", tp_msg, tp_calls, tp, tp, hw, "none"))
         # Pipeline: activations forward and their gradients backward at each stage boundary, s·b·h per micro-batch
         # (Ultra-Scale Playbook), split across the TP ranks (Megatron's scatter/gather), over the network; an interleaved
         # schedule crosses v times as many boundaries (Narayanan et al. 2021 Sec 2.2.2).
-        p2p = 2.0 * w.seq_len * mb * w.shape.hidden * w.act_scale / tp
+        p2p = 2.0 * w.seq_len / cp * mb * w.shape.hidden * w.act_scale / tp
         p2p_calls = np.where(pp > 1, 2.0 * micro * vpp, 0.0)
         net = p2p * p2p_calls
         plan.append(Collective("pipeline send/recv", "send/recv", p2p, p2p_calls, np.zeros_like(n), net, net / hw.inter_bw_per_gpu, "none"))
+        # Context parallelism (ring attention): each rank passes its chunk's keys and values round the CP ring, once
+        # forward and twice backward per layer, overlapped with the attention it feeds (Llama 3 Sec 3.3.2; Ultra-Scale
+        # Playbook, context parallelism). Keys and values counted at full width (no grouped-query saving assumed).
+        kv = 2.0 * 2.0 * w.seq_len / cp * mb * w.shape.hidden / tp * w.act_scale
+        cp_calls = np.where(cp > 1, 3.0 * micro * np.ceil(w.shape.layers / pp), 0.0)
+        moved = kv * (cp - 1.0) * cp_calls
+        in_node = tp * cp <= hw.gpus_per_node
+        cp_intra, cp_inter = np.where(in_node, moved, 0.0), np.where(in_node, 0.0, moved)
+        plan.append(Collective("context-parallel K/V exchange", "send/recv", kv * np.ones_like(n), cp_calls * np.ones_like(n),
+                               cp_intra * np.ones_like(n), cp_inter * np.ones_like(n),
+                               cp_intra / hw.intra_bw + cp_inter / hw.inter_bw_per_gpu, "compute"))
         if w.is_moe:
             # Expert parallelism: dispatch and combine each token's hidden state to its top-k experts, forward and backward;
             # under sequence parallelism each TP rank routes 1/TP of the tokens. DeepSeek-V3's DualPipe overlaps this
@@ -584,6 +595,7 @@ class StrategyEstimate:
     pp: np.ndarray
     vpp: np.ndarray
     ep: np.ndarray
+    cp: np.ndarray
     micro_batch: np.ndarray
     batch_tokens: np.ndarray
     """Tokens per optimizer step: the global batch as given, at every GPU count."""
@@ -664,24 +676,28 @@ def _activations(strategy: str, w: Workload, tp: np.ndarray, pp: np.ndarray, vpp
 
 
 def _evaluate(strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.ndarray, pp: np.ndarray, vpp: np.ndarray,
-              code: np.ndarray, mb: np.ndarray) -> _Eval:
-    """Memory and step time of one configuration per GPU count; ``code`` holds each count's recomputation."""
+              code: np.ndarray, mb: np.ndarray, cp: np.ndarray | float = 1.0) -> _Eval:
+    """Memory and step time of one configuration per GPU count; ``code`` holds each count's recomputation.
+
+    Context parallelism (``cp``) splits every sequence over cp ranks: activations and compute divide by cp, weights
+    replicate across them, and the distributed optimizer shards over data x context ranks (n / (TP x PP) below).
+    """
     states = model_state_bytes(strategy, w, n, tp, pp, hw.gpus_per_node)
-    act = _activations(strategy, w, tp, pp, vpp, code, mb)
+    act = _activations(strategy, w, tp, pp, vpp, code, mb) / cp
     full_share = np.clip(code, 0.0, 1.0)
     sp = strategy == "megatron-3d"
     memory = states + act + CUDA_OVERHEAD_BYTES
-    dp = n / (tp * pp)
+    dp = n / (tp * pp * cp)
     seqs = float(w.global_batch_seqs)
     # Each data-parallel rank runs its share of the batch; where ranks do not divide it, the busiest rank sets the pace.
     share = np.ceil(seqs / dp)
     accumulation = np.maximum(1.0, np.ceil(share / mb))
     rf = np.where(code < 0, 1.0, (1.0 - full_share) * SELECTIVE_RECOMPUTE_FLOPS + full_share * FULL_RECOMPUTE_FLOPS)
-    work = w.flops_per_token * share * w.seq_len * rf / (tp * pp) * (stage_factor(w, pp) if sp else 1.0)
+    work = w.flops_per_token * share * w.seq_len * rf / (tp * pp * cp) * (stage_factor(w, pp) if sp else 1.0)
     band = mfu_band(hw.spec.generation)
     peak = hw.spec.peak_tflops * 1e12
     bubble = np.where(pp > 1, (pp - 1.0) / (vpp * accumulation), 0.0)
-    plan = communication_plan(strategy, w, hw, n, tp, pp, mb, accumulation, vpp)
+    plan = communication_plan(strategy, w, hw, n, tp, pp, mb, accumulation, vpp, cp)
     compute, exposed, step = {}, {}, {}
     for name, mfu in (("low", band.high), ("mid", band.mid), ("high", band.low)):
         compute[name] = work / (peak * mfu)
@@ -696,17 +712,26 @@ MIN_HIDDEN_PER_TP_RANK = 768
 which the compute model does not otherwise see."""
 
 
-def _layouts(w: Workload, hw: Hardware) -> list[tuple[int, int, int]]:
-    """(TP, PP, v) candidates: TP inside a node and not thinner than Megatron's published layouts; v > 1 only where
-    each virtual stage keeps at least one layer."""
+CONTEXT_PARALLEL_FROM = 16_384
+"""Context parallelism is tried from 16K-token sequences: Llama 3 405B trained 8K sequences with CP1 and 128K with
+CP16 (arXiv:2407.21783 Table 4); the Ultra-Scale Playbook adds it 'for long sequences'."""
+
+CP_CHOICES = (1, 2, 4, 8, 16)
+
+
+def _layouts(w: Workload, hw: Hardware) -> list[tuple[int, int, int, int]]:
+    """(TP, CP, PP, v) candidates: TP inside a node and not thinner than Megatron's published layouts; CP only for long
+    sequences, each rank keeping at least 1,024 tokens; v > 1 only where each virtual stage keeps at least one layer."""
+    cps = [c for c in CP_CHOICES if c == 1 or (w.seq_len >= CONTEXT_PARALLEL_FROM and w.seq_len // c >= 1024)]
     out = []
     for pp in pipeline_choices(w.shape.layers):
         for tp in _TP_CHOICES:
             if tp > hw.gpus_per_node or (tp > 1 and w.shape.hidden / tp < MIN_HIDDEN_PER_TP_RANK):
                 continue
-            for v in VIRTUAL_STAGE_CHOICES:
-                if v == 1 or (pp > 1 and pp * v <= w.shape.layers):
-                    out.append((tp, pp, v))
+            for cp in cps:
+                for v in VIRTUAL_STAGE_CHOICES:
+                    if v == 1 or (pp > 1 and pp * v <= w.shape.layers):
+                        out.append((tp, cp, pp, v))
     return out
 
 
@@ -727,15 +752,15 @@ def estimate_strategy(
     seqs = float(w.global_batch_seqs)
     ones = np.ones_like(n)
     if strategy == "megatron-3d":
-        candidates = [(tp, pp, v, w.micro_batch or 1) for tp, pp, v in _layouts(w, hw)]
+        candidates = [(tp, pp, v, w.micro_batch or 1, cp) for tp, cp, pp, v in _layouts(w, hw)]
     else:
         micro = (w.micro_batch,) if w.micro_batch else MICRO_BATCH_CHOICES
-        candidates = [(1, 1, 1, b) for b in micro]
+        candidates = [(1, 1, 1, b, 1) for b in micro]
     codes = [RECOMPUTE_CODE[m] for m in modes]
     # Every candidate at every GPU count at once: counts down axis 0, candidates along axis 1 (in chunks of counts, so
     # a sweep of thousands of counts stays within a few MB per array). For a fixed layout, less recomputation is always
     # faster, so memory alone picks each candidate's recomputation and one timing pass compares the candidates.
-    c_tp, c_pp, c_v, c_mb = (np.array([c[i] for c in candidates], dtype=float)[None, :] for i in range(4))
+    c_tp, c_pp, c_v, c_mb, c_cp = (np.array([c[i] for c in candidates], dtype=float)[None, :] for i in range(5))
     room = (MEMORY_HEADROOM if strategy == "megatron-3d" else 1.0) * mem_cap
     rank = np.arange(len(candidates), dtype=float)[None, :]
     best = np.zeros(n.shape, dtype=int)
@@ -746,7 +771,7 @@ def estimate_strategy(
         states = model_state_bytes(strategy, w, nn, c_tp, c_pp, hw.gpus_per_node)
         code = np.full(np.broadcast_shapes(nn.shape, c_tp.shape), codes[-1])
         for c in codes[-2::-1]:  # from the most recomputation down: the least that fits wins
-            fits_c = states + _activations(strategy, w, c_tp, c_pp, c_v, np.float64(c), c_mb) + CUDA_OVERHEAD_BYTES <= room
+            fits_c = states + _activations(strategy, w, c_tp, c_pp, c_v, np.float64(c), c_mb) / c_cp + CUDA_OVERHEAD_BYTES <= room
             code = np.where(fits_c, c, code)
         useful = np.ones(code.shape, dtype=bool)
         if like is not None:
@@ -754,8 +779,8 @@ def estimate_strategy(
             lf, lc, lm = (x.ravel()[lo:lo + chunk][:, None] for x in (like.fits, like.recompute_code, like.micro_batch))
             code = np.where(lf, lc, code)
             useful = ~lf | (lm == c_mb)
-        ev = _evaluate(strategy, w, hw, nn, c_tp, c_pp, c_v, code, c_mb)
-        divides = (np.mod(nn, c_tp * c_pp) == 0) & (nn >= c_tp * c_pp)
+        ev = _evaluate(strategy, w, hw, nn, c_tp, c_pp, c_v, code, c_mb, c_cp)
+        divides = (np.mod(nn, c_tp * c_pp * c_cp) == 0) & (nn >= c_tp * c_pp * c_cp)
         fits = ev.memory <= mem_cap
         useful &= (np.mod(ev.share, c_mb) == 0) | (c_mb == 1)  # micro-batch x accumulation = each rank's share, exactly
         if strategy == "megatron-3d":
@@ -773,8 +798,8 @@ def estimate_strategy(
         pick_c = np.argmin(key, axis=1)
         best.ravel()[lo:lo + chunk] = pick_c
         best_code.ravel()[lo:lo + chunk] = np.take_along_axis(code * np.ones_like(key), pick_c[:, None], axis=1)[:, 0]
-    tp, pp, vpp, mb = (c[0, best] for c in (c_tp, c_pp, c_v, c_mb))
-    ev = _evaluate(strategy, w, hw, n, tp, pp, vpp, best_code, mb)
+    tp, pp, vpp, mb, cp = (c[0, best] for c in (c_tp, c_pp, c_v, c_mb, c_cp))
+    ev = _evaluate(strategy, w, hw, n, tp, pp, vpp, best_code, mb, cp)
     fits = ev.memory <= mem_cap
     cpu = cpu_bytes_per_node(strategy, w, n, hw)
     cpu_fits = np.ones(n.shape, dtype=bool) if hw.cpu_memory_per_node is None else cpu <= hw.cpu_memory_per_node
@@ -795,7 +820,7 @@ def estimate_strategy(
         recompute_code=best_code, model_states=ev.states, activations=ev.act, memory=ev.memory,
         cpu_per_node=cpu, fits=fits, cpu_fits=cpu_fits, batch_ok=batch_ok, compute_s=ev.compute["mid"], comm_s=comm,
         exposed_comm_s=ev.exposed["mid"], bubble_s=ev.compute["mid"] * ev.bubble, step_s=ev.step, hours=hours,
-        accumulation=ev.accumulation, max_micro_batch=max_mb, tp=tp, pp=pp, vpp=vpp, ep=ep, micro_batch=mb,
+        accumulation=ev.accumulation, max_micro_batch=max_mb, tp=tp, pp=pp, vpp=vpp, ep=ep, cp=cp, micro_batch=mb,
         batch_tokens=batch_tokens, interruption_factor=overhead, collectives=ev.plan,
     )
 

@@ -188,7 +188,7 @@ def to_text(advice: Advice) -> str:
         f"  Traffic {c['intra_node_gb_per_step']:,.1f} GB in-node + {c['inter_node_gb_per_step']:,.1f} GB network per GPU per step: "
         + "; ".join(f"{row['name']} {row['seconds']:.2f} s" for row in c["per_step"])
     )
-    if e["tensor_parallel"] > 1 or e["pipeline_parallel"] > 1:
+    if e["tensor_parallel"] > 1 or e["pipeline_parallel"] > 1 or e["context_parallel"] > 1:
         lines.append(f"  Layout  {layout_text(e)}")
     lines.extend(f"  Note    {note}" for note in scale_notes(e, advice.answers))
     lines.append("")
@@ -230,7 +230,8 @@ def to_text(advice: Advice) -> str:
 def layout_text(e: dict[str, Any]) -> str:
     v = e["virtual_pipeline_stages"]
     ep = e["expert_parallel"]
-    return (f"TP={e['tensor_parallel']} × PP={e['pipeline_parallel']} × DP={e['data_parallel']}"
+    return (f"TP={e['tensor_parallel']}" + (f" × CP={e['context_parallel']}" if e["context_parallel"] > 1 else "")
+            + f" × PP={e['pipeline_parallel']} × DP={e['data_parallel']}"
             + (f", interleaved schedule with {v} virtual stages per GPU" if v > 1 else "")
             + (f", expert parallelism {ep}" if ep > 1 else ""))
 
