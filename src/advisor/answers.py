@@ -351,9 +351,10 @@ def _pick(errors: list[dict[str, Any]]) -> tuple[dict[str, Any], int]:
     """The most useful error first: a typo'd key explains the 'missing' error it causes."""
     def useful(err: dict[str, Any]) -> bool:
         # A union (gpu: str | CustomGpu) reports one error per branch: keep the branch the input chose.
-        if "str" in err["loc"] and isinstance(err.get("input"), dict):
+        branch = _union_branch(err["loc"])
+        if branch == "str" and isinstance(err.get("input"), dict):
             return False
-        if "CustomGpu" in err["loc"] and err["type"] in ("model_type", "model_attributes_type"):
+        if branch == "CustomGpu" and err["type"] in ("model_type", "model_attributes_type"):
             return False
         return True
 
@@ -364,8 +365,22 @@ def _pick(errors: list[dict[str, Any]]) -> tuple[dict[str, Any], int]:
     return candidates[0], len(candidates)
 
 
+def _union_branch(loc: tuple[Any, ...]) -> str | None:
+    """Which branch of cluster.gpu (a catalog id or a CustomGpu) an error is about, if any."""
+    return str(loc[2]) if len(loc) > 2 and loc[:2] == ("cluster", "gpu") and loc[2] in ("str", "CustomGpu") else None
+
+
+def field_path(loc: tuple[Any, ...] | list[Any]) -> list[Any]:
+    """An error's location as the answers file names it: pydantic's union-branch and validator tags removed (only
+    where they are tags — a key the user called 'str' stays in the path)."""
+    loc = [p for p in loc if p != "function-after[_shape()]"]
+    if _union_branch(tuple(loc)):
+        del loc[2]
+    return loc
+
+
 def _one(err: dict[str, Any], root: type[BaseModel]) -> str:
-    loc = [p for p in err["loc"] if p not in ("str", "CustomGpu", "function-after[_shape()]")]
+    loc = field_path(err["loc"])
     path = ".".join(str(p) for p in loc)
     kind = err["type"]
     if kind == "extra_forbidden":

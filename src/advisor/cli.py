@@ -138,11 +138,12 @@ def _run_tui(answers_path: str | None, extra: list[Path]) -> int:
             answers = answers_from_mapping(draft, name)
         except AnswerError as exc:
             # One bad answer a step can show: open on that step with it marked. Anything else (a typo'd key): refuse.
+            from .answers import field_path
             from .questions import steps, validate
 
             paths = {f.path for s in steps() for f in s.fields}
             _, errors = validate(draft)
-            locs = {".".join(str(p) for p in e["loc"] if p not in ("str", "CustomGpu"))[:200] for e in errors}
+            locs = {".".join(str(p) for p in field_path(e["loc"]))[:200] for e in errors}
             if not locs or not all(loc in paths for loc in locs):
                 raise exc from None
     if not sys.stdin.isatty() or not sys.stdout.isatty():

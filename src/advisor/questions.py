@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .answers import STRATEGIES, Answers, _one, _pick
+from .answers import STRATEGIES, Answers, _one, _pick, field_path
 from .catalog import gpu_catalog
 
 
@@ -224,7 +224,7 @@ def step_error(draft: dict[str, Any], step: Step) -> str | None:
     paths = [f.path for f in step.fields]
     sections = {p.split(".")[0] for p in paths}
     for err in errors:
-        loc = [str(p) for p in err["loc"] if p not in ("str", "CustomGpu")]
+        loc = [str(p) for p in field_path(err["loc"])]
         dotted = ".".join(loc)
         if any(dotted == p or dotted.startswith(p + ".") for p in paths):
             mine.append(err)

@@ -454,6 +454,9 @@ def _facts_in(node: Any) -> set[str]:
 def _compile_leaf(node: dict[str, Any], where: str, problems: Problems) -> Test | None:
     _unknown_keys(node, ("fact", "op", "value"), where, problems, hint=" (or all / any / not)")
     fact, op = node.get("fact"), node.get("op")
+    if not isinstance(op, str):
+        problems.add(f"{where}.op: expected an operator name such as eq, got {_yaml_kind(op)}")
+        return None
     if not isinstance(fact, str):
         problems.add(f"{where}.fact: missing; name a fact such as gpus (see `advisor rules facts`)")
         return None
@@ -473,7 +476,7 @@ def _compile_leaf(node: dict[str, Any], where: str, problems: Problems) -> Test 
         return None
     value = node["value"]
     if isinstance(value, dict):
-        if set(value) != {"fact"} or value["fact"] not in FACTS:
+        if set(value) != {"fact"} or not isinstance(value["fact"], str) or value["fact"] not in FACTS:
             other = value.get("fact")
             problems.add(f"{where}.value: a fact reference is {{fact: NAME}} with a known fact" + (_suggest(str(other), FACTS) if other else ""))
             return None
