@@ -98,3 +98,66 @@ def test_rule_packs_with_lists_where_names_belong_exit_2(tmp_path, leaf, command
     # advise refuses the pack (2); rules check lists its problems and fails as a linter does (1, tests/test_cli.py).
     assert r.returncode == (2 if command == "advise" else 1), r.stderr
     assert "internal error" not in r.stderr and "r-one" in r.stderr + r.stdout
+
+
+def cli(*args, stdin=None, env=None, **kw):
+    import os
+
+    return subprocess.run([sys.executable, "-c", "import sys; from advisor.cli import main; sys.exit(main(sys.argv[1:]))", *args],
+                          capture_output=True, text=True, timeout=30, stdin=stdin, env={**os.environ, **(env or {})}, **kw)
+
+
+def good(tmp_path):
+    f = tmp_path / "a.yaml"
+    f.write_text(BASE.format(params="7B", tokens="1T", extra="", gpus=16, price=2))
+    return f
+
+
+def test_a_rule_test_file_with_a_number_for_a_list_exits_2(tmp_path):
+    f = tmp_path / "cases.yaml"
+    f.write_text("cases:\n  - note: x\n    answers: {model: {params: 7B}, training: {tokens: 1T}, cluster: {gpu: a100-80gb, gpus: 16}, "
+                 "budget: {price_per_gpu_hour: 2}}\n    expect: {fired: 5}\n")
+    r = cli("rules", "test", str(f))
+    assert r.returncode == 2 and "expect.fired" in r.stderr and "internal error" not in r.stderr, r.stderr
+
+
+def test_a_full_stdout_is_one_line_not_an_internal_error(tmp_path):
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([sys.executable, "-c", "import sys; from advisor.cli import main; sys.exit(main(sys.argv[1:]))",
+                            "advise", str(good(tmp_path))], stdout=full, stderr=subprocess.PIPE, text=True, timeout=30)
+    assert r.returncode == 2 and "internal error" not in r.stderr and r.stderr.count("\n") == 1, r.stderr
+
+
+def test_a_closed_stdin_is_one_line(tmp_path):
+    r = subprocess.run([sys.executable, "-c", "import os, sys; os.close(0); sys.stdin = None; from advisor.cli import main; "
+                        "sys.exit(main(['advise', '-']))"], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 2 and "stdin" in r.stderr and "internal error" not in r.stderr, r.stderr
+
+
+def test_a_fifo_is_refused_not_waited_on(tmp_path):
+    import os
+
+    fifo = tmp_path / "answers.yaml"
+    os.mkfifo(fifo)
+    r = cli("advise", str(fifo))
+    assert r.returncode == 2 and "not a regular file" in r.stderr
+
+
+def test_control_characters_give_one_line_and_are_escaped(tmp_path):
+    f = tmp_path / "a.yaml"
+    f.write_text(BASE.format(params="7B", tokens="1T", extra="", gpus=16, price=2) + "\x01bad: 1\n")
+    r = cli("advise", str(f))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    f.write_text('model: {params: 7B}\ntraining: {tokens: 1T}\ncluster: {gpu: "a100\\n80\\e]0;pwned\\a", gpus: 16}\n'
+                 "budget: {price_per_gpu_hour: 2}\n")
+    r = cli("advise", str(f))
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "\x1b" not in r.stderr and "\x07" not in r.stderr, r.stderr
+
+
+def test_a_non_utf8_terminal_gets_the_text_not_a_crash(tmp_path):
+    import os
+
+    r = subprocess.run([sys.executable, "-c", "import sys; from advisor.cli import main; sys.exit(main(sys.argv[1:]))",
+                        "advise", str(good(tmp_path)), "--format", "md"], capture_output=True, timeout=30,
+                       env={**os.environ, "PYTHONIOENCODING": "latin-1"})
+    assert r.returncode == 0 and b"# Decision memo" in r.stdout, r.stderr

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import NoReturn, Sequence
 
 from . import __version__
-from .errors import AdvisorError, AnswerError, InputFileError
+from .errors import AdvisorError, AnswerError, InputFileError, OutputError
 
 EXIT_BAD_INPUT = 2
 EXIT_FAILED_CHECK = 1
@@ -91,8 +91,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _err(msg: str) -> None:
-    sys.stderr.write(f"advisor: {msg}\n")
-    sys.stderr.flush()
+    """One line on stderr, whatever the message echoes: control characters (newlines, escape sequences) escaped."""
+    safe = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in msg)
+    try:
+        sys.stderr.write(f"advisor: {safe}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError, AttributeError):
+        pass  # nowhere left to say it
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -121,8 +126,18 @@ def _main(argv: Sequence[str] | None) -> int:
 
 
 def _out(text: str) -> None:
-    sys.stdout.write(text)
-    sys.stdout.flush()
+    """Write to stdout; characters its encoding lacks are replaced, and a full or closed stdout is one error line."""
+    out = sys.stdout
+    if out is None:
+        raise OutputError("stdout is closed; write to a file with -o")
+    encoding = out.encoding or "utf-8"
+    try:
+        out.write(text.encode(encoding, errors="replace").decode(encoding))
+        out.flush()
+    except BrokenPipeError:
+        raise
+    except (OSError, ValueError) as exc:
+        raise OutputError(f"cannot write to stdout ({getattr(exc, 'strerror', None) or exc}); write to a file with -o") from None
 
 
 def _run_tui(answers_path: str | None, extra: list[Path]) -> int:

@@ -60,7 +60,15 @@ def load_cases(paths: list[Path] | None = None) -> list[dict[str, Any]]:
             for key in expect:
                 if key not in EXPECT_KEYS:
                     raise RuleLoadError(f"{where}.expect: unknown key '{key}'; allowed: {', '.join(EXPECT_KEYS)}")
+            for key in ("fired", "not_fired", "questions_contain", "checklist_contain", "warnings_contain"):
+                if key in expect and not (isinstance(expect[key], list) and all(isinstance(x, str) for x in expect[key])):
+                    raise RuleLoadError(f"{where}.expect.{key}: expected a list of texts, e.g. [k13-ddp-under-64]")
+            for key in ("blocked", "fits"):
+                if key in expect and not isinstance(expect[key], bool):
+                    raise RuleLoadError(f"{where}.expect.{key}: expected true or false")
             for key in ("strategy", "not_strategy"):
+                if key in expect and not isinstance(expect[key], str):
+                    raise RuleLoadError(f"{where}.expect.{key}: expected a strategy id such as ddp")
                 if key in expect and expect[key] not in STRATEGIES:
                     raise RuleLoadError(f"{where}.expect.{key}: unknown strategy '{expect[key]}'")
             cases.append({**case, "file": name, "expect": expect})

@@ -110,11 +110,15 @@ def read_text(path: str | Path, label: str | None = None, max_bytes: int = MAX_B
     name = label or ("<stdin>" if str(path) == "-" else str(path))
     try:
         if str(path) == "-":
+            if sys.stdin is None or sys.stdin.closed:
+                raise InputFileError("<stdin>: stdin is closed; give an answers file")
             data = sys.stdin.buffer.read(max_bytes + 1)
         else:
             p = Path(path)
             if p.is_dir():
                 raise InputFileError(f"{name}: is a directory, expected a YAML or JSON file")
+            if p.exists() and not p.is_file():
+                raise InputFileError(f"{name}: is not a regular file (a FIFO or device would be read forever); give a file")
             with p.open("rb") as fh:
                 data = fh.read(max_bytes + 1)
     except FileNotFoundError:
@@ -198,10 +202,10 @@ def _parse_yaml(text: str, name: str) -> Any:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f"line {mark.line + 1}: " if mark else ""
-        what = exc.problem or exc.context or "invalid YAML"
+        what = " ".join((exc.problem or exc.context or "invalid YAML").split())
         raise InputFileError(f"{name}: {where}invalid YAML ({what})") from None
     except yaml.YAMLError as exc:
-        raise InputFileError(f"{name}: invalid YAML ({exc})") from None
+        raise InputFileError(f"{name}: invalid YAML ({' '.join(str(exc).split())})") from None
     except RecursionError:
         raise InputFileError(f"{name}: nested too deeply") from None
     finally:
