@@ -161,3 +161,75 @@ def test_a_non_utf8_terminal_gets_the_text_not_a_crash(tmp_path):
                         "advise", str(good(tmp_path)), "--format", "md"], capture_output=True, timeout=30,
                        env={**os.environ, "PYTHONIOENCODING": "latin-1"})
     assert r.returncode == 0 and b"# Decision memo" in r.stdout, r.stderr
+
+
+# ---- outputs never clobber or half-write
+
+
+def test_a_dangling_symlink_is_not_replaced_without_force(tmp_path):
+    link = tmp_path / "memo.md"
+    link.symlink_to(tmp_path / "nowhere")
+    r = cli("advise", str(good(tmp_path)), "--format", "md", "-o", str(link))
+    assert r.returncode == 2 and "exists" in r.stderr and link.is_symlink()
+
+
+def test_force_never_replaces_a_device_or_fifo(tmp_path):
+    import os
+
+    fifo = tmp_path / "out.md"
+    os.mkfifo(fifo)
+    r = cli("advise", str(good(tmp_path)), "--format", "md", "-o", str(fifo), "--force")
+    assert r.returncode == 2 and "not a regular file" in r.stderr
+    import stat
+
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_force_keeps_the_files_permissions(tmp_path):
+    out = tmp_path / "memo.md"
+    out.write_text("old")
+    out.chmod(0o600)
+    r = cli("advise", str(good(tmp_path)), "--format", "md", "-o", str(out), "--force")
+    assert r.returncode == 0 and (out.stat().st_mode & 0o777) == 0o600
+
+
+def test_without_force_the_final_step_cannot_clobber_a_file_that_appeared(tmp_path, monkeypatch):
+    """Check-then-rename let two writers both win; the final link is exclusive."""
+    from advisor import io
+
+    out = tmp_path / "memo.md"
+    real = io._check_writable
+
+    def racing(p, force):
+        result = real(p, force)
+        out.write_text("the other writer")
+        return result
+
+    monkeypatch.setattr(io, "_check_writable", racing)
+    with pytest.raises(io.OutputError):
+        io.write_atomic(out, "mine")
+    assert out.read_text() == "the other writer"
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_launch_artifacts_appear_all_at_once(tmp_path, monkeypatch, rules):
+    """A failure half-way leaves no directory, not a partial set."""
+    from advisor import artifacts, io
+    from advisor.advice import advise
+    from advisor.answers import load_answers
+
+    advice = advise(load_answers(good(tmp_path)), rules)
+    calls = {"n": 0}
+    real = io.write_atomic
+
+    def flaky(path, text, force=False):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise io.OutputError(f"{path}: cannot write (disk full)")
+        return real(path, text, force)
+
+    monkeypatch.setattr(artifacts, "write_atomic", flaky)
+    with pytest.raises(io.OutputError):
+        artifacts.write_artifacts(advice, tmp_path / "launch", force=False)
+    assert not (tmp_path / "launch").exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".launch")] == []

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -203,6 +206,12 @@ def _readme(advice: Advice, files: list[Artifact]) -> str:
     return "\n".join(lines)
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def write_artifacts(advice: Advice, directory: str | Path, force: bool, artifacts: list[Artifact] | None = None) -> list[Path]:
     """Write every artifact into ``directory`` (created if missing); refuse to overwrite without force."""
     d = Path(directory)
@@ -216,9 +225,27 @@ def write_artifacts(advice: Advice, directory: str | Path, force: bool, artifact
             clash = [f.name for f in artifacts if (d / f.name).exists()]
             if clash:
                 raise OutputError(f"{shown(d)}: already holds {', '.join(clash)}; pass --force to overwrite")
-        d.mkdir(parents=True, exist_ok=True)
+        fresh = not d.exists()
+        if fresh:
+            d.parent.mkdir(parents=True, exist_ok=True)
+            staging = Path(tempfile.mkdtemp(prefix=f".{d.name[:200]}.", suffix=".tmp", dir=d.parent))
     except OSError as exc:
         raise OutputError(f"{shown(d)}: cannot create the directory ({exc.strerror or exc})") from None
+    if fresh:
+        # A new directory appears whole: the set is written into a hidden sibling and renamed into place.
+        try:
+            for f in artifacts:
+                write_atomic(staging / f.name, f.text)
+                if f.name.endswith((".sh", ".sbatch")):
+                    (staging / f.name).chmod((staging / f.name).stat().st_mode | 0o111)
+            staging.chmod(0o777 & ~_umask())
+            os.rename(staging, d)
+        except OSError as exc:
+            raise OutputError(f"{shown(d)}: cannot write the launch files ({exc.strerror or exc})") from None
+        finally:
+            if staging.exists():
+                shutil.rmtree(staging, ignore_errors=True)
+        return [d / f.name for f in artifacts]
     paths = [write_atomic(d / f.name, f.text, force=force) for f in artifacts]
     for p in paths:
         if p.suffix in (".sh", ".sbatch"):

@@ -7,6 +7,7 @@ so a crash or a full disk never leaves a half-written memo behind.
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -31,10 +32,13 @@ def _check_writable(p: Path, force: bool) -> Path:
     s = shown(p)
     if len(p.name.encode("utf-8", "surrogateescape")) > 255:
         raise OutputError(f"{s}: the file name is longer than 255 bytes; use a shorter name")
-    if p.exists() and p.is_dir():
+    present = os.path.lexists(p)  # a dangling symlink is something the user has, too
+    if present and p.is_dir():
         raise OutputError(f"{s}: is a directory; give a file path")
-    if p.exists() and not force:
+    if present and not force:
         raise OutputError(f"{s}: already exists; pass --force to overwrite it")
+    if present and not p.is_symlink() and not stat.S_ISREG(os.lstat(p).st_mode):
+        raise OutputError(f"{s}: is not a regular file (a device, FIFO or socket); refusing to replace it")
     parent = p.parent if str(p.parent) else Path(".")
     if not parent.exists():
         raise OutputError(f"{s}: directory {shown(parent)} does not exist")
@@ -46,26 +50,38 @@ def _check_writable(p: Path, force: bool) -> Path:
 
 
 def write_atomic(path: str | Path, text: str, force: bool = False) -> Path:
+    """Write a temp file beside the target, fsync it, then put it in place in one step: with ``force`` a rename over
+    the old file (keeping its permissions), without it a hard link, which fails if anything appeared at the path
+    meanwhile — so two writers can never both win. The temp file is removed on every exit, SIGTERM included
+    (the CLI turns SIGTERM into an exception)."""
     p = check_writable(path, force)
+    s = shown(p)
     parent = p.parent if str(p.parent) else Path(".")
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=parent)
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name[:200]}.", suffix=".tmp", dir=parent)
     except OSError as exc:
-        raise OutputError(f"{p}: cannot create a file in {parent} ({exc.strerror or exc})") from None
+        raise OutputError(f"{s}: cannot create a file in {shown(parent)} ({exc.strerror or exc})") from None
     try:
         umask = os.umask(0)
         os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; a memo should be as readable as any new file
+        mode = 0o666 & ~umask  # mkstemp makes 0600; a memo should be as readable as any new file
+        if force and os.path.lexists(p) and not p.is_symlink():
+            mode = stat.S_IMODE(os.lstat(p).st_mode)  # --force replaces the content, not the permissions
+        os.chmod(tmp, mode)
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
-        if p.exists() and not force:  # appeared while we were writing
-            raise OutputError(f"{p}: already exists; pass --force to overwrite it")
-        os.replace(tmp, p)
+        if force:
+            os.replace(tmp, p)
+        else:
+            try:
+                os.link(tmp, p)
+            except FileExistsError:
+                raise OutputError(f"{s}: already exists; pass --force to overwrite it") from None
     except OSError as exc:
-        raise OutputError(f"{p}: cannot write ({exc.strerror or exc})") from None
+        raise OutputError(f"{s}: cannot write ({exc.strerror or exc})") from None
     finally:
-        if os.path.exists(tmp):
+        if os.path.lexists(tmp):
             os.unlink(tmp)
     return p
