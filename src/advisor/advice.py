@@ -14,7 +14,7 @@ from typing import Any
 
 from .answers import STRATEGIES, Answers
 from .catalog import efficiency_data, mfu_band
-from .decide import COST_TIE, Option, Plan, choose, search_counts
+from .decide import COST_TIE, SIMPLICITY, Option, Plan, choose, search_counts
 from .estimate import (
     ASSUMPTIONS,
     FRAMEWORKS,
@@ -27,8 +27,6 @@ from .estimate import (
 )
 from .facts import Evaluation, evaluate_counts
 from .rules import Rule, RuleSet, format_number, render_template
-
-SIMPLICITY = {s: i for i, s in enumerate(STRATEGIES)}
 
 DEEPSPEED_ESTIMATED = ("deepspeed-zero2", "deepspeed-zero3", "deepspeed-zero3-offload")
 """Strategies whose JSON carries DeepSpeed's own estimator table (ZeRO-2, or ZeRO-3 for both ZeRO-3 variants)."""
