@@ -506,7 +506,7 @@ def _blocked_plan(options: list[Option], a: Answers, today_ev: Evaluation, runs:
             "text": (
                 f"No strategy fits: even {s} needs {need:,.1f} GB per GPU on {f['gpu_memory_gb']:g} GB GPUs"
                 + ("" if f[f"cpu_fits.{s}"] else f" and more host RAM than the {f['cpu_memory_gb_per_node']:g} GB per node")
-                + batch + ". Add GPUs, use larger-memory GPUs, or shorten seq_len before launching."
+                + batch + ". " + _smallest_that_runs(options) + "Add GPUs, use larger-memory GPUs, or shorten seq_len before launching."
             ),
             "blocking": True, "rule": "memory-fit", "source": "estimators-notes §2 (DeepSpeed estimators), §4-5",
         }
@@ -515,6 +515,14 @@ def _blocked_plan(options: list[Option], a: Answers, today_ev: Evaluation, runs:
                 deadline_met=None if a.training.deadline_days is None else bool(chosen.meets_deadline), beyond_cluster=False,
                 cheapest_meeting_deadline=None, fastest=None, cheaper_slower=None, runs_per_month=runs, constraints_broken=["fit"])
     return plan, warning
+
+
+def _smallest_that_runs(options: list[Option]) -> str:
+    runs = [o for o in options if o.runnable]
+    if not runs:
+        return ""
+    o = min(runs, key=lambda o: (o.gpus, o.cost))
+    return f"The smallest count searched that runs is {o.gpus} GPUs with {o.strategy} ({hours_text(o.hours)} a run). "
 
 
 def _plan_facts(plan: Plan, ev: Evaluation, today_ev: Evaluation) -> dict[str, Any]:

@@ -161,6 +161,8 @@ def choose(options: list[Option], a: Answers, runs_per_month: float, default_str
             broken.append("deadline")
             objective = f"nothing searched meets the {_num(deadline)}-day deadline, so the fastest option is shown"
     else:
+        if not within:
+            return None  # nothing runs on today's GPUs and no deadline asks for more: the caller blocks, naming a count that would
         same = [o for o in within if o.gpus == given]
         affordable_same = [o for o in same if o.within_budget and o.within_monthly]
         if same and (affordable_same or not [o for o in within if o.within_budget and o.within_monthly]):
