@@ -41,10 +41,9 @@ def _jsonable(value: Any) -> Any:
 
 def headline(advice: Advice) -> str:
     """The decision in one sentence: what changes against today (text, memo and TUI all show this one)."""
-    d = advice.to_dict()
     p, a = advice.plan, advice.answers
     fw = FRAMEWORKS[p.chosen.strategy]
-    if d["recommendation"]["blocked"]:
+    if any(w["blocking"] for w in advice.warnings):
         return f"Blocked: nothing can run as asked (showing {fw} on {p.chosen.gpus} GPUs); resolve the blocking warnings first."
     if p.status_quo:
         return f"No change needed: keep {fw} on {p.chosen.gpus} GPUs."
@@ -54,9 +53,8 @@ def headline(advice: Advice) -> str:
     return f"Switch from {FRAMEWORKS[a.training.current_strategy]} to {fw}, {where}."
 
 
-def summary_rows(advice: Advice) -> list[tuple[str, str, str]]:
-    """(what, today, recommended) rows of the executive summary."""
-    d = advice.to_dict()
+def summary_rows(advice: Advice, d: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(what, today, recommended) rows of the executive summary, from the dict ``advice.to_dict()`` already built."""
     t, e, a = d["today"], d["estimate"], advice.answers
     cur = e["currency"]
     p = advice.plan
@@ -161,7 +159,7 @@ def to_text(advice: Advice) -> str:
     r, e = d["recommendation"], d["estimate"]
     cur = e["currency"]
     lines: list[str] = [f"Decision: {headline(advice)}", ""]
-    for what, today, rec in summary_rows(advice):
+    for what, today, rec in summary_rows(advice, d):
         lines.append(f"  {what:<34} {today:>28}  →  {rec}")
     lines.append("")
     lines.extend(f"  {note}" for note in summary_notes(advice))
@@ -298,7 +296,7 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None) -> str:
     add("")
     add("| | Today | Recommended |")
     add("| --- | --- | --- |")
-    for what, today, rec in summary_rows(advice):
+    for what, today, rec in summary_rows(advice, d):
         add(f"| {_md(what)} | {_md(today)} | {_md(rec)} |")
     add("")
     for note in summary_notes(advice):

@@ -487,7 +487,7 @@ class ResultsScreen(Screen[None]):
                     cal = d["scale"]["baseline_hours"] is not None
                     head = [
                         f"[b]{_esc(headline(a))}[/b]",
-                        *(f"{_esc(what)}: {_esc(today)} → [b]{_esc(rec)}[/b]" for what, today, rec in summary_rows(a)[3:]),
+                        *(f"{_esc(what)}: {_esc(today)} → [b]{_esc(rec)}[/b]" for what, today, rec in summary_rows(a, d)[3:]),
                         "",
                         f"[b]Recommendation: {d['recommendation']['framework']}[/b] ([b $accent]{a.strategy}[/]) on {a.gpus} GPUs",
                         f"Time {hours_text(e['wall_clock_hours'])} {spread(lo, hi, hours_text, cal)}   "
@@ -541,7 +541,7 @@ class ResultsScreen(Screen[None]):
 
     @on(SelectionList.SelectionHighlighted, "#checklist-list")
     def _checklist_detail(self, event: SelectionList.SelectionHighlighted) -> None:
-        item = self.advice.to_dict()["checklist"][event.selection_index]
+        item = self.advice.checklist[event.selection_index]
         self.query_one("#checklist-detail", Static).update(Text(f"{item['text']}  ({item['source']})"))
 
     @on(TabbedContent.TabActivated)
@@ -568,7 +568,7 @@ class ResultsScreen(Screen[None]):
     @on(SelectionList.SelectedChanged)
     def _ticked(self, event: SelectionList.SelectedChanged) -> None:
         """Ticked checklist items travel with the answers (project.checklist_done) and show as [x] in the memo."""
-        items = self.advice.to_dict()["checklist"]
+        items = self.advice.checklist
         self.app_.checked = [items[i]["text"] for i in event.selection_list.selected]
 
     @property
