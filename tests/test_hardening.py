@@ -233,3 +233,104 @@ def test_launch_artifacts_appear_all_at_once(tmp_path, monkeypatch, rules):
         artifacts.write_artifacts(advice, tmp_path / "launch", force=False)
     assert not (tmp_path / "launch").exists()
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".launch")] == []
+
+
+# ---------------------------------------------------------------- surprises decided (issue 11, last items)
+
+
+def test_yaml_merge_keys_are_read_with_explicit_keys_winning(tmp_path):
+    from advisor.safeload import parse_mapping
+
+    text = "base: &b {params: 7B, layers: 32}\nmodel:\n  <<: *b\n  layers: 40\n"
+    assert parse_mapping(text, "a.yaml")["model"] == {"params": "7B", "layers": 40}
+    with pytest.raises(Exception, match="duplicate key 'y'"):
+        parse_mapping("b: &b {x: 1}\nc:\n  <<: *b\n  y: 1\n  y: 2\n", "a.yaml")
+
+
+def test_a_yaml_flow_mapping_starting_with_a_brace_is_yaml_not_refused_json(tmp_path):
+    f = tmp_path / "a.yaml"
+    f.write_text("{model: {params: 7B}, training: {tokens: 1T}, cluster: {gpu: a100-80gb, gpus: 16}, budget: {price_per_gpu_hour: 2}}\n")
+    r = cli("advise", str(f), "--format", "json")
+    assert r.returncode == 0, r.stderr
+    j = tmp_path / "a.json"
+    j.write_text("{model: {params: 7B}}")
+    r = cli("advise", str(j))
+    assert r.returncode == 2 and "invalid JSON" in r.stderr
+
+
+def test_rule_templates_take_doubled_braces_as_literal_braces(tmp_path):
+    from advisor.rules import render_template
+
+    problems = Problems(collect=True)
+    parse_pack({"pack": "p", "rules": [{"id": "r-one", "title": "t", "source": ["seed:K1"], "priority": 50, "when": {"fact": "gpus", "op": "ge", "value": 1},
+                                         "then": {"rationale": "{{not a fact}} on {gpus} GPUs"}}]}, "p.yaml", problems)
+    assert problems.items == []
+    assert render_template("{{not a fact}} on {gpus} GPUs", {"gpus": 8}) == "{not a fact} on 8 GPUs"
+
+
+@pytest.mark.parametrize("name", ["X\n# Pwned", "X [click](http://evil)", "<img src=x>", "![i](x)", "`code`", "a" * 61])
+def test_a_custom_gpu_name_cannot_inject_markdown(tmp_path, name):
+    f = tmp_path / "a.yaml"
+    f.write_text(f"model: {{params: 7B}}\ntraining: {{tokens: 1T}}\ncluster: {{gpu: {{name: {json.dumps(name)}, memory_gb: 80, "
+                 "peak_tflops: 300}, gpus: 16}\nbudget: {price_per_gpu_hour: 2}\n")
+    r = cli("advise", str(f), "--format", "md")
+    assert r.returncode == 2 and "cluster.gpu.name" in r.stderr and r.stderr.count("\n") == 1, r.stderr
+
+
+def test_the_memo_escapes_markdown_in_a_gpu_name():
+    from advisor.render import _md_text
+
+    assert _md_text("a_b *c* [d] <e> #f") == "a\\_b \\*c\\* \\[d\\] \\<e\\> \\#f"
+
+
+@pytest.mark.parametrize("module", ["advisor.cli", "argparse"])
+def test_ctrl_c_while_the_program_imports_is_one_line(module):
+    """A KeyboardInterrupt raised while the console script imports the CLI (argparse, json, ...) ends with
+    'advisor: interrupted' and exit 130, not a traceback."""
+    code = (
+        "import sys\n"
+        f"sys.modules.pop({module!r}, None)\n"
+        "class Interrupt:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        f"        if name == {module!r}: raise KeyboardInterrupt\n"
+        "sys.meta_path.insert(0, Interrupt())\n"
+        "from advisor._entry import main\n"
+        "sys.exit(main())\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code, "advise", "x.yaml"], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 130 and r.stderr == "advisor: interrupted\n", r.stderr
+
+
+def test_the_console_script_is_the_interrupt_safe_entry():
+    import tomllib
+    from pathlib import Path
+
+    scripts = tomllib.loads((Path(__file__).resolve().parent.parent / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts["advisor"] == "advisor._entry:main"
+
+
+def test_an_existing_launch_directory_keeps_its_old_set_when_a_write_fails(tmp_path, monkeypatch, rules):
+    """Into an existing directory with --force, a failure on the third file leaves every old file as it was."""
+    from advisor import artifacts, io
+    from advisor.advice import advise
+    from advisor.answers import load_answers
+
+    advice = advise(load_answers(good(tmp_path)), rules)
+    d = tmp_path / "launch"
+    written = artifacts.write_artifacts(advice, d, force=False)
+    for p in written:
+        p.write_text("old " + p.name)
+    calls = {"n": 0}
+    real = io.write_atomic
+
+    def flaky(path, text, force=False):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise io.OutputError(f"{path}: cannot write (disk full)")
+        return real(path, text, force)
+
+    monkeypatch.setattr(artifacts, "write_atomic", flaky)
+    with pytest.raises(io.OutputError):
+        artifacts.write_artifacts(advice, d, force=True)
+    assert all(p.read_text() == "old " + p.name for p in written)
+    assert sorted(p.name for p in d.iterdir()) == sorted(p.name for p in written)  # no staging left behind

@@ -204,7 +204,8 @@ class TrainingSection(_Section):
 class CustomGpu(_Section):
     """A GPU that is not in the catalog: give at least memory and peak."""
 
-    name: str = Field(default="custom GPU", description="Display name.")
+    name: str = Field(default="custom GPU", min_length=1, max_length=60, pattern=r"^[\w .+()/,:@-]+$",
+                      description="Display name: letters, digits, spaces and - _ . + ( ) / , : @ (it is printed in the memo), up to 60 characters.")
     memory_gb: PositiveNumber = Field(description="Device memory, GB.")
     peak_tflops: PositiveNumber = Field(description="Dense BF16/FP16 tensor peak, TFLOP/s.")
     generation: Literal["volta", "ampere", "ada", "hopper", "cdna3"] = Field(default="ampere", description="Architecture family (selects the efficiency band).")
@@ -403,6 +404,9 @@ def _one(err: dict[str, Any], root: type[BaseModel]) -> str:
         msg = f"expected a mapping of keys, got {_describe(err.get('input'))}"
     elif kind == "string_type":
         msg = f"expected text, got {_describe(err.get('input'))}"
+    elif kind == "string_pattern_mismatch":
+        desc = _description_at(root, loc)
+        msg = f"{_describe(err.get('input'))} is not allowed" + (f"; {desc}" if desc else "")
     return f"{path}: {msg}" if path else msg
 
 

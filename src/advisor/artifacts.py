@@ -12,6 +12,7 @@ import json
 import math
 import os
 import shutil
+import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +21,7 @@ import yaml
 
 from .advice import Advice
 from .errors import OutputError
-from .io import shown, write_atomic
+from .io import check_writable, shown, write_atomic
 
 
 @dataclass(frozen=True)
@@ -246,11 +247,49 @@ def write_artifacts(advice: Advice, directory: str | Path, force: bool, artifact
             if staging.exists():
                 shutil.rmtree(staging, ignore_errors=True)
         return [d / f.name for f in artifacts]
-    paths = [write_atomic(d / f.name, f.text, force=force) for f in artifacts]
-    for p in paths:
-        if p.suffix in (".sh", ".sbatch"):
-            p.chmod(p.stat().st_mode | 0o111)
-    return paths
+    return _place_into_existing(d, artifacts, force)
+
+
+def _place_into_existing(d: Path, artifacts: list[Artifact], force: bool) -> list[Path]:
+    """Into a directory that already exists: every file is written and fsynced into a hidden staging directory
+    inside it first, so a full disk or a failed write leaves the old set untouched; only same-directory renames
+    (or, without --force, exclusive links that roll back if a file appeared meanwhile) remain after that."""
+    for f in artifacts:
+        check_writable(d / f.name, force)
+    try:
+        staging = Path(tempfile.mkdtemp(prefix=".advisor-staging.", suffix=".tmp", dir=d))
+    except OSError as exc:
+        raise OutputError(f"{shown(d)}: cannot write the launch files ({exc.strerror or exc})") from None
+    placed: list[Path] = []
+    try:
+        for f in artifacts:
+            target = d / f.name
+            staged = write_atomic(staging / f.name, f.text)
+            mode = staged.stat().st_mode
+            if force and target.is_file() and not target.is_symlink():
+                mode = target.stat().st_mode  # --force replaces the content, not the permissions
+            if f.name.endswith((".sh", ".sbatch")):
+                mode |= 0o111
+            staged.chmod(stat.S_IMODE(mode))
+        for f in artifacts:
+            target = d / f.name
+            if force:
+                os.replace(staging / f.name, target)
+            else:
+                os.link(staging / f.name, target)
+            placed.append(target)
+    except FileExistsError:
+        for p in placed:
+            p.unlink(missing_ok=True)
+        raise OutputError(f"{shown(d)}: a launch file appeared while writing; pass --force to overwrite") from None
+    except OSError as exc:
+        if not force:
+            for p in placed:
+                p.unlink(missing_ok=True)
+        raise OutputError(f"{shown(d)}: cannot write the launch files ({exc.strerror or exc})") from None
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return [d / f.name for f in artifacts]
 
 
 def artifact_links(artifacts: list[Artifact], directory: str | Path) -> dict[str, str]:

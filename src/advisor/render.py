@@ -7,7 +7,7 @@ which is what makes the golden-file memo tests meaningful.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Callable
 
 import yaml
 
@@ -53,9 +53,11 @@ def headline(advice: Advice) -> str:
     return f"Switch from {FRAMEWORKS[a.training.current_strategy]} to {fw}, {where}."
 
 
-def summary_rows(advice: Advice, d: dict[str, Any]) -> list[tuple[str, str, str]]:
-    """(what, today, recommended) rows of the executive summary, from the dict ``advice.to_dict()`` already built."""
+def summary_rows(advice: Advice, d: dict[str, Any], user_text: Callable[[str], str] = str) -> list[tuple[str, str, str]]:
+    """(what, today, recommended) rows of the executive summary, from the dict ``advice.to_dict()`` already built;
+    ``user_text`` escapes what the user typed (the memo's markdown escaping)."""
     t, e, a = d["today"], d["estimate"], advice.answers
+    gpu = user_text(a.cluster.spec.name)
     cur = e["currency"]
     p = advice.plan
     runs = p.runs_per_month
@@ -66,7 +68,7 @@ def summary_rows(advice: Advice, d: dict[str, Any]) -> list[tuple[str, str, str]
         t_time = "cannot run"
     rows = [
         ("Framework", FRAMEWORKS[t["strategy"]], FRAMEWORKS[d["recommendation"]["strategy"]]),
-        ("GPUs", f"{t['gpus']:,} × {a.cluster.spec.name}", f"{advice.gpus:,} × {a.cluster.spec.name}"),
+        ("GPUs", f"{t['gpus']:,} × {gpu}", f"{advice.gpus:,} × {gpu}"),
         ("Fits in GPU memory", "yes" if today_runs else "no", "yes" if e["fits"] and e["batch_ok"] else "no"),
         ("Time per run" + (" (today: measured)" if measured else ""), t_time, e_time),
         ("Cost per run", money(t["cost"], cur) if today_runs or measured else "cannot run", money(e["cost"], cur)),
@@ -275,6 +277,15 @@ def _md(text: Any) -> str:
     return str(text).replace("|", "\\|").replace("\n", "<br>")
 
 
+_MD_SPECIAL = str.maketrans({ch: "\\" + ch for ch in "\\`*_[]<>#!~"})  # '|' is _md's job in tables
+
+
+def _md_text(text: Any) -> str:
+    """User-typed text (a custom GPU's name) inside a memo line: markdown characters escaped, so a name cannot add a
+    heading, a link, an image or HTML to a memo someone forwards."""
+    return " ".join(str(text).split()).translate(_MD_SPECIAL)
+
+
 def _md_inline(text: Any) -> str:
     """Keep text on its list line: a newline in rule or user text would start a new block (a heading, a list)."""
     return " ".join(str(text).split("\n"))
@@ -296,7 +307,7 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None) -> str:
     add("")
     add("| | Today | Recommended |")
     add("| --- | --- | --- |")
-    for what, today, rec in summary_rows(advice, d):
+    for what, today, rec in summary_rows(advice, d, _md_text):
         add(f"| {_md(what)} | {_md(today)} | {_md(rec)} |")
     add("")
     for note in summary_notes(advice):
@@ -307,7 +318,7 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None) -> str:
     add("## Decision")
     add("")
     status = " **Blocked — resolve the blocking warnings first.**" if r["blocked"] else ""
-    add(f"Use **{r['framework']}** (`{r['strategy']}`) on {advice.gpus} × {a.cluster.spec.name}.{status}")
+    add(f"Use **{r['framework']}** (`{r['strategy']}`) on {advice.gpus} × {_md_text(a.cluster.spec.name)}.{status}")
     add("")
     lo, hi = e["range"]["wall_clock_hours"]
     clo, chi = e["range"]["cost"]
@@ -343,7 +354,7 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None) -> str:
         ("Shape", f"{d['shape']['layers']} layers, hidden {d['shape']['hidden_size']}, {d['shape']['attention_heads']} heads, seq {a.model.seq_len}"),
         ("Training tokens", tokens),
         ("Known run duration", hours_text(d["scale"]["baseline_hours"]) + f" with {a.training.current_strategy}" if d["scale"]["baseline_hours"] else "not given"),
-        ("Cluster today", f"{a.cluster.gpus} × {a.cluster.spec.name}, {a.cluster.gpus_per_node} per node, {a.cluster.nodes} node(s)"
+        ("Cluster today", f"{a.cluster.gpus} × {_md_text(a.cluster.spec.name)}, {a.cluster.gpus_per_node} per node, {a.cluster.nodes} node(s)"
          + (f"; up to {a.cluster.max_gpus} available" if a.cluster.max_gpus else "")),
         ("Links", f"{advice.evaluation.context['hardware'].intra_link} inside a node, {a.cluster.network_gbps:g} Gbit/s per node" + ("" if a.cluster.inter_node_gbps else " (the GPU's usual fabric)")),
         ("Price", f"{format_number(a.budget.price_per_gpu_hour)} {cur} per GPU-hour"),

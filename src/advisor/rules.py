@@ -64,7 +64,8 @@ DEFAULT_KEYS = ("strategy", "rationale", "source")
 WARNING_KEYS = ("text", "blocking")
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]{1,79}$")
 _SEED = re.compile(r"^seed:K(\d+)$")
-_TEMPLATE = re.compile(r"\{([^{}:]*)(?::([^{}]*))?\}")
+_TEMPLATE = re.compile(r"\{\{|\}\}|\{([^{}:]*)(?::([^{}]*))?\}")
+"""'{fact}' or '{fact:spec}'; '{{' and '}}' are literal braces, as in Python's str.format."""
 _SPEC = re.compile(r"^[<>^]?[+ -]?,?(\.\d)?[fegd%]?$")
 """Alignment, sign, thousands and a one-digit precision: a template cannot ask for a gigabyte-long number."""
 
@@ -552,7 +553,10 @@ def _leaf(fact: str, op: str, value: Any, ref: str | None) -> Test:
 
 
 def _check_template(text: str, where: str, problems: Problems) -> None:
-    for name, spec in _TEMPLATE.findall(text):
+    for m in _TEMPLATE.finditer(text):
+        if m.group(0) in ("{{", "}}"):
+            continue
+        name, spec = m.group(1), m.group(2)
         if name not in FACTS:
             problems.add(f"{where}: template names unknown fact '{{{name}}}'{_suggest(name, FACTS)}")
         elif spec and not _SPEC.match(spec):
@@ -563,6 +567,8 @@ def render_template(text: str, facts: dict[str, Any]) -> str:
     """Fill '{fact}' / '{fact:spec}' from facts; unknown values read 'unknown'."""
 
     def fill(m: re.Match[str]) -> str:
+        if m.group(0) in ("{{", "}}"):
+            return m.group(0)[0]
         name, spec = m.group(1), m.group(2)
         value = facts.get(name)
         if value is None:

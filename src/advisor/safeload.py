@@ -30,11 +30,16 @@ _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when p
 
 class _StrictLoader(_Base):  # type: ignore[misc, valid-type]
     """SafeLoader that refuses duplicate mapping keys, naming the key and its line, and reads numbers as YAML 1.2
-    (and a person) would: 010 is ten, not octal eight; 1:30 is text, not sexagesimal ninety."""
+    (and a person) would: 010 is ten, not octal eight; 1:30 is text, not sexagesimal ninety.
+
+    Merge keys (``<<: *base``) are accepted: a key written out beside a merge overrides the merged value, as
+    YAML's merge spec says; only a key written out twice in the same mapping is a duplicate."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[Any, int] = {}
         for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
             key = self.construct_object(key_node, deep=True)
             try:
                 hash(key)
@@ -105,6 +110,10 @@ class _TooLarge(Exception):
     pass
 
 
+class _NotJson(InputFileError):
+    """Invalid JSON: final for a .json file, a cue to read the text as YAML otherwise."""
+
+
 def read_text(path: str | Path, label: str | None = None, max_bytes: int = MAX_BYTES) -> tuple[str, str]:
     """Read a UTF-8 text file ('-' = stdin) and return (label, text), refusing bad files early."""
     name = label or ("<stdin>" if str(path) == "-" else str(path))
@@ -144,9 +153,15 @@ def read_text(path: str | Path, label: str | None = None, max_bytes: int = MAX_B
 
 def parse_mapping(text: str, name: str) -> dict[str, Any]:
     """Parse YAML (or JSON, which is tried first when the text looks like JSON) into a dict."""
-    stripped = text.lstrip()
-    if stripped.startswith("{") or name.endswith(".json"):
+    if name.endswith(".json"):
         data = _parse_json(text, name)
+    elif text.lstrip().startswith("{"):
+        # JSON is tried first (its errors are clearer for a JSON file); a YAML flow mapping such as
+        # "{model: {params: 7B}}" is not JSON but is valid YAML, so it falls back rather than being refused.
+        try:
+            data = _parse_json(text, name)
+        except _NotJson:
+            data = _parse_yaml(text, name)
     else:
         data = _parse_yaml(text, name)
     if data is None:
@@ -178,7 +193,7 @@ def _parse_json(text: str, name: str) -> Any:
     try:
         return json.loads(text, object_pairs_hook=pairs, parse_constant=constant)
     except json.JSONDecodeError as exc:
-        raise InputFileError(f"{name}: line {exc.lineno}: invalid JSON ({exc.msg})") from None
+        raise _NotJson(f"{name}: line {exc.lineno}: invalid JSON ({exc.msg})") from None
     except RecursionError:
         raise InputFileError(f"{name}: nested too deeply") from None
 
