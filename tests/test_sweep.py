@@ -66,3 +66,16 @@ def test_sweep_command_formats(capsys):
     assert set(d["strategies"]) == set(STRATEGIES) and d["cheapest"]["strategy"] in STRATEGIES
     assert main(["sweep", path, "--format", "md"]) == 0
     assert capsys.readouterr().out.startswith("| GPUs |")
+
+
+def test_a_point_whose_batch_cannot_feed_every_rank_is_not_feasible():
+    """512 sequences cannot feed 1,024 data-parallel ranks: the sweep must not offer that point (issue 10)."""
+    a = answers_from_mapping({"model": {"params": "125M", "seq_len": 2048}, "training": {"tokens": "10B", "global_batch_tokens": "1M"},
+                              "cluster": {"gpu": "a100-80gb", "gpus": 8}, "budget": {"price_per_gpu_hour": 2}})
+    sw = sweep(a, np.array([8.0, 256.0, 1024.0]))
+    assert sw.batch_ok["ddp"].tolist() == [True, True, False]
+    assert not sw.feasible["ddp"][2] and not any(sw.feasible[s][2] for s in STRATEGIES if not sw.batch_ok[s][2])
+    assert sw.batch_ok["megatron-3d"][2]  # model parallelism keeps data parallelism within the batch
+    from advisor.sweep import sweep_text
+
+    assert sweep_text(sw).splitlines()[3].split()[1] == "megatron-3d"

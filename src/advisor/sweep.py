@@ -49,8 +49,10 @@ class Sweep:
     memory_gb: dict[str, np.ndarray]
     fits: dict[str, np.ndarray]
     """Fits in GPU memory (and host RAM where offloading)."""
+    batch_ok: dict[str, np.ndarray]
+    """The global batch has a sequence for every data-parallel rank (the batch is never inflated to make it so)."""
     feasible: dict[str, np.ndarray]
-    """Fits and meets any deadline."""
+    """Fits, the batch feeds every rank, and it meets any deadline."""
     cheapest: tuple[str, float] | None
     fastest: tuple[str, float] | None
 
@@ -71,6 +73,7 @@ class Sweep:
                     "cost": self.cost[s].tolist(),
                     "memory_per_gpu_gb": self.memory_gb[s].tolist(),
                     "fits": self.fits[s].tolist(),
+                    "batch_ok": self.batch_ok[s].tolist(),
                     "feasible": self.feasible[s].tolist(),
                 }
                 for s in STRATEGIES
@@ -86,15 +89,16 @@ def sweep(answers: Answers, gpus: np.ndarray) -> Sweep:
     hours = {s: est[s].hours["mid"] for s in STRATEGIES}
     costs = {s: cost(hours[s], price, gpus) for s in STRATEGIES}
     fits = {s: est[s].fits & est[s].cpu_fits for s in STRATEGIES}
+    batch_ok = {s: est[s].batch_ok for s in STRATEGIES}
     feasible = {}
     for s in STRATEGIES:
-        ok = fits[s]
+        ok = est[s].usable
         if answers.training.deadline_days is not None:
             ok = ok & (hours[s] / 24.0 <= answers.training.deadline_days)
         feasible[s] = ok
     cheapest = _best(costs, feasible, gpus)
     fastest = _best(hours, feasible, gpus)
-    return Sweep(answers, gpus, hours, costs, {s: est[s].memory / GB for s in STRATEGIES}, fits, feasible, cheapest, fastest)
+    return Sweep(answers, gpus, hours, costs, {s: est[s].memory / GB for s in STRATEGIES}, fits, batch_ok, feasible, cheapest, fastest)
 
 
 def _best(values: dict[str, np.ndarray], feasible: dict[str, np.ndarray], gpus: np.ndarray) -> tuple[str, float] | None:
@@ -124,8 +128,12 @@ def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False) -> str:
         cands = [(float(sw.cost[s][i]), STRATEGIES.index(s), s) for s in STRATEGIES if sw.feasible[s][i]]
         if not cands:
             fitting = [s for s in STRATEGIES if sw.fits[s][i]]
+            running = [s for s in fitting if sw.batch_ok[s][i]]
             why = "none fits in memory"
-            if fitting:
+            if fitting and not running:
+                why = "the global batch has too few sequences for this many data-parallel ranks"
+            elif running:
+                fitting = running
                 fastest = min(float(sw.hours[s][i]) for s in fitting)
                 why = f"misses the deadline ({fastest / 24.0:,.1f} days at best)"
             line = (f"| {g:,.0f} | {why} | | | |" if markdown else f"{g:>7,.0f}  {why}")
