@@ -21,10 +21,11 @@ from pydantic import (
     model_validator,
 )
 
-from .catalog import GpuSpec, gpu_catalog
+from .catalog import GpuSpec, gpu_catalog, resolve_gpu
 from .errors import AnswerError
 from .safeload import load_mapping, parse_mapping
-from .units import parse_quantity
+from .i18n import zh
+from .units import CURRENCY_MARKS, parse_duration, parse_money, parse_quantity, split_money
 
 
 def _quantity(value: Any) -> float:
@@ -39,6 +40,8 @@ def _quantity(value: Any) -> float:
 def _positive_number(value: Any) -> float:
     if isinstance(value, str) and len(value) > 64:
         raise ValueError(f"expected a number, got {len(value):,} characters of text")
+    if isinstance(value, str):
+        value = parse_quantity(value)  # "1,600", "1.6k": numbers as people type them
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(f"expected a number, got {_describe(value)}")
     if isinstance(value, int) and value > MAX_NUMBER:
@@ -72,6 +75,8 @@ MAX_NUMBER = 1e18
 def _count(value: Any) -> int:
     if isinstance(value, str) and len(value) > 64:
         raise ValueError(f"expected a whole number, got {len(value):,} characters of text")
+    if isinstance(value, str):
+        value = parse_quantity(value)  # "1,024", "2k"
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(f"expected a whole number, got {_describe(value)}")
     if isinstance(value, int) and value > MAX_COUNT:
@@ -105,7 +110,24 @@ def _describe(value: Any) -> str:
     return repr(value)
 
 
+def _money(value: Any) -> float:
+    """An amount: 500000, '500,000', '500k', '50万', '¥10', '10元' (the currency mark is checked by the section)."""
+    if isinstance(value, str):
+        value, _currency_mark = parse_money(value)
+    return _positive_number(value)
+
+
+def _days(value: Any) -> float:
+    return _positive_number(parse_duration(value, "days") if isinstance(value, str) else value)
+
+
+def _hours(value: Any) -> float:
+    return _positive_number(parse_duration(value, "hours") if isinstance(value, str) else value)
+
+
 def _currency(value: Any) -> str:
+    if isinstance(value, str) and value.strip().lower() in CURRENCY_MARKS:
+        return CURRENCY_MARKS[value.strip().lower()]  # ¥, 元, 人民币, RMB -> CNY; $ -> USD
     if not isinstance(value, str) or not value.isascii() or not value.isalpha() or not 1 <= len(value) <= 8:
         shown = repr(value[:20]) if isinstance(value, str) else _describe(value)
         raise ValueError(f"must be 1 to 8 letters such as USD, CNY or EUR (got {shown})")
@@ -116,6 +138,9 @@ Quantity = Annotated[float, BeforeValidator(_quantity)]
 PositiveNumber = Annotated[float, BeforeValidator(_positive_number)]
 NonNegativeNumber = Annotated[float, BeforeValidator(_non_negative_number)]
 Count = Annotated[int, BeforeValidator(_count)]
+Money = Annotated[float, BeforeValidator(_money)]
+Days = Annotated[float, BeforeValidator(_days)]
+Hours = Annotated[float, BeforeValidator(_hours)]
 StrictBool = Annotated[bool, BeforeValidator(_strict_bool)]
 
 STRATEGIES: tuple[str, ...] = (
@@ -166,10 +191,10 @@ class TrainingSection(_Section):
     """How much training, and how it is run."""
 
     tokens: Quantity | None = Field(default=None, description="Training tokens for the whole run, e.g. 1T, 300B. Give this or a known duration.")
-    duration_hours: PositiveNumber | None = Field(default=None, description="Known wall-clock hours of one run on this cluster today (the baseline).")
-    duration_days: PositiveNumber | None = Field(default=None, description="Known wall-clock days of one run on this cluster today (the baseline, seed K1: '3 days').")
+    duration_hours: Hours | None = Field(default=None, description="Known wall-clock hours of one run on this cluster today (the baseline).")
+    duration_days: Days | None = Field(default=None, description="Known wall-clock days of one run on this cluster today (the baseline, seed K1: '3 days').")
     current_strategy: Strategy = Field(default="ddp", description="What the team runs today; a known duration is taken to be measured with it.")
-    deadline_days: PositiveNumber | None = Field(default=None, description="Calendar days the run must finish in.")
+    deadline_days: Days | None = Field(default=None, description="Calendar days the run must finish in (2, 2d, 48h, 2天).")
     runs_per_month: PositiveNumber | None = Field(
         default=None,
         description="Runs a month the roadmap needs; the monthly bill is runs x cost per run. Default: as many as today's "
@@ -208,8 +233,8 @@ class CustomGpu(_Section):
                       description="Display name: letters, digits, spaces and - _ . + ( ) / , : @ (it is printed in the memo), up to 60 characters.")
     memory_gb: PositiveNumber = Field(description="Device memory, GB.")
     peak_tflops: PositiveNumber = Field(description="Dense BF16/FP16 tensor peak, TFLOP/s.")
-    generation: Literal["volta", "ampere", "ada", "hopper", "cdna3"] = Field(default="ampere", description="Architecture family (selects the efficiency band).")
-    intra_node: Literal["nvlink", "pcie", "xgmi"] = Field(default="pcie", description="GPU-to-GPU link inside a node.")
+    generation: Literal["volta", "ampere", "ada", "hopper", "cdna3", "davinci"] = Field(default="ampere", description="Architecture family (selects the efficiency band).")
+    intra_node: Literal["nvlink", "pcie", "xgmi", "hccs"] = Field(default="pcie", description="GPU-to-GPU link inside a node.")
     nvlink_gbs: PositiveNumber | None = Field(default=None, description="GPU-to-GPU bandwidth, unidirectional GB/s.")
     pcie_gbs: PositiveNumber = Field(default=31, description="Host link bandwidth, GB/s (default PCIe 4 x16, 31 GB/s).")
 
@@ -225,7 +250,7 @@ class ClusterSection(_Section):
         "today's count cannot meet the deadline.",
     )
     gpus_per_node: Count = Field(default=8, description="GPUs in one node (default 8).")
-    intra_node: Literal["nvlink", "pcie", "xgmi"] | None = Field(default=None, description="GPU link inside a node; default: the GPU's own (NVLink on SXM parts).")
+    intra_node: Literal["nvlink", "pcie", "xgmi", "hccs"] | None = Field(default=None, description="GPU link inside a node; default: the GPU's own (NVLink on SXM parts).")
     inter_node_gbps: PositiveNumber | None = Field(
         default=None,
         description="Network bandwidth per node, Gbit/s (all its NICs together). Default: the GPU's usual fabric — 8 x 200 Gb/s "
@@ -240,10 +265,12 @@ class ClusterSection(_Section):
     def _known_gpu(cls, value: Any) -> Any:
         if isinstance(value, str):
             known = list(gpu_catalog())
-            if value not in known:
-                close = difflib.get_close_matches(value.lower(), known, n=1, cutoff=0.5)
+            gid = resolve_gpu(value)
+            if gid is None:
+                close = difflib.get_close_matches(value.strip().lower(), known, n=1, cutoff=0.5)
                 hint = f"; did you mean '{close[0]}'?" if close else f"; known: {', '.join(known)}"
                 raise ValueError(f"unknown GPU '{value}'{hint}")
+            return gid
         elif not isinstance(value, dict):
             raise ValueError(f"expected a catalog id such as 'a100-80gb' or a mapping with memory_gb and peak_tflops, got {_describe(value)}")
         return value
@@ -281,10 +308,44 @@ class ClusterSection(_Section):
 class BudgetSection(_Section):
     """What the run may cost."""
 
-    price_per_gpu_hour: PositiveNumber = Field(description="Price of one GPU for one hour, in `currency`.")
-    currency: Annotated[str, BeforeValidator(_currency)] = Field(default="USD", description="Currency code: 1 to 8 letters, e.g. USD, CNY, EUR.")
-    limit: PositiveNumber | None = Field(default=None, description="Most the whole run may cost.")
-    monthly_limit: PositiveNumber | None = Field(default=None, description="Monthly GPU bill ceiling (seed K1: 500,000 CNY a month).")
+    price_per_gpu_hour: Money = Field(description="Price of one GPU for one hour, in `currency` (2.5, ¥10, 10元).")
+    currency: Annotated[str, BeforeValidator(_currency)] = Field(
+        default_factory=lambda: "CNY" if zh() else "USD",
+        description="Currency code: 1 to 8 letters, e.g. USD, CNY, EUR (¥, 元 and 人民币 mean CNY). Default: CNY in Chinese, else USD.")
+    limit: Money | None = Field(default=None, description="Most the whole run may cost (500000, 500k, 50万).")
+    monthly_limit: Money | None = Field(default=None, description="Monthly GPU bill ceiling (seed K1: 500,000 CNY a month; 50万).")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _currency_marks(cls, data: Any) -> Any:
+        """'¥10' or '50万元' name the currency: it must agree with `currency`, and sets it when not given."""
+        if not isinstance(data, dict):
+            return data
+        marks: dict[str, str] = {}
+        for key in ("price_per_gpu_hour", "limit", "monthly_limit"):
+            try:
+                _amount, mark = split_money(data.get(key))
+            except ValueError:
+                continue  # the field's own validator reports it
+            if mark:
+                marks[key] = mark
+        if not marks:
+            return data
+        codes = set(marks.values())
+        if len(codes) > 1:
+            raise ValueError(f"the amounts name different currencies ({', '.join(f'{k}: {v}' for k, v in marks.items())}); use one")
+        code = codes.pop()
+        given = data.get("currency")
+        if given is None:
+            return {**data, "currency": code}
+        try:
+            given_code = _currency(given)
+        except ValueError:
+            return data
+        if given_code.upper() != code:
+            key = next(iter(marks))
+            raise ValueError(f"{key} is written in {code} but currency is {given_code}; make them agree")
+        return data
 
 
 class TeamSection(_Section):

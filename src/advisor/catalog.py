@@ -24,12 +24,13 @@ class GpuSpec(BaseModel):
     generation: str = Field(description="Architecture family; selects the MFU band.")
     memory_gb: float = Field(gt=0, description="Device memory in GB (10^9 bytes).")
     peak_tflops: float = Field(gt=0, description="Dense BF16/FP16 tensor peak, TFLOP/s.")
-    intra_node: str = Field(description="Default GPU-to-GPU link inside a node: nvlink, pcie or xgmi.")
+    intra_node: str = Field(description="Default GPU-to-GPU link inside a node: nvlink, pcie, xgmi (AMD) or hccs (Huawei).")
     nvlink_gbs: float | None = Field(default=None, description="GPU-to-GPU link bandwidth, unidirectional GB/s.")
     pcie_gbs: float = Field(gt=0, description="Host (PCIe) bandwidth, unidirectional GB/s.")
     source: str = Field(description="Where the figures were read.")
     network_gbps: float | None = Field(default=None, gt=0, description="Usual network per node, Gbit/s (the default for cluster.inter_node_gbps).")
     network_source: str | None = Field(default=None, description="Where the usual network figure comes from.")
+    aliases: tuple[str, ...] = Field(default=(), description="Other names people type for it (a800-sxm, 910b).")
 
     @property
     def default_network_gbps(self) -> float:
@@ -61,6 +62,26 @@ def efficiency_data() -> tuple[dict[str, MfuBand], dict[str, Any]]:
     """(MFU bands by generation, link efficiencies with their source)."""
     raw = _data("efficiency.yaml")
     return {gen: MfuBand(**band) for gen, band in raw["mfu"].items()}, raw["link_efficiency"]
+
+
+def _norm(name: str) -> str:
+    return "-".join(name.strip().lower().replace("_", " ").replace("-", " ").split())
+
+
+@lru_cache(maxsize=1)
+def _names() -> dict[str, str]:
+    out: dict[str, str] = {}
+    for gid, spec in gpu_catalog().items():
+        for name in (gid, *spec.aliases):
+            out[_norm(name)] = gid
+            out[_norm(name).replace("-", "")] = gid
+    return out
+
+
+def resolve_gpu(name: str) -> str | None:
+    """The catalog id for what a person typed — 'A800', 'H800', '910B', 'a100_80gb', 'Ascend 910B' — or None."""
+    key = _norm(name)
+    return _names().get(key) or _names().get(key.replace("-", ""))
 
 
 def mfu_band(generation: str) -> MfuBand:

@@ -279,7 +279,7 @@ def hardware_from(answers: Answers) -> Hardware:
     spec = c.spec
     _, link = efficiency_data()
     intra_link = c.intra_node or spec.intra_node
-    if intra_link in ("nvlink", "xgmi") and spec.nvlink_gbs:
+    if intra_link in ("nvlink", "xgmi", "hccs") and spec.nvlink_gbs:
         intra = spec.nvlink_gbs
     else:
         intra_link = "pcie"

@@ -81,7 +81,7 @@ def steps() -> tuple[Step, ...]:
              "the network per node in Gbit/s, all its cards together (an A100 node usually has 8 x 200 = 1600, an H100 "
              "node 8 x 400 = 3200). Leave it empty for the GPU's usual fabric.",
              (Field("cluster.intra_node", "Inside a node", "choice",
-                    choices=(Choice(None, "the GPU's own link"), Choice("nvlink", "NVLink"), Choice("pcie", "PCIe only"), Choice("xgmi", "AMD XGMI"))),
+                    choices=(Choice(None, "the GPU's own link"), Choice("nvlink", "NVLink"), Choice("pcie", "PCIe only"), Choice("xgmi", "AMD XGMI"), Choice("hccs", "Huawei HCCS"))),
               Field("cluster.inter_node_gbps", "Network per node (Gbit/s)", "text", "e.g. 200", optional=True, number="float"))),
         Step("price", "What does a GPU-hour cost?",
              "Cost = training time x price per GPU-hour x number of GPUs. At 10 CNY per GPU-hour, 1,000 GPUs for a day "

@@ -1,7 +1,9 @@
-"""Strict parsing of human quantities such as "7B", "1.3b", "70e9", "1T", "500M".
+"""Strict parsing of numbers as people write them: "7B", "7 billion", "70亿", "7e9", "500,000", "500k", "50万",
+money "¥10" / "10元" / "$2.5", durations "3d" / "3天" / "72h".
 
-Strict means: a number, optionally one magnitude suffix, nothing else. "7 billion", "7BB",
-"seven" and "" are refused, so a typo never silently becomes a different model size.
+Strict means: a number, optionally one magnitude word, optionally (for money) one currency mark and (for durations)
+one time unit, nothing else. "7BB", "seven", "1,00" and "" are refused, so a typo never silently becomes a different
+model size. Every pattern is linear-time: a long non-match fails fast.
 """
 
 from __future__ import annotations
@@ -9,14 +11,41 @@ from __future__ import annotations
 import math
 import re
 
-SUFFIXES: dict[str, float] = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
-"""Magnitude suffixes (case-insensitive). "G" is accepted as a synonym of "B" (giga)."""
+SUFFIXES: dict[str, float] = {
+    "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12,
+    "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12,
+    "千": 1e3, "万": 1e4, "十万": 1e5, "百万": 1e6, "千万": 1e7, "亿": 1e8, "十亿": 1e9, "百亿": 1e10, "千亿": 1e11, "万亿": 1e12,
+}
+"""Magnitude suffixes (case-insensitive). "G" is accepted as a synonym of "B" (giga); 万 is 10^4 and 亿 10^8."""
 
-_QUANTITY = re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE]([+-]?[0-9]+))?\s*(?:([kKmMbBgGtT])\s*)?$")
-"""Linear-time by construction: no two adjacent parts can match the same characters, so a long non-match fails fast."""
+_SUFFIX_RX = "|".join(sorted((re.escape(s) for s in SUFFIXES), key=len, reverse=True))
+_NUMBER = r"([0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]*)?|[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE]([+-]?[0-9]+))?"
+_QUANTITY = re.compile(rf"^\s*{_NUMBER}\s*(?:({_SUFFIX_RX})\s*)?$", re.IGNORECASE)
+"""A number (thousands may be grouped with commas: 500,000), an optional exponent, an optional magnitude word."""
+
+CURRENCY_MARKS: dict[str, str] = {
+    "¥": "CNY", "￥": "CNY", "元": "CNY", "块": "CNY", "人民币": "CNY", "rmb": "CNY", "cny": "CNY",
+    "$": "USD", "美元": "USD", "usd": "USD", "€": "EUR", "eur": "EUR", "£": "GBP", "gbp": "GBP",
+}
+"""Currency marks written before or after an amount, and the ISO code each means."""
+
+_MARK_RX = "|".join(sorted((re.escape(m) for m in CURRENCY_MARKS), key=len, reverse=True))
+_MONEY = re.compile(rf"^\s*(?:({_MARK_RX})\s*)?(.*?)\s*(?:({_MARK_RX}))?\s*$", re.IGNORECASE)
+
+DURATION_UNITS: dict[str, float] = {
+    "h": 1.0, "hr": 1.0, "hrs": 1.0, "hour": 1.0, "hours": 1.0, "小时": 1.0, "个小时": 1.0, "时": 1.0,
+    "d": 24.0, "day": 24.0, "days": 24.0, "天": 24.0, "日": 24.0,
+    "w": 168.0, "wk": 168.0, "week": 168.0, "weeks": 168.0, "周": 168.0, "星期": 168.0, "个星期": 168.0,
+}
+"""Time units in hours."""
+
+_UNIT_RX = "|".join(sorted((re.escape(u) for u in DURATION_UNITS), key=len, reverse=True))
+_DURATION = re.compile(rf"^\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)\s*({_UNIT_RX})\s*$", re.IGNORECASE)
 
 MAX_QUANTITY_CHARS = 64
 """Longer text is refused before any parsing (a paste of 100 KB of digits must not stall the app)."""
+
+EXAMPLES = "write a number such as 7e9, 7B, 7 billion or 70亿 (suffixes: K, M, B, T, 万, 亿)"
 
 
 def parse_quantity(value: object) -> float:
@@ -34,12 +63,12 @@ def parse_quantity(value: object) -> float:
             raise ValueError("is too large to be a quantity") from None
     elif isinstance(value, str):
         if len(value) > MAX_QUANTITY_CHARS:
-            raise ValueError(f"is {len(value):,} characters long; write a number such as 7e9 or 7B")
+            raise ValueError(f"is {len(value):,} characters long; {EXAMPLES}")
         match = _QUANTITY.match(value)
         if not match:
-            raise ValueError(f"cannot read {value!r} as a quantity; write a number such as 7e9 or 7B (suffixes: K, M, B, T)")
+            raise ValueError(f"cannot read {value!r} as a number; {EXAMPLES}")
         mantissa, exponent, suffix = match.groups()
-        number = float(f"{mantissa}e{exponent or 0}")  # float() saturates to inf instead of raising, unlike 10.0 ** 999
+        number = float(f"{mantissa.replace(',', '')}e{exponent or 0}")  # float() saturates to inf instead of raising
         if suffix:
             number *= SUFFIXES[suffix.lower()]
         if math.isinf(number):
@@ -49,6 +78,47 @@ def parse_quantity(value: object) -> float:
     if not math.isfinite(number):
         raise ValueError("must be a finite number (NaN and infinity are not allowed)")
     return number
+
+
+def split_money(value: object) -> tuple[object, str | None]:
+    """('50万', 'CNY') from '¥50万' or '50万元'; (value, None) when no currency mark is written."""
+    if not isinstance(value, str) or len(value) > MAX_QUANTITY_CHARS:
+        return value, None
+    m = _MONEY.match(value)
+    if not m:
+        return value, None
+    before, amount, after = m.groups()
+    marks = {CURRENCY_MARKS[x.lower()] for x in (before, after) if x}
+    if len(marks) > 1:
+        raise ValueError(f"{value!r} names two currencies; write one, e.g. ¥10 or 10元")
+    return amount, (marks.pop() if marks else None)
+
+
+def parse_money(value: object) -> tuple[float, str | None]:
+    """An amount as people write it — 500000, '500,000', '500k', '50万', '¥10', '10元', '$2.5' — and the currency
+    its mark names, if any."""
+    amount, currency = split_money(value)
+    try:
+        return parse_quantity(amount), currency
+    except ValueError as exc:
+        if isinstance(value, str) and str(exc).startswith("cannot read"):
+            raise ValueError(f"cannot read {value!r} as an amount; write e.g. 500000, 500,000, 500k, 50万, ¥10 or 10元") from None
+        raise
+
+
+def parse_duration(value: object, unit: str) -> float:
+    """A duration in ``unit`` ('hours' or 'days'): a bare number is already in that unit; '3d', '3 days', '3天',
+    '72h', '72小时', '2 weeks', '2周' are converted."""
+    if isinstance(value, str) and len(value) <= MAX_QUANTITY_CHARS:
+        m = _DURATION.match(value)
+        if m:
+            hours = float(m.group(1)) * DURATION_UNITS[m.group(2).lower()]
+            return hours if unit == "hours" else hours / 24.0
+        try:
+            return parse_quantity(value)
+        except ValueError:
+            raise ValueError(f"cannot read {value!r} as a duration; write e.g. 3 (in {unit}), 3d, 3 days, 3天, 72h or 72小时") from None
+    return parse_quantity(value)
 
 
 def format_quantity(value: float, unit: str = "") -> str:

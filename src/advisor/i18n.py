@@ -1,0 +1,86 @@
+"""Languages: English (the source) and 简体中文, gettext-style.
+
+Every user-facing string in the core and the front ends is written in English inside ``_("...")``; the English text
+is the message id, and ``data/i18n/zh.yaml`` maps it to Chinese. A test (tests/test_i18n.py) reads every ``_()``
+call in the source and checks the catalog has each one, with the same ``{placeholders}``, and nothing stale.
+Rule texts carry both languages in the rule YAML instead (``{en: ..., zh: ...}``), validated at load.
+
+The current language is a context variable: the CLI sets it from ``--lang`` / ``ADVISOR_LANG`` / the locale, the
+TUI at start-up; library callers can use ``with language("zh"):``.
+"""
+
+from __future__ import annotations
+
+import os
+from contextlib import contextmanager
+from contextvars import ContextVar
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Iterator
+
+LANGUAGES = ("en", "zh")
+
+_current: ContextVar[str] = ContextVar("advisor_language", default="en")
+
+
+def detect(env: dict[str, str] | None = None) -> str:
+    """ADVISOR_LANG if set, else the locale (LC_ALL, LC_MESSAGES, LANG): zh_* means Chinese."""
+    env = os.environ if env is None else env
+    chosen = env.get("ADVISOR_LANG", "").strip().lower()
+    if chosen:
+        return normalise(chosen)
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = env.get(var, "")
+        if value:
+            return "zh" if value.lower().startswith("zh") else "en"
+    return "en"
+
+
+def normalise(lang: str) -> str:
+    """'zh', 'zh_CN.UTF-8', 'zh-Hans', 'cn', '中文' -> 'zh'; 'en', 'en_US' -> 'en'; anything else is refused."""
+    low = lang.strip().lower()
+    if low.startswith(("zh", "cn")) or low in ("中文", "chinese"):
+        return "zh"
+    if low.startswith("en") or low in ("english", "c", "posix"):
+        return "en"
+    raise ValueError(f"unknown language {lang!r}; use en or zh")
+
+
+def current() -> str:
+    return _current.get()
+
+
+def set_language(lang: str) -> None:
+    _current.set(normalise(lang))
+
+
+@contextmanager
+def language(lang: str) -> Iterator[None]:
+    token = _current.set(normalise(lang))
+    try:
+        yield
+    finally:
+        _current.reset(token)
+
+
+@lru_cache(maxsize=None)
+def catalog(lang: str) -> dict[str, str]:
+    """msgid -> translation for ``lang`` (empty for English, the source language)."""
+    if lang == "en":
+        return {}
+    import yaml
+
+    text = resources.files("advisor").joinpath("data", "i18n", f"{lang}.yaml").read_text(encoding="utf-8")
+    data = yaml.safe_load(text) or {}
+    return {str(k): str(v) for k, v in data.items()}
+
+
+def _(msgid: str, /, **values: Any) -> str:
+    """The current language's text for ``msgid``, with ``{name}`` placeholders filled from ``values``."""
+    lang = _current.get()
+    text = catalog(lang).get(msgid, msgid) if lang != "en" else msgid
+    return text.format(**values) if values else text
+
+
+def zh() -> bool:
+    return _current.get() == "zh"
