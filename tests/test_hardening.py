@@ -60,8 +60,8 @@ def test_json_output_never_holds_nan_or_infinity(tmp_path):
 
 @pytest.mark.parametrize("spec", [".999999999f", "99999999d", ".20f", "1000,.2f"])
 def test_a_template_format_spec_is_bounded_at_load(spec):
-    pack = {"pack": "p", "rules": [{"id": "r-one", "title": "t", "source": "seed:K1", "priority": 10, "when": {"all": []},
-                                    "then": {"rationale": "{params:" + spec + "} parameters"}}]}
+    pack = {"pack": "p", "rules": [{"id": "r-one", "title": {"en": "t", "zh": "t"}, "source": "seed:K1", "priority": 10, "when": {"all": []},
+                                    "then": {"rationale": {"en": "{params:" + spec + "} parameters", "zh": "{params:" + spec + "} 个参数"}}}]}
     problems = Problems(collect=True) if "collect" in Problems.__dataclass_fields__ else Problems()
     try:
         parse_pack(pack, "p.yaml", problems)
@@ -88,8 +88,8 @@ def test_a_key_named_str_inside_a_section_names_that_section(tmp_path):
 def test_rule_packs_with_lists_where_names_belong_exit_2(tmp_path, leaf, command):
     pack = tmp_path / "pack"
     pack.mkdir()
-    (pack / "p.yaml").write_text("pack: p\nrules:\n  - id: r-one\n    title: t\n    source: seed:K1\n    priority: 10\n"
-                                 f"    when: {{all: [{leaf}]}}\n    then: {{rationale: x}}\n")
+    (pack / "p.yaml").write_text("pack: p\nrules:\n  - id: r-one\n    title: {en: t, zh: t}\n    source: seed:K1\n    priority: 10\n"
+                                 f"    when: {{all: [{leaf}]}}\n    then: {{rationale: {{en: x, zh: x}}}}\n")
     answers = tmp_path / "a.yaml"
     answers.write_text(BASE.format(params="7B", tokens="1T", extra="", gpus=16, price=2))
     args = ["advise", str(answers), "--rules", str(pack)] if command == "advise" else ["rules", "check", str(pack)]
@@ -262,8 +262,8 @@ def test_rule_templates_take_doubled_braces_as_literal_braces(tmp_path):
     from advisor.rules import render_template
 
     problems = Problems(collect=True)
-    parse_pack({"pack": "p", "rules": [{"id": "r-one", "title": "t", "source": ["seed:K1"], "priority": 50, "when": {"fact": "gpus", "op": "ge", "value": 1},
-                                         "then": {"rationale": "{{not a fact}} on {gpus} GPUs"}}]}, "p.yaml", problems)
+    parse_pack({"pack": "p", "rules": [{"id": "r-one", "title": {"en": "t", "zh": "t"}, "source": ["seed:K1"], "priority": 50, "when": {"fact": "gpus", "op": "ge", "value": 1},
+                                         "then": {"rationale": {"en": "{{not a fact}} on {gpus} GPUs", "zh": "{{不是事实}} 在 {gpus} 张 GPU 上"}}}]}, "p.yaml", problems)
     assert problems.items == []
     assert render_template("{{not a fact}} on {gpus} GPUs", {"gpus": 8}) == "{not a fact} on 8 GPUs"
 

@@ -29,8 +29,9 @@ condition = st.recursive(leaf, lambda inner: st.one_of(
     st.fixed_dictionaries({"any": st.lists(inner, max_size=3)}),
     st.fixed_dictionaries({"not": inner}),
 ), max_leaves=6) | st.sampled_from(["always", "sometimes", None, 3])
-templates = st.sampled_from(["plain text", "{gpus} GPUs", "{params_b:.1f}B", "{nope}", "{gpus:.999999999f}", "{gpus!r}",
-                             "{memory_gb.fsdp:,.1f} GB", "{", "}", "{0}", "{gpus.__class__}", "{{literal}}"])
+templates = st.one_of(st.sampled_from(["plain text", "{gpus} GPUs", "{params_b:.1f}B", "{nope}", "{gpus:.999999999f}", "{gpus!r}",
+                             "{memory_gb.fsdp:,.1f} GB", "{", "}", "{0}", "{gpus.__class__}", "{{literal}}"]).flatmap(
+    lambda t: st.sampled_from([t, {"en": t, "zh": t}, {"en": t}, {"en": t, "zh": "{gpus}"}, {"en": t, "fr": t}])))
 outcome = st.fixed_dictionaries({}, optional={
     "score": st.dictionaries(st.sampled_from(["ddp", "fsdp", "deepspeed-zero2", "megatron-3d", "tensorflow"]),
                              st.one_of(st.integers(-20, 20), st.floats(allow_nan=True, allow_infinity=True), junk), max_size=3),
@@ -54,9 +55,10 @@ good_condition = st.recursive(good_leaf, lambda inner: st.one_of(
     st.fixed_dictionaries({"all": st.lists(inner, min_size=1, max_size=3)}),
     st.fixed_dictionaries({"any": st.lists(inner, min_size=1, max_size=3)}),
     st.fixed_dictionaries({"not": inner})), max_leaves=5)
-good_text = st.sampled_from(["plain text", "{gpus} GPUs", "{params_b:.1f}B", "{memory_gb.fsdp:,.1f} GB", "{{literal}}"])
+good_text = st.sampled_from(["plain text", "{gpus} GPUs", "{params_b:.1f}B", "{memory_gb.fsdp:,.1f} GB", "{{literal}}"]).map(
+    lambda t: {"en": t, "zh": t.replace("GPUs", "张 GPU")})
 good_rule = st.builds(
-    lambda i, when, score, text, qs: {"id": f"fuzz-{i}", "title": "A fuzzed rule", "source": ["seed:K1"], "priority": 50,
+    lambda i, when, score, text, qs: {"id": f"fuzz-{i}", "title": {"en": "A fuzzed rule", "zh": "模糊测试规则"}, "source": ["seed:K1"], "priority": 50,
                                       "when": when, "then": {"score": score, "rationale": text, "questions": qs}},
     st.integers(0, 10**6), good_condition,
     st.dictionaries(st.sampled_from(["ddp", "fsdp", "deepspeed-zero2", "megatron-3d"]), st.integers(-5, 5), max_size=2),

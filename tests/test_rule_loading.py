@@ -85,19 +85,19 @@ def test_an_extra_pack_adds_rules_and_overrides_by_id(tmp_path, rules):
         """
 rules:
   - id: k13-ddp-under-64
-    title: Our site forbids DDP
+    title: {en: Our site forbids DDP, zh: 本站禁用 DDP}
     source: "internal: platform policy 2026/3"
     priority: 99
     when: {all: []}
     then:
       exclude: [ddp]
-      rationale: "Site policy: every job runs under FSDP."
+      rationale: {en: "Site policy: every job runs under FSDP.", zh: "本站规定：所有作业都用 FSDP。"}
   - id: site-checklist
-    title: Site checklist
+    title: {en: Site checklist, zh: 本站检查项}
     source: "internal: platform policy 2026/3"
     priority: 1
     when: {all: []}
-    then: {checklist: ["Book the cluster in the site calendar."]}
+    then: {checklist: [{en: "Book the cluster in the site calendar.", zh: "在站点日历中预订集群。"}]}
 """
     )
     merged = load_rules([d])
@@ -120,8 +120,8 @@ def test_excluding_every_fitting_strategy_is_blocked_not_misreported(tmp_path, r
     from advisor.answers import STRATEGIES
 
     (d / "strict.yaml").write_text(
-        "rules:\n  - id: forbid-all\n    title: Forbid all\n    source: 'internal: test policy'\n    priority: 1\n"
-        "    when: {all: []}\n    then:\n      exclude: [" + ", ".join(STRATEGIES) + "]\n      rationale: forbidden\n"
+        "rules:\n  - id: forbid-all\n    title: {en: Forbid all, zh: 全部禁用}\n    source: 'internal: test policy'\n    priority: 1\n"
+        "    when: {all: []}\n    then:\n      exclude: [" + ", ".join(STRATEGIES) + "]\n      rationale: {en: forbidden, zh: 禁用}\n"
     )
     advice = advise(answers_from_mapping(MINIMAL), load_rules([d]))
     assert advice.facts[f"fits.{advice.strategy}"]

@@ -71,12 +71,12 @@ def run_rules(rules: RuleSet, facts: dict[str, Any], choice_only: bool = False) 
             out.scores[s] += pts
         if choice_only:
             for s in t.exclude:
-                out.excluded.setdefault(s, []).append(rule.title)
+                out.excluded.setdefault(s, []).append(str(rule.title))
             continue
         text = render_template(t.rationale, facts) if t.rationale else None
         out.fired.append(FiredRule(rule, text, trace))
         for s in t.exclude:
-            out.excluded.setdefault(s, []).append(text or rule.title)
+            out.excluded.setdefault(s, []).append(text or str(rule.title))
         src = ", ".join(rule.source)
         for q in t.questions:
             q_text = render_template(q, facts)
@@ -190,7 +190,7 @@ class Advice:
         for fr in self.fired:
             sc = fr.rule.then.score.get(self.strategy, 0)
             if sc > 0 and fr.rationale:
-                out.append({"rule": fr.rule.id, "title": fr.rule.title, "text": fr.rationale, "source": list(fr.rule.source), "points": sc})
+                out.append({"rule": fr.rule.id, "title": str(fr.rule.title), "text": fr.rationale, "source": list(fr.rule.source), "points": sc})
         if self.default_used and self.default_rationale:
             out.append({"rule": "default", "title": "Default outcome", "text": self.default_rationale, "source": ["advisor default"], "points": 0})
         return out
@@ -198,7 +198,7 @@ class Advice:
     def context(self) -> list[dict[str, Any]]:
         """Fired rules that speak to the whole decision rather than for or against one strategy."""
         return [
-            {"rule": fr.rule.id, "title": fr.rule.title, "text": fr.rationale, "source": list(fr.rule.source)}
+            {"rule": fr.rule.id, "title": str(fr.rule.title), "text": fr.rationale, "source": list(fr.rule.source)}
             for fr in self.fired
             if fr.rationale and not fr.rule.then.score and not fr.rule.then.exclude
         ]
@@ -206,7 +206,7 @@ class Advice:
     def tradeoffs(self) -> list[dict[str, Any]]:
         """What the recommendation gives up: rules that count against it, and the cheaper-but-slower option."""
         out = [
-            {"rule": fr.rule.id, "title": fr.rule.title, "text": fr.rationale, "source": list(fr.rule.source)}
+            {"rule": fr.rule.id, "title": str(fr.rule.title), "text": fr.rationale, "source": list(fr.rule.source)}
             for fr in self.fired
             if fr.rationale and fr.rule.then.score.get(self.strategy, 0) < 0
         ]
@@ -279,7 +279,7 @@ class Advice:
             "checklist": self.checklist,
             "warnings": self.warnings,
             "fired_rules": [
-                {"id": fr.rule.id, "title": fr.rule.title, "source": list(fr.rule.source), "priority": fr.rule.priority,
+                {"id": fr.rule.id, "title": str(fr.rule.title), "source": list(fr.rule.source), "priority": fr.rule.priority,
                  "file": fr.rule.file, "rationale": fr.rationale, "conditions": fr.trace}
                 for fr in self.fired
             ],
@@ -317,7 +317,7 @@ def pct_change(new: float, old: float) -> str:
 def assumptions(ev: Evaluation) -> list[str]:
     spec = ev.answers.cluster.spec
     band = mfu_band(spec.generation)
-    _, link = efficiency_data()
+    _bands, link = efficiency_data()
     hw = ev.context["hardware"]
     out = list(ASSUMPTIONS)
     out.append(f"GPU: {spec.name}, {spec.memory_gb:g} GB, {spec.peak_tflops:g} TFLOP/s dense BF16 ({spec.source}).")

@@ -167,7 +167,7 @@ def _run_tui(answers_path: str | None, extra: list[Path]) -> int:
             from .questions import steps, validate
 
             paths = {f.path for s in steps() for f in s.fields}
-            _, errors = validate(draft)
+            _answers, errors = validate(draft)
             locs = {".".join(str(p) for p in field_path(e["loc"]))[:200] for e in errors}
             if not locs or not all(loc in paths for loc in locs):
                 raise exc from None

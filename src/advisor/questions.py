@@ -217,7 +217,7 @@ def validate(draft: dict[str, Any]) -> tuple[Answers | None, list[dict[str, Any]
 
 def step_error(draft: dict[str, Any], step: Step) -> str | None:
     """The first validation problem that belongs to this step's fields, in the CLI's words."""
-    _, errors = validate(draft)
+    _answers, errors = validate(draft)
     if not errors:
         return None
     mine = []
@@ -234,5 +234,5 @@ def step_error(draft: dict[str, Any], step: Step) -> str | None:
             mine.append(err)  # tokens-or-duration is checked at the top level
     if not mine:
         return None
-    first, _ = _pick(mine)
+    first, _rest = _pick(mine)
     return _one(first, Answers)

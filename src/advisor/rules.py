@@ -34,6 +34,7 @@ from typing import Any, Callable
 from .answers import STRATEGIES
 from .errors import AdvisorError, RuleLoadError
 from .facts import BOOL, FACTS, NUMBER, TEXT
+from .i18n import LANGUAGES, zh
 from .safeload import load_mapping
 
 OPERATORS: dict[str, tuple[set[str], str]] = {
@@ -74,8 +75,19 @@ _SPEC = re.compile(r"^[<>^]?[+ -]?,?(\.\d)?[fegd%]?$")
 
 
 @dataclass(frozen=True)
+class Text:
+    """A rule text in both languages; str() gives the current one."""
+
+    en: str
+    zh: str
+
+    def __str__(self) -> str:
+        return self.zh if zh() else self.en
+
+
+@dataclass(frozen=True)
 class Warning_:
-    text: str
+    text: Text
     blocking: bool
 
 
@@ -83,16 +95,16 @@ class Warning_:
 class Effects:
     score: dict[str, float]
     exclude: tuple[str, ...]
-    rationale: str | None
-    questions: tuple[str, ...]
-    checklist: tuple[str, ...]
+    rationale: Text | None
+    questions: tuple[Text, ...]
+    checklist: tuple[Text, ...]
     warnings: tuple[Warning_, ...]
 
 
 @dataclass(frozen=True)
 class Rule:
     id: str
-    title: str
+    title: Text
     description: str | None
     source: tuple[str, ...]
     priority: int
@@ -105,7 +117,7 @@ class Rule:
 @dataclass(frozen=True)
 class DefaultOutcome:
     strategy: str
-    rationale: str
+    rationale: Text
     source: tuple[str, ...]
     file: str
 
@@ -187,7 +199,7 @@ def load_rules(extra_dirs: list[Path] | None = None, problems: Problems | None =
 def load_pack(path: Path, problems: Problems) -> tuple[list[Rule], DefaultOutcome | None]:
     name = str(path)
     try:
-        _, data = load_mapping(path)
+        _name, data = load_mapping(path)
     except AdvisorError as exc:
         problems.add(exc.msg)
         return [], None
@@ -230,11 +242,12 @@ def _parse_default(raw: Any, name: str, problems: Problems) -> DefaultOutcome | 
     if strategy not in STRATEGIES:
         problems.add(f"{where}.strategy: {_strategy_problem(strategy)}")
         return None
-    rationale = raw.get("rationale")
-    if not isinstance(rationale, str) or not rationale.strip():
-        problems.add(f"{where}.rationale: required text explaining the fallback")
+    if raw.get("rationale") is None:
+        problems.add(f"{where}.rationale: required text explaining the fallback, in both languages: {{en: ..., zh: ...}}")
         return None
-    _check_template(rationale, f"{where}.rationale", problems)
+    rationale = _parse_text(raw.get("rationale"), f"{where}.rationale", problems)
+    if rationale is None:
+        return None
     source = _parse_source(raw.get("source", "advisor default"), f"{where}.source", problems, required=False)
     return DefaultOutcome(strategy=strategy, rationale=rationale, source=source or ("advisor default",), file=name)
 
@@ -254,8 +267,10 @@ def _parse_rule(raw: Any, index: int, name: str, problems: Problems) -> Rule | N
     before = len(problems.items)
     _unknown_keys(raw, RULE_KEYS, where, problems)
     title = raw.get("title")
-    if not isinstance(title, str) or not title.strip():
-        problems.add(f"{where}: title: required text (a short name for the rule)")
+    if title is None:
+        problems.add(f"{where}: title: required text (a short name for the rule), in both languages: {{en: ..., zh: ...}}")
+    else:
+        title = _parse_text(title, f"{where}: title", problems)
     description = raw.get("description")
     if description is not None and not isinstance(description, str):
         problems.add(f"{where}: description: expected text, got {_yaml_kind(description)}")
@@ -278,10 +293,10 @@ def _parse_rule(raw: Any, index: int, name: str, problems: Problems) -> Rule | N
                 "strategies; the plan is chosen from the scores, so plan facts may only drive rationale, questions, checklist "
                 "and warnings — split the rule in two"
             )
-    if len(problems.items) > before or test is None or then is None or source is None:
+    if len(problems.items) > before or test is None or then is None or source is None or not isinstance(title, Text):
         return None
     return Rule(
-        id=rid, title=str(title), description=description, source=source, priority=int(priority),
+        id=rid, title=title, description=description, source=source, priority=int(priority),
         when=raw["when"], then=then, file=name, test=test,
     )
 
@@ -349,14 +364,10 @@ def _parse_then(raw: Any, where: str, problems: Problems) -> Effects | None:
                     exclude.append(key)
         if "rationale" not in raw:
             problems.add(f"{where}.rationale: required with exclude; it becomes the 'why not' of the excluded strategies")
-    rationale = raw.get("rationale")
-    if rationale is not None:
-        if not isinstance(rationale, str) or not rationale.strip():
-            problems.add(f"{where}.rationale: expected text, got {_yaml_kind(rationale)}")
-            rationale = None
-        else:
-            _check_template(rationale, f"{where}.rationale", problems)
-    lists: dict[str, list[str]] = {}
+    rationale = None
+    if raw.get("rationale") is not None:
+        rationale = _parse_text(raw["rationale"], f"{where}.rationale", problems)
+    lists: dict[str, list[Text]] = {}
     for key in ("questions", "checklist"):
         items = raw.get(key, [])
         if not isinstance(items, list):
@@ -364,11 +375,9 @@ def _parse_then(raw: Any, where: str, problems: Problems) -> Effects | None:
             items = []
         good = []
         for i, item in enumerate(items):
-            if not isinstance(item, str) or not item.strip():
-                problems.add(f"{where}.{key}[{i}]: expected text, got {_yaml_kind(item)}")
-            else:
-                _check_template(item, f"{where}.{key}[{i}]", problems)
-                good.append(item)
+            parsed = _parse_text(item, f"{where}.{key}[{i}]", problems)
+            if parsed is not None:
+                good.append(parsed)
         lists[key] = good
     warnings: list[Warning_] = []
     items = raw.get("warnings", [])
@@ -376,26 +385,64 @@ def _parse_then(raw: Any, where: str, problems: Problems) -> Effects | None:
         problems.add(f"{where}.warnings: expected a list, got {_yaml_kind(items)}")
         items = []
     for i, item in enumerate(items):
-        if isinstance(item, str) and item.strip():
-            _check_template(item, f"{where}.warnings[{i}]", problems)
-            warnings.append(Warning_(item, False))
-        elif isinstance(item, dict):
+        if isinstance(item, dict) and "text" in item:
             _unknown_keys(item, WARNING_KEYS, f"{where}.warnings[{i}]", problems)
-            text, blocking = item.get("text"), item.get("blocking", False)
-            if not isinstance(text, str) or not text.strip():
-                problems.add(f"{where}.warnings[{i}].text: required text")
-                continue
+            blocking = item.get("blocking", False)
             if not isinstance(blocking, bool):
                 problems.add(f"{where}.warnings[{i}].blocking: expected true or false, got {_yaml_value(blocking)}")
                 continue
-            _check_template(text, f"{where}.warnings[{i}].text", problems)
-            warnings.append(Warning_(text, blocking))
+            text = _parse_text(item["text"], f"{where}.warnings[{i}].text", problems)
+            if text is not None:
+                warnings.append(Warning_(text, blocking))
+        elif isinstance(item, (str, dict)):
+            text = _parse_text(item, f"{where}.warnings[{i}]", problems)
+            if text is not None:
+                warnings.append(Warning_(text, False))
         else:
-            problems.add(f"{where}.warnings[{i}]: expected text or {{text, blocking}}, got {_yaml_kind(item)}")
+            problems.add(f"{where}.warnings[{i}]: expected text {{en: ..., zh: ...}} or {{text: {{en: ..., zh: ...}}, blocking: true}}, got {_yaml_kind(item)}")
     return Effects(
         score=score, exclude=tuple(exclude), rationale=rationale, questions=tuple(lists["questions"]),
         checklist=tuple(lists["checklist"]), warnings=tuple(warnings),
     )
+
+
+def _parse_text(raw: Any, where: str, problems: Problems) -> Text | None:
+    """A text in every language: {en: "...", zh: "..."}; both name the same facts."""
+    if isinstance(raw, str):
+        problems.add(f"{where}: give the text in both languages, {{en: {_short(raw)}, zh: ...}} (missing zh)")
+        return None
+    if not isinstance(raw, dict):
+        problems.add(f"{where}: expected text in both languages, {{en: ..., zh: ...}}, got {_yaml_kind(raw)}")
+        return None
+    for key in raw:
+        if key not in LANGUAGES:
+            problems.add(f"{where}.{key}: unknown language{_suggest(str(key), LANGUAGES)}; give en and zh")
+            return None
+    texts: dict[str, str] = {}
+    for lang in LANGUAGES:
+        value = raw.get(lang)
+        if value is None:
+            problems.add(f"{where}: missing {lang}; every rule text is written in both languages ({', '.join(LANGUAGES)})")
+            return None
+        if not isinstance(value, str) or not value.strip():
+            problems.add(f"{where}.{lang}: expected text, got {_yaml_kind(value)}")
+            return None
+        _check_template(value, f"{where}.{lang}", problems)
+        texts[lang] = value
+    names = {lang: _template_facts(texts[lang]) for lang in LANGUAGES}
+    if names["en"] != names["zh"]:
+        extra = sorted(names["zh"] ^ names["en"])
+        problems.add(f"{where}: en and zh quote different facts ({', '.join(extra)}); both languages must say the same numbers")
+        return None
+    return Text(en=texts["en"], zh=texts["zh"])
+
+
+def _template_facts(text: str) -> set[str]:
+    return {m.group(1) for m in _TEMPLATE.finditer(text) if m.group(0) not in ("{{", "}}")}
+
+
+def _short(text: str) -> str:
+    return repr(text if len(text) <= 30 else text[:27] + "...")
 
 
 # ------------------------------------------------------------------------------ conditions
@@ -468,9 +515,9 @@ def _compile_leaf(node: dict[str, Any], where: str, problems: Problems) -> Test 
     if op not in OPERATORS:
         problems.add(f"{where}.op: unknown operator '{op}'{_suggest_operator(str(op))}")
         return None
-    types, _ = OPERATORS[op]
+    types, _names = OPERATORS[op]
     if spec.type not in types:
-        problems.add(f"{where}.op: '{op}' does not apply to {spec.type} fact '{fact}'; use one of {', '.join(o for o, (t, _) in OPERATORS.items() if spec.type in t)}")
+        problems.add(f"{where}.op: '{op}' does not apply to {spec.type} fact '{fact}'; use one of {', '.join(o for o, (t, _op) in OPERATORS.items() if spec.type in t)}")
         return None
     if "value" not in node:
         problems.add(f"{where}.value: missing; '{op}' compares '{fact}' with a value")
@@ -563,8 +610,9 @@ def _check_template(text: str, where: str, problems: Problems) -> None:
             problems.add(f"{where}: template '{{{name}:{spec}}}' has an unsupported format; use e.g. {{{name}:,.0f}} or {{{name}:.1%}}")
 
 
-def render_template(text: str, facts: dict[str, Any]) -> str:
-    """Fill '{fact}' / '{fact:spec}' from facts; unknown values read 'unknown'."""
+def render_template(text: str | Text, facts: dict[str, Any]) -> str:
+    """Fill '{fact}' / '{fact:spec}' from facts (in the current language for a Text); unknown values read 'unknown'."""
+    text = str(text)
 
     def fill(m: re.Match[str]) -> str:
         if m.group(0) in ("{{", "}}"):

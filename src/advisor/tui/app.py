@@ -671,7 +671,7 @@ class AdvisorApp(App[None]):
     def unsaved(self) -> bool:
         """The answers mean something other than what is on disk ('7B' typed over 7e9 is no change)."""
         def meaning(draft: dict[str, Any]) -> Any:
-            answers, _ = validate(draft)
+            answers, _errors = validate(draft)
             return answers.model_dump(exclude={"project": {"checklist_done"}}) if answers else draft
 
         return meaning(self.draft) != meaning(self._saved[0]) or self.checked != self._saved[1]
