@@ -49,3 +49,14 @@ def with_(base: dict[str, Any], **sections: dict[str, Any]) -> dict[str, Any]:
 def _settings_in_tmp(tmp_path, monkeypatch):
     """The Q&A remembers its theme in a settings file: keep every test's in its own directory."""
     monkeypatch.setenv("ADVISOR_CONFIG_DIR", str(tmp_path / "config"))
+
+
+@pytest.fixture(autouse=True)
+def _english_unless_asked(monkeypatch):
+    """Tests read English output unless they ask for another language: a developer's zh_CN locale must not change them."""
+    from advisor.i18n import set_language
+
+    monkeypatch.setenv("ADVISOR_LANG", "en")
+    set_language("en")
+    yield
+    set_language("en")

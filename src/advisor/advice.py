@@ -26,6 +26,7 @@ from .estimate import (
     deepspeed_table,
 )
 from .facts import Evaluation, evaluate_counts
+from .i18n import _, zh
 from .rules import Rule, RuleSet, format_number, render_template
 
 DEEPSPEED_ESTIMATED = ("deepspeed-zero2", "deepspeed-zero3", "deepspeed-zero3-offload")
@@ -132,67 +133,66 @@ class Advice:
         fw = FRAMEWORKS[c.strategy]
         out: list[str] = []
         deadline = a.training.deadline_days
-        met = f", meeting the {format_number(deadline)}-day deadline" if deadline is not None and p.deadline_met else ""
+        met = _(", meeting the {days}-day deadline", days=format_number(deadline)) if deadline is not None and p.deadline_met else ""
         if p.status_quo and t.runnable:
-            out.append(
-                f"Today's setup — {fw} on {t.gpus} GPUs — is already the answer: nothing searched is more than "
-                f"{COST_TIE:.0%} cheaper{met}. No change needed."
-            )
+            out.append(_("Today's setup — {fw} on {gpus} GPUs — is already the answer: nothing searched is more than {tie} cheaper{met}. "
+                         "No change needed.", fw=fw, gpus=t.gpus, tie=f"{COST_TIE:.0%}", met=met))
         elif p.keeps_strategy and t.runnable:
-            out.append(
-                f"Keep {fw}; {c.gpus} GPUs instead of {t.gpus} take {hours_text(c.hours)} a run instead of {hours_text(t.hours)}{met}, "
-                f"for {money(c.cost, cur)} a run against {money(t.cost, cur)} today ({pct_change(c.cost, t.cost)})."
-            )
+            out.append(_("Keep {fw}; {gpus} GPUs instead of {today_gpus} take {time} a run instead of {today_time}{met}, for {cost} a run "
+                         "against {today_cost} today ({change}).", fw=fw, gpus=c.gpus, today_gpus=t.gpus, time=hours_text(c.hours),
+                         today_time=hours_text(t.hours), met=met, cost=money(c.cost, cur), today_cost=money(t.cost, cur),
+                         change=pct_change(c.cost, t.cost)))
         else:
             if not t.usable:
-                why = self.why_not_today()
-                out.append(f"Today's {t.strategy} on {t.gpus} GPUs cannot run this job: {why}.")
+                out.append(_("Today's {strategy} on {gpus} GPUs cannot run this job: {why}.", strategy=t.strategy, gpus=t.gpus,
+                             why=self.why_not_today()))
             elif t.excluded:
-                out.append(f"Today's {t.strategy} is ruled out here: {t.excluded[0]}")
+                out.append(_("Today's {strategy} is ruled out here: {why}", strategy=t.strategy, why=t.excluded[0]))
             elif deadline is not None and not t.meets_deadline and p.deadline_met:
-                out.append(f"Today's {t.strategy} on {t.gpus} GPUs takes {hours_text(t.hours)}, past the {format_number(deadline)}-day deadline.")
+                out.append(_("Today's {strategy} on {gpus} GPUs takes {time}, past the {days}-day deadline.", strategy=t.strategy,
+                             gpus=t.gpus, time=hours_text(t.hours), days=format_number(deadline)))
             elif c.cost < t.cost * (1 - COST_TIE):
-                out.append(f"Today's {t.strategy} costs {money(t.cost, cur)} a run; {c.strategy} costs {money(c.cost, cur)} ({pct_change(c.cost, t.cost)}).")
-            out.append(
-                f"{fw} on {c.gpus} GPUs takes {hours_text(c.hours)} a run for {money(c.cost, cur)}{met}"
-                + (f" ({pct_change(c.cost, t.cost)} against today)" if t.usable else "") + "."
-            )
+                out.append(_("Today's {strategy} costs {today_cost} a run; {chosen} costs {cost} ({change}).", strategy=t.strategy,
+                             today_cost=money(t.cost, cur), chosen=c.strategy, cost=money(c.cost, cur), change=pct_change(c.cost, t.cost)))
+            against = _(" ({change} against today)", change=pct_change(c.cost, t.cost)) if t.usable else ""
+            out.append(_("{fw} on {gpus} GPUs takes {time} a run for {cost}{met}{against}.", fw=fw, gpus=c.gpus, time=hours_text(c.hours),
+                         cost=money(c.cost, cur), met=met, against=against))
         if p.beyond_cluster:
-            out.append(f"Meeting the deadline needs {c.gpus - a.cluster.gpus} more GPUs than today's {a.cluster.gpus}: "
-                       f"the cheapest way found to meet it.")
+            out.append(_("Meeting the deadline needs {more} more GPUs than today's {gpus}: the cheapest way found to meet it.",
+                         more=c.gpus - a.cluster.gpus, gpus=a.cluster.gpus))
         return out
 
     def why_not_today(self) -> str:
         reasons = self._blockers(self.today, self.plan.today.strategy)
-        return reasons[0] if reasons else "it is ruled out"
+        return reasons[0] if reasons else _("it is ruled out")
 
     def _blockers(self, ev: Evaluation, strategy: str) -> list[str]:
         e = ev.estimates[strategy]
         spec = self.answers.cluster.spec
         out = []
         if not bool(e.fits[0]):
-            out.append(f"does not fit: needs {e.memory[0] / GB:,.1f} GB per GPU, the {spec.name} has {spec.memory_gb:g} GB")
+            out.append(_("does not fit: needs {need} GB per GPU, the {gpu} has {has} GB", need=f"{e.memory[0] / GB:,.1f}", gpu=spec.name,
+                         has=f"{spec.memory_gb:g}"))
         if not bool(e.cpu_fits[0]):
-            out.append(f"needs {e.cpu_per_node[0] / GB:,.0f} GB of host RAM per node for offload; the nodes have "
-                       f"{self.answers.cluster.cpu_memory_gb_per_node:g} GB")
+            out.append(_("needs {need} GB of host RAM per node for offload; the nodes have {has} GB", need=f"{e.cpu_per_node[0] / GB:,.0f}",
+                         has=f"{self.answers.cluster.cpu_memory_gb_per_node:g}"))
         if not bool(e.batch_ok[0]):
             dp = ev.gpus / (e.tp[0] * e.pp[0])
-            out.append(
-                f"{dp:,.0f} data-parallel ranks but the global batch has only {ev.context['workload'].global_batch_seqs:,} sequences: "
-                "every rank needs at least one, so the batch would have to grow; use tensor/pipeline parallelism or fewer GPUs"
-            )
+            out.append(_("{ranks} data-parallel ranks but the global batch has only {seqs} sequences: every rank needs at least one, so the "
+                         "batch would have to grow; use tensor/pipeline parallelism or fewer GPUs", ranks=f"{dp:,.0f}",
+                         seqs=f"{ev.context['workload'].global_batch_seqs:,}"))
         return out
 
     def rationale(self) -> list[dict[str, Any]]:
         """Reasons for the recommendation only: the plan's, then rules that argue for the chosen strategy."""
-        out = [{"rule": "plan", "title": "The plan against the objective", "text": t, "source": ["advisor decision (decide.py)"], "points": 0}
+        out = [{"rule": "plan", "title": _("The plan against the objective"), "text": t, "source": ["advisor decision (decide.py)"], "points": 0}
                for t in self.plan_reasons()]
         for fr in self.fired:
             sc = fr.rule.then.score.get(self.strategy, 0)
             if sc > 0 and fr.rationale:
                 out.append({"rule": fr.rule.id, "title": str(fr.rule.title), "text": fr.rationale, "source": list(fr.rule.source), "points": sc})
         if self.default_used and self.default_rationale:
-            out.append({"rule": "default", "title": "Default outcome", "text": self.default_rationale, "source": ["advisor default"], "points": 0})
+            out.append({"rule": "default", "title": _("Default outcome"), "text": self.default_rationale, "source": ["advisor default"], "points": 0})
         return out
 
     def context(self) -> list[dict[str, Any]]:
@@ -214,12 +214,13 @@ class Advice:
         if cheaper is not None:
             cur = self.facts["currency"]
             c = self.plan.chosen
+            missing = (_(", missing the {days}-day deadline", days=format_number(self.answers.training.deadline_days))
+                       if cheaper.meets_deadline is False else "")
             out.append({
-                "rule": "plan", "title": "Cheaper but slower",
-                "text": f"{cheaper.gpus} GPUs with {cheaper.strategy} would cost {money(cheaper.cost, cur)} a run "
-                        f"({pct_change(cheaper.cost, c.cost)}) but take {cheaper.hours / 24:,.1f} days instead of {c.hours / 24:,.1f}"
-                        + (f", missing the {format_number(self.answers.training.deadline_days)}-day deadline" if cheaper.meets_deadline is False else "")
-                        + ".",
+                "rule": "plan", "title": _("Cheaper but slower"),
+                "text": _("{gpus} GPUs with {strategy} would cost {cost} a run ({change}) but take {days} days instead of {chosen_days}{missing}.",
+                          gpus=cheaper.gpus, strategy=cheaper.strategy, cost=money(cheaper.cost, cur), change=pct_change(cheaper.cost, c.cost),
+                          days=f"{cheaper.hours / 24:,.1f}", chosen_days=f"{c.hours / 24:,.1f}", missing=missing),
                 "source": ["seed:K11", "seed:K6"],
             })
         return out
@@ -234,20 +235,22 @@ class Advice:
         deadline = self.answers.training.deadline_days
         if not reasons and o is not None:
             if deadline is not None and o.meets_deadline is False and c.meets_deadline:
-                reasons.append(f"takes {hours_text(o.hours)}, past the {format_number(deadline)}-day deadline")
+                reasons.append(_("takes {time}, past the {days}-day deadline", time=hours_text(o.hours), days=format_number(deadline)))
             elif o.cost > c.cost * (1 + COST_TIE):
-                reasons.append(f"costs {money(o.cost, cur)} a run ({pct_change(o.cost, c.cost)}) and takes {hours_text(o.hours)}")
+                reasons.append(_("costs {cost} a run ({change}) and takes {time}", cost=money(o.cost, cur), change=pct_change(o.cost, c.cost),
+                                 time=hours_text(o.hours)))
         for fr in self.fired:
             if fr.rule.then.score.get(strategy, 0) < 0 and fr.rationale:
                 reasons.append(fr.rationale)
         if not reasons:
             mine, theirs = self.scores[self.strategy], self.scores[strategy]
             if strategy != self.answers.training.current_strategy and self.strategy == self.answers.training.current_strategy:
-                reasons.append(f"no cheaper or faster than today's {self.strategy} by this estimate, so switching buys nothing")
+                reasons.append(_("no cheaper or faster than today's {strategy} by this estimate, so switching buys nothing", strategy=self.strategy))
             elif theirs < mine:
-                reasons.append(f"as cheap within {COST_TIE:.0%}, but the rules score it {format_number(theirs)} against {format_number(mine)} for {self.strategy}")
+                reasons.append(_("as cheap within {tie}, but the rules score it {theirs} against {mine} for {strategy}", tie=f"{COST_TIE:.0%}",
+                                 theirs=format_number(theirs), mine=format_number(mine), strategy=self.strategy))
             else:
-                reasons.append(f"as cheap within {COST_TIE:.0%}; {self.strategy} is simpler to run")
+                reasons.append(_("as cheap within {tie}; {strategy} is simpler to run", tie=f"{COST_TIE:.0%}", strategy=self.strategy))
         return reasons
 
     def to_dict(self) -> dict[str, Any]:
@@ -297,21 +300,33 @@ class Advice:
 
 
 def hours_text(h: float) -> str:
-    """Hours below two days, days above: '36.0 h', '3.0 days'."""
-    return f"{h / 24:,.1f} days" if h >= 48 else f"{h:,.1f} h"
+    """Hours below two days, days above: '36.0 h', '3.0 days' ('36.0 小时', '3.0 天')."""
+    return _("{n} days", n=f"{h / 24:,.1f}") if h >= 48 else _("{n} h", n=f"{h:,.1f}")
 
 
 def money(value: float, currency: str) -> str:
+    """'46,100 CNY'; in Chinese, yuan as a Chinese reader writes them: '46,100 元', '46.1 万元', '1.2 亿元'."""
+    if zh() and currency.upper() == "CNY":
+        if abs(value) >= 1e8:
+            return f"{_trim(value / 1e8)} 亿元"
+        if abs(value) >= 1e5:
+            return f"{_trim(value / 1e4)} 万元"
+        return f"{value:,.0f} 元"
     return f"{value:,.0f} {currency}"
+
+
+def _trim(x: float) -> str:
+    """Two decimals without trailing zeros: 46.08, 46.1, 50."""
+    return f"{x:,.2f}".rstrip("0").rstrip(".")
 
 
 def pct_change(new: float, old: float) -> str:
     if old <= 0:
-        return "n/a"
+        return _("n/a")
     d = new / old - 1.0
     if abs(d) < 0.005:
-        return "about the same"
-    return f"{abs(d):.0%} {'more' if d > 0 else 'less'}"
+        return _("about the same")
+    return _("{pct} more", pct=f"{d:.0%}") if d > 0 else _("{pct} less", pct=f"{-d:.0%}")
 
 
 def assumptions(ev: Evaluation) -> list[str]:
@@ -319,25 +334,25 @@ def assumptions(ev: Evaluation) -> list[str]:
     band = mfu_band(spec.generation)
     _bands, link = efficiency_data()
     hw = ev.context["hardware"]
-    out = list(ASSUMPTIONS)
-    out.append(f"GPU: {spec.name}, {spec.memory_gb:g} GB, {spec.peak_tflops:g} TFLOP/s dense BF16 ({spec.source}).")
-    out.append(f"MFU band for {spec.generation}: {band.low:.2f} / {band.mid:.2f} / {band.high:.2f} (low / mid / high) — {band.source}.")
-    out.append(
-        f"Links: {hw.intra_link} {hw.intra_bw / GB / link['intra_node']:g} GB/s inside a node, "
-        f"{ev.answers.cluster.network_gbps:g} Gbit/s per node across nodes, before efficiency" + ("." if ev.answers.cluster.inter_node_gbps else f" (not given: {spec.network_source or 'one 200 Gb/s HDR port per node, estimators-notes §9'}).")
-    )
-    out.append(f"Model shape: {ev.context['workload'].shape.layers} layers, hidden {ev.context['workload'].shape.hidden}, "
-               f"{ev.context['workload'].shape.heads} heads ({ev.context['workload'].shape.source}).")
+    out = [_(text) for text in ASSUMPTIONS]
+    out.append(_("GPU: {name}, {memory} GB, {peak} TFLOP/s dense BF16 ({source}).", name=spec.name, memory=f"{spec.memory_gb:g}",
+                 peak=f"{spec.peak_tflops:g}", source=spec.source))
+    out.append(_("MFU band for {generation}: {low} / {mid} / {high} (low / mid / high) — {source}.", generation=spec.generation,
+                 low=f"{band.low:.2f}", mid=f"{band.mid:.2f}", high=f"{band.high:.2f}", source=band.source))
+    given = "." if ev.answers.cluster.inter_node_gbps else _(" (not given: {source}).", source=spec.network_source or
+                                                              "one 200 Gb/s HDR port per node, estimators-notes §9")
+    out.append(_("Links: {link} {intra} GB/s inside a node, {network} Gbit/s per node across nodes, before efficiency{given}",
+                 link=hw.intra_link, intra=f"{hw.intra_bw / GB / link['intra_node']:g}", network=f"{ev.answers.cluster.network_gbps:g}", given=given))
+    shape = ev.context["workload"].shape
+    out.append(_("Model shape: {layers} layers, hidden {hidden}, {heads} heads ({source}).", layers=shape.layers, hidden=shape.hidden,
+                 heads=shape.heads, source=shape.source))
     if ev.context["tokens_implied"]:
-        out.append(
-            f"Tokens were not given: {ev.context['tokens'] / 1e9:,.1f}B tokens implied by the known "
-            f"{ev.context['baseline_hours']:g} h run with {ev.answers.training.current_strategy} at mid efficiency."
-        )
+        out.append(_("Tokens were not given: {tokens}B tokens implied by the known {hours} h run with {strategy} at mid efficiency.",
+                     tokens=f"{ev.context['tokens'] / 1e9:,.1f}", hours=f"{ev.context['baseline_hours']:g}",
+                     strategy=ev.answers.training.current_strategy))
     if ev.context["baseline_hours"] is not None:
-        out.append(
-            f"The known duration ({ev.context['baseline_hours']:g} h) is the baseline for {ev.answers.training.current_strategy}; "
-            "other strategies scale by their modelled step-time ratio to it."
-        )
+        out.append(_("The known duration ({hours} h) is the baseline for {strategy}; other strategies scale by their modelled step-time "
+                     "ratio to it.", hours=f"{ev.context['baseline_hours']:g}", strategy=ev.answers.training.current_strategy))
     return out
 
 
@@ -467,12 +482,12 @@ def advise(answers: Answers, rules: RuleSet) -> Advice:
     if conflict:
         a = answers.training
         warnings.insert(0, {
-            "text": (
-                f"The answers give both {conflict['tokens_given'] / 1e9:,.0f}B tokens and a known {a.baseline_hours / 24:g}-day run with "
-                f"{a.current_strategy} on {answers.cluster.gpus} GPUs, which disagree: by this estimate that run trains about "
-                f"{conflict['tokens_implied'] / 1e9:,.0f}B tokens, and {conflict['tokens_given'] / 1e9:,.0f}B would take "
-                f"{conflict['hours_for_given_tokens'] / 24:,.1f} days. Times follow the measured run; correct whichever answer is wrong."
-            ),
+            "text": _(
+                "The answers give both {given}B tokens and a known {days}-day run with {strategy} on {gpus} GPUs, which disagree: by this "
+                "estimate that run trains about {implied}B tokens, and {given}B would take {needed} days. Times follow the measured run; "
+                "correct whichever answer is wrong.", given=f"{conflict['tokens_given'] / 1e9:,.0f}", days=f"{a.baseline_hours / 24:g}",
+                strategy=a.current_strategy, gpus=answers.cluster.gpus, implied=f"{conflict['tokens_implied'] / 1e9:,.0f}",
+                needed=f"{conflict['hours_for_given_tokens'] / 24:,.1f}"),
             "blocking": False, "rule": "tokens-vs-duration", "source": "advisor engine (estimate.py: TOKENS_DURATION_TOLERANCE)",
         })
     choice = plan.chosen.strategy
@@ -494,24 +509,24 @@ def _blocked_plan(options: list[Option], a: Answers, today_ev: Evaluation, runs:
         chosen = max(fitting, key=lambda o: (o.score, -o.cost, -SIMPLICITY[o.strategy]))
         names = ", ".join(o.strategy for o in fitting)
         warning = {
-            "text": f"Rules excluded every strategy that fits ({names}); showing {chosen.strategy}. Review the exclusions before launching.",
+            "text": _("Rules excluded every strategy that fits ({names}); showing {strategy}. Review the exclusions before launching.",
+                      names=names, strategy=chosen.strategy),
             "blocking": True, "rule": "all-fitting-excluded", "source": "advisor engine",
         }
     else:
         chosen = min(here, key=lambda o: (f[f"memory_gb.{o.strategy}"], SIMPLICITY[o.strategy]))
         s = chosen.strategy
         need = f[f"memory_gb.{s}"]
-        batch = "" if f[f"batch_ok.{s}"] else "; the global batch is also too small for its data-parallel ranks"
+        batch = "" if f[f"batch_ok.{s}"] else _("; the global batch is also too small for its data-parallel ranks")
+        host = "" if f[f"cpu_fits.{s}"] else _(" and more host RAM than the {host} GB per node", host=f"{f['cpu_memory_gb_per_node']:g}")
         warning = {
-            "text": (
-                f"No strategy fits: even {s} needs {need:,.1f} GB per GPU on {f['gpu_memory_gb']:g} GB GPUs"
-                + ("" if f[f"cpu_fits.{s}"] else f" and more host RAM than the {f['cpu_memory_gb_per_node']:g} GB per node")
-                + batch + ". " + _smallest_that_runs(options) + "Add GPUs, use larger-memory GPUs, or shorten seq_len before launching."
-            ),
+            "text": _("No strategy fits: even {strategy} needs {need} GB per GPU on {has} GB GPUs{host}{batch}. {smallest}Add GPUs, use "
+                      "larger-memory GPUs, or shorten seq_len before launching.", strategy=s, need=f"{need:,.1f}",
+                      has=f"{f['gpu_memory_gb']:g}", host=host, batch=batch, smallest=_smallest_that_runs(options)),
             "blocking": True, "rule": "memory-fit", "source": "estimators-notes §2 (DeepSpeed estimators), §4-5",
         }
     today = next(o for o in here if o.strategy == a.training.current_strategy)
-    plan = Plan(chosen=chosen, today=today, options=options, objective="nothing can run as asked; see the blocking warning",
+    plan = Plan(chosen=chosen, today=today, options=options, objective=_("nothing can run as asked; see the blocking warning"),
                 deadline_met=None if a.training.deadline_days is None else bool(chosen.meets_deadline), beyond_cluster=False,
                 cheapest_meeting_deadline=None, fastest=None, cheaper_slower=None, runs_per_month=runs, constraints_broken=["fit"])
     return plan, warning
@@ -522,7 +537,8 @@ def _smallest_that_runs(options: list[Option]) -> str:
     if not runs:
         return ""
     o = min(runs, key=lambda o: (o.gpus, o.cost))
-    return f"The smallest count searched that runs is {o.gpus} GPUs with {o.strategy} ({hours_text(o.hours)} a run). "
+    return _("The smallest count searched that runs is {gpus} GPUs with {strategy} ({time} a run). ", gpus=o.gpus, strategy=o.strategy,
+             time=hours_text(o.hours))
 
 
 def _plan_facts(plan: Plan, ev: Evaluation, today_ev: Evaluation) -> dict[str, Any]:

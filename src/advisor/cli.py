@@ -30,6 +30,8 @@ class _Parser(argparse.ArgumentParser):
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="advisor", description="Rule-based distributed-training advisor. With no command, opens the guided Q&A.")
     p.add_argument("--version", action="version", version=f"advisor {__version__}")
+    p.add_argument("--lang", metavar="LANG", default=None,
+                   help="en or zh (简体中文) for the Q&A, text and memo; default: $ADVISOR_LANG, then the locale. JSON keys stay English")
     p.add_argument("--answers", metavar="FILE", help="open the guided Q&A with these answers prefilled")
     p.add_argument("--rules", metavar="DIR", action="append", type=Path, default=[], help="extra rule pack directory (repeatable)")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
@@ -112,6 +114,12 @@ def _err(msg: str) -> None:
 
 def _main(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
+    from .i18n import detect, normalise, set_language
+
+    try:
+        set_language(normalise(args.lang) if args.lang else detect())
+    except ValueError as exc:
+        raise AnswerError(f"--lang / ADVISOR_LANG: {exc}") from None
     extra = list(args.rules) + list(getattr(args, "sub_rules", []) or [])
     cmd = args.command
     if cmd is None or cmd == "tui":

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from .answers import STRATEGIES, Answers
+from .i18n import _
 
 COST_TIE = 0.05
 """Costs within 5% are treated as equal: below the model's resolution (its own MFU bands span ±20%), so they never
@@ -150,16 +151,16 @@ def choose(options: list[Option], a: Answers, runs_per_month: float, default_str
         meet_beyond = [o for o in beyond if o.meets_deadline]
         if meet:
             cands = meet
-            objective = f"meet the {_num(deadline)}-day deadline on at most today's {given} GPUs, then cost least"
+            objective = _("meet the {days}-day deadline on at most today's {gpus} GPUs, then cost least", days=_num(deadline), gpus=given)
         elif meet_beyond:
             cands = meet_beyond
-            objective = (f"no option on today's {given} GPUs meets the {_num(deadline)}-day deadline; the cheapest way to meet it "
-                         "needs more GPUs")
+            objective = _("no option on today's {gpus} GPUs meets the {days}-day deadline; the cheapest way to meet it needs more GPUs",
+                          gpus=given, days=_num(deadline))
         else:
             cands = within or pool
             mode = "time"
             broken.append("deadline")
-            objective = f"nothing searched meets the {_num(deadline)}-day deadline, so the fastest option is shown"
+            objective = _("nothing searched meets the {days}-day deadline, so the fastest option is shown", days=_num(deadline))
     else:
         if not within:
             return None  # nothing runs on today's GPUs and no deadline asks for more: the caller blocks, naming a count that would
@@ -167,10 +168,10 @@ def choose(options: list[Option], a: Answers, runs_per_month: float, default_str
         affordable_same = [o for o in same if o.within_budget and o.within_monthly]
         if same and (affordable_same or not [o for o in within if o.within_budget and o.within_monthly]):
             cands = same
-            objective = f"no deadline given, so the GPU count stays at {given}; the cheapest option wins"
+            objective = _("no deadline given, so the GPU count stays at {gpus}; the cheapest option wins", gpus=given)
         else:
             cands = within
-            objective = f"no option on {given} GPUs stays within budget, so fewer GPUs were searched; the cheapest option wins"
+            objective = _("no option on {gpus} GPUs stays within budget, so fewer GPUs were searched; the cheapest option wins", gpus=given)
     affordable = [o for o in cands if o.within_budget and o.within_monthly]
     if affordable:
         cands = affordable

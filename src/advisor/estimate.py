@@ -17,6 +17,7 @@ import numpy as np
 from . import dsmem
 from .answers import STRATEGIES, Answers
 from .catalog import GpuSpec, efficiency_data, mfu_band
+from .i18n import N_
 
 GB = 1e9
 """Memory is reported in GB (10^9 bytes), as GPU datasheets state capacity."""
@@ -56,18 +57,22 @@ def nearest_published(params: float) -> tuple[float, int, int, int]:
 
 
 DEFAULT_BATCHES: tuple[tuple[float, float, str], ...] = (
-    (5e9, 512 * 2048, "1M tokens (512 x 2,048), Megatron-LM 2021 Table 1's batch for its 1.7-3.6B models (arXiv:2104.04473)"),
-    (200e9, 4 * 2**20, "4M tokens, LLaMA's batch for every size from 6.7B to 65B (arXiv:2302.13971 Table 2) and Llama 2's"),
-    (math.inf, 16 * 2**20, "16M tokens, Llama 3 405B's batch (arXiv:2407.21783 Table 4)"),
+    (5e9, 512 * 2048, N_("1M tokens (512 x 2,048), Megatron-LM 2021 Table 1's batch for its 1.7-3.6B models (arXiv:2104.04473)")),
+    (200e9, 4 * 2**20, N_("4M tokens, LLaMA's batch for every size from 6.7B to 65B (arXiv:2302.13971 Table 2) and Llama 2's")),
+    (math.inf, 16 * 2**20, N_("16M tokens, Llama 3 405B's batch (arXiv:2407.21783 Table 4)")),
 )
 """(below this many parameters, global batch tokens, source): published runs grow the batch with the model."""
+
+
+BATCH_NOT_GIVEN = "global batch not given: "
+"""Prefix of batch_source when the default batch was used (render translates the two parts)."""
 
 
 def default_batch_tokens(params: float) -> tuple[float, str]:
     """The global batch published runs of this size used: 1M tokens below 5B, 4M to 200B, 16M above."""
     for limit, tokens, source in DEFAULT_BATCHES:
         if params < limit:
-            return float(tokens), f"global batch not given: {source}"
+            return float(tokens), BATCH_NOT_GIVEN + source
     raise AssertionError("unreachable: the last limit is infinite")
 
 FRAMEWORKS: dict[str, str] = {
@@ -93,32 +98,34 @@ MEMORY_CONVENTION: dict[str, str] = {
 }
 
 ASSUMPTIONS: tuple[str, ...] = (
-    "Compute per token = 6 x active params (Transformer Math 101) + 12 x layers x hidden x seq_len for attention scores "
-    "(llm-analysis: 4bs^2h forward FLOPs per layer; the s/6h term of Narayanan et al. 2021 Eq. 3), because the published "
-    "MFU figures the bands come from count attention FLOPs too; full recomputation adds a forward pass (8/6), selective 2.7%.",
-    "Achieved MFU comes from published runs per GPU generation (low/mid/high band, see data/efficiency.yaml); "
-    "it already includes well-overlapped communication, so only communication that cannot hide behind compute is added.",
-    "Collectives: ring all-reduce t = 2(n-1)/n x S/B, reduce-scatter and all-gather (n-1)/n x S/B (nccl-tests "
-    "PERFORMANCE.md), hierarchical: inside the node over NVLink/PCIe, across nodes over each GPU's share of the node's network.",
-    "Link efficiency: 0.65 of NVLink/PCIe, 0.9 of the network (Calculon a100_80g.json).",
-    "DDP, Horovod and ZeRO-1/2 reduce gradients once per optimizer step, overlapping the backward pass (2/3 of compute); "
-    "ZeRO-3/FSDP all-gather 16-bit parameters in forward and backward and reduce-scatter gradients on every micro-batch "
-    "(3 x params, Ultra-Scale Playbook), overlapping all of compute; tensor-parallel all-reduces, pipeline sends and "
-    "mixture-of-experts all-to-alls sit on the critical path.",
-    "Gradients move in 16-bit (2 bytes/param) under bf16/fp16, 4 bytes under fp32.",
-    "Every data-parallel rank needs at least one sequence per step: when ranks outnumber the global batch's sequences the "
-    "batch grows to one sequence per rank (reported as effective_global_batch_tokens), which changes the optimisation.",
-    "Mixture of experts: experts are spread by expert parallelism, so parameter and gradient traffic is on the active "
-    "parameters, memory on all of them; each MoE layer adds four token all-to-alls per micro-batch (dispatch and combine, "
-    "forward and backward; llm-analysis: top_k x b x s x h bytes, twice per layer forward).",
-    "Activations per layer from Korthikanti et al. 2022 Table 2: sbh(34 + 5as/h) none, 34sbh selective, 2sbh full; "
-    "Megatron uses sequence parallelism (divided by TP); the first pipeline stage holds all layers' worth.",
-    "Memory per GPU adds 2 GB of CUDA runtime overhead (Ultra-Scale Playbook: 1-2 GB); fragmentation is not modelled.",
-    "Pipeline bubble = (PP-1)/micro-batches of compute (Narayanan et al. 2021).",
-    "Job interruptions: 419 unexpected interruptions in 54 days on 16,384 H100s with more than 90% effective training time "
-    "(Llama 3, arXiv:2407.21783 Sec 3.3.4) — lost time grows with GPU count: x(1 + 0.111 x GPUs/16,384).",
-    "Cost = wall-clock hours x price per GPU-hour x GPUs (seed:K14).",
+    N_("Compute per token = 6 x active params (Transformer Math 101) + 12 x layers x hidden x seq_len for attention scores "
+       "(llm-analysis: 4bs^2h forward FLOPs per layer; the s/6h term of Narayanan et al. 2021 Eq. 3), because the published "
+       "MFU figures the bands come from count attention FLOPs too; full recomputation adds a forward pass (8/6), selective 2.7%."),
+    N_("Achieved MFU comes from published runs per GPU generation (low/mid/high band, see data/efficiency.yaml); "
+       "it already includes well-overlapped communication, so only communication that cannot hide behind compute is added."),
+    N_("Collectives: ring all-reduce t = 2(n-1)/n x S/B, reduce-scatter and all-gather (n-1)/n x S/B (nccl-tests "
+       "PERFORMANCE.md), hierarchical: inside the node over NVLink/PCIe, across nodes over each GPU's share of the node's network."),
+    N_("Link efficiency: 0.65 of NVLink/PCIe, 0.9 of the network (Calculon a100_80g.json)."),
+    N_("DDP, Horovod and ZeRO-1 reduce gradients once per optimizer step and ZeRO-2 on every micro-batch (DeepSpeed stage_1_and_2.py), "
+       "overlapping the backward pass (2/3 of compute); ZeRO-3/FSDP all-gather 16-bit parameters in forward and backward and "
+       "reduce-scatter gradients on every micro-batch (3 x params, Ultra-Scale Playbook), overlapping all of compute; tensor-parallel "
+       "all-reduces and pipeline sends sit on the critical path."),
+    N_("Gradients move in 16-bit (2 bytes/param) under bf16/fp16, 4 bytes under fp32."),
+    N_("The global batch is kept as given: every data-parallel rank needs at least one sequence per step, so a plan whose ranks "
+       "outnumber the batch's sequences cannot run; tensor or pipeline parallelism, or fewer GPUs, keep the ranks within it."),
+    N_("Mixture of experts: memory counts all parameters and compute the active ones; FSDP and ZeRO-3 shard and gather all "
+       "parameters and move no tokens; Megatron spreads experts by expert parallelism, whose token all-to-alls overlap compute "
+       "as in DeepSeek-V3's DualPipe (arXiv:2412.19437)."),
+    N_("Activations per layer from Korthikanti et al. 2022 Table 2: sbh(34 + 5as/h) none, 34sbh selective, 2sbh full; "
+       "Megatron uses sequence parallelism (divided by TP); the first pipeline stage holds all layers' worth."),
+    N_("Memory per GPU adds 2 GB of CUDA runtime overhead (Ultra-Scale Playbook: 1-2 GB); fragmentation is not modelled."),
+    N_("Pipeline bubble = (PP-1)/micro-batches of compute (Narayanan et al. 2021), divided by the virtual stages of an "
+       "interleaved schedule."),
+    N_("Job interruptions: 419 unexpected interruptions in 54 days on 16,384 H100s with more than 90% effective training time "
+       "(Llama 3, arXiv:2407.21783 Sec 3.3.4) — lost time grows with GPU count: x(1 + 0.111 x GPUs/16,384)."),
+    N_("Cost = wall-clock hours x price per GPU-hour x GPUs (seed:K14)."),
 )
+"""The model's conventions, in English (msgids); advice.assumptions() gives them in the current language."""
 
 CPU_ADAM_BYTES_PER_PARAM = 28.0
 """Host bytes an Adam step streams per parameter: fp32 weight, gradient, m and v read (16), weight, m and v written (12)

@@ -82,5 +82,10 @@ def _(msgid: str, /, **values: Any) -> str:
     return text.format(**values) if values else text
 
 
+def N_(msgid: str, /) -> str:
+    """Marks a string for translation where it is defined (a constant); ``_(msgid)`` translates it where it is shown."""
+    return msgid
+
+
 def zh() -> bool:
     return _current.get() == "zh"
