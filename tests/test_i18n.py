@@ -62,12 +62,13 @@ def test_no_call_passes_a_non_literal_msgid_that_the_catalog_cannot_know():
         for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "_" and node.args:
                 if not isinstance(node.args[0], ast.Constant):
-                    dynamic.append(f.name)
+                    dynamic.append(str(f.relative_to(SRC)))
     assert sorted(dynamic) == sorted(ALLOWED_DYNAMIC), dynamic
 
 
 ALLOWED_DYNAMIC = [
     "advice.py",  # the ASSUMPTIONS, each marked N_ in estimate.py
+    "tui/app.py", "tui/app.py", "tui/app.py", "tui/app.py",  # binding descriptions and tooltips, GLOSSARY, SUB_TITLE (all N_)
     "render.py", "render.py", "render.py",  # the default batch's source (N_ in estimate.DEFAULT_BATCHES); experience, stage (render.ANSWER_WORDS)
 ]
 

@@ -82,3 +82,39 @@ class TestResultsAtBothSizes:
 def pytest_generate_tests(metafunc):
     if "step_id" in metafunc.fixturenames:
         metafunc.parametrize("step_id", STEP_IDS)
+
+
+class TestChineseAt80x24:
+    """Issue 12: the Q&A in 简体中文 at 80x24 — CJK characters are two cells wide, so every line must still fit."""
+
+    def _zh_app(self, rules, tmp_path, answers=None):
+        from advisor.i18n import set_language
+
+        set_language("zh")  # the conftest fixture puts English back after the test
+        return _app(rules, tmp_path, answers)
+
+    def test_first_step(self, snap_compare, rules, tmp_path):
+        assert snap_compare(self._zh_app(rules, tmp_path), terminal_size=(80, 24))
+
+    def test_price_step(self, snap_compare, rules, tmp_path):
+        answers = load_answers(EXAMPLES / "customer-service.yaml")
+        assert snap_compare(self._zh_app(rules, tmp_path, answers), press=["enter"] * STEP_IDS.index("price"), terminal_size=(80, 24))
+
+    def test_budget_step_with_wan(self, snap_compare, rules, tmp_path):
+        async def type_wan(pilot):
+            for _ in range(STEP_IDS.index("budget")):
+                await pilot.press("enter")
+            await pilot.press("tab")
+            pilot.app.focused.value = ""
+            await pilot.press(*"50万")
+            await pilot.pause()
+
+        answers = load_answers(EXAMPLES / "customer-service.yaml")
+        assert snap_compare(self._zh_app(rules, tmp_path, answers), run_before=type_wan, terminal_size=(80, 24))
+
+    def test_help(self, snap_compare, rules, tmp_path):
+        assert snap_compare(self._zh_app(rules, tmp_path), press=["f1"], terminal_size=(80, 24))
+
+    def test_results(self, snap_compare, rules, tmp_path):
+        answers = load_answers(EXAMPLES / "customer-service.yaml")
+        assert snap_compare(self._zh_app(rules, tmp_path, answers), press=["enter"] * (len(STEP_IDS) + 1), terminal_size=(80, 24))

@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from .answers import STRATEGIES, Answers, _one, _pick, field_path
 from .catalog import gpu_catalog
+from .i18n import _, zh
 
 
 @dataclass(frozen=True)
@@ -46,77 +47,81 @@ class Step:
 
 def _gpu_choices() -> tuple[Choice, ...]:
     return tuple(
-        Choice(gid, f"{gid:<10} {g.memory_gb:>4g} GB  {g.peak_tflops:>6g} TFLOP/s  {g.name}") for gid, g in gpu_catalog().items()
+        Choice(gid, f"{gid:<11} {g.memory_gb:>4g} GB  {g.peak_tflops:>6g} TFLOP/s  {g.name}") for gid, g in gpu_catalog().items()
     )
 
 
 def steps() -> tuple[Step, ...]:
-    """The eleven steps, in order. Explanations follow the seed article's framing."""
+    """The twelve steps, in order, in the current language. Explanations follow the seed article's framing."""
     return (
-        Step("model", "How big is the model?",
-             "Parameter count drives everything: how much GPU memory each copy needs (about 16 bytes per parameter "
-             "with Adam), and how much compute the run takes. Write it the way the team says it: 7B, 1.3B, 70B.",
-             (Field("model.params", "Parameters", "text", "e.g. 7B"),)),
-        Step("training", "How much training?",
-             "Give the training tokens for one run (e.g. 1T, 300B), or — if the team already runs it — how many days "
-             "one run takes today, and with which framework. A known duration becomes the baseline every option is "
-             "compared against (it replaces the default tokens).",
-             (Field("training.tokens", "Training tokens", "text", "e.g. 1T", optional=True),
-              Field("training.duration_days", "or: days one run takes today", "text", "e.g. 3", optional=True, number="float"),
-              Field("training.current_strategy", "Framework the team runs today", "choice", choices=_strategy_choices()))),
-        Step("gpu", "Which GPU?",
-             "GPU memory decides which frameworks fit at all; peak speed decides how long the run takes. "
-             "Memory optimisation can let a bigger model train on cheaper GPUs.",
-             (Field("cluster.gpu", "GPU type", "choice", choices=_gpu_choices()),)),
-        Step("gpus", "How many GPUs?",
-             "More GPUs is not always faster: when synchronising costs more than the compute it saves, efficiency falls. "
-             "The decision table: DDP below 64 GPUs, Horovod 64-256, DeepSpeed above 256.",
-             (Field("cluster.gpus", "Total GPUs", "text", "e.g. 64", number="int"),)),
-        Step("nodes", "How many GPUs per node?",
-             "GPUs inside one machine talk over fast links; across machines they share the network card. "
-             "Most servers hold 8.",
-             (Field("cluster.gpus_per_node", "GPUs per node", "text", "e.g. 8", number="int"),)),
-        Step("network", "How fast are the links?",
-             "Communication is the key bottleneck. Inside a node: NVLink (fast) or PCIe (about a tenth). Between nodes: "
-             "the network per node in Gbit/s, all its cards together (an A100 node usually has 8 x 200 = 1600, an H100 "
-             "node 8 x 400 = 3200). Leave it empty for the GPU's usual fabric.",
-             (Field("cluster.intra_node", "Inside a node", "choice",
-                    choices=(Choice(None, "the GPU's own link"), Choice("nvlink", "NVLink"), Choice("pcie", "PCIe only"), Choice("xgmi", "AMD XGMI"), Choice("hccs", "Huawei HCCS"))),
-              Field("cluster.inter_node_gbps", "Network per node (Gbit/s)", "text", "e.g. 200", optional=True, number="float"))),
-        Step("price", "What does a GPU-hour cost?",
-             "Cost = training time x price per GPU-hour x number of GPUs. At 10 CNY per GPU-hour, 1,000 GPUs for a day "
-             "cost 240,000 CNY; 20% faster saves 48,000 CNY a day.",
-             (Field("budget.price_per_gpu_hour", "Price per GPU-hour", "text", "e.g. 2.5", number="float"),
-              Field("budget.currency", "Currency", "text", "e.g. USD"))),
-        Step("budget", "Any budget or deadline?",
-             "Optional. A run budget and a monthly ceiling let the advice warn before the bill does; a deadline tells "
-             "whether the plan ships in time. Leave empty if none.",
-             (Field("budget.limit", "Most the run may cost", "text", "e.g. 50000", optional=True, number="float"),
-              Field("budget.monthly_limit", "Monthly GPU bill ceiling", "text", "e.g. 500000", optional=True, number="float"),
-              Field("training.deadline_days", "Deadline (days)", "text", "e.g. 2", optional=True, number="float"))),
-        Step("team", "How experienced is the team?",
-             "DDP is low difficulty, Horovod medium, DeepSpeed and 3D parallelism high. The best framework is one the "
-             "team can run reliably.",
-             (Field("team.experience", "Distributed-training experience", "choice",
-                    choices=(Choice("none", "none — first distributed job"), Choice("some", "some — has run multi-GPU jobs"), Choice("expert", "expert — runs large clusters"))),)),
-        Step("tenancy", "Is the cluster shared? How fast is data loading?",
-             "On a shared cluster jobs contend for network and storage. Slow data loading leaves GPUs idle. "
-             "Give the loader's measured tokens/s if known.",
-             (Field("cluster.multi_tenant", "Shared with other teams' jobs", "choice", choices=(Choice(False, "no — dedicated"), Choice(True, "yes — multi-tenant"))),
-              Field("cluster.data_pipeline_tokens_per_sec", "Data loader tokens/s", "text", "e.g. 400000", optional=True, number="float"))),
-        Step("stage", "Where is the product?",
-             "Early MVPs need fast iteration and no over-design; stable products train mid-size models repeatedly; "
-             "frontier work trains very large models where memory optimisation pays most.",
-             (Field("project.stage", "Stage", "choice",
-                    choices=(Choice("mvp", "MVP — fast iteration"), Choice("stable", "stable — mid-size production"), Choice("frontier", "frontier — very large models"))),)),
-        Step("advanced", "Advanced (optional): host memory, sequence, batch, precision",
-             "Press Enter to skip: advisor's defaults apply. Host RAM per node decides whether CPU offload can work; "
-             "sequence length and global batch change activation memory and how many GPUs the batch can feed.",
-             (Field("cluster.cpu_memory_gb_per_node", "Host RAM per node (GB)", "text", "e.g. 1024", optional=True, number="float"),
-              Field("model.seq_len", "Sequence length (tokens)", "text", "e.g. 2048", optional=True, number="int"),
-              Field("training.global_batch_tokens", "Global batch (tokens per step)", "text", "e.g. 4M", optional=True),
-              Field("training.precision", "Precision", "choice",
-                    choices=(Choice("bf16", "bf16 (default)"), Choice("fp16", "fp16"), Choice("fp32", "fp32"))))),
+        Step("model", _("How big is the model?"),
+             _("Parameter count drives everything: how much GPU memory each copy needs (about 16 bytes per parameter "
+               "with Adam), and how much compute the run takes. Write it the way the team says it: 7B, 1.3B, 70B, 70亿."),
+             (Field("model.params", _("Parameters"), "text", _("e.g. 7B")),)),
+        Step("training", _("How much training?"),
+             _("Give the training tokens for one run (e.g. 1T, 300B), or — if the team already runs it — how many days "
+               "one run takes today (3, 3d, 72h), and with which framework. A known duration becomes the baseline every option is "
+               "compared against (it replaces the default tokens)."),
+             (Field("training.tokens", _("Training tokens"), "text", _("e.g. 1T"), optional=True),
+              Field("training.duration_days", _("or: days one run takes today"), "text", _("e.g. 3"), optional=True, number="float"),
+              Field("training.current_strategy", _("Framework the team runs today"), "choice", choices=_strategy_choices()))),
+        Step("gpu", _("Which GPU?"),
+             _("GPU memory decides which frameworks fit at all; peak speed decides how long the run takes. "
+               "Memory optimisation can let a bigger model train on cheaper GPUs."),
+             (Field("cluster.gpu", _("GPU type"), "choice", choices=_gpu_choices()),)),
+        Step("gpus", _("How many GPUs?"),
+             _("More GPUs is not always faster: when synchronising costs more than the compute it saves, efficiency falls. "
+               "The decision table: DDP below 64 GPUs, Horovod 64-256, DeepSpeed above 256."),
+             (Field("cluster.gpus", _("Total GPUs"), "text", _("e.g. 64"), number="int"),)),
+        Step("nodes", _("How many GPUs per node?"),
+             _("GPUs inside one machine talk over fast links; across machines they share the network card. "
+               "Most servers hold 8."),
+             (Field("cluster.gpus_per_node", _("GPUs per node"), "text", _("e.g. 8"), number="int"),)),
+        Step("network", _("How fast are the links?"),
+             _("Communication is the key bottleneck. Inside a node: NVLink (fast) or PCIe (about a tenth). Between nodes: "
+               "the network per node in Gbit/s, all its cards together (an A100 node usually has 8 x 200 = 1600, an H100 "
+               "node 8 x 400 = 3200). Leave it empty for the GPU's usual fabric."),
+             (Field("cluster.intra_node", _("Inside a node"), "choice",
+                    choices=(Choice(None, _("the GPU's own link")), Choice("nvlink", "NVLink"), Choice("pcie", _("PCIe only")),
+                             Choice("xgmi", "AMD XGMI"), Choice("hccs", _("Huawei HCCS")))),
+              Field("cluster.inter_node_gbps", _("Network per node (Gbit/s)"), "text", _("e.g. 200"), optional=True, number="float"))),
+        Step("price", _("What does a GPU-hour cost?"),
+             _("Cost = training time x price per GPU-hour x number of GPUs. At 10 CNY per GPU-hour, 1,000 GPUs for a day "
+               "cost 240,000 CNY; 20% faster saves 48,000 CNY a day."),
+             (Field("budget.price_per_gpu_hour", _("Price per GPU-hour"), "text", _("e.g. 2.5"), number="float"),
+              Field("budget.currency", _("Currency"), "text", _("e.g. USD")))),
+        Step("budget", _("Any budget or deadline?"),
+             _("Optional. A run budget and a monthly ceiling let the advice warn before the bill does; a deadline tells "
+               "whether the plan ships in time. Leave empty if none."),
+             (Field("budget.limit", _("Most the run may cost"), "text", _("e.g. 50000"), optional=True, number="float"),
+              Field("budget.monthly_limit", _("Monthly GPU bill ceiling"), "text", _("e.g. 500000"), optional=True, number="float"),
+              Field("training.deadline_days", _("Deadline (days)"), "text", _("e.g. 2"), optional=True, number="float"))),
+        Step("team", _("How experienced is the team?"),
+             _("DDP is low difficulty, Horovod medium, DeepSpeed and 3D parallelism high. The best framework is one the "
+               "team can run reliably."),
+             (Field("team.experience", _("Distributed-training experience"), "choice",
+                    choices=(Choice("none", _("none — first distributed job")), Choice("some", _("some — has run multi-GPU jobs")),
+                             Choice("expert", _("expert — runs large clusters")))),)),
+        Step("tenancy", _("Is the cluster shared? How fast is data loading?"),
+             _("On a shared cluster jobs contend for network and storage. Slow data loading leaves GPUs idle. "
+               "Give the loader's measured tokens/s if known."),
+             (Field("cluster.multi_tenant", _("Shared with other teams' jobs"), "choice",
+                    choices=(Choice(False, _("no — dedicated")), Choice(True, _("yes — multi-tenant")))),
+              Field("cluster.data_pipeline_tokens_per_sec", _("Data loader tokens/s"), "text", _("e.g. 400000"), optional=True, number="float"))),
+        Step("stage", _("Where is the product?"),
+             _("Early MVPs need fast iteration and no over-design; stable products train mid-size models repeatedly; "
+               "frontier work trains very large models where memory optimisation pays most."),
+             (Field("project.stage", _("Stage"), "choice",
+                    choices=(Choice("mvp", _("MVP — fast iteration")), Choice("stable", _("stable — mid-size production")),
+                             Choice("frontier", _("frontier — very large models")))),)),
+        Step("advanced", _("Advanced (optional): host memory, sequence, batch, precision"),
+             _("Press Enter to skip: advisor's defaults apply. Host RAM per node decides whether CPU offload can work; "
+               "sequence length and global batch change activation memory and how many GPUs the batch can feed."),
+             (Field("cluster.cpu_memory_gb_per_node", _("Host RAM per node (GB)"), "text", _("e.g. 1024"), optional=True, number="float"),
+              Field("model.seq_len", _("Sequence length (tokens)"), "text", _("e.g. 2048"), optional=True, number="int"),
+              Field("training.global_batch_tokens", _("Global batch (tokens per step)"), "text", _("e.g. 4M"), optional=True),
+              Field("training.precision", _("Precision"), "choice",
+                    choices=(Choice("bf16", _("bf16 (default)")), Choice("fp16", "fp16"), Choice("fp32", "fp32"))))),
     )
 
 
@@ -136,6 +141,17 @@ DEFAULT_DRAFT: dict[str, Any] = {
 }
 """The shipped defaults the guided Q&A starts from (Enter through every step to use them)."""
 
+DEFAULT_DRAFT_ZH_BUDGET: dict[str, Any] = {"price_per_gpu_hour": 10.0, "currency": "CNY"}
+"""In Chinese the defaults are priced as the seed article prices them: 10 CNY per GPU-hour (seed:K14's worked example)."""
+
+
+def default_draft() -> dict[str, Any]:
+    """A fresh copy of the defaults, in the current language's currency."""
+    draft = copy.deepcopy(DEFAULT_DRAFT)
+    if zh():
+        draft["budget"] = dict(DEFAULT_DRAFT_ZH_BUDGET)
+    return draft
+
 
 DEFAULT_TOKENS = DEFAULT_DRAFT["training"]["tokens"]
 
@@ -147,13 +163,14 @@ def reconcile(draft: dict[str, Any], before: dict[str, Any]) -> str | None:
     had_duration = before.get("training", {}).get("duration_days") is not None
     if training.get("duration_days") is not None and not had_duration and training.get("tokens") == DEFAULT_TOKENS:
         training.pop("tokens", None)
-        return f"Using the known {display(training['duration_days'])}-day run; the default {DEFAULT_TOKENS} tokens were dropped."
+        return _("Using the known {days}-day run; the default {tokens} tokens were dropped.", days=display(training["duration_days"]),
+                 tokens=DEFAULT_TOKENS)
     return None
 
 
 def draft_from(answers: Answers | None) -> dict[str, Any]:
     if answers is None:
-        return copy.deepcopy(DEFAULT_DRAFT)
+        return default_draft()
     data = answers.model_dump(mode="json", exclude_none=True)
     return data
 

@@ -39,11 +39,24 @@ from ..advice import Advice, advise
 from ..answers import STRATEGIES, Answers
 from ..errors import AdvisorError
 from ..estimate import FRAMEWORKS
+from ..i18n import N_, _
 from ..io import shown, write_atomic
 from .look import load_theme, palette, save_theme
 from ..questions import Step, coerce, display, draft_from, get_value, reconcile, set_value, step_error, steps, validate
 from ..render import headline, hours_text, money, spread, summary_rows, to_markdown
 from ..rules import RuleSet
+
+
+def translate_bindings(node: Any) -> None:
+    """Binding descriptions are English msgids (N_) on the class; each screen shows them in the current language."""
+    table = node._bindings.key_to_bindings
+    for key, bindings in table.items():
+        table[key] = [replace(b, description=_(b.description) if b.description else b.description,
+                              tooltip=_(b.tooltip) if b.tooltip else b.tooltip) for b in bindings]
+
+
+TEXTUAL_WORDS = (N_("palette"),)
+"""Textual's own footer words, translated with the rest (the command palette's key)."""
 
 
 # ------------------------------------------------------------------------------ messages
@@ -81,40 +94,42 @@ class LivePanel(Static):
         colours = palette(self.app.current_theme.dark if self.is_attached else True)
         warn, error = colours["warn"], f"bold {colours['error']}"
         if advice is None:
-            text = Text(self.problem or "Answer the questions to see an estimate.", style="dim")
-            self.update(text if narrow else Text.assemble(("Live estimate\n\n", "bold"), text))
+            text = Text(self.problem or _("Answer the questions to see an estimate."), style="dim")
+            self.update(text if narrow else Text.assemble((_("Live estimate") + "\n\n", "bold"), text))
             return
         e = advice.estimate_dict(advice.strategy)
         cur = e["currency"]
         blocked = any(w["blocking"] for w in advice.warnings)
-        fit = "fits" if e["fits"] and e["batch_ok"] else "DOES NOT FIT"
+        fits = e["fits"] and e["batch_ok"]
+        fit = _("fits") if fits else _("DOES NOT FIT")
         deadline = advice.answers.training.deadline_days
-        verdict = None if deadline is None else ("deadline met" if advice.plan.deadline_met else "deadline MISSED")
+        verdict = None if deadline is None else (_("Deadline met") if advice.plan.deadline_met else _("Deadline MISSED"))
         if narrow:
-            first = (f"{advice.strategy} on {advice.gpus} GPUs · {hours_text(e['wall_clock_hours'])} · {money(e['cost'], cur)}"
-                     + (f" · {verdict}" if verdict else ""))
-            second = (f"{e['memory_per_gpu_gb']:,.0f} GB/GPU {fit} · {e['communication_share']:.0%} exposed communication"
-                      + (f" · {len(advice.warnings)} warning(s)" if advice.warnings else ""))
+            first = (_("{strategy} on {gpus} GPUs", strategy=advice.strategy, gpus=advice.gpus)
+                     + f" · {hours_text(e['wall_clock_hours'])} · {money(e['cost'], cur)}" + (f" · {verdict}" if verdict else ""))
+            second = (f"{e['memory_per_gpu_gb']:,.0f} GB/GPU {fit} · "
+                      + _("{share} exposed communication", share=f"{e['communication_share']:.0%}")
+                      + (" · " + _("{n} warning(s)", n=len(advice.warnings)) if advice.warnings else ""))
             self.update(Text.assemble((first, "bold"), "\n", (second, error if blocked else "")))
             return
         lines: list[tuple[str, str] | str] = [
-            ("Live estimate\n\n", "bold"),
-            (f"{advice.strategy}", "bold"), f" on {advice.gpus} GPUs\n",
+            (_("Live estimate") + "\n\n", "bold"),
+            (f"{advice.strategy}", "bold"), " " + _("on {gpus} GPUs", gpus=advice.gpus) + "\n",
             f"{FRAMEWORKS[advice.strategy]}\n\n",
-            f"Time   {hours_text(e['wall_clock_hours'])}\n",
-            f"Cost   {money(e['cost'], cur)}\n",
-            f"Memory {e['memory_per_gpu_gb']:,.1f} GB/GPU\n",
-            ("       " + fit + "\n", "" if fit == "fits" else error),
-            f"Exposed communication {e['communication_share']:.0%}\n",
+            _("Time   {time}", time=hours_text(e["wall_clock_hours"])) + "\n",
+            _("Cost   {cost}", cost=money(e["cost"], cur)) + "\n",
+            _("Memory {gb} GB/GPU", gb=f"{e['memory_per_gpu_gb']:,.1f}") + "\n",
+            ("       " + fit + "\n", "" if fits else error),
+            _("Exposed communication {share}", share=f"{e['communication_share']:.0%}") + "\n",
         ]
         if verdict:
-            lines.append((verdict.capitalize() + "\n", "" if advice.plan.deadline_met else error))
+            lines.append((verdict + "\n", "" if advice.plan.deadline_met else error))
         if blocked:
-            lines.append(("\nBlocked: see warnings\n", error))
+            lines.append(("\n" + _("Blocked: see warnings") + "\n", error))
         for w in advice.warnings[:3]:
             lines.append(("\n! " + w["text"] + "\n", warn))
         if len(advice.warnings) > 3:
-            lines.append(f"(+{len(advice.warnings) - 3} more on the results screen)")
+            lines.append(_("(+{n} more on the results screen)", n=len(advice.warnings) - 3))
         self.update(Text.assemble(*lines))
 
 
@@ -134,15 +149,16 @@ class QuestionScreen(Screen[None]):
     """One step at a time: why it matters, a default, inline validation, back / next."""
 
     BINDINGS = [
-        Binding("ctrl+n", "next", "Next", priority=True),
-        Binding("escape", "back", "Back"),
-        Binding("ctrl+b", "back", "Back", priority=True, show=False),
-        Binding("ctrl+r", "results", "Results", tooltip="Skip to the results with the current answers"),
-        Binding("f1", "help", "Help", priority=True),
+        Binding("ctrl+n", "next", N_("Next"), priority=True),
+        Binding("escape", "back", N_("Back")),
+        Binding("ctrl+b", "back", N_("Back"), priority=True, show=False),
+        Binding("ctrl+r", "results", N_("Results"), tooltip=N_("Skip to the results with the current answers")),
+        Binding("f1", "help", N_("Help"), priority=True),
     ]
 
     def __init__(self, start: int = 0, problem: str | None = None) -> None:
         super().__init__()
+        translate_bindings(self)
         self.index = start
         self.problem = problem
 
@@ -166,8 +182,8 @@ class QuestionScreen(Screen[None]):
                 yield Vertical(id="fields")
                 yield Static("", id="error")
                 with Horizontal(id="nav"):
-                    yield Button("Back", id="back")
-                    yield Button("Next", id="next", variant="primary")
+                    yield Button(_("Back"), id="back")
+                    yield Button(_("Next"), id="next", variant="primary")
             yield LivePanel(id="live")
         yield Footer()
 
@@ -193,17 +209,17 @@ class QuestionScreen(Screen[None]):
     async def render_step(self) -> None:
         step = self.step
         total = len(self.app_.steps)
-        self.query_one("#progress", Label).update(f"Step {self.index + 1} of {total}")
+        self.query_one("#progress", Label).update(_("Step {n} of {total}", n=self.index + 1, total=total))
         self.query_one("#title", Static).update(f"[b]{step.title}[/b]")
         self.query_one("#why", Static).update(step.why)
         self.query_one("#error", Static).update("")
         self.query_one("#back", Button).disabled = self.index == 0
-        self.query_one("#next", Button).label = "Results" if self.index == total - 1 else "Next"
+        self.query_one("#next", Button).label = _("Results") if self.index == total - 1 else _("Next")
         box = self.query_one("#fields", Vertical)
         await box.remove_children()
         widgets = []
         for i, field in enumerate(step.fields):
-            widgets.append(Label(field.label + ("  [dim](optional)[/dim]" if field.optional else ""), classes="field-label"))
+            widgets.append(Label(field.label + ("  [dim]" + _("(optional)") + "[/dim]" if field.optional else ""), classes="field-label"))
             value = get_value(self.app_.draft, field.path)
             if field.kind == "choice":
                 ol = OptionList(*[Option(c.label, id=f"c{j}") for j, c in enumerate(field.choices)], id=f"f{i}", classes="choice")
@@ -320,10 +336,11 @@ class QuestionScreen(Screen[None]):
 class PathDialog(ModalScreen[str | None]):
     """Ask for a file path; Enter confirms, Escape cancels."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS = [Binding("escape", "cancel", N_("Cancel"))]
 
     def __init__(self, title: str, default: str) -> None:
         super().__init__()
+        translate_bindings(self)
         self.title_text, self.default = title, default
 
     def compose(self) -> ComposeResult:
@@ -334,15 +351,15 @@ class PathDialog(ModalScreen[str | None]):
             yield inp
             yield Static("", id="dialog-error")
             with Horizontal(classes="buttons"):
-                yield Button("Save", variant="primary", id="ok")
-                yield Button("Cancel", id="cancel")
+                yield Button(_("Save"), variant="primary", id="ok")
+                yield Button(_("Cancel"), id="cancel")
 
     @on(Input.Submitted)
     @on(Button.Pressed, "#ok")
     def _ok(self) -> None:
         value = self.query_one("#path", Input).value.strip()
         if not value:
-            self.query_one("#dialog-error", Static).update("[red]give a file path[/red]")
+            self.query_one("#dialog-error", Static).update("[red]" + _("give a file path") + "[/red]")
             return
         self.dismiss(value)
 
@@ -354,18 +371,19 @@ class PathDialog(ModalScreen[str | None]):
 class ConfirmDialog(ModalScreen[bool]):
     """A yes/no question whose safe answer (Cancel) has the focus, so Enter never destroys anything."""
 
-    BINDINGS = [Binding("escape", "no", "No"), Binding("y", "yes", "Yes"), Binding("n", "no", "No")]
+    BINDINGS = [Binding("escape", "no", N_("No")), Binding("y", "yes", N_("Yes")), Binding("n", "no", N_("No"))]
 
-    def __init__(self, question: str, yes: str = "Overwrite") -> None:
+    def __init__(self, question: str, yes: str | None = None) -> None:
         super().__init__()
-        self.question, self.yes = question, yes
+        translate_bindings(self)
+        self.question, self.yes = question, yes or _("Overwrite")
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label(Text(self.question))
             with Horizontal(classes="buttons"):
                 yield Button(f"{self.yes} (y)", variant="error", id="yes")
-                yield Button("Cancel (n)", id="no")
+                yield Button(_("Cancel (n)"), id="no")
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()
@@ -381,7 +399,7 @@ class ConfirmDialog(ModalScreen[bool]):
 
 # ------------------------------------------------------------------------------ help and review
 
-GLOSSARY = """\
+GLOSSARY = N_("""\
 # Help
 
 **Keys** — Enter accepts a step, Tab moves between fields, Esc goes back, Ctrl+R jumps to the results, F1 (or ? outside
@@ -407,17 +425,21 @@ b goes back to edit.
 - **Recomputation** (activation checkpointing): recompute activations in the backward pass instead of storing them.
 - **Global batch / micro-batch / accumulation**: tokens per optimizer step; sequences per GPU per forward pass; how
   many micro-batches a GPU runs before each optimizer step.
-"""
+""")
 
 
 class HelpScreen(ModalScreen[None]):
     """Keys and a glossary of the words the advice uses."""
 
-    BINDINGS = [Binding("escape", "close", "Close"), Binding("f1", "close", "Close"), Binding("q", "close", "Close", show=False)]
+    BINDINGS = [Binding("escape", "close", N_("Close")), Binding("f1", "close", N_("Close")), Binding("q", "close", N_("Close"), show=False)]
+
+    def __init__(self) -> None:
+        super().__init__()
+        translate_bindings(self)
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(classes="dialog help"):
-            yield Markdown(GLOSSARY)
+            yield Markdown(_(GLOSSARY))
 
     def action_close(self) -> None:
         self.dismiss(None)
@@ -426,16 +448,17 @@ class HelpScreen(ModalScreen[None]):
 class ReviewScreen(ModalScreen[int | None]):
     """Every answer before the results: Enter on the first line shows them, on a step jumps back to edit it."""
 
-    BINDINGS = [Binding("escape", "back", "Back"), Binding("f1", "help", "Help", priority=True)]
+    BINDINGS = [Binding("escape", "back", N_("Back")), Binding("f1", "help", N_("Help"), priority=True)]
 
     def __init__(self, rows: list[str]) -> None:
         super().__init__()
+        translate_bindings(self)
         self.rows = rows
 
     def compose(self) -> ComposeResult:
         with Vertical(id="review"):
-            yield Label(Text("Review your answers — Enter on a step to change it, Esc to go back", style="bold"))
-            yield OptionList(Option(Text("→ See the recommendation", style="bold"), id="results"),
+            yield Label(Text(_("Review your answers — Enter on a step to change it, Esc to go back"), style="bold"))
+            yield OptionList(Option(Text(_("→ See the recommendation"), style="bold"), id="results"),
                              *[Option(Text(row), id=f"s{i}") for i, row in enumerate(self.rows)], id="review-list")
             yield Footer()
 
@@ -462,15 +485,16 @@ class ResultsScreen(Screen[None]):
     """Recommendation, options, questions, checklist (tickable), warnings and the memo preview."""
 
     BINDINGS = [
-        Binding("e", "export", "Export memo"),
-        Binding("s", "save", "Save answers"),
-        Binding("a", "artifacts", "Launch files"),
-        Binding("b", "back", "Edit answers"),
-        Binding("q", "quit", "Quit"),
+        Binding("e", "export", N_("Export memo")),
+        Binding("s", "save", N_("Save answers")),
+        Binding("a", "artifacts", N_("Launch files")),
+        Binding("b", "back", N_("Edit answers")),
+        Binding("q", "quit", N_("Quit")),
     ]
 
     def __init__(self, advice: Advice) -> None:
         super().__init__()
+        translate_bindings(self)
         self.advice = advice
 
     def compose(self) -> ComposeResult:
@@ -480,7 +504,7 @@ class ResultsScreen(Screen[None]):
         cur = e["currency"]
         yield Header(show_clock=False)
         with TabbedContent(id="tabs"):
-            with TabPane("Summary", id="summary"):
+            with TabPane(_("Summary"), id="summary"):
                 with VerticalScroll():
                     lo, hi = e["range"]["wall_clock_hours"]
                     clo, chi = e["range"]["cost"]
@@ -489,45 +513,46 @@ class ResultsScreen(Screen[None]):
                         f"[b]{_esc(headline(a))}[/b]",
                         *(f"{_esc(what)}: {_esc(today)} → [b]{_esc(rec)}[/b]" for what, today, rec in summary_rows(a, d)[3:]),
                         "",
-                        f"[b]Recommendation: {d['recommendation']['framework']}[/b] ([b $accent]{a.strategy}[/]) on {a.gpus} GPUs",
-                        f"Time {hours_text(e['wall_clock_hours'])} {spread(lo, hi, hours_text, cal)}   "
-                        f"Cost {money(e['cost'], cur)} {spread(clo, chi, lambda v: money(v, cur), cal)}",
-                        f"Memory {e['memory_per_gpu_gb']:,.1f} GB per GPU ({'fits' if e['fits'] else 'DOES NOT FIT'})   "
-                        f"Exposed communication {e['communication_share']:.0%} of step",
+                        _("[b]Recommendation: {framework}[/b] ([b $accent]{strategy}[/]) on {gpus} GPUs",
+                          framework=d["recommendation"]["framework"], strategy=a.strategy, gpus=a.gpus),
+                        _("Time {time} {range}", time=hours_text(e["wall_clock_hours"]), range=spread(lo, hi, hours_text, cal)) + "   "
+                        + _("Cost {cost} {range}", cost=money(e["cost"], cur), range=spread(clo, chi, lambda v: money(v, cur), cal)),
+                        _("Memory {gb} GB per GPU ({fits})", gb=f"{e['memory_per_gpu_gb']:,.1f}", fits=_("fits") if e["fits"] else _("DOES NOT FIT"))
+                        + "   " + _("Exposed communication {share} of step", share=f"{e['communication_share']:.0%}"),
                     ]
                     yield Static("\n".join(head), id="headline")
                     if d["warnings"]:
                         colours = palette(self.app.current_theme.dark)
                         yield Static(Text.assemble(*[part for w in d["warnings"] for part in (
-                            ("BLOCKING " if w["blocking"] else "! ", f"bold {colours['error'] if w['blocking'] else colours['warn']}"),
+                            (_("BLOCKING ") if w["blocking"] else "! ", f"bold {colours['error'] if w['blocking'] else colours['warn']}"),
                             w["text"] + "\n")]), id="warnings")
-                    yield Static("[b]Why[/b]\n" + "\n".join(f"• {_esc(r['text'])} [dim]({r['rule']}; {_esc(', '.join(r['source']))})[/dim]" for r in d["recommendation"]["rationale"]), id="why-list")
-            with TabPane("Options", id="options"):
+                    yield Static("[b]" + _("Why") + "[/b]\n" + "\n".join(f"• {_esc(r['text'])} [dim]({r['rule']}; {_esc(', '.join(r['source']))})[/dim]" for r in d["recommendation"]["rationale"]), id="why-list")
+            with TabPane(_("Options"), id="options"):
                 yield DataTable(id="options-table", zebra_stripes=True, cursor_type="row")
                 yield Static("", id="options-detail", classes="detail")
-            with TabPane("Questions", id="questions"):
+            with TabPane(_("Questions"), id="questions"):
                 with VerticalScroll():
-                    yield Static("\n".join(f"? {_esc(q['text'])} [dim]({_esc(q['source'])})[/dim]" for q in d["questions"]) or "No questions.", id="questions-list")
-            with TabPane("Checklist", id="checklist"):
+                    yield Static("\n".join(f"? {_esc(q['text'])} [dim]({_esc(q['source'])})[/dim]" for q in d["questions"]) or _("No questions."), id="questions-list")
+            with TabPane(_("Checklist"), id="checklist"):
                 done = set(self.app_.checked)
                 yield SelectionList[int](*[(Text(c["text"]), i, c["text"] in done) for i, c in enumerate(d["checklist"])], id="checklist-list")
                 yield Static("", id="checklist-detail", classes="detail")
-            with TabPane("Rules", id="rules"):
+            with TabPane(_("Rules"), id="rules"):
                 with VerticalScroll():
                     yield Static("\n".join(f"[b]{fr['id']}[/b] — {_esc(fr['title'])} [dim]({_esc(', '.join(fr['source']))})[/dim]" for fr in d["fired_rules"]), id="rules-list")
-            with TabPane("Memo", id="memo"):
+            with TabPane(_("Memo"), id="memo"):
                 yield VerticalScroll(id="memo-scroll")
         yield Footer()
 
     def on_mount(self) -> None:
         table = self.query_one("#options-table", DataTable)
-        table.add_columns("strategy", "fits", "GB/GPU", "time", "cost", "score", "why not")
+        table.add_columns(_("strategy"), _("fits"), "GB/GPU", _("time"), _("cost"), _("score"), _("why not"))
         cur = self.advice.facts["currency"]
         for s in STRATEGIES:
             est = self.advice.estimate_dict(s)
-            why = "chosen" if s == self.advice.strategy else self.advice.why_not(s)[0]
+            why = _("chosen") if s == self.advice.strategy else self.advice.why_not(s)[0]
             table.add_row(
-                s, "yes" if est["fits"] and est["batch_ok"] else "no", f"{est['memory_per_gpu_gb']:,.1f}", hours_text(est["wall_clock_hours"]),
+                s, _("yes") if est["fits"] and est["batch_ok"] else _("no"), f"{est['memory_per_gpu_gb']:,.1f}", hours_text(est["wall_clock_hours"]),
                 money(est["cost"], cur), f"{self.advice.scores[s]:g}", why[:70] + ("…" if len(why) > 70 else ""), key=s,
             )
 
@@ -535,7 +560,7 @@ class ResultsScreen(Screen[None]):
     def _option_detail(self, event: DataTable.RowHighlighted) -> None:
         """The full reasons for the highlighted strategy: the table cell is cut to fit."""
         s = str(event.row_key.value)
-        text = (f"{s}: chosen — " + " ".join(r["text"] for r in self.advice.rationale()[:1])) if s == self.advice.strategy \
+        text = (f"{s}: " + _("chosen") + " — " + " ".join(r["text"] for r in self.advice.rationale()[:1])) if s == self.advice.strategy \
             else f"{s}: " + "; ".join(self.advice.why_not(s))
         self.query_one("#options-detail", Static).update(Text(text))
 
@@ -591,10 +616,10 @@ class AdvisorApp(App[None]):
 
     CSS_PATH = "app.tcss"
     TITLE = "advisor"
-    SUB_TITLE = "distributed-training decision"
+    SUB_TITLE = N_("distributed-training decision")
     BINDINGS = [
-        Binding("ctrl+q", "quit", "Quit", priority=True),
-        Binding("ctrl+t", "toggle_theme", "Theme", show=False),
+        Binding("ctrl+q", "quit", N_("Quit"), priority=True),
+        Binding("ctrl+t", "toggle_theme", N_("Theme"), show=False),
     ]
 
     def __init__(self, rules: RuleSet, answers: Answers | None = None, cursor_blink: bool = True, workdir: Path | None = None,
@@ -602,6 +627,8 @@ class AdvisorApp(App[None]):
         """``draft``: the answers file as written (its '7B' stays '7B'); it may hold one invalid field, which the Q&A
         opens on, marked, instead of refusing the file."""
         super().__init__()
+        translate_bindings(self)
+        self.sub_title = _(self.SUB_TITLE)
         self.rules = rules
         self.steps = steps()
         self.draft: dict[str, Any] = copy.deepcopy(draft) if draft is not None else draft_from(answers)
@@ -626,7 +653,7 @@ class AdvisorApp(App[None]):
     def compute(self) -> tuple[Advice | None, str | None]:
         answers, errors = validate(self.draft)
         if answers is None:
-            return None, "The answers are not complete yet."
+            return None, _("The answers are not complete yet.")
         try:
             self.last_advice = advise(answers, self.rules)
         except AdvisorError as exc:
@@ -642,7 +669,7 @@ class AdvisorApp(App[None]):
     def show_results(self) -> None:
         advice, problem = self.compute()
         if advice is None:
-            self.notify(problem or "answers incomplete", severity="error", markup=False)
+            self.notify(problem or _("The answers are not complete yet."), severity="error", markup=False)
             return
         self.push_screen(ResultsScreen(advice))
 
@@ -681,7 +708,7 @@ class AdvisorApp(App[None]):
         if not self.unsaved():
             self.exit()
             return
-        self.push_screen(ConfirmDialog("Quit without saving your answers? (s on the results screen saves them)", yes="Quit"),
+        self.push_screen(ConfirmDialog(_("Quit without saving your answers? (s on the results screen saves them)"), yes=_("Quit")),
                          lambda ok: self.exit() if ok else None)
 
     def answers_with_checks(self, advice: Advice) -> Advice:
@@ -696,7 +723,7 @@ class AdvisorApp(App[None]):
         try:
             p = Path(name).expanduser()
         except RuntimeError:  # '~someone' for a user that does not exist
-            self._report(f"{shown(name)}: no such user's home directory", error=True)
+            self._report(_("{path}: no such user's home directory", path=shown(name)), error=True)
             return None
         return p if p.is_absolute() else self.workdir / p
 
@@ -704,7 +731,7 @@ class AdvisorApp(App[None]):
         if self.last_advice is None:
             return
         memo = to_markdown(self.answers_with_checks(self.last_advice))
-        self._write_with_confirm("Export the decision memo to:", "decision-memo.md", memo, "memo")
+        self._write_with_confirm(_("Export the decision memo to:"), "decision-memo.md", memo, _("memo"))
 
     def save_answers(self) -> None:
         if self.last_advice is None:
@@ -716,7 +743,7 @@ class AdvisorApp(App[None]):
             data.setdefault("project", {})["checklist_done"] = list(self.checked)
         text = "# advisor answers (saved from the guided Q&A); run: advisor advise FILE\n" + yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
         saved = (copy.deepcopy(self.draft), list(self.checked))
-        self._write_with_confirm("Save the answers to:", "answers.yaml", text, "answers", on_saved=lambda: setattr(self, "_saved", saved))
+        self._write_with_confirm(_("Save the answers to:"), "answers.yaml", text, _("answers"), on_saved=lambda: setattr(self, "_saved", saved))
 
     def export_artifacts(self) -> None:
         """Launch files for the recommendation (ds_config.json, launch.sh, job.sbatch, README.md) into a directory."""
@@ -741,19 +768,20 @@ class AdvisorApp(App[None]):
                 except AdvisorError as exc:
                     self._report(exc.msg, error=True)
                     return
-                self._report(f"Wrote {len(written)} launch files to {shown(path)}")
+                self._report(_("Wrote {n} launch files to {path}", n=len(written), path=shown(path)))
 
             try:
                 clash = path.is_dir() and any((path / n).exists() for n in names)
             except OSError as exc:
-                self._report(f"{shown(path)}: cannot be used ({exc.strerror or exc})", error=True)
+                self._report(_("{path}: cannot be used ({why})", path=shown(path), why=exc.strerror or exc), error=True)
                 return
             if clash:
-                self.push_screen(ConfirmDialog(f"{shown(path)} already holds launch files. Overwrite them?"), lambda ok: write(True) if ok else None)
+                self.push_screen(ConfirmDialog(_("{path} already holds launch files. Overwrite them?", path=shown(path))),
+                                 lambda ok: write(True) if ok else None)
             else:
                 write(False)
 
-        self.push_screen(PathDialog("Write launch files into the directory:", "launch"), chosen)
+        self.push_screen(PathDialog(_("Write launch files into the directory:"), "launch"), chosen)
 
     def _report(self, msg: str, error: bool = False) -> None:
         msg = " ".join(msg.split("\n"))
@@ -768,10 +796,10 @@ class AdvisorApp(App[None]):
             try:
                 exists = path.exists() and not path.is_dir()
             except OSError as exc:
-                self._report(f"{shown(path)}: cannot be used ({exc.strerror or exc})", error=True)
+                self._report(_("{path}: cannot be used ({why})", path=shown(path), why=exc.strerror or exc), error=True)
                 return
             if exists:
-                self.push_screen(ConfirmDialog(f"{shown(path)} exists. Overwrite it?"),
+                self.push_screen(ConfirmDialog(_("{path} exists. Overwrite it?", path=shown(path))),
                                  lambda ok: self._write(path, text, what, force=True, on_saved=on_saved) if ok else None)
             else:
                 self._write(path, text, what, force=False, on_saved=on_saved)
@@ -786,16 +814,16 @@ class AdvisorApp(App[None]):
             return
         if on_saved:
             on_saved()
-        self._report(f"Saved the {what} to {shown(path)}")
+        self._report(_("Saved the {what} to {path}", what=what, path=shown(path)))
 
     # -- commands -----------------------------------------------------------------------
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        yield SystemCommand("Export decision memo", "Write the markdown memo to a file", self.export_memo)
-        yield SystemCommand("Save answers", "Write the answers as YAML for `advisor advise`", self.save_answers)
-        yield SystemCommand("Write launch files", "ds_config.json / launch.sh / job.sbatch for the recommendation", self.export_artifacts)
-        yield SystemCommand("Toggle light/dark theme", "Switch between the light and dark themes", self.action_toggle_theme)
+        yield SystemCommand(_("Export decision memo"), _("Write the markdown memo to a file"), self.export_memo)
+        yield SystemCommand(_("Save answers"), _("Write the answers as YAML for `advisor advise`"), self.save_answers)
+        yield SystemCommand(_("Write launch files"), _("ds_config.json / launch.sh / job.sbatch for the recommendation"), self.export_artifacts)
+        yield SystemCommand(_("Toggle light/dark theme"), _("Switch between the light and dark themes"), self.action_toggle_theme)
 
     def action_toggle_theme(self) -> None:
         self.theme = "textual-light" if self.theme != "textual-light" else "textual-dark"
