@@ -401,3 +401,32 @@ async def test_the_theme_choice_persists(rules, tmp_path):
     async with again.run_test(size=SMALL) as pilot:
         await settle(pilot)
         assert again.theme == "textual-light"
+
+
+# ---------------------------------------------------------------- 中文 (issue 12)
+
+
+async def test_the_chinese_q_and_a_reads_wan_and_yi_and_explains_errors_in_chinese(rules, tmp_path):
+    from advisor.i18n import set_language
+
+    set_language("zh")  # the conftest fixture puts English back
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        assert "模型有多大" in str(app.screen.query_one("#title").render())
+        await type_into_focused(pilot, "七十亿")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert "无法把 '七十亿' 读成数字" in error_text(app.screen) and "70亿" in error_text(app.screen)
+        await type_into_focused(pilot, "70亿")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen.step.id == "training" and app.draft["model"]["params"] == "70亿"
+        screen = await step_to(pilot, "budget")
+        await pilot.press("tab")
+        await type_into_focused(pilot, "50万")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen.step.id == "team", error_text(screen)
+        assert app.last_advice is not None and app.last_advice.answers.budget.monthly_limit == 500_000
+        assert app.last_advice.answers.budget.currency == "CNY"

@@ -24,44 +24,44 @@ from pydantic import (
 from .catalog import GpuSpec, gpu_catalog, resolve_gpu
 from .errors import AnswerError
 from .safeload import load_mapping, parse_mapping
-from .i18n import zh
+from .i18n import _, zh
 from .units import CURRENCY_MARKS, parse_duration, parse_money, parse_quantity, split_money
 
 
 def _quantity(value: Any) -> float:
     number = parse_quantity(value)
     if number < 1:
-        raise ValueError(f"must be at least 1 (got {value!r}); write counts in full or with a suffix, e.g. 7B, 1T")
+        raise ValueError(_("must be at least 1 (got {value}); write counts in full or with a suffix, e.g. 7B, 1T, 70亿", value=repr(value)))
     if number > MAX_NUMBER:
-        raise ValueError(f"is too large (at most {MAX_NUMBER:g})")
+        raise ValueError(_("is too large (at most {most})", most=f"{MAX_NUMBER:g}"))
     return number
 
 
 def _positive_number(value: Any) -> float:
     if isinstance(value, str) and len(value) > 64:
-        raise ValueError(f"expected a number, got {len(value):,} characters of text")
+        raise ValueError(_("expected a number, got {n} characters of text", n=f"{len(value):,}"))
     if isinstance(value, str):
         value = parse_quantity(value)  # "1,600", "1.6k": numbers as people type them
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"expected a number, got {_describe(value)}")
+        raise ValueError(_("expected a number, got {what}", what=_describe(value)))
     if isinstance(value, int) and value > MAX_NUMBER:
-        raise ValueError(f"is too large (at most {MAX_NUMBER:g})")
+        raise ValueError(_("is too large (at most {most})", most=f"{MAX_NUMBER:g}"))
     if not math.isfinite(value):
-        raise ValueError("must be a finite number (NaN and infinity are not allowed)")
+        raise ValueError(_("must be a finite number (NaN and infinity are not allowed)"))
     if value <= 0:
-        raise ValueError(f"must be greater than zero (got {value!r})")
+        raise ValueError(_("must be greater than zero (got {value})", value=repr(value)))
     if value > MAX_NUMBER:
-        raise ValueError(f"is too large (at most {MAX_NUMBER:g})")
+        raise ValueError(_("is too large (at most {most})", most=f"{MAX_NUMBER:g}"))
     return float(value)
 
 
 def _non_negative_number(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"expected a number, got {_describe(value)}")
+        raise ValueError(_("expected a number, got {what}", what=_describe(value)))
     if not math.isfinite(value):
-        raise ValueError("must be a finite number (NaN and infinity are not allowed)")
+        raise ValueError(_("must be a finite number (NaN and infinity are not allowed)"))
     if value < 0:
-        raise ValueError(f"must not be negative (got {value!r})")
+        raise ValueError(_("must not be negative (got {value})", value=repr(value)))
     return float(value)
 
 
@@ -74,39 +74,39 @@ MAX_NUMBER = 1e18
 
 def _count(value: Any) -> int:
     if isinstance(value, str) and len(value) > 64:
-        raise ValueError(f"expected a whole number, got {len(value):,} characters of text")
+        raise ValueError(_("expected a whole number, got {n} characters of text", n=f"{len(value):,}"))
     if isinstance(value, str):
         value = parse_quantity(value)  # "1,024", "2k"
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"expected a whole number, got {_describe(value)}")
+        raise ValueError(_("expected a whole number, got {what}", what=_describe(value)))
     if isinstance(value, int) and value > MAX_COUNT:
-        raise ValueError(f"is too large (at most {MAX_COUNT:,})")
+        raise ValueError(_("is too large (at most {most})", most=f"{MAX_COUNT:,}"))
     if isinstance(value, float) and (not math.isfinite(value) or not value.is_integer()):
-        raise ValueError(f"expected a whole number, got {value!r}")
+        raise ValueError(_("expected a whole number, got {what}", what=repr(value)))
     if value <= 0:
-        raise ValueError(f"must be a positive whole number (got {value!r})")
+        raise ValueError(_("must be a positive whole number (got {value})", value=repr(value)))
     if value > MAX_COUNT:
-        raise ValueError(f"is too large (at most {MAX_COUNT:,})")
+        raise ValueError(_("is too large (at most {most})", most=f"{MAX_COUNT:,}"))
     return int(value)
 
 
 def _strict_bool(value: Any) -> bool:
     if not isinstance(value, bool):
-        raise ValueError(f"expected true or false, got {_describe(value)}")
+        raise ValueError(_("expected true or false, got {what}", what=_describe(value)))
     return value
 
 
 def _describe(value: Any) -> str:
     if isinstance(value, bool):
-        return f"a boolean ({str(value).lower()})"
+        return _("a boolean ({value})", value=str(value).lower())
     if isinstance(value, str):
-        return f"the text {value!r}"
+        return _("the text {value}", value=repr(value))
     if value is None:
-        return "nothing (null)"
+        return _("nothing (null)")
     if isinstance(value, (list, tuple)):
-        return "a list"
+        return _("a list")
     if isinstance(value, dict):
-        return "a mapping"
+        return _("a mapping")
     return repr(value)
 
 
@@ -130,7 +130,7 @@ def _currency(value: Any) -> str:
         return CURRENCY_MARKS[value.strip().lower()]  # ¥, 元, 人民币, RMB -> CNY; $ -> USD
     if not isinstance(value, str) or not value.isascii() or not value.isalpha() or not 1 <= len(value) <= 8:
         shown = repr(value[:20]) if isinstance(value, str) else _describe(value)
-        raise ValueError(f"must be 1 to 8 letters such as USD, CNY or EUR (got {shown})")
+        raise ValueError(_("must be 1 to 8 letters such as USD, CNY or EUR, or ¥ / 元 / 人民币 (got {value})", value=shown))
     return value
 
 
@@ -183,7 +183,7 @@ class ModelSection(_Section):
     @model_validator(mode="after")
     def _active_not_more_than_total(self) -> ModelSection:
         if self.active_params is not None and self.active_params > self.params:
-            raise ValueError("active_params cannot exceed params")
+            raise ValueError(_("active_params cannot exceed params"))
         return self
 
 
@@ -214,7 +214,7 @@ class TrainingSection(_Section):
     @model_validator(mode="after")
     def _one_duration(self) -> TrainingSection:
         if self.duration_hours is not None and self.duration_days is not None:
-            raise ValueError("give duration_hours or duration_days, not both")
+            raise ValueError(_("give duration_hours or duration_days, not both"))
         return self
 
     @property
@@ -268,11 +268,11 @@ class ClusterSection(_Section):
             gid = resolve_gpu(value)
             if gid is None:
                 close = difflib.get_close_matches(value.strip().lower(), known, n=1, cutoff=0.5)
-                hint = f"; did you mean '{close[0]}'?" if close else f"; known: {', '.join(known)}"
-                raise ValueError(f"unknown GPU '{value}'{hint}")
+                hint = _("; did you mean '{name}'?", name=close[0]) if close else _("; known: {names}", names=", ".join(known))
+                raise ValueError(_("unknown GPU '{value}'{hint}", value=value, hint=hint))
             return gid
         elif not isinstance(value, dict):
-            raise ValueError(f"expected a catalog id such as 'a100-80gb' or a mapping with memory_gb and peak_tflops, got {_describe(value)}")
+            raise ValueError(_("expected a catalog id such as 'a100-80gb' or a mapping with memory_gb and peak_tflops, got {what}", what=_describe(value)))
         return value
 
     @model_validator(mode="after")
@@ -333,7 +333,7 @@ class BudgetSection(_Section):
             return data
         codes = set(marks.values())
         if len(codes) > 1:
-            raise ValueError(f"the amounts name different currencies ({', '.join(f'{k}: {v}' for k, v in marks.items())}); use one")
+            raise ValueError(_("the amounts name different currencies ({marks}); use one", marks=", ".join(f"{k}: {v}" for k, v in marks.items())))
         code = codes.pop()
         given = data.get("currency")
         if given is None:
@@ -344,7 +344,7 @@ class BudgetSection(_Section):
             return data
         if given_code.upper() != code:
             key = next(iter(marks))
-            raise ValueError(f"{key} is written in {code} but currency is {given_code}; make them agree")
+            raise ValueError(_("{key} is written in {code} but currency is {given}; make them agree", key=key, code=code, given=given_code))
         return data
 
 
@@ -375,7 +375,7 @@ class Answers(_Section):
     @model_validator(mode="after")
     def _tokens_or_duration(self) -> Answers:
         if self.training.tokens is None and self.training.baseline_hours is None:
-            raise ValueError("training: give tokens (e.g. 1T) or a known duration_hours / duration_days")
+            raise ValueError(_("training: give tokens (e.g. 1T) or a known duration_hours / duration_days"))
         return self
 
 
@@ -406,7 +406,9 @@ def describe_validation_error(exc: ValidationError, root: type[BaseModel]) -> st
     first, useful = _pick(errors)
     text = _one(first, root)
     more = useful - 1
-    return text + (f" (and {more} more problem{'s' if more > 1 else ''})" if more > 0 else "")
+    if more <= 0:
+        return text
+    return text + (_(" (and 1 more problem)") if more == 1 else _(" (and {n} more problems)", n=more))
 
 
 def _pick(errors: list[dict[str, Any]]) -> tuple[dict[str, Any], int]:
@@ -449,25 +451,25 @@ def _one(err: dict[str, Any], root: type[BaseModel]) -> str:
         parent, key = loc[:-1], str(loc[-1])
         options = _fields_at(root, parent)
         close = difflib.get_close_matches(key, options, n=1, cutoff=0.6)
-        where = ".".join(str(p) for p in parent) or "top level"
-        hint = f"; did you mean '{close[0]}'?" if close else (f"; known keys: {', '.join(options)}" if options else "")
-        return f"{path}: unknown key '{key}' in {where}{hint}"
+        where = ".".join(str(p) for p in parent) or _("top level")
+        hint = _("; did you mean '{name}'?", name=close[0]) if close else (_("; known keys: {names}", names=", ".join(options)) if options else "")
+        return _("{path}: unknown key '{key}' in {where}{hint}", path=path, key=key, where=where, hint=hint)
     if kind == "missing":
         desc = _description_at(root, loc)
-        return f"{path}: is required" + (f" ({desc})" if desc else "")
+        return _("{path}: is required", path=path) + (f" ({desc})" if desc and not zh() else "")
     msg = err["msg"]
     for prefix in ("Value error, ", "Assertion failed, "):
         if msg.startswith(prefix):
             msg = msg[len(prefix):]
     if kind == "literal_error":
-        msg = f"{msg} (got {err.get('input')!r})"
+        msg = _("{msg} (got {value})", msg=msg, value=repr(err.get("input")))
     elif kind in ("model_type", "model_attributes_type", "dict_type"):
-        msg = f"expected a mapping of keys, got {_describe(err.get('input'))}"
+        msg = _("expected a mapping of keys, got {what}", what=_describe(err.get("input")))
     elif kind == "string_type":
-        msg = f"expected text, got {_describe(err.get('input'))}"
+        msg = _("expected text, got {what}", what=_describe(err.get("input")))
     elif kind == "string_pattern_mismatch":
         desc = _description_at(root, loc)
-        msg = f"{_describe(err.get('input'))} is not allowed" + (f"; {desc}" if desc else "")
+        msg = _("{what} is not allowed", what=_describe(err.get("input"))) + (f"; {desc}" if desc else "")
     return f"{path}: {msg}" if path else msg
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 import re
 
+from .i18n import N_, _
+
 SUFFIXES: dict[str, float] = {
     "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12,
     "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12,
@@ -45,7 +47,8 @@ _DURATION = re.compile(rf"^\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)\s*({_UNIT_RX})\s*$"
 MAX_QUANTITY_CHARS = 64
 """Longer text is refused before any parsing (a paste of 100 KB of digits must not stall the app)."""
 
-EXAMPLES = "write a number such as 7e9, 7B, 7 billion or 70亿 (suffixes: K, M, B, T, 万, 亿)"
+EXAMPLES = N_("write a number such as 7e9, 7B, 7 billion or 70亿 (suffixes: K, M, B, T, 万, 亿)")
+UNITS = (N_("hours"), N_("days"))
 
 
 def parse_quantity(value: object) -> float:
@@ -55,28 +58,28 @@ def parse_quantity(value: object) -> float:
         ValueError: with a message meant to be shown to the user after the field name.
     """
     if isinstance(value, bool):
-        raise ValueError(f"expected a number, got a boolean ({str(value).lower()})")
+        raise ValueError(_("expected a number, got a boolean ({value})", value=str(value).lower()))
     if isinstance(value, (int, float)):
         try:
             number = float(value)
         except OverflowError:
-            raise ValueError("is too large to be a quantity") from None
+            raise ValueError(_("is too large to be a quantity")) from None
     elif isinstance(value, str):
         if len(value) > MAX_QUANTITY_CHARS:
-            raise ValueError(f"is {len(value):,} characters long; {EXAMPLES}")
+            raise ValueError(_("is {n} characters long; {examples}", n=f"{len(value):,}", examples=_(EXAMPLES)))
         match = _QUANTITY.match(value)
         if not match:
-            raise ValueError(f"cannot read {value!r} as a number; {EXAMPLES}")
+            raise ValueError(_("cannot read {value} as a number; {examples}", value=repr(value), examples=_(EXAMPLES)))
         mantissa, exponent, suffix = match.groups()
         number = float(f"{mantissa.replace(',', '')}e{exponent or 0}")  # float() saturates to inf instead of raising
         if suffix:
             number *= SUFFIXES[suffix.lower()]
         if math.isinf(number):
-            raise ValueError(f"{value.strip()!r} is too large to be a quantity")
+            raise ValueError(_("{value} is too large to be a quantity", value=repr(value.strip())))
     else:
-        raise ValueError(f"expected a number or a string such as '7B', got {type(value).__name__}")
+        raise ValueError(_("expected a number or a string such as '7B', got {kind}", kind=type(value).__name__))
     if not math.isfinite(number):
-        raise ValueError("must be a finite number (NaN and infinity are not allowed)")
+        raise ValueError(_("must be a finite number (NaN and infinity are not allowed)"))
     return number
 
 
@@ -90,7 +93,7 @@ def split_money(value: object) -> tuple[object, str | None]:
     before, amount, after = m.groups()
     marks = {CURRENCY_MARKS[x.lower()] for x in (before, after) if x}
     if len(marks) > 1:
-        raise ValueError(f"{value!r} names two currencies; write one, e.g. ¥10 or 10元")
+        raise ValueError(_("{value} names two currencies; write one, e.g. ¥10 or 10元", value=repr(value)))
     return amount, (marks.pop() if marks else None)
 
 
@@ -101,8 +104,8 @@ def parse_money(value: object) -> tuple[float, str | None]:
     try:
         return parse_quantity(amount), currency
     except ValueError as exc:
-        if isinstance(value, str) and str(exc).startswith("cannot read"):
-            raise ValueError(f"cannot read {value!r} as an amount; write e.g. 500000, 500,000, 500k, 50万, ¥10 or 10元") from None
+        if isinstance(value, str) and isinstance(amount, str) and _QUANTITY.match(amount) is None:
+            raise ValueError(_("cannot read {value} as an amount; write e.g. 500000, 500,000, 500k, 50万, ¥10 or 10元", value=repr(value))) from None
         raise
 
 
@@ -117,7 +120,7 @@ def parse_duration(value: object, unit: str) -> float:
         try:
             return parse_quantity(value)
         except ValueError:
-            raise ValueError(f"cannot read {value!r} as a duration; write e.g. 3 (in {unit}), 3d, 3 days, 3天, 72h or 72小时") from None
+            raise ValueError(_("cannot read {value} as a duration; write e.g. 3 (in {unit}), 3d, 3 days, 3天, 72h or 72小时", value=repr(value), unit=_(unit))) from None
     return parse_quantity(value)
 
 

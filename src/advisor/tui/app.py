@@ -741,7 +741,7 @@ class AdvisorApp(App[None]):
         data = {section: values for section, values in data.items() if values}
         if self.checked:
             data.setdefault("project", {})["checklist_done"] = list(self.checked)
-        text = "# advisor answers (saved from the guided Q&A); run: advisor advise FILE\n" + yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+        text = _("# advisor answers (saved from the guided Q&A); run: advisor advise FILE") + "\n" + yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
         saved = (copy.deepcopy(self.draft), list(self.checked))
         self._write_with_confirm(_("Save the answers to:"), "answers.yaml", text, _("answers"), on_saved=lambda: setattr(self, "_saved", saved))
 
