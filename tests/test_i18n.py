@@ -11,10 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
 
 from advisor.answers import answers_from_mapping
-from advisor.i18n import _, catalog, detect, language, normalise
+from advisor.i18n import catalog, detect, language, normalise
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src" / "advisor"

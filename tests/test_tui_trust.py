@@ -135,9 +135,9 @@ async def test_a_rule_text_with_markup_does_not_wedge_the_results(tmp_path):
     pack = tmp_path / "pack"
     pack.mkdir()
     (pack / "markup.yaml").write_text(
-        "pack: markup\nrules:\n  - id: markup-item\n    title: Markup in text\n    source: seed:K19\n    priority: 10\n"
-        "    when: {all: []}\n    then:\n      checklist: ['Check [/x] and [b]bold[/b] stay literal']\n"
-        "      questions: ['Is [/x] shown?']\n"
+        "pack: markup\nrules:\n  - id: markup-item\n    title: {en: Markup in text, zh: 文本中的标记}\n    source: seed:K19\n    priority: 10\n"
+        "    when: {all: []}\n    then:\n      checklist: [{en: 'Check [/x] and [b]bold[/b] stay literal', zh: '检查 [/x] 和 [b]bold[/b] 保持原样'}]\n"
+        "      questions: [{en: 'Is [/x] shown?', zh: '[/x] 显示了吗？'}]\n"
     )
     rules = load_rules([pack])
     app = make_app(rules, tmp_path)

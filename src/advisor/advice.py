@@ -214,8 +214,9 @@ class Advice:
         if cheaper is not None:
             cur = self.facts["currency"]
             c = self.plan.chosen
-            missing = (_(", missing the {days}-day deadline", days=format_number(self.answers.training.deadline_days))
-                       if cheaper.meets_deadline is False else "")
+            deadline = self.answers.training.deadline_days
+            missing = (_(", missing the {days}-day deadline", days=format_number(deadline))
+                       if cheaper.meets_deadline is False and deadline is not None else "")
             out.append({
                 "rule": "plan", "title": _("Cheaper but slower"),
                 "text": _("{gpus} GPUs with {strategy} would cost {cost} a run ({change}) but take {days} days instead of {chosen_days}{missing}.",
@@ -485,7 +486,7 @@ def advise(answers: Answers, rules: RuleSet) -> Advice:
             "text": _(
                 "The answers give both {given}B tokens and a known {days}-day run with {strategy} on {gpus} GPUs, which disagree: by this "
                 "estimate that run trains about {implied}B tokens, and {given}B would take {needed} days. Times follow the measured run; "
-                "correct whichever answer is wrong.", given=f"{conflict['tokens_given'] / 1e9:,.0f}", days=f"{a.baseline_hours / 24:g}",
+                "correct whichever answer is wrong.", given=f"{conflict['tokens_given'] / 1e9:,.0f}", days=f"{(a.baseline_hours or 0) / 24:g}",
                 strategy=a.current_strategy, gpus=answers.cluster.gpus, implied=f"{conflict['tokens_implied'] / 1e9:,.0f}",
                 needed=f"{conflict['hours_for_given_tokens'] / 24:,.1f}"),
             "blocking": False, "rule": "tokens-vs-duration", "source": "advisor engine (estimate.py: TOKENS_DURATION_TOLERANCE)",

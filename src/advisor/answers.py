@@ -402,7 +402,7 @@ def answers_from_mapping(data: dict[str, Any], name: str = "<answers>") -> Answe
 
 def describe_validation_error(exc: ValidationError, root: type[BaseModel]) -> str:
     """First problem in plain words: 'cluster.gpus: must be a positive whole number (got -8)'."""
-    errors = exc.errors(include_url=False)
+    errors = [dict(e) for e in exc.errors(include_url=False)]
     first, useful = _pick(errors)
     text = _one(first, root)
     more = useful - 1

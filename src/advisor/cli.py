@@ -11,7 +11,8 @@ import json
 import signal
 import sys
 from pathlib import Path
-from typing import NoReturn, Sequence
+from typing import NoReturn
+from collections.abc import Sequence
 
 from . import __version__
 from .errors import AdvisorError, AnswerError, InputFileError, OutputError
@@ -310,9 +311,9 @@ def _rules(args: argparse.Namespace, extra: list[Path]) -> int:
 
         ruleset = load_rules(extra)
         results = run_cases(args.cases or None, ruleset)
-        failed = [r for r in results if not r.ok]
-        for r in results:
-            _out(f"{'PASS' if r.ok else 'FAIL'}  {r.note}" + ("" if r.ok else f"\n      {r.detail}") + "\n")
+        failed = [res for res in results if not res.ok]
+        for res in results:
+            _out(f"{'PASS' if res.ok else 'FAIL'}  {res.note}" + ("" if res.ok else f"\n      {res.detail}") + "\n")
         _out(f"{len(results) - len(failed)} passed, {len(failed)} failed\n")
         return EXIT_FAILED_CHECK if failed else 0
     raise AssertionError(sub)

@@ -332,7 +332,8 @@ class Collective:
 
 
 def _group_collective(
-    name: str, kind: str, payload: np.ndarray, calls: np.ndarray, ranks: np.ndarray, local: np.ndarray, hw: Hardware, overlap: str
+    name: str, kind: str, payload: np.ndarray | float, calls: np.ndarray | float, ranks: np.ndarray, local: np.ndarray | float, hw: Hardware,
+    overlap: str,
 ) -> Collective:
     """A hierarchical ring collective over `ranks` GPUs, `local` of them per node, every GPU of a node busy at once.
 
@@ -343,12 +344,12 @@ def _group_collective(
     ranks = np.maximum(np.asarray(ranks, dtype=float), 1.0)
     local = np.clip(np.asarray(local, dtype=float), 1.0, ranks)
     nodes = np.ceil(ranks / local)
-    payload = np.asarray(payload, dtype=float) * np.ones_like(ranks)
-    calls = np.asarray(calls, dtype=float) * np.ones_like(ranks)
-    intra = factor * (local - 1.0) / local * payload * calls
-    inter = factor * (nodes - 1.0) / nodes * payload / local * calls
-    seconds = intra / hw.intra_bw + inter / hw.inter_bw_per_gpu
-    return Collective(name, kind, payload, calls, intra, inter, seconds, overlap)
+    size = np.asarray(payload, dtype=float) * np.ones_like(ranks)
+    times = np.asarray(calls, dtype=float) * np.ones_like(ranks)
+    intra = factor * (local - 1.0) / local * size * times
+    inter = factor * (nodes - 1.0) / nodes * size / local * times
+    seconds = np.asarray(intra / hw.intra_bw + inter / hw.inter_bw_per_gpu, dtype=float)
+    return Collective(name, kind, size, times, intra, inter, seconds, overlap)
 
 
 def allreduce_time(size: np.ndarray | float, ranks: np.ndarray, hw: Hardware) -> np.ndarray:
@@ -446,7 +447,7 @@ def communication_plan(
 
 def exposed_communication(plan: list[Collective], compute: np.ndarray) -> np.ndarray:
     """Communication left on the critical path after each collective hides behind what it may overlap."""
-    total = {"none": 0.0, "backward": 0.0, "compute": 0.0}
+    total: dict[str, Any] = {"none": 0.0, "backward": 0.0, "compute": 0.0}
     for c in plan:
         total[c.overlap] = total[c.overlap] + c.seconds
     return (
@@ -617,7 +618,7 @@ class StrategyEstimate:
     def at(self, i: int) -> StrategyEstimate:
         """This estimate at one GPU count (index i), as one-element arrays."""
         cut = slice(i, i + 1)
-        fields = {}
+        fields: dict[str, Any] = {}
         for name, value in vars(self).items():
             if isinstance(value, np.ndarray):
                 fields[name] = value[cut]
@@ -778,7 +779,7 @@ def estimate_strategy(
         states = model_state_bytes(strategy, w, nn, c_tp, c_pp, hw.gpus_per_node)
         code = np.full(np.broadcast_shapes(nn.shape, c_tp.shape), codes[-1])
         for c in codes[-2::-1]:  # from the most recomputation down: the least that fits wins
-            fits_c = states + _activations(strategy, w, c_tp, c_pp, c_v, np.float64(c), c_mb) / c_cp + CUDA_OVERHEAD_BYTES <= room
+            fits_c = states + _activations(strategy, w, c_tp, c_pp, c_v, np.asarray(c, dtype=float), c_mb) / c_cp + CUDA_OVERHEAD_BYTES <= room
             code = np.where(fits_c, c, code)
         useful = np.ones(code.shape, dtype=bool)
         if like is not None:
@@ -814,8 +815,8 @@ def estimate_strategy(
 
     # Largest micro-batch that would fit (seed:K17 "is GPU memory limiting the batch size?").
     per_sample = ev.act / mb
-    room = mem_cap - ev.states - CUDA_OVERHEAD_BYTES
-    max_mb = np.where(per_sample > 0, np.floor(np.maximum(room, 0) / per_sample), 0)
+    headroom = mem_cap - ev.states - CUDA_OVERHEAD_BYTES
+    max_mb = np.where(per_sample > 0, np.floor(np.maximum(headroom, 0) / per_sample), 0)
 
     batch_tokens = np.full(n.shape, seqs * w.seq_len)
     overhead = interruption_overhead(n)

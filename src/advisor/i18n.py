@@ -14,23 +14,24 @@ from __future__ import annotations
 import os
 from contextlib import contextmanager
 from contextvars import ContextVar
-from functools import lru_cache
+from functools import cache
 from importlib import resources
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator, Mapping
 
 LANGUAGES = ("en", "zh")
 
 _current: ContextVar[str] = ContextVar("advisor_language", default="en")
 
 
-def detect(env: dict[str, str] | None = None) -> str:
+def detect(env: Mapping[str, str] | None = None) -> str:
     """ADVISOR_LANG if set, else the locale (LC_ALL, LC_MESSAGES, LANG): zh_* means Chinese."""
-    env = os.environ if env is None else env
-    chosen = env.get("ADVISOR_LANG", "").strip().lower()
+    source: Mapping[str, str] = os.environ if env is None else env
+    chosen = source.get("ADVISOR_LANG", "").strip().lower()
     if chosen:
         return normalise(chosen)
     for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
-        value = env.get(var, "")
+        value = source.get(var, "")
         if value:
             return "zh" if value.lower().startswith("zh") else "en"
     return "en"
@@ -63,7 +64,7 @@ def language(lang: str) -> Iterator[None]:
         _current.reset(token)
 
 
-@lru_cache(maxsize=None)
+@cache
 def catalog(lang: str) -> dict[str, str]:
     """msgid -> translation for ``lang`` (empty for English, the source language)."""
     if lang == "en":

@@ -229,7 +229,7 @@ def validate(draft: dict[str, Any]) -> tuple[Answers | None, list[dict[str, Any]
     try:
         return Answers.model_validate(draft), []
     except ValidationError as exc:
-        return None, exc.errors(include_url=False)
+        return None, [dict(e) for e in exc.errors(include_url=False)]
 
 
 def step_error(draft: dict[str, Any], step: Step) -> str | None:

@@ -7,7 +7,8 @@ which is what makes the golden-file memo tests meaningful.
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import yaml
 
@@ -141,7 +142,7 @@ def summary_notes(advice: Advice) -> list[str]:
 def what_if_rows(advice: Advice) -> list[dict[str, Any]]:
     """The best runnable option at every GPU count the search priced, today and the choice marked."""
     p = advice.plan
-    rows = []
+    rows: list[dict[str, Any]] = []
     for g in sorted({o.gpus for o in p.options}):
         here = [o for o in p.options if o.gpus == g and o.runnable]
         if not here:

@@ -29,7 +29,8 @@ import re
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from .answers import STRATEGIES
 from .errors import AdvisorError, RuleLoadError

@@ -167,7 +167,7 @@ def parse_mapping(text: str, name: str) -> dict[str, Any]:
     if data is None:
         raise InputFileError(f"{name}: file holds no data (only comments or an empty document)")
     if not isinstance(data, dict):
-        kind = {list: "a list", str: "a single string"}.get(type(data), f"a single {type(data).__name__}")
+        kind = "a list" if isinstance(data, list) else "a single string" if isinstance(data, str) else f"a single {type(data).__name__}"
         raise InputFileError(f"{name}: the top level must be a mapping of sections (key: value), not {kind}")
     return data
 

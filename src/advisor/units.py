@@ -103,7 +103,7 @@ def parse_money(value: object) -> tuple[float, str | None]:
     amount, currency = split_money(value)
     try:
         return parse_quantity(amount), currency
-    except ValueError as exc:
+    except ValueError:
         if isinstance(value, str) and isinstance(amount, str) and _QUANTITY.match(amount) is None:
             raise ValueError(_("cannot read {value} as an amount; write e.g. 500000, 500,000, 500k, 50万, ¥10 or 10元", value=repr(value))) from None
         raise

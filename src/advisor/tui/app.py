@@ -9,7 +9,8 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
+from collections.abc import Iterable
 
 import yaml
 from rich.text import Text
@@ -19,6 +20,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen, Screen
+from textual.widget import Widget
 from textual.widgets import (
     Button,
     DataTable,
@@ -217,7 +219,7 @@ class QuestionScreen(Screen[None]):
         self.query_one("#next", Button).label = _("Results") if self.index == total - 1 else _("Next")
         box = self.query_one("#fields", Vertical)
         await box.remove_children()
-        widgets = []
+        widgets: list[Widget] = []
         for i, field in enumerate(step.fields):
             widgets.append(Label(field.label + ("  [dim]" + _("(optional)") + "[/dim]" if field.optional else ""), classes="field-label"))
             value = get_value(self.app_.draft, field.path)
