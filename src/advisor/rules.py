@@ -59,7 +59,9 @@ OPERATOR_SPELLINGS: dict[str, str] = {
 }
 """Other engines' operator names (json-rules-engine, business-rules), mapped to ours for suggestions."""
 
-RULE_KEYS = ("id", "title", "description", "source", "priority", "when", "then")
+RULE_KEYS = ("id", "title", "description", "source", "priority", "when", "then", "for_each")
+FOR_EACH = {"strategy": STRATEGIES}
+"""What a rule can repeat over: ``for_each: strategy`` makes one rule per strategy, ``<strategy>`` standing for it."""
 THEN_KEYS = ("score", "exclude", "rationale", "questions", "checklist", "warnings")
 PACK_KEYS = ("pack", "description", "default", "rules")
 DEFAULT_KEYS = ("strategy", "rationale", "source")
@@ -218,7 +220,7 @@ def parse_pack(data: dict[str, Any], name: str, problems: Problems) -> tuple[lis
         raw_rules = []
     rules: list[Rule] = []
     ids: set[str] = set()
-    for index, raw in enumerate(raw_rules):
+    for index, raw in _expanded(raw_rules, name, problems):
         rule = _parse_rule(raw, index, name, problems)
         if rule is None:
             continue
@@ -231,6 +233,42 @@ def parse_pack(data: dict[str, Any], name: str, problems: Problems) -> tuple[lis
     if "default" in data:
         default = _parse_default(data["default"], name, problems)
     return rules, default
+
+
+def _expanded(raw_rules: list[Any], name: str, problems: Problems) -> list[tuple[int, Any]]:
+    """(index, rule) pairs with every ``for_each`` rule repeated: ``for_each: strategy`` gives one rule per strategy,
+    id ``<id>-<strategy>``, with ``<strategy>`` replaced in every key and text (facts, score keys, titles, texts). Each
+    copy is then validated like any rule, so a problem names the copy that has it."""
+    out: list[tuple[int, Any]] = []
+    for index, raw in enumerate(raw_rules):
+        if not isinstance(raw, dict) or "for_each" not in raw:
+            out.append((index, raw))
+            continue
+        over = raw["for_each"]
+        rid = raw.get("id")
+        where = f"{name}: rule '{rid}'" if isinstance(rid, str) else f"{name}: rules[{index}]"
+        if not isinstance(over, str) or over not in FOR_EACH:
+            problems.add(f"{where}: for_each: {_yaml_value(over)} is not something a rule repeats over; use one of {', '.join(FOR_EACH)}")
+            continue
+        if not isinstance(rid, str):
+            out.append((index, {k: v for k, v in raw.items() if k != "for_each"}))  # the id check reports it
+            continue
+        token = f"<{over}>"
+        for value in FOR_EACH[over]:
+            copy = _substitute({k: v for k, v in raw.items() if k != "for_each"}, token, value)
+            copy["id"] = f"{rid}-{value}"
+            out.append((index, copy))
+    return out
+
+
+def _substitute(node: Any, token: str, value: str) -> Any:
+    if isinstance(node, str):
+        return node.replace(token, value)
+    if isinstance(node, list):
+        return [_substitute(n, token, value) for n in node]
+    if isinstance(node, dict):
+        return {_substitute(k, token, value): _substitute(v, token, value) for k, v in node.items()}
+    return node
 
 
 def _parse_default(raw: Any, name: str, problems: Problems) -> DefaultOutcome | None:
@@ -452,9 +490,15 @@ Test = Callable[[dict[str, Any], list[dict[str, Any]]], bool]
 
 
 def _compile(node: Any, where: str, problems: Problems) -> Test | None:
-    """Turn a condition tree into a closure that records a trace entry per leaf."""
+    """Turn a condition tree into a closure that records a trace entry per leaf. ``always`` holds unconditionally."""
+    if node == "always":
+        def always(facts: dict[str, Any], trace: list[dict[str, Any]]) -> bool:
+            trace.append({"fact": "always", "op": "always", "value": True, "seen": True, "result": True})
+            return True
+
+        return always
     if not isinstance(node, dict):
-        problems.add(f"{where}: expected a mapping with all, any, not or fact, got {_yaml_kind(node)}")
+        problems.add(f"{where}: expected 'always' or a mapping with all, any, not or fact, got {_yaml_kind(node)}")
         return None
     groups = [k for k in ("all", "any", "not") if k in node]
     if groups:
