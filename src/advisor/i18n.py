@@ -72,7 +72,7 @@ def catalog(lang: str) -> dict[str, str]:
     import yaml
 
     text = resources.files("advisor").joinpath("data", "i18n", f"{lang}.yaml").read_text(encoding="utf-8")
-    data = yaml.safe_load(text) or {}
+    data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
     return {str(k): str(v) for k, v in data.items()}
 
 
