@@ -1,0 +1,290 @@
+"""The question screen: one step at a time with the live estimate beside (or, below 100 columns, under) it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import events, on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Button, Footer, Header, Input, Label, OptionList, Static
+from textual.widgets.option_list import Option
+
+from ..advice import Advice
+from ..estimate import FRAMEWORKS
+from ..i18n import _, N_
+from ..questions import coerce, display, get_value, reconcile, set_value, Step, step_error
+from ..render import hours_text, money
+from .common import translate_bindings
+from .dialogs import HelpScreen
+from .look import palette
+
+if TYPE_CHECKING:
+    from .app import AdvisorApp
+
+
+# ------------------------------------------------------------------------------ side panel
+
+
+class LivePanel(Static):
+    """The live recommendation and estimate, recomputed on every accepted answer."""
+
+    DEFAULT_CSS = """
+    LivePanel { width: 34; height: 1fr; border: round $primary; padding: 0 1; }
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.advice: Advice | None = None
+        self.problem: str | None = None
+
+    def show(self, advice: Advice | None, problem: str | None = None) -> None:
+        self.advice, self.problem = advice, problem
+        self.redraw()
+
+    def redraw(self) -> None:
+        """Full panel beside the question on wide screens; two lines under it below 100 columns."""
+        advice, narrow = self.advice, self.screen.has_class("narrow") if self.is_attached else False
+        colours = palette(self.app.current_theme.dark if self.is_attached else True)
+        warn, error = colours["warn"], f"bold {colours['error']}"
+        if advice is None:
+            text = Text(self.problem or _("Answer the questions to see an estimate."), style="dim")
+            self.update(text if narrow else Text.assemble((_("Live estimate") + "\n\n", "bold"), text))
+            return
+        e = advice.estimate_dict(advice.strategy)
+        cur = e["currency"]
+        blocked = any(w["blocking"] for w in advice.warnings)
+        fits = e["fits"] and e["batch_ok"]
+        fit = _("fits") if fits else _("DOES NOT FIT")
+        deadline = advice.answers.training.deadline_days
+        verdict = None if deadline is None else (_("Deadline met") if advice.plan.deadline_met else _("Deadline MISSED"))
+        if narrow:
+            first = (_("{strategy} on {gpus} GPUs", strategy=advice.strategy, gpus=advice.gpus)
+                     + f" · {hours_text(e['wall_clock_hours'])} · {money(e['cost'], cur)}" + (f" · {verdict}" if verdict else ""))
+            second = (f"{e['memory_per_gpu_gb']:,.0f} GB/GPU {fit} · "
+                      + _("{share} exposed communication", share=f"{e['communication_share']:.0%}")
+                      + (" · " + _("{n} warning(s)", n=len(advice.warnings)) if advice.warnings else ""))
+            self.update(Text.assemble((first, "bold"), "\n", (second, error if blocked else "")))
+            return
+        lines: list[tuple[str, str] | str] = [
+            (_("Live estimate") + "\n\n", "bold"),
+            (f"{advice.strategy}", "bold"), " " + _("on {gpus} GPUs", gpus=advice.gpus) + "\n",
+            f"{FRAMEWORKS[advice.strategy]}\n\n",
+            _("Time   {time}", time=hours_text(e["wall_clock_hours"])) + "\n",
+            _("Cost   {cost}", cost=money(e["cost"], cur)) + "\n",
+            _("Memory {gb} GB/GPU", gb=f"{e['memory_per_gpu_gb']:,.1f}") + "\n",
+            ("       " + fit + "\n", "" if fits else error),
+            _("Exposed communication {share}", share=f"{e['communication_share']:.0%}") + "\n",
+        ]
+        if verdict:
+            lines.append((verdict + "\n", "" if advice.plan.deadline_met else error))
+        if blocked:
+            lines.append(("\n" + _("Blocked: see warnings") + "\n", error))
+        for w in advice.warnings[:3]:
+            lines.append(("\n! " + w["text"] + "\n", warn))
+        if len(advice.warnings) > 3:
+            lines.append(_("(+{n} more on the results screen)", n=len(advice.warnings) - 3))
+        self.update(Text.assemble(*lines))
+
+
+# ------------------------------------------------------------------------------ question screen
+
+
+def first_problem(draft: dict[str, Any], all_steps: tuple[Step, ...]) -> tuple[int, str | None]:
+    """(the first step whose answer is invalid, its error), or (0, None) when every step's answers hold."""
+    for i, step in enumerate(all_steps):
+        problem = step_error(draft, step)
+        if problem:
+            return i, problem
+    return 0, None
+
+
+class QuestionScreen(Screen[None]):
+    """One step at a time: why it matters, a default, inline validation, back / next."""
+
+    BINDINGS = [
+        Binding("ctrl+n", "next", N_("Next"), priority=True),
+        Binding("escape", "back", N_("Back")),
+        Binding("ctrl+b", "back", N_("Back"), priority=True, show=False),
+        Binding("ctrl+r", "results", N_("Results"), tooltip=N_("Skip to the results with the current answers")),
+        Binding("f1", "help", N_("Help"), priority=True),
+    ]
+
+    def __init__(self, start: int = 0, problem: str | None = None) -> None:
+        super().__init__()
+        translate_bindings(self)
+        self.index = start
+        self.problem = problem
+
+    @property
+    def app_(self) -> AdvisorApp:
+        from .app import AdvisorApp  # the app imports this screen: resolved at call time
+
+        app = self.app
+        assert isinstance(app, AdvisorApp)
+        return app
+
+    @property
+    def step(self) -> Step:
+        return self.app_.steps[self.index]
+
+    def compose(self) -> ComposeResult:
+        yield Header(show_clock=False)
+        with Horizontal(id="body"):
+            with VerticalScroll(id="question"):
+                yield Label("", id="progress")
+                yield Static("", id="title")
+                yield Static("", id="why")
+                yield Vertical(id="fields")
+                yield Static("", id="error")
+                with Horizontal(id="nav"):
+                    yield Button(_("Back"), id="back")
+                    yield Button(_("Next"), id="next", variant="primary")
+            yield LivePanel(id="live")
+        yield Footer()
+
+    async def on_mount(self) -> None:
+        self._fit_to(self.app.size)
+        await self.render_step()
+        if self.problem:
+            self.query_one("#error", Static).update(Text(self.problem, style=f"bold {palette(self.app.current_theme.dark)['error']}"))
+            self.problem = None
+        self.app_.refresh_live(self.query_one(LivePanel))
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit_to(event.size)
+
+    def _fit_to(self, size: Any) -> None:
+        """Below 100 columns the live panel moves under the question; below 30 rows the spacing tightens."""
+        self.set_class(size.width < 100, "narrow")
+        self.set_class(size.height < 30, "short")
+        panel = self.query(LivePanel)
+        if panel:
+            panel.first().redraw()
+
+    async def render_step(self) -> None:
+        step = self.step
+        total = len(self.app_.steps)
+        self.query_one("#progress", Label).update(_("Step {n} of {total}", n=self.index + 1, total=total))
+        self.query_one("#title", Static).update(f"[b]{step.title}[/b]")
+        self.query_one("#why", Static).update(step.why)
+        self.query_one("#error", Static).update("")
+        self.query_one("#back", Button).disabled = self.index == 0
+        self.query_one("#next", Button).label = _("Results") if self.index == total - 1 else _("Next")
+        box = self.query_one("#fields", Vertical)
+        await box.remove_children()
+        widgets: list[Widget] = []
+        for i, field in enumerate(step.fields):
+            widgets.append(Label(field.label + ("  [dim]" + _("(optional)") + "[/dim]" if field.optional else ""), classes="field-label"))
+            value = get_value(self.app_.draft, field.path)
+            if field.kind == "choice":
+                ol = OptionList(*[Option(c.label, id=f"c{j}") for j, c in enumerate(field.choices)], id=f"f{i}", classes="choice")
+                current = next((j for j, c in enumerate(field.choices) if c.value == value), 0)
+                ol.highlighted = current
+                widgets.append(ol)
+            else:
+                inp = Input(value=display(value), placeholder=field.placeholder, id=f"f{i}")
+                inp.cursor_blink = self.app_.cursor_blink
+                widgets.append(inp)
+        await box.mount_all(widgets)
+        self._focus_first()
+
+    def _focus_first(self) -> None:
+        """Each step opens at its top (title and why visible), its first field focused, a choice list on its pick."""
+        self.query_one("#question", VerticalScroll).scroll_home(animate=False)
+        first = self.query("#fields Input, #fields OptionList").first()
+        first.focus(scroll_visible=False)
+        for ol in self.query("#fields OptionList").results(OptionList):
+            if ol.highlighted is not None:
+                ol.scroll_to_highlight()
+
+    def _read(self) -> dict[str, Any]:
+        """Copy every widget of this step into a new draft."""
+        draft = {k: dict(v) for k, v in self.app_.draft.items()}
+        for i, field in enumerate(self.step.fields):
+            widget = self.query_one(f"#f{i}")
+            if isinstance(widget, OptionList):
+                j = widget.highlighted or 0
+                set_value(draft, field.path, field.choices[j].value)
+            elif isinstance(widget, Input):
+                set_value(draft, field.path, coerce(field, widget.value))
+        return draft
+
+    def accept(self) -> bool:
+        """Validate the step through the answers model; advance only when it holds."""
+        draft = self._read()
+        note = reconcile(draft, self.app_.draft)
+        if note:
+            self.notify(note, markup=False)
+        problem = step_error(draft, self.step)
+        if problem:
+            self.query_one("#error", Static).update(Text(problem, style=f"bold {palette(self.app.current_theme.dark)['error']}"))
+            return False
+        self.app_.draft = draft
+        self.app_.refresh_live(self.query_one(LivePanel))
+        return True
+
+    async def action_next(self) -> None:
+        if not self.accept():
+            return
+        if self.index == len(self.app_.steps) - 1:
+            self.app_.show_review(self)
+        else:
+            self.index += 1
+            await self.render_step()
+
+    async def action_back(self) -> None:
+        if self.index > 0:
+            self.index -= 1
+            await self.render_step()
+
+    def action_results(self) -> None:
+        if self.accept():
+            self.app_.show_results()
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen())
+
+    def key_question_mark(self) -> None:
+        """'?' opens the help unless an input takes it as text."""
+        if not isinstance(self.focused, Input):
+            self.action_help()
+
+    async def jump_to(self, index: int) -> None:
+        self.index = max(0, min(index, len(self.app_.steps) - 1))
+        await self.render_step()
+
+    @on(Button.Pressed, "#next")
+    async def _next_pressed(self) -> None:
+        await self.action_next()
+
+    @on(Button.Pressed, "#back")
+    async def _back_pressed(self) -> None:
+        await self.action_back()
+
+    @on(Input.Submitted)
+    async def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        await self._advance_from(event.input)
+
+    @on(OptionList.OptionSelected)
+    async def _selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        await self._advance_from(event.option_list)
+
+    async def _advance_from(self, widget: Any) -> None:
+        """Enter in any field accepts the whole step (Tab moves between fields), so Enter walks the defaults."""
+        await self.action_next()
+
+    @on(Input.Changed)
+    def _clear_error(self, event: Input.Changed) -> None:
+        """An edit clears the error line; the value a field is shown with (its Changed on mount) does not."""
+        field_id = event.input.id or ""
+        if field_id.startswith("f") and field_id[1:].isdigit() and int(field_id[1:]) < len(self.step.fields):
+            if event.value == display(get_value(self.app_.draft, self.step.fields[int(field_id[1:])].path)):
+                return
+        self.query_one("#error", Static).update("")

@@ -1,0 +1,150 @@
+"""The results screen: the decision, the options, the questions, the tickable checklist, the rules and the memo."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Markdown, SelectionList, Static, TabbedContent, TabPane
+
+from ..advice import Advice
+from ..answers import STRATEGIES
+from ..i18n import _, N_
+from ..render import headline, hours_text, money, spread, summary_rows, to_markdown
+from .common import _esc, translate_bindings
+from .look import palette
+
+if TYPE_CHECKING:
+    from .app import AdvisorApp
+
+
+# ------------------------------------------------------------------------------ results
+
+
+class ResultsScreen(Screen[None]):
+    """Recommendation, options, questions, checklist (tickable), warnings and the memo preview."""
+
+    BINDINGS = [
+        Binding("e", "export", N_("Export memo")),
+        Binding("s", "save", N_("Save answers")),
+        Binding("a", "artifacts", N_("Launch files")),
+        Binding("b", "back", N_("Edit answers")),
+        Binding("q", "quit", N_("Quit")),
+    ]
+
+    def __init__(self, advice: Advice) -> None:
+        super().__init__()
+        translate_bindings(self)
+        self.advice = advice
+
+    def compose(self) -> ComposeResult:
+        a = self.advice
+        d = a.to_dict()
+        e = d["estimate"]
+        cur = e["currency"]
+        yield Header(show_clock=False)
+        with TabbedContent(id="tabs"):
+            with TabPane(_("Summary"), id="summary"):
+                with VerticalScroll():
+                    lo, hi = e["range"]["wall_clock_hours"]
+                    clo, chi = e["range"]["cost"]
+                    cal = d["scale"]["baseline_hours"] is not None
+                    head = [
+                        f"[b]{_esc(headline(a))}[/b]",
+                        *(f"{_esc(what)}: {_esc(today)} → [b]{_esc(rec)}[/b]" for what, today, rec in summary_rows(a, d)[3:]),
+                        "",
+                        _("[b]Recommendation: {framework}[/b] ([b $accent]{strategy}[/]) on {gpus} GPUs",
+                          framework=d["recommendation"]["framework"], strategy=a.strategy, gpus=a.gpus),
+                        _("Time {time} {range}", time=hours_text(e["wall_clock_hours"]), range=spread(lo, hi, hours_text, cal)) + "   "
+                        + _("Cost {cost} {range}", cost=money(e["cost"], cur), range=spread(clo, chi, lambda v: money(v, cur), cal)),
+                        _("Memory {gb} GB per GPU ({fits})", gb=f"{e['memory_per_gpu_gb']:,.1f}", fits=_("fits") if e["fits"] else _("DOES NOT FIT"))
+                        + "   " + _("Exposed communication {share} of step", share=f"{e['communication_share']:.0%}"),
+                    ]
+                    yield Static("\n".join(head), id="headline")
+                    if d["warnings"]:
+                        colours = palette(self.app.current_theme.dark)
+                        yield Static(Text.assemble(*[part for w in d["warnings"] for part in (
+                            (_("BLOCKING ") if w["blocking"] else "! ", f"bold {colours['error'] if w['blocking'] else colours['warn']}"),
+                            w["text"] + "\n")]), id="warnings")
+                    yield Static("[b]" + _("Why") + "[/b]\n" + "\n".join(f"• {_esc(r['text'])} [dim]({r['rule']}; {_esc(', '.join(r['source']))})[/dim]" for r in d["recommendation"]["rationale"]), id="why-list")
+            with TabPane(_("Options"), id="options"):
+                yield DataTable(id="options-table", zebra_stripes=True, cursor_type="row")
+                yield Static("", id="options-detail", classes="detail")
+            with TabPane(_("Questions"), id="questions"):
+                with VerticalScroll():
+                    yield Static("\n".join(f"? {_esc(q['text'])} [dim]({_esc(q['source'])})[/dim]" for q in d["questions"]) or _("No questions."), id="questions-list")
+            with TabPane(_("Checklist"), id="checklist"):
+                done = set(self.app_.checked)
+                yield SelectionList[int](*[(Text(c["text"]), i, c["text"] in done) for i, c in enumerate(d["checklist"])], id="checklist-list")
+                yield Static("", id="checklist-detail", classes="detail")
+            with TabPane(_("Rules"), id="rules"):
+                with VerticalScroll():
+                    yield Static("\n".join(f"[b]{fr['id']}[/b] — {_esc(fr['title'])} [dim]({_esc(', '.join(fr['source']))})[/dim]" for fr in d["fired_rules"]), id="rules-list")
+            with TabPane(_("Memo"), id="memo"):
+                yield VerticalScroll(id="memo-scroll")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#options-table", DataTable)
+        table.add_columns(_("strategy"), _("fits"), "GB/GPU", _("time"), _("cost"), _("score"), _("why not"))
+        cur = self.advice.facts["currency"]
+        for s in STRATEGIES:
+            est = self.advice.estimate_dict(s)
+            why = _("chosen") if s == self.advice.strategy else self.advice.why_not(s)[0]
+            table.add_row(
+                s, _("yes") if est["fits"] and est["batch_ok"] else _("no"), f"{est['memory_per_gpu_gb']:,.1f}", hours_text(est["wall_clock_hours"]),
+                money(est["cost"], cur), f"{self.advice.scores[s]:g}", why[:70] + ("…" if len(why) > 70 else ""), key=s,
+            )
+
+    @on(DataTable.RowHighlighted, "#options-table")
+    def _option_detail(self, event: DataTable.RowHighlighted) -> None:
+        """The full reasons for the highlighted strategy: the table cell is cut to fit."""
+        s = str(event.row_key.value)
+        text = (f"{s}: " + _("chosen") + " — " + " ".join(r["text"] for r in self.advice.rationale()[:1])) if s == self.advice.strategy \
+            else f"{s}: " + "; ".join(self.advice.why_not(s))
+        self.query_one("#options-detail", Static).update(Text(text))
+
+    @on(SelectionList.SelectionHighlighted, "#checklist-list")
+    def _checklist_detail(self, event: SelectionList.SelectionHighlighted) -> None:
+        item = self.advice.checklist[event.selection_index]
+        self.query_one("#checklist-detail", Static).update(Text(f"{item['text']}  ({item['source']})"))
+
+    @on(TabbedContent.TabActivated)
+    async def _tab(self, event: TabbedContent.TabActivated) -> None:
+        """The memo preview is built when first shown: it is the slowest widget on the screen."""
+        if event.pane.id == "memo" and not self.query("#memo-preview"):
+            await self.query_one("#memo-scroll", VerticalScroll).mount(Markdown(to_markdown(self.advice), id="memo-preview"))
+
+    def action_export(self) -> None:
+        self.app_.export_memo()
+
+    def action_save(self) -> None:
+        self.app_.save_answers()
+
+    def action_artifacts(self) -> None:
+        self.app_.export_artifacts()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    async def action_quit(self) -> None:
+        await self.app_.action_quit()
+
+    @on(SelectionList.SelectedChanged)
+    def _ticked(self, event: SelectionList.SelectedChanged) -> None:
+        """Ticked checklist items travel with the answers (project.checklist_done) and show as [x] in the memo."""
+        items = self.advice.checklist
+        self.app_.checked = [items[i]["text"] for i in event.selection_list.selected]
+
+    @property
+    def app_(self) -> AdvisorApp:
+        from .app import AdvisorApp  # the app imports this screen: resolved at call time
+
+        app = self.app
+        assert isinstance(app, AdvisorApp)
+        return app
