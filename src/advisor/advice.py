@@ -17,19 +17,19 @@ from .catalog import efficiency_data, mfu_band
 from .decide import COST_TIE, SIMPLICITY, Option, Plan, choose, search_counts
 from .estimate import (
     ASSUMPTIONS,
-    FRAMEWORKS,
     GB,
     INTERRUPTIONS_PER_GPU_HOUR,
-    MEMORY_CONVENTION,
     StrategyEstimate,
     cost,
     deepspeed_table,
 )
 from .facts import Evaluation, evaluate_counts
+from .strategies import DEEPSPEED_ESTIMATED as STRATEGY_DEEPSPEED_ESTIMATED
+from .strategies import FRAMEWORKS, MEMORY_CONVENTION
 from .i18n import _, zh
 from .rules import Rule, RuleSet, format_number, render_template
 
-DEEPSPEED_ESTIMATED = ("deepspeed-zero2", "deepspeed-zero3", "deepspeed-zero3-offload")
+DEEPSPEED_ESTIMATED = STRATEGY_DEEPSPEED_ESTIMATED
 """Strategies whose JSON carries DeepSpeed's own estimator table (ZeRO-2, or ZeRO-3 for both ZeRO-3 variants)."""
 
 

@@ -22,6 +22,7 @@ from pydantic import (
 )
 
 from .catalog import GpuSpec, gpu_catalog, resolve_gpu
+from .strategies import STRATEGIES as STRATEGIES  # re-exported: many modules read it from here
 from .errors import AnswerError
 from .safeload import load_mapping, parse_mapping
 from .i18n import _, zh
@@ -143,17 +144,8 @@ Days = Annotated[float, BeforeValidator(_days)]
 Hours = Annotated[float, BeforeValidator(_hours)]
 StrictBool = Annotated[bool, BeforeValidator(_strict_bool)]
 
-STRATEGIES: tuple[str, ...] = (
-    "ddp",
-    "horovod",
-    "fsdp",
-    "deepspeed-zero1",
-    "deepspeed-zero2",
-    "deepspeed-zero3",
-    "deepspeed-zero3-offload",
-    "megatron-3d",
-)
-"""Every candidate strategy id, in order of engineering simplicity (the tie-break order)."""
+# STRATEGIES (every candidate strategy id, in order of engineering simplicity) comes from the registry, strategies.py;
+# the Literal below must list the same ids (tests/test_strategies.py checks it: pydantic needs them spelled out).
 
 Strategy = Literal[
     "ddp", "horovod", "fsdp", "deepspeed-zero1", "deepspeed-zero2", "deepspeed-zero3", "deepspeed-zero3-offload", "megatron-3d"

@@ -22,6 +22,7 @@ import yaml
 from .advice import Advice
 from .errors import OutputError
 from .io import check_writable, shown, write_atomic
+from .strategies import spec
 
 
 @dataclass(frozen=True)
@@ -43,9 +44,9 @@ def batch_layout(advice: Advice) -> dict[str, int]:
 def deepspeed_config(advice: Advice) -> dict:
     a, s = advice.answers, advice.strategy
     b = batch_layout(advice)
-    stage = {"deepspeed-zero1": 1, "deepspeed-zero2": 2, "deepspeed-zero3": 3, "deepspeed-zero3-offload": 3}[s]
-    zero: dict = {"stage": stage, "overlap_comm": True, "contiguous_gradients": True}
-    if s == "deepspeed-zero3-offload":
+    sp = spec(s)
+    zero: dict = {"stage": sp.deepspeed_stage, "overlap_comm": True, "contiguous_gradients": True}
+    if sp.offload:
         zero["offload_optimizer"] = {"device": "cpu", "pin_memory": True}
         zero["offload_param"] = {"device": "cpu", "pin_memory": True}
     cfg: dict = {
@@ -96,13 +97,14 @@ def launch_command(advice: Advice) -> str:
     a, s = advice.answers, advice.strategy
     b = batch_layout(advice)
     per_node = min(a.cluster.gpus, a.cluster.gpus_per_node)
-    if s == "horovod":
+    launcher = spec(s).launcher
+    if launcher == "horovodrun":
         return f"horovodrun -np {a.cluster.gpus} -H $HOROVOD_HOSTS python train.py"
     run = (f"torchrun --nnodes={a.cluster.nodes} --nproc-per-node={per_node} --rdzv-backend=c10d "
            "--rdzv-endpoint=$MASTER_ADDR:29500 --rdzv-id=$SLURM_JOB_ID")
-    if s.startswith("deepspeed"):
+    if launcher == "deepspeed":
         return f"{run} train.py --deepspeed --deepspeed_config ds_config.json"
-    if s == "megatron-3d":
+    if launcher == "megatron":
         flags = [
             f"--tensor-model-parallel-size {b['tensor_parallel']}", f"--pipeline-model-parallel-size {b['pipeline_parallel']}",
             f"--micro-batch-size {b['micro']}", f"--global-batch-size {b['train_batch_size']}",
@@ -145,7 +147,7 @@ def sbatch_script(advice: Advice, launch: str) -> str:
         "set -euo pipefail",
         "export MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)",
     ]
-    if advice.strategy == "horovod":
+    if spec(advice.strategy).launcher == "horovodrun":
         lines.append(f"export HOROVOD_HOSTS=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | sed 's/$/:{per_node}/' | paste -sd,)")
         lines.append(launch)
     else:
@@ -160,10 +162,10 @@ def build_artifacts(advice: Advice) -> list[Artifact]:
         raise OutputError(f"no launch artifacts for a blocked recommendation: {first}")
     s = advice.strategy
     out: list[Artifact] = []
-    if s.startswith("deepspeed"):
+    if spec(s).launcher == "deepspeed":
         out.append(Artifact("ds_config.json", f"DeepSpeed config: ZeRO stage, precision, batch layout for {s}",
                             json.dumps(deepspeed_config(advice), indent=2) + "\n"))
-    if s == "fsdp":
+    if spec(s).states == "fsdp":
         out.append(Artifact("accelerate_fsdp.yaml", "Accelerate config for FSDP FULL_SHARD (accelerate launch --config_file ...)",
                             yaml.safe_dump(accelerate_fsdp_config(advice), sort_keys=False)))
     launch = launch_command(advice)
@@ -198,7 +200,7 @@ def _readme(advice: Advice, files: list[Artifact]) -> str:
         "",
     ]
     checks: list[str] = []
-    if s == "deepspeed-zero3-offload" and a.cluster.cpu_memory_gb_per_node is None:
+    if spec(s).offload and a.cluster.cpu_memory_gb_per_node is None:
         need = advice.estimate_dict(s)["cpu_memory_gb_per_node"]
         checks.append(f"**Host memory unknown.** CPU offload needs about {need:,.0f} GB of RAM per node (DeepSpeed's estimator, zero_init=1); "
                       "confirm it before launch or the job will be killed by the OOM killer.")

@@ -15,7 +15,9 @@ from typing import Any
 import numpy as np
 
 from . import dsmem
-from .answers import STRATEGIES, Answers
+from .answers import Answers
+from .strategies import STRATEGIES, spec
+from .vocabulary import PARTIAL_RECOMPUTE_NAMES
 from .catalog import GpuSpec, efficiency_data, mfu_band
 from .i18n import N_
 
@@ -74,28 +76,6 @@ def default_batch_tokens(params: float) -> tuple[float, str]:
         if params < limit:
             return float(tokens), BATCH_NOT_GIVEN + source
     raise AssertionError("unreachable: the last limit is infinite")
-
-FRAMEWORKS: dict[str, str] = {
-    "ddp": "PyTorch DDP",
-    "horovod": "Horovod",
-    "fsdp": "PyTorch FSDP (FULL_SHARD)",
-    "deepspeed-zero1": "DeepSpeed ZeRO stage 1",
-    "deepspeed-zero2": "DeepSpeed ZeRO stage 2",
-    "deepspeed-zero3": "DeepSpeed ZeRO stage 3",
-    "deepspeed-zero3-offload": "DeepSpeed ZeRO-3 with CPU offload (ZeRO-Offload/Infinity)",
-    "megatron-3d": "Megatron-LM 3D parallelism (tensor x pipeline x data)",
-}
-
-MEMORY_CONVENTION: dict[str, str] = {
-    "ddp": "16 B/param replicated: 2 weights + 2 grads + 12 Adam (fp32 master, m, v) (Transformer Math 101)",
-    "horovod": "16 B/param replicated: 2 weights + 2 grads + 12 Adam (fp32 master, m, v) (Transformer Math 101)",
-    "fsdp": "16 B/param / GPUs + 2 unsharded layers in flight (Ultra-Scale Playbook ZeRO-3/FSDP; llm-analysis prefetch buffers)",
-    "deepspeed-zero1": "2P + 2P + 12P/GPUs (Ultra-Scale Playbook ZeRO-1; DeepSpeed ships no ZeRO-1 estimator)",
-    "deepspeed-zero2": "2P + 18P/GPUs (DeepSpeed estimate_zero2_model_states_mem_needs, offload_optimizer=none)",
-    "deepspeed-zero3": "4 x largest layer + 18P/GPUs (DeepSpeed estimate_zero3_model_states_mem_needs, no offload)",
-    "deepspeed-zero3-offload": "4 x largest layer on GPU; CPU 18P/nodes x 1.5 (DeepSpeed estimate_zero3, offload_optimizer=cpu, offload_param=cpu, zero_init=1)",
-    "megatron-3d": "P/(TP x PP) x (6 + 12/DP) with the distributed optimizer (Megatron theoretical_memory_usage.py); MoE experts spread over the data-parallel ranks",
-}
 
 ASSUMPTIONS: tuple[str, ...] = (
     N_("Compute per token = 6 x active params (Transformer Math 101) + 12 x layers x hidden x seq_len for attention scores "
@@ -369,22 +349,23 @@ def communication_plan(
     # Without expert parallelism every parameter is a dense one to the collectives: FSDP/ZeRO shard and gather all of a
     # mixture of experts' weights, and DDP reduces all of its gradients. Only Megatron spreads experts (below).
     grads = w.grad_bytes * w.params
-    if strategy in ("ddp", "horovod", "deepspeed-zero1"):
+    sp = spec(strategy)
+    if sp.gradient_sync == "all-reduce-per-step":
         # DDP (with no_sync) and ZeRO-1 accumulate locally and reduce once per optimizer step; ZeRO-1's reduce-scatter +
         # all-gather move the same 2P as one all-reduce (Ultra-Scale Playbook).
-        name = "gradient all-reduce" if strategy != "deepspeed-zero1" else "gradient reduce-scatter + parameter all-gather"
+        name = "gradient all-reduce" if sp.states == "replicated" else "gradient reduce-scatter + parameter all-gather"
         plan.append(_group_collective(name, "all-reduce", grads, 1.0, n, local_all, hw, "backward"))
-    elif strategy == "deepspeed-zero2":
+    elif sp.gradient_sync == "reduce-scatter-per-micro-batch":
         # DeepSpeed's ZeRO-2 engine reduces gradients into their owner's partition in the backward of every micro-step
         # (stage_1_and_2.py: reduce_ipg_grads from the backward hooks), so accumulation does not cut its traffic; the
         # updated 16-bit parameters are all-gathered once per optimizer step.
         plan.append(_group_collective("gradient reduce-scatter (every micro-batch)", "reduce-scatter", grads, micro, n, local_all, hw, "backward"))
         plan.append(_group_collective("parameter all-gather", "all-gather", 2.0 * w.params, 1.0, n, local_all, hw, "backward"))
-    elif strategy in ("fsdp", "deepspeed-zero3", "deepspeed-zero3-offload"):
+    elif sp.gradient_sync == "sharded-params":
         params16 = 2.0 * w.params
         plan.append(_group_collective("parameter all-gather (forward and backward)", "all-gather", params16, 2.0 * micro, n, local_all, hw, "compute"))
         plan.append(_group_collective("gradient reduce-scatter", "reduce-scatter", grads, micro, n, local_all, hw, "compute"))
-        if strategy == "deepspeed-zero3-offload":
+        if sp.offload:
             # ZeRO-Offload's schedule (arXiv:2101.06840 Sec 4.1): gradient shards go to the CPU, Adam runs there, and the
             # updated 16-bit parameters come back before the next forward — on the critical path once per step; with
             # offload_param the parameter shards also cross PCIe for every forward and backward, behind compute.
@@ -485,15 +466,16 @@ def model_state_bytes(strategy: str, w: Workload, gpus: np.ndarray, tp: np.ndarr
     P = w.params
     n = gpus.astype(float)
     ll = w.largest_layer
-    if strategy in ("ddp", "horovod"):
+    states = spec(strategy).states
+    if states == "replicated":
         return np.full_like(n, 16.0 * P)
-    if strategy == "fsdp":
+    if states == "fsdp":
         return 16.0 * P / n + 2.0 * 2.0 * ll
-    if strategy == "deepspeed-zero1":
+    if states == "zero1":
         return 4.0 * P + 12.0 * P / n
-    if strategy in ("deepspeed-zero2", "deepspeed-zero3", "deepspeed-zero3-offload"):
+    if states == "deepspeed-estimator":
         return _deepspeed(strategy, w, n, gpus_per_node)[1]
-    if strategy == "megatron-3d":
+    if states == "megatron":
         dp = n / (tp * pp)
         # Megatron's 6 + 12/DP bytes: 16-bit weights and fp32 gradients replicated across data-parallel ranks, the
         # optimizer sharded. Under expert parallelism the experts' weights and gradients are spread over the
@@ -512,22 +494,23 @@ def _nodes(gpus: np.ndarray | int, gpus_per_node: int) -> tuple[np.ndarray, np.n
 def _deepspeed(strategy: str, w: Workload, gpus: np.ndarray, gpus_per_node: int) -> tuple[np.ndarray, np.ndarray]:
     """(cpu bytes per node, gpu bytes) from DeepSpeed's estimator for the strategy's configuration (zero_init=1)."""
     per_node, nodes = _nodes(gpus, gpus_per_node)
-    if strategy == "deepspeed-zero2":
-        return dsmem.zero2(w.params, per_node, nodes, cpu_offload=False)
-    offload = strategy == "deepspeed-zero3-offload"
+    sp = spec(strategy)
+    if sp.deepspeed_stage == 2:
+        return dsmem.zero2(w.params, per_node, nodes, cpu_offload=sp.offload)
+    offload = sp.offload
     return dsmem.zero3(w.params, w.largest_layer, per_node, nodes, cpu_offload=offload, cpu_offload_params=offload, zero_init=True)
 
 
 def deepspeed_table(strategy: str, w: Workload, gpus: int, gpus_per_node: int) -> list[dsmem.DsRow]:
     """DeepSpeed's whole printed estimate for the stage this strategy uses (ZeRO-2 or ZeRO-3), offload rows included."""
     per_node, nodes = _nodes(gpus, gpus_per_node)
-    stage = 2 if strategy == "deepspeed-zero2" else 3
+    stage = 2 if spec(strategy).deepspeed_stage == 2 else 3
     return dsmem.estimator_table(stage, w.params, w.largest_layer, int(per_node), int(nodes))
 
 
 def cpu_bytes_per_node(strategy: str, w: Workload, gpus: np.ndarray, hw: Hardware) -> np.ndarray:
     """Host memory per node that DeepSpeed's estimators ask for (zero_init=1); 0 where none is needed."""
-    if strategy not in ("deepspeed-zero2", "deepspeed-zero3", "deepspeed-zero3-offload"):
+    if spec(strategy).states != "deepspeed-estimator":
         return np.zeros(gpus.shape)
     return _deepspeed(strategy, w, gpus.astype(float), hw.gpus_per_node)[0]
 
@@ -637,7 +620,7 @@ class StrategyEstimate:
         return self.fits & self.cpu_fits & self.batch_ok
 
 
-PARTIAL_RECOMPUTE: dict[str, float] = {"full on 25% of layers": 0.25, "full on 50% of layers": 0.5, "full on 75% of layers": 0.75}
+PARTIAL_RECOMPUTE: dict[str, float] = dict(zip(PARTIAL_RECOMPUTE_NAMES, (0.25, 0.5, 0.75), strict=True))
 """Full recomputation of only some layers, the rest selective: Megatron-LM's --recompute-method block
 --recompute-num-layers (Korthikanti et al. 2022 Sec 5: recompute only as many layers as memory needs); FSDP can wrap a
 subset of blocks the same way (apply_activation_checkpointing's check_fn)."""
@@ -672,7 +655,7 @@ class _Eval:
 
 def _activations(strategy: str, w: Workload, tp: np.ndarray, pp: np.ndarray, vpp: np.ndarray, code: np.ndarray, mb: np.ndarray) -> np.ndarray:
     """Activation bytes per GPU for recomputation ``code`` (RECOMPUTE_CODE): the fullest pipeline stage under Megatron."""
-    sp = strategy == "megatron-3d"
+    sp = spec(strategy).model_parallel  # sequence parallelism comes with Megatron's tensor parallelism
     f = np.clip(code, 0.0, 1.0)
     selective = activation_bytes(w, "selective", tp, seq_parallel=sp, micro_batch=mb)
     act = (1.0 - f) * selective + f * activation_bytes(w, "full", tp, seq_parallel=sp, micro_batch=mb)
@@ -693,7 +676,7 @@ def _evaluate(strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.nd
     states = model_state_bytes(strategy, w, n, tp, pp, hw.gpus_per_node)
     act = _activations(strategy, w, tp, pp, vpp, code, mb) / cp
     full_share = np.clip(code, 0.0, 1.0)
-    sp = strategy == "megatron-3d"
+    sp = spec(strategy).model_parallel  # sequence parallelism comes with Megatron's tensor parallelism
     memory = states + act + CUDA_OVERHEAD_BYTES
     dp = n / (tp * pp * cp)
     seqs = float(w.global_batch_seqs)
@@ -759,7 +742,7 @@ def estimate_strategy(
     modes = _recompute_modes(w)
     seqs = float(w.global_batch_seqs)
     ones = np.ones_like(n)
-    if strategy == "megatron-3d":
+    if spec(strategy).model_parallel:
         candidates = [(tp, pp, v, w.micro_batch or 1, cp) for tp, cp, pp, v in _layouts(w, hw)]
     else:
         micro = (w.micro_batch,) if w.micro_batch else MICRO_BATCH_CHOICES
@@ -769,7 +752,7 @@ def estimate_strategy(
     # a sweep of thousands of counts stays within a few MB per array). For a fixed layout, less recomputation is always
     # faster, so memory alone picks each candidate's recomputation and one timing pass compares the candidates.
     c_tp, c_pp, c_v, c_mb, c_cp = (np.array([c[i] for c in candidates], dtype=float)[None, :] for i in range(5))
-    room = (MEMORY_HEADROOM if strategy == "megatron-3d" else 1.0) * mem_cap
+    room = (MEMORY_HEADROOM if spec(strategy).model_parallel else 1.0) * mem_cap
     rank = np.arange(len(candidates), dtype=float)[None, :]
     best = np.zeros(n.shape, dtype=int)
     best_code = np.zeros(n.shape)
@@ -791,7 +774,7 @@ def estimate_strategy(
         divides = (np.mod(nn, c_tp * c_pp * c_cp) == 0) & (nn >= c_tp * c_pp * c_cp)
         fits = ev.memory <= mem_cap
         useful &= (np.mod(ev.share, c_mb) == 0) | (c_mb == 1)  # micro-batch x accumulation = each rank's share, exactly
-        if strategy == "megatron-3d":
+        if spec(strategy).model_parallel:
             # Lexicographic: fits with headroom and keeps the batch, then fits, then least memory; within a tier the
             # shortest step wins.
             roomy = ev.memory <= MEMORY_HEADROOM * mem_cap
@@ -822,7 +805,7 @@ def estimate_strategy(
     overhead = interruption_overhead(n)
     hours = {band: ev.step[band] * (tokens / batch_tokens) * overhead / 3600.0 for band in ev.step}
     comm = sum((c.seconds for c in ev.plan), np.zeros_like(n))
-    ep = np.where(w.is_moe & (strategy == "megatron-3d"), ev.dp, 1.0) * ones
+    ep = np.where(w.is_moe & spec(strategy).model_parallel, ev.dp, 1.0) * ones
     return StrategyEstimate(
         strategy=strategy, gpus=n, recompute=np.array([_RECOMPUTE_NAME[float(c)] for c in best_code.ravel()], dtype=object).reshape(n.shape),
         recompute_code=best_code, model_states=ev.states, activations=ev.act, memory=ev.memory,
@@ -845,7 +828,8 @@ def estimate_all(answers: Answers, gpus: np.ndarray | None = None) -> tuple[dict
     tokens = answers.training.tokens or w.global_batch_tokens  # placeholder when only a duration is known
     results: dict[str, StrategyEstimate] = {}
     for s in STRATEGIES:
-        like = results["deepspeed-zero3"] if s == "deepspeed-zero3-offload" else None
+        twin = spec(s).resident_twin
+        like = results[twin] if twin else None
         results[s] = estimate_strategy(s, w, hw, counts, tokens, like)
     tokens_implied = False
     conflict: dict[str, float] | None = None
@@ -857,7 +841,8 @@ def estimate_all(answers: Answers, gpus: np.ndarray | None = None) -> tuple[dict
             ref_hours = {band: results[current].hours[band].copy() for band in results[current].hours}
         else:
             here = np.asarray([answers.cluster.gpus], dtype=float)
-            like = estimate_strategy("deepspeed-zero3", w, hw, here, tokens) if current == "deepspeed-zero3-offload" else None
+            twin = spec(current).resident_twin
+            like = estimate_strategy(twin, w, hw, here, tokens) if twin else None
             ref_hours = estimate_strategy(current, w, hw, here, tokens, like).hours
         for est in results.values():
             for band in est.hours:

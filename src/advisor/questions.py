@@ -126,7 +126,7 @@ def steps() -> tuple[Step, ...]:
 
 
 def _strategy_choices() -> tuple[Choice, ...]:
-    from .estimate import FRAMEWORKS
+    from .strategies import FRAMEWORKS
 
     return tuple(Choice(s, f"{s} — {FRAMEWORKS[s].split(' (')[0]}") for s in STRATEGIES)
 

@@ -15,7 +15,8 @@ import yaml
 from .advice import Advice, hours_text, money, pct_change
 from .decide import COST_TIE
 from .answers import STRATEGIES, Answers
-from .estimate import BATCH_NOT_GIVEN, FRAMEWORKS
+from .estimate import BATCH_NOT_GIVEN
+from .strategies import FRAMEWORKS
 from .i18n import N_, _
 
 ANSWER_WORDS = (N_("none"), N_("some"), N_("expert"), N_("mvp"), N_("stable"), N_("frontier"))

@@ -32,9 +32,9 @@ from pathlib import Path
 from typing import Any
 from collections.abc import Callable
 
-from .answers import STRATEGIES
+from .strategies import STRATEGIES
 from .errors import AdvisorError, RuleLoadError
-from .facts import BOOL, FACTS, NUMBER, TEXT
+from .vocabulary import BOOL, FACTS, NUMBER, TEXT
 from .i18n import LANGUAGES, zh
 from .safeload import load_mapping
 

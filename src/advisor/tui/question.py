@@ -15,7 +15,7 @@ from textual.widgets import Button, Footer, Header, Input, Label, OptionList, St
 from textual.widgets.option_list import Option
 
 from ..advice import Advice
-from ..estimate import FRAMEWORKS
+from ..strategies import FRAMEWORKS
 from ..i18n import _, N_
 from ..questions import coerce, display, get_value, reconcile, set_value, Step, step_error
 from ..render import hours_text, money

@@ -1,0 +1,80 @@
+"""The strategy registry: every distributed-training strategy advisor can recommend, with the traits the estimate,
+the launch files and the memo branch on — in one place, so adding a strategy means adding one entry here and, where
+it behaves like no existing one, its formula.
+
+Bottom layer: imports nothing from advisor, no numpy, no pydantic (answers, rules and the estimate all read it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+StatesModel = Literal["replicated", "fsdp", "zero1", "deepspeed-estimator", "megatron"]
+GradientSync = Literal["all-reduce-per-step", "reduce-scatter-per-micro-batch", "sharded-params", "megatron"]
+Launcher = Literal["torchrun", "horovodrun", "deepspeed", "megatron"]
+
+
+@dataclass(frozen=True)
+class StrategySpec:
+    id: str
+    framework: str
+    """Display name (a product name: the same in every language)."""
+    states: StatesModel
+    """How model states (weights, gradients, optimizer) are held per GPU — selects the memory formula."""
+    memory_convention: str
+    """The memory formula in words, with its source (shown in the memo)."""
+    gradient_sync: GradientSync
+    """How gradients (and sharded parameters) move each step — selects the communication plan."""
+    launcher: Launcher
+    """What the launch files start it with."""
+    deepspeed_stage: int | None = None
+    """ZeRO stage for ds_config.json (DeepSpeed strategies only)."""
+    offload: bool = False
+    """Optimizer state and parameters live in CPU memory (ZeRO-Offload/Infinity)."""
+    model_parallel: bool = False
+    """Tensor/pipeline/context/expert parallelism and Megatron's layout search apply."""
+    resident_twin: str | None = None
+    """An offloading strategy's GPU-resident counterpart: where that fits, the offload takes its micro-batch (the
+    offload exists to fit, not to change the batch layout)."""
+
+
+REGISTRY: tuple[StrategySpec, ...] = (
+    StrategySpec("ddp", "PyTorch DDP", "replicated",
+                 "16 B/param replicated: 2 weights + 2 grads + 12 Adam (fp32 master, m, v) (Transformer Math 101)",
+                 "all-reduce-per-step", "torchrun"),
+    StrategySpec("horovod", "Horovod", "replicated",
+                 "16 B/param replicated: 2 weights + 2 grads + 12 Adam (fp32 master, m, v) (Transformer Math 101)",
+                 "all-reduce-per-step", "horovodrun"),
+    StrategySpec("fsdp", "PyTorch FSDP (FULL_SHARD)", "fsdp",
+                 "16 B/param / GPUs + 2 unsharded layers in flight (Ultra-Scale Playbook ZeRO-3/FSDP; llm-analysis prefetch buffers)",
+                 "sharded-params", "torchrun"),
+    StrategySpec("deepspeed-zero1", "DeepSpeed ZeRO stage 1", "zero1",
+                 "2P + 2P + 12P/GPUs (Ultra-Scale Playbook ZeRO-1; DeepSpeed ships no ZeRO-1 estimator)",
+                 "all-reduce-per-step", "deepspeed", deepspeed_stage=1),
+    StrategySpec("deepspeed-zero2", "DeepSpeed ZeRO stage 2", "deepspeed-estimator",
+                 "2P + 18P/GPUs (DeepSpeed estimate_zero2_model_states_mem_needs, offload_optimizer=none)",
+                 "reduce-scatter-per-micro-batch", "deepspeed", deepspeed_stage=2),
+    StrategySpec("deepspeed-zero3", "DeepSpeed ZeRO stage 3", "deepspeed-estimator",
+                 "4 x largest layer + 18P/GPUs (DeepSpeed estimate_zero3_model_states_mem_needs, no offload)",
+                 "sharded-params", "deepspeed", deepspeed_stage=3),
+    StrategySpec("deepspeed-zero3-offload", "DeepSpeed ZeRO-3 with CPU offload (ZeRO-Offload/Infinity)", "deepspeed-estimator",
+                 "4 x largest layer on GPU; CPU 18P/nodes x 1.5 (DeepSpeed estimate_zero3, offload_optimizer=cpu, offload_param=cpu, zero_init=1)",
+                 "sharded-params", "deepspeed", deepspeed_stage=3, offload=True, resident_twin="deepspeed-zero3"),
+    StrategySpec("megatron-3d", "Megatron-LM 3D parallelism (tensor x pipeline x data)", "megatron",
+                 "P/(TP x PP) x (6 + 12/DP) with the distributed optimizer (Megatron theoretical_memory_usage.py); MoE experts spread over the data-parallel ranks",
+                 "megatron", "megatron", model_parallel=True),
+)
+"""In order of engineering simplicity: the last tie-break of the choice, and the order of every table."""
+
+SPECS: dict[str, StrategySpec] = {s.id: s for s in REGISTRY}
+STRATEGIES: tuple[str, ...] = tuple(SPECS)
+FRAMEWORKS: dict[str, str] = {s.id: s.framework for s in REGISTRY}
+MEMORY_CONVENTION: dict[str, str] = {s.id: s.memory_convention for s in REGISTRY}
+SIMPLICITY: dict[str, int] = {s.id: i for i, s in enumerate(REGISTRY)}
+DEEPSPEED_ESTIMATED: tuple[str, ...] = tuple(s.id for s in REGISTRY if s.states == "deepspeed-estimator")
+"""Strategies whose memory is DeepSpeed's own estimator (ZeRO-2, ZeRO-3, ZeRO-3 offload); the memo prints its table."""
+
+
+def spec(strategy: str) -> StrategySpec:
+    return SPECS[strategy]
