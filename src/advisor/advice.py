@@ -27,6 +27,7 @@ from .facts import Evaluation, evaluate_counts
 from .strategies import DEEPSPEED_ESTIMATED as STRATEGY_DEEPSPEED_ESTIMATED
 from .strategies import FRAMEWORKS, MEMORY_CONVENTION
 from .i18n import _, zh
+from .report import Report
 from .rules import Rule, RuleSet, format_number, render_template
 
 DEEPSPEED_ESTIMATED = STRATEGY_DEEPSPEED_ESTIMATED
@@ -253,6 +254,10 @@ class Advice:
             else:
                 reasons.append(_("as cheap within {tie}; {strategy} is simpler to run", tie=f"{COST_TIE:.0%}", strategy=self.strategy))
         return reasons
+
+    def report(self) -> Report:
+        """The advice as the typed JSON contract (advisor.report), validated: the same content as to_dict()."""
+        return Report.model_validate(self.to_dict())
 
     def to_dict(self) -> dict[str, Any]:
         s = self.strategy

@@ -61,7 +61,8 @@ def _parser() -> argparse.ArgumentParser:
     init.add_argument("path", nargs="?", default="answers.yaml", help="where to write it (default answers.yaml; '-' for stdout)")
     init.add_argument("--force", action="store_true")
 
-    sub.add_parser("schema", help="print the answers file's JSON Schema")
+    sch = sub.add_parser("schema", help="print the answers file's JSON Schema (--report: the advice JSON's)")
+    sch.add_argument("--report", action="store_true", help="the JSON Schema of `advise --format json` output instead")
     gpus = sub.add_parser("gpus", help="list the GPU catalog")
     gpus.add_argument("--format", choices=("text", "json"), default="text")
 
@@ -132,6 +133,11 @@ def _main(argv: Sequence[str] | None) -> int:
         return _init(args)
     if cmd == "sweep":
         return _sweep(args)
+    if cmd == "schema" and args.report:
+        from .report import report_schema
+
+        _out(json.dumps(report_schema(), indent=2) + "\n")
+        return 0
     if cmd == "schema":
         from .answers import answers_schema
 
