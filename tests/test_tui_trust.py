@@ -430,3 +430,20 @@ async def test_the_chinese_q_and_a_reads_wan_and_yi_and_explains_errors_in_chine
         assert app.screen.step.id == "team", error_text(screen)
         assert app.last_advice is not None and app.last_advice.answers.budget.monthly_limit == 500_000
         assert app.last_advice.answers.budget.currency == "CNY"
+
+
+async def test_every_results_key_is_fully_shown_at_80_columns(rules, tmp_path):
+    """At 80x24 the footer of the results showed 'q Qu' (cut by the palette hint): every key must read in full."""
+    from textual.widgets._footer import FooterKey
+
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await to_results(pilot)
+        assert isinstance(app.screen, ResultsScreen)
+        keys = list(app.screen.query(FooterKey))
+        assert {k.description for k in keys} >= {"Export memo", "Save answers", "Launch files", "Edit answers", "Quit"}
+        for key in keys:
+            assert key.region.right <= 80, (key.description, key.region)
+            others = [o for o in keys if o is not key and o.region.overlaps(key.region)]
+            assert not others, (key.description, key.region, [(o.description, o.region) for o in others])
