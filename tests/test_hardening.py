@@ -212,13 +212,10 @@ def test_without_force_the_final_step_cannot_clobber_a_file_that_appeared(tmp_pa
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
 
 
-def test_launch_artifacts_appear_all_at_once(tmp_path, monkeypatch, rules):
-    """A failure half-way leaves no directory, not a partial set."""
+def fail_third_write(monkeypatch):
+    """The third file the launch set writes fails, as a full disk would."""
     from advisor import artifacts, io
-    from advisor.advice import advise
-    from advisor.answers import load_answers
 
-    advice = advise(load_answers(good(tmp_path)), rules)
     calls = {"n": 0}
     real = io.write_atomic
 
@@ -229,6 +226,16 @@ def test_launch_artifacts_appear_all_at_once(tmp_path, monkeypatch, rules):
         return real(path, text, force)
 
     monkeypatch.setattr(artifacts, "write_atomic", flaky)
+
+
+def test_launch_artifacts_appear_all_at_once(tmp_path, monkeypatch, rules):
+    """A failure half-way leaves no directory, not a partial set."""
+    from advisor import artifacts, io
+    from advisor.advice import advise
+    from advisor.answers import load_answers
+
+    advice = advise(load_answers(good(tmp_path)), rules)
+    fail_third_write(monkeypatch)
     with pytest.raises(io.OutputError):
         artifacts.write_artifacts(advice, tmp_path / "launch", force=False)
     assert not (tmp_path / "launch").exists()
@@ -320,16 +327,7 @@ def test_an_existing_launch_directory_keeps_its_old_set_when_a_write_fails(tmp_p
     written = artifacts.write_artifacts(advice, d, force=False)
     for p in written:
         p.write_text("old " + p.name)
-    calls = {"n": 0}
-    real = io.write_atomic
-
-    def flaky(path, text, force=False):
-        calls["n"] += 1
-        if calls["n"] == 3:
-            raise io.OutputError(f"{path}: cannot write (disk full)")
-        return real(path, text, force)
-
-    monkeypatch.setattr(artifacts, "write_atomic", flaky)
+    fail_third_write(monkeypatch)
     with pytest.raises(io.OutputError):
         artifacts.write_artifacts(advice, d, force=True)
     assert all(p.read_text() == "old " + p.name for p in written)
