@@ -301,7 +301,7 @@ def _rules(args: argparse.Namespace, extra: list[Path]) -> int:
         _err(summary)
         return EXIT_FAILED_CHECK if n else 0
     if sub == "facts":
-        from .facts import FACTS
+        from .vocabulary import FACTS
 
         for spec in FACTS.values():
             choices = f" ({' | '.join(spec.choices)})" if spec.choices else ""
