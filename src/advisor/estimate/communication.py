@@ -1,0 +1,167 @@
+"""Collectives: every transfer one optimizer step needs, priced by the ring formulas over NVLink/PCIe and the network."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..strategies import spec
+from .workload import CPU_ADAM_BYTES_PER_PARAM, HOST_MEMORY_BW, Hardware, OVERLAP_BACKWARD, Workload
+
+
+# ------------------------------------------------------------------------------ collectives
+
+
+def _ring(n: np.ndarray) -> np.ndarray:
+    """2(n-1)/n, the all-reduce volume factor (nccl-tests PERFORMANCE.md); 0 for one rank."""
+    n = np.maximum(n, 1)
+    return 2.0 * (n - 1) / n
+
+
+@dataclass
+class Collective:
+    """One kind of traffic in an optimizer step, per GPU; arrays have the shape of the GPU counts."""
+
+    name: str
+    kind: str
+    """all-reduce, reduce-scatter, all-gather, all-to-all, send/recv or pcie."""
+    payload: np.ndarray
+    """Bytes per call (nccl-tests' S)."""
+    calls: np.ndarray
+    """Calls per optimizer step."""
+    intra_bytes: np.ndarray
+    """Bytes each GPU moves over the in-node link per step."""
+    inter_bytes: np.ndarray
+    """Bytes each GPU moves over the network per step."""
+    seconds: np.ndarray
+    overlap: str
+    """What it can hide behind: 'backward', 'compute' or 'none' (critical path)."""
+
+
+def _group_collective(
+    name: str, kind: str, payload: np.ndarray | float, calls: np.ndarray | float, ranks: np.ndarray, local: np.ndarray | float, hw: Hardware,
+    overlap: str,
+) -> Collective:
+    """A hierarchical ring collective over `ranks` GPUs, `local` of them per node, every GPU of a node busy at once.
+
+    Bus factor 2(n-1)/n for all-reduce, (n-1)/n for reduce-scatter and all-gather (nccl-tests PERFORMANCE.md). Across
+    nodes, each group member carries 1/local of the payload over its 1/gpus_per_node share of the node's network.
+    """
+    factor = 2.0 if kind == "all-reduce" else 1.0
+    ranks = np.maximum(np.asarray(ranks, dtype=float), 1.0)
+    local = np.clip(np.asarray(local, dtype=float), 1.0, ranks)
+    nodes = np.ceil(ranks / local)
+    size = np.asarray(payload, dtype=float) * np.ones_like(ranks)
+    times = np.asarray(calls, dtype=float) * np.ones_like(ranks)
+    intra = factor * (local - 1.0) / local * size * times
+    inter = factor * (nodes - 1.0) / nodes * size / local * times
+    seconds = np.asarray(intra / hw.intra_bw + inter / hw.inter_bw_per_gpu, dtype=float)
+    return Collective(name, kind, size, times, intra, inter, seconds, overlap)
+
+
+def allreduce_time(size: np.ndarray | float, ranks: np.ndarray, hw: Hardware) -> np.ndarray:
+    """Hierarchical ring all-reduce of `size` bytes over `ranks` GPUs packed into nodes."""
+    ranks = np.asarray(ranks, dtype=float)
+    return _group_collective("", "all-reduce", size, 1.0, ranks, np.minimum(ranks, hw.gpus_per_node), hw, "none").seconds
+
+
+def communication_plan(
+    strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.ndarray, pp: np.ndarray, mb: np.ndarray, micro: np.ndarray,
+    vpp: np.ndarray | float = 1.0, cp: np.ndarray | float = 1.0,
+) -> list[Collective]:
+    """Every collective one optimizer step needs, per GPU, for this strategy (estimators-notes §4, §5, §8)."""
+    g = hw.gpus_per_node
+    local_all = np.minimum(n, g)
+    plan: list[Collective] = []
+    # Without expert parallelism every parameter is a dense one to the collectives: FSDP/ZeRO shard and gather all of a
+    # mixture of experts' weights, and DDP reduces all of its gradients. Only Megatron spreads experts (below).
+    grads = w.grad_bytes * w.params
+    sp = spec(strategy)
+    if sp.gradient_sync == "all-reduce-per-step":
+        # DDP (with no_sync) and ZeRO-1 accumulate locally and reduce once per optimizer step; ZeRO-1's reduce-scatter +
+        # all-gather move the same 2P as one all-reduce (Ultra-Scale Playbook).
+        name = "gradient all-reduce" if sp.states == "replicated" else "gradient reduce-scatter + parameter all-gather"
+        plan.append(_group_collective(name, "all-reduce", grads, 1.0, n, local_all, hw, "backward"))
+    elif sp.gradient_sync == "reduce-scatter-per-micro-batch":
+        # DeepSpeed's ZeRO-2 engine reduces gradients into their owner's partition in the backward of every micro-step
+        # (stage_1_and_2.py: reduce_ipg_grads from the backward hooks), so accumulation does not cut its traffic; the
+        # updated 16-bit parameters are all-gathered once per optimizer step.
+        plan.append(_group_collective("gradient reduce-scatter (every micro-batch)", "reduce-scatter", grads, micro, n, local_all, hw, "backward"))
+        plan.append(_group_collective("parameter all-gather", "all-gather", 2.0 * w.params, 1.0, n, local_all, hw, "backward"))
+    elif sp.gradient_sync == "sharded-params":
+        params16 = 2.0 * w.params
+        plan.append(_group_collective("parameter all-gather (forward and backward)", "all-gather", params16, 2.0 * micro, n, local_all, hw, "compute"))
+        plan.append(_group_collective("gradient reduce-scatter", "reduce-scatter", grads, micro, n, local_all, hw, "compute"))
+        if sp.offload:
+            # ZeRO-Offload's schedule (arXiv:2101.06840 Sec 4.1): gradient shards go to the CPU, Adam runs there, and the
+            # updated 16-bit parameters come back before the next forward — on the critical path once per step; with
+            # offload_param the parameter shards also cross PCIe for every forward and backward, behind compute.
+            shard = 2.0 * w.params / n
+            zeros = np.zeros_like(n)
+            step_bytes = 2.0 * shard
+            plan.append(Collective("optimizer step over PCIe (gradients out, parameters back)", "pcie", step_bytes, np.ones_like(n),
+                                   zeros, zeros, step_bytes / hw.host_bw, "none"))
+            # The Adam update itself runs on the host, bound by its memory bandwidth: each node updates its GPUs' shards.
+            per_node = np.minimum(n, g)
+            cpu_s = CPU_ADAM_BYTES_PER_PARAM * w.params / n * per_node / HOST_MEMORY_BW
+            plan.append(Collective("CPU Adam step (host memory)", "cpu", zeros, np.ones_like(n), zeros, zeros, cpu_s, "none"))
+            fetch = 2.0 * micro * shard
+            plan.append(Collective("parameter fetch from CPU over PCIe", "pcie", shard, 2.0 * micro, zeros, zeros, fetch / hw.host_bw, "compute"))
+    else:  # megatron-3d
+        dp = n / (tp * pp)
+        dp_local = np.clip(g / (tp * pp), 1.0, dp)
+        shard = w.grad_bytes * w.comm_params / (tp * pp)
+        plan.append(_group_collective("data-parallel gradient all-reduce", "all-reduce", shard, 1.0, dp, dp_local, hw, "backward"))
+        # Tensor parallelism: 2 all-reduces forward and 2 backward per layer per micro-batch of s·b·h 16-bit values
+        # (Korthikanti et al. 2022 Sec 4.2.2; sequence parallelism swaps each for a reduce-scatter + all-gather of the
+        # same volume), inside the node. The slowest stage holds ceil(layers / PP) layers.
+        tp_msg = 2.0 * w.seq_len / cp * mb * w.shape.hidden * w.act_scale
+        tp_calls = micro * np.ceil(w.shape.layers / pp) * 4.0
+        plan.append(_group_collective("tensor-parallel all-reduce", "all-reduce", tp_msg, tp_calls, tp, tp, hw, "none"))
+        # Pipeline: activations forward and their gradients backward at each stage boundary, s·b·h per micro-batch
+        # (Ultra-Scale Playbook), split across the TP ranks (Megatron's scatter/gather), over the network; an interleaved
+        # schedule crosses v times as many boundaries (Narayanan et al. 2021 Sec 2.2.2).
+        p2p = 2.0 * w.seq_len / cp * mb * w.shape.hidden * w.act_scale / tp
+        p2p_calls = np.where(pp > 1, 2.0 * micro * vpp, 0.0)
+        net = p2p * p2p_calls
+        plan.append(Collective("pipeline send/recv", "send/recv", p2p, p2p_calls, np.zeros_like(n), net, net / hw.inter_bw_per_gpu, "none"))
+        # Context parallelism (ring attention): each rank passes its chunk's keys and values round the CP ring, once
+        # forward and twice backward per layer, overlapped with the attention it feeds (Llama 3 Sec 3.3.2; Ultra-Scale
+        # Playbook, context parallelism). Keys and values counted at full width (no grouped-query saving assumed).
+        kv = 2.0 * 2.0 * w.seq_len / cp * mb * w.shape.hidden / tp * w.act_scale
+        cp_calls = np.where(cp > 1, 3.0 * micro * np.ceil(w.shape.layers / pp), 0.0)
+        moved = kv * (cp - 1.0) * cp_calls
+        in_node = tp * cp <= hw.gpus_per_node
+        cp_intra, cp_inter = np.where(in_node, moved, 0.0), np.where(in_node, 0.0, moved)
+        plan.append(Collective("context-parallel K/V exchange", "send/recv", kv * np.ones_like(n), cp_calls * np.ones_like(n),
+                               cp_intra * np.ones_like(n), cp_inter * np.ones_like(n),
+                               cp_intra / hw.intra_bw + cp_inter / hw.inter_bw_per_gpu, "compute"))
+        if w.is_moe:
+            # Expert parallelism: dispatch and combine each token's hidden state to its top-k experts, forward and backward;
+            # under sequence parallelism each TP rank routes 1/TP of the tokens. DeepSeek-V3's DualPipe overlaps this
+            # all-to-all with computation (arXiv:2412.19437 Sec 3.2.1).
+            tokens = w.seq_len * mb / tp
+            msg = w.moe_top_k * tokens * w.shape.hidden * 2.0 * w.act_scale
+            calls = 4.0 * np.ceil(w.shape.layers / pp) * micro
+            ep = np.maximum(dp, 1.0)
+            off_node = ep * tp * pp > hw.gpus_per_node
+            moved = msg * calls * (ep - 1.0) / ep
+            intra = np.where(off_node, 0.0, moved)
+            inter = np.where(off_node, moved, 0.0)
+            plan.append(Collective("expert all-to-all", "all-to-all", msg * np.ones_like(n), calls * np.ones_like(n), intra, inter,
+                                   intra / hw.intra_bw + inter / hw.inter_bw_per_gpu, "compute"))
+    return plan
+
+
+def exposed_communication(plan: list[Collective], compute: np.ndarray) -> np.ndarray:
+    """Communication left on the critical path after each collective hides behind what it may overlap."""
+    total: dict[str, Any] = {"none": 0.0, "backward": 0.0, "compute": 0.0}
+    for c in plan:
+        total[c.overlap] = total[c.overlap] + c.seconds
+    return (
+        total["none"]
+        + np.maximum(0.0, total["backward"] - OVERLAP_BACKWARD * compute)
+        + np.maximum(0.0, total["compute"] - compute)
+    )

@@ -1,0 +1,87 @@
+"""Memory per GPU: model states by each framework's published formula, DeepSpeed's own estimators, host memory for offload."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dsmem
+from ..strategies import spec
+from .layout import stage_factor
+from .workload import Hardware, Workload
+
+
+# ------------------------------------------------------------------------------ memory
+
+
+def activation_bytes(
+    w: Workload, mode: str, tp: np.ndarray | float = 1.0, seq_parallel: bool = False, micro_batch: np.ndarray | float = 1.0
+) -> np.ndarray | float:
+    """Activation memory per GPU for one micro-batch through all layers (Korthikanti et al. 2022 Table 2)."""
+    s, b, h, a, L = w.seq_len, np.asarray(micro_batch, dtype=float), w.shape.hidden, w.shape.heads, w.shape.layers
+    sbh = s * b * h
+    tp = np.asarray(tp, dtype=float)
+    if mode == "full":
+        per_layer = 2.0 * sbh / (tp if seq_parallel else 1.0)
+    elif mode == "selective":
+        per_layer = sbh * (34.0 / tp) if seq_parallel else sbh * (10.0 + 24.0 / tp)
+    else:  # none
+        scores = 5.0 * a * s / (h * tp)
+        per_layer = sbh * (34.0 / tp + scores) if seq_parallel else sbh * (10.0 + 24.0 / tp + scores)
+    return per_layer * L * w.act_scale
+
+
+def model_state_bytes(strategy: str, w: Workload, gpus: np.ndarray, tp: np.ndarray, pp: np.ndarray, gpus_per_node: int = 8) -> np.ndarray:
+    """Parameters + gradients + optimizer states per GPU, by each strategy's published formula.
+
+    ZeRO-2/3 and offload are DeepSpeed's own estimators (dsmem.py), evaluated elementwise.
+    """
+    P = w.params
+    n = gpus.astype(float)
+    ll = w.largest_layer
+    states = spec(strategy).states
+    if states == "replicated":
+        return np.full_like(n, 16.0 * P)
+    if states == "fsdp":
+        return 16.0 * P / n + 2.0 * 2.0 * ll
+    if states == "zero1":
+        return 4.0 * P + 12.0 * P / n
+    if states == "deepspeed-estimator":
+        return _deepspeed(strategy, w, n, gpus_per_node)[1]
+    if states == "megatron":
+        dp = n / (tp * pp)
+        # Megatron's 6 + 12/DP bytes: 16-bit weights and fp32 gradients replicated across data-parallel ranks, the
+        # optimizer sharded. Under expert parallelism the experts' weights and gradients are spread over the
+        # data-parallel ranks too (one expert group per rank at most), so only the active share is replicated.
+        replicated = w.active_params + (P - w.active_params) / dp
+        return (6.0 * replicated + 12.0 * P / dp) / (tp * pp) * stage_factor(w, pp)
+    raise ValueError(f"unknown strategy {strategy!r}")
+
+
+def _nodes(gpus: np.ndarray | int, gpus_per_node: int) -> tuple[np.ndarray, np.ndarray]:
+    """(GPUs per node, nodes) as DeepSpeed's estimators take them: a job smaller than a node fills part of one."""
+    per_node = np.minimum(gpus, gpus_per_node)
+    return per_node, np.maximum(1, np.ceil(np.asarray(gpus) / per_node))
+
+
+def _deepspeed(strategy: str, w: Workload, gpus: np.ndarray, gpus_per_node: int) -> tuple[np.ndarray, np.ndarray]:
+    """(cpu bytes per node, gpu bytes) from DeepSpeed's estimator for the strategy's configuration (zero_init=1)."""
+    per_node, nodes = _nodes(gpus, gpus_per_node)
+    sp = spec(strategy)
+    if sp.deepspeed_stage == 2:
+        return dsmem.zero2(w.params, per_node, nodes, cpu_offload=sp.offload)
+    offload = sp.offload
+    return dsmem.zero3(w.params, w.largest_layer, per_node, nodes, cpu_offload=offload, cpu_offload_params=offload, zero_init=True)
+
+
+def deepspeed_table(strategy: str, w: Workload, gpus: int, gpus_per_node: int) -> list[dsmem.DsRow]:
+    """DeepSpeed's whole printed estimate for the stage this strategy uses (ZeRO-2 or ZeRO-3), offload rows included."""
+    per_node, nodes = _nodes(gpus, gpus_per_node)
+    stage = 2 if spec(strategy).deepspeed_stage == 2 else 3
+    return dsmem.estimator_table(stage, w.params, w.largest_layer, int(per_node), int(nodes))
+
+
+def cpu_bytes_per_node(strategy: str, w: Workload, gpus: np.ndarray, hw: Hardware) -> np.ndarray:
+    """Host memory per node that DeepSpeed's estimators ask for (zero_init=1); 0 where none is needed."""
+    if spec(strategy).states != "deepspeed-estimator":
+        return np.zeros(gpus.shape)
+    return _deepspeed(strategy, w, gpus.astype(float), hw.gpus_per_node)[0]

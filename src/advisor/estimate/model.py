@@ -1,0 +1,310 @@
+"""The estimate: one strategy over an array of GPU counts — layout, recomputation, micro-batch, step time, hours, cost."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..answers import Answers
+from ..catalog import mfu_band
+from ..strategies import spec, STRATEGIES
+from ..vocabulary import PARTIAL_RECOMPUTE_NAMES
+from .communication import Collective, communication_plan, exposed_communication
+from .layout import MEMORY_HEADROOM, _layouts, interleave_memory_factor, stage_factor
+from .memory import activation_bytes, cpu_bytes_per_node, model_state_bytes
+from .workload import CUDA_OVERHEAD_BYTES, FULL_RECOMPUTE_FLOPS, GB, Hardware, MICRO_BATCH_CHOICES, SELECTIVE_RECOMPUTE_FLOPS, Workload, hardware_from, interruption_overhead, workload_from
+
+
+# ------------------------------------------------------------------------------ the estimate
+
+
+@dataclass
+class StrategyEstimate:
+    """One strategy over an array of GPU counts. Arrays have the shape of ``gpus``."""
+
+    strategy: str
+    gpus: np.ndarray
+    recompute: np.ndarray
+    recompute_code: np.ndarray
+    model_states: np.ndarray
+    activations: np.ndarray
+    memory: np.ndarray
+    cpu_per_node: np.ndarray
+    fits: np.ndarray
+    cpu_fits: np.ndarray
+    batch_ok: np.ndarray
+    """Every data-parallel rank gets at least one sequence of the global batch (else the batch would have to grow)."""
+    compute_s: np.ndarray
+    comm_s: np.ndarray
+    exposed_comm_s: np.ndarray
+    bubble_s: np.ndarray
+    step_s: dict[str, np.ndarray]
+    hours: dict[str, np.ndarray]
+    accumulation: np.ndarray
+    max_micro_batch: np.ndarray
+    tp: np.ndarray
+    pp: np.ndarray
+    vpp: np.ndarray
+    ep: np.ndarray
+    cp: np.ndarray
+    micro_batch: np.ndarray
+    batch_tokens: np.ndarray
+    """Tokens per optimizer step: the global batch as given, at every GPU count."""
+    interruption_factor: np.ndarray
+    collectives: list[Collective]
+
+    @property
+    def communication_share(self) -> np.ndarray:
+        step = self.step_s["mid"]
+        return np.where(step > 0, self.exposed_comm_s / step, 0.0)
+
+    def at(self, i: int) -> StrategyEstimate:
+        """This estimate at one GPU count (index i), as one-element arrays."""
+        cut = slice(i, i + 1)
+        fields: dict[str, Any] = {}
+        for name, value in vars(self).items():
+            if isinstance(value, np.ndarray):
+                fields[name] = value[cut]
+            elif isinstance(value, dict):
+                fields[name] = {k: v[cut] for k, v in value.items()}
+            elif name == "collectives":
+                fields[name] = [Collective(c.name, c.kind, c.payload[cut], c.calls[cut], c.intra_bytes[cut], c.inter_bytes[cut],
+                                           c.seconds[cut], c.overlap) for c in value]
+            else:
+                fields[name] = value
+        return StrategyEstimate(**fields)
+
+    @property
+    def usable(self) -> np.ndarray:
+        """Fits in GPU memory, in host memory where it offloads, and the batch feeds every rank."""
+        return self.fits & self.cpu_fits & self.batch_ok
+
+
+PARTIAL_RECOMPUTE: dict[str, float] = dict(zip(PARTIAL_RECOMPUTE_NAMES, (0.25, 0.5, 0.75), strict=True))
+"""Full recomputation of only some layers, the rest selective: Megatron-LM's --recompute-method block
+--recompute-num-layers (Korthikanti et al. 2022 Sec 5: recompute only as many layers as memory needs); FSDP can wrap a
+subset of blocks the same way (apply_activation_checkpointing's check_fn)."""
+
+
+RECOMPUTE_CODE: dict[str, float] = {"none": -1.0, "selective": 0.0, **PARTIAL_RECOMPUTE, "full": 1.0}
+"""Each recomputation as a number: -1 none, else the share of layers fully recomputed (the rest selective)."""
+_RECOMPUTE_NAME = {v: k for k, v in RECOMPUTE_CODE.items()}
+
+
+def _recompute_modes(w: Workload) -> tuple[str, ...]:
+    """Least recomputation first: the first that fits a layout is its fastest."""
+    return ("selective", *PARTIAL_RECOMPUTE, "full") if w.recompute == "auto" else (w.recompute,)
+
+
+@dataclass
+class _Eval:
+    """One candidate configuration (per GPU count) before the choice: what the choice compares."""
+
+    states: np.ndarray
+    act: np.ndarray
+    memory: np.ndarray
+    dp: np.ndarray
+    share: np.ndarray
+    accumulation: np.ndarray
+    compute: dict[str, np.ndarray]
+    bubble: np.ndarray
+    plan: list[Collective]
+    exposed: dict[str, np.ndarray]
+    step: dict[str, np.ndarray]
+
+
+def _activations(strategy: str, w: Workload, tp: np.ndarray, pp: np.ndarray, vpp: np.ndarray, code: np.ndarray, mb: np.ndarray) -> np.ndarray:
+    """Activation bytes per GPU for recomputation ``code`` (RECOMPUTE_CODE): the fullest pipeline stage under Megatron."""
+    sp = spec(strategy).model_parallel  # sequence parallelism comes with Megatron's tensor parallelism
+    f = np.clip(code, 0.0, 1.0)
+    selective = activation_bytes(w, "selective", tp, seq_parallel=sp, micro_batch=mb)
+    act = (1.0 - f) * selective + f * activation_bytes(w, "full", tp, seq_parallel=sp, micro_batch=mb)
+    if np.any(code < 0):
+        act = np.where(code < 0, activation_bytes(w, "none", tp, seq_parallel=sp, micro_batch=mb), act)
+    if sp:
+        act = act * stage_factor(w, pp) * interleave_memory_factor(pp, vpp)
+    return act
+
+
+def _evaluate(strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.ndarray, pp: np.ndarray, vpp: np.ndarray,
+              code: np.ndarray, mb: np.ndarray, cp: np.ndarray | float = 1.0) -> _Eval:
+    """Memory and step time of one configuration per GPU count; ``code`` holds each count's recomputation.
+
+    Context parallelism (``cp``) splits every sequence over cp ranks: activations and compute divide by cp, weights
+    replicate across them, and the distributed optimizer shards over data x context ranks (n / (TP x PP) below).
+    """
+    states = model_state_bytes(strategy, w, n, tp, pp, hw.gpus_per_node)
+    act = _activations(strategy, w, tp, pp, vpp, code, mb) / cp
+    full_share = np.clip(code, 0.0, 1.0)
+    sp = spec(strategy).model_parallel  # sequence parallelism comes with Megatron's tensor parallelism
+    memory = states + act + CUDA_OVERHEAD_BYTES
+    dp = n / (tp * pp * cp)
+    seqs = float(w.global_batch_seqs)
+    # Each data-parallel rank runs its share of the batch; where ranks do not divide it, the busiest rank sets the pace.
+    share = np.ceil(seqs / dp)
+    accumulation = np.maximum(1.0, np.ceil(share / mb))
+    rf = np.where(code < 0, 1.0, (1.0 - full_share) * SELECTIVE_RECOMPUTE_FLOPS + full_share * FULL_RECOMPUTE_FLOPS)
+    work = w.flops_per_token * share * w.seq_len * rf / (tp * pp * cp) * (stage_factor(w, pp) if sp else 1.0)
+    band = mfu_band(hw.spec.generation)
+    peak = hw.spec.peak_tflops * 1e12
+    bubble = np.where(pp > 1, (pp - 1.0) / (vpp * accumulation), 0.0)
+    plan = communication_plan(strategy, w, hw, n, tp, pp, mb, accumulation, vpp, cp)
+    compute, exposed, step = {}, {}, {}
+    for name, mfu in (("low", band.high), ("mid", band.mid), ("high", band.low)):
+        compute[name] = work / (peak * mfu)
+        exposed[name] = exposed_communication(plan, compute[name])
+        step[name] = compute[name] * (1.0 + bubble) + exposed[name]
+    return _Eval(states, act, memory, dp, share, accumulation, compute, bubble, plan, exposed, step)
+
+
+
+def estimate_strategy(
+    strategy: str, w: Workload, hw: Hardware, gpus: np.ndarray, tokens: float, like: StrategyEstimate | None = None
+) -> StrategyEstimate:
+    """Memory, time and fit for one strategy at every GPU count in ``gpus``.
+
+    Data-parallel strategies take the recomputation and micro-batch with the shortest modelled step that fit (seed:K10:
+    memory and speed trade against each other; seed:K17: memory limits the batch). Megatron takes the layout — TP x PP x v
+    and recomputation — with the shortest modelled step among those that fit with 10% headroom and keep the batch.
+    ``like``: where that estimate fits, take its recomputation and micro-batch (CPU offload is priced as what it is, a
+    way to buy memory GPU-resident ZeRO-3 lacks, not a way to change the step: so it is never faster where ZeRO-3 fits).
+    """
+    n = np.asarray(gpus, dtype=float)
+    mem_cap = hw.spec.memory_gb * GB
+    modes = _recompute_modes(w)
+    seqs = float(w.global_batch_seqs)
+    ones = np.ones_like(n)
+    if spec(strategy).model_parallel:
+        candidates = [(tp, pp, v, w.micro_batch or 1, cp) for tp, cp, pp, v in _layouts(w, hw)]
+    else:
+        micro = (w.micro_batch,) if w.micro_batch else MICRO_BATCH_CHOICES
+        candidates = [(1, 1, 1, b, 1) for b in micro]
+    codes = [RECOMPUTE_CODE[m] for m in modes]
+    # Every candidate at every GPU count at once: counts down axis 0, candidates along axis 1 (in chunks of counts, so
+    # a sweep of thousands of counts stays within a few MB per array). For a fixed layout, less recomputation is always
+    # faster, so memory alone picks each candidate's recomputation and one timing pass compares the candidates.
+    c_tp, c_pp, c_v, c_mb, c_cp = (np.array([c[i] for c in candidates], dtype=float)[None, :] for i in range(5))
+    room = (MEMORY_HEADROOM if spec(strategy).model_parallel else 1.0) * mem_cap
+    rank = np.arange(len(candidates), dtype=float)[None, :]
+    best = np.zeros(n.shape, dtype=int)
+    best_code = np.zeros(n.shape)
+    chunk = max(1, 100_000 // len(candidates))
+    for lo in range(0, n.size, chunk):
+        nn = n.ravel()[lo:lo + chunk][:, None]
+        states = model_state_bytes(strategy, w, nn, c_tp, c_pp, hw.gpus_per_node)
+        code = np.full(np.broadcast_shapes(nn.shape, c_tp.shape), codes[-1])
+        for c in codes[-2::-1]:  # from the most recomputation down: the least that fits wins
+            fits_c = states + _activations(strategy, w, c_tp, c_pp, c_v, np.asarray(c, dtype=float), c_mb) / c_cp + CUDA_OVERHEAD_BYTES <= room
+            code = np.where(fits_c, c, code)
+        useful = np.ones(code.shape, dtype=bool)
+        if like is not None:
+            # Where the GPU-resident twin fits, take its recomputation and micro-batch.
+            lf, lc, lm = (x.ravel()[lo:lo + chunk][:, None] for x in (like.fits, like.recompute_code, like.micro_batch))
+            code = np.where(lf, lc, code)
+            useful = ~lf | (lm == c_mb)
+        ev = _evaluate(strategy, w, hw, nn, c_tp, c_pp, c_v, code, c_mb, c_cp)
+        divides = (np.mod(nn, c_tp * c_pp * c_cp) == 0) & (nn >= c_tp * c_pp * c_cp)
+        fits = ev.memory <= mem_cap
+        useful &= (np.mod(ev.share, c_mb) == 0) | (c_mb == 1)  # micro-batch x accumulation = each rank's share, exactly
+        if spec(strategy).model_parallel:
+            # Lexicographic: fits with headroom and keeps the batch, then fits, then least memory; within a tier the
+            # shortest step wins.
+            roomy = ev.memory <= MEMORY_HEADROOM * mem_cap
+            feeds = ev.dp <= seqs
+            tier = np.select([divides & roomy & feeds, divides & fits & feeds, divides & fits, divides], [0, 1, 2, 3], 9)
+            key = tier * 1e12 + np.where(tier < 3, ev.step["mid"], ev.memory / GB)
+        else:
+            # The fastest micro-batch that fits; where none fits, the least memory. On a slow link a larger micro-batch
+            # under more recomputation can beat many small micro-batches (ZeRO-3/FSDP re-gather for every micro-batch).
+            key = np.where(fits & useful, ev.step["mid"], np.where(useful, 1e12 + ev.memory / GB, 9e12))
+        key = key + rank * 1e-9  # equal keys: the earlier candidate
+        pick_c = np.argmin(key, axis=1)
+        best.ravel()[lo:lo + chunk] = pick_c
+        best_code.ravel()[lo:lo + chunk] = np.take_along_axis(code * np.ones_like(key), pick_c[:, None], axis=1)[:, 0]
+    tp, pp, vpp, mb, cp = (c[0, best] for c in (c_tp, c_pp, c_v, c_mb, c_cp))
+    ev = _evaluate(strategy, w, hw, n, tp, pp, vpp, best_code, mb, cp)
+    fits = ev.memory <= mem_cap
+    cpu = cpu_bytes_per_node(strategy, w, n, hw)
+    cpu_fits = np.ones(n.shape, dtype=bool) if hw.cpu_memory_per_node is None else cpu <= hw.cpu_memory_per_node
+    batch_ok = ev.dp <= seqs
+
+    # Largest micro-batch that would fit (seed:K17 "is GPU memory limiting the batch size?").
+    per_sample = ev.act / mb
+    headroom = mem_cap - ev.states - CUDA_OVERHEAD_BYTES
+    max_mb = np.where(per_sample > 0, np.floor(np.maximum(headroom, 0) / per_sample), 0)
+
+    batch_tokens = np.full(n.shape, seqs * w.seq_len)
+    overhead = interruption_overhead(n)
+    hours = {band: ev.step[band] * (tokens / batch_tokens) * overhead / 3600.0 for band in ev.step}
+    comm = sum((c.seconds for c in ev.plan), np.zeros_like(n))
+    ep = np.where(w.is_moe & spec(strategy).model_parallel, ev.dp, 1.0) * ones
+    return StrategyEstimate(
+        strategy=strategy, gpus=n, recompute=np.array([_RECOMPUTE_NAME[float(c)] for c in best_code.ravel()], dtype=object).reshape(n.shape),
+        recompute_code=best_code, model_states=ev.states, activations=ev.act, memory=ev.memory,
+        cpu_per_node=cpu, fits=fits, cpu_fits=cpu_fits, batch_ok=batch_ok, compute_s=ev.compute["mid"], comm_s=comm,
+        exposed_comm_s=ev.exposed["mid"], bubble_s=ev.compute["mid"] * ev.bubble, step_s=ev.step, hours=hours,
+        accumulation=ev.accumulation, max_micro_batch=max_mb, tp=tp, pp=pp, vpp=vpp, ep=ep, cp=cp, micro_batch=mb,
+        batch_tokens=batch_tokens, interruption_factor=overhead, collectives=ev.plan,
+    )
+
+
+def estimate_all(answers: Answers, gpus: np.ndarray | None = None) -> tuple[dict[str, StrategyEstimate], dict[str, Any]]:
+    """Every strategy at the given GPU counts (default: the answers' own), calibrated to a known duration.
+
+    Returns the estimates and a context dict (workload, hardware, tokens, whether tokens were implied).
+    """
+    w = workload_from(answers)
+    hw = hardware_from(answers)
+    counts = np.asarray([answers.cluster.gpus] if gpus is None else gpus, dtype=float)
+    baseline = answers.training.baseline_hours
+    tokens = answers.training.tokens or w.global_batch_tokens  # placeholder when only a duration is known
+    results: dict[str, StrategyEstimate] = {}
+    for s in STRATEGIES:
+        twin = spec(s).resident_twin
+        like = results[twin] if twin else None
+        results[s] = estimate_strategy(s, w, hw, counts, tokens, like)
+    tokens_implied = False
+    conflict: dict[str, float] | None = None
+    if baseline is not None:
+        # The known duration is the truth for the team's current strategy at its GPU count: scale
+        # every strategy by its modelled time ratio to that one, band by band.
+        current = answers.training.current_strategy
+        if gpus is None:
+            ref_hours = {band: results[current].hours[band].copy() for band in results[current].hours}
+        else:
+            here = np.asarray([answers.cluster.gpus], dtype=float)
+            twin = spec(current).resident_twin
+            like = estimate_strategy(twin, w, hw, here, tokens) if twin else None
+            ref_hours = estimate_strategy(current, w, hw, here, tokens, like).hours
+        for est in results.values():
+            for band in est.hours:
+                est.hours[band] = baseline * est.hours[band] / ref_hours[band][0]
+        implied = tokens * baseline / ref_hours["mid"][0]
+        if answers.training.tokens is None:
+            tokens = implied
+            tokens_implied = True
+        elif not 1 / TOKENS_DURATION_TOLERANCE <= implied / tokens <= TOKENS_DURATION_TOLERANCE:
+            # Both given and they disagree: the measured run is what the team sees, so time follows it and the step
+            # count follows the tokens it implies; the advice says which answer to check.
+            conflict = {"tokens_given": float(tokens), "tokens_implied": float(implied),
+                        "hours_for_given_tokens": float(ref_hours["mid"][0])}
+            tokens = implied
+        for est in results.values():
+            # Scaling band by band can cross the bands over (one strategy communication-bound where the baseline is not):
+            # the range is whatever the bands span, low first.
+            bands = np.stack([est.hours["low"], est.hours["mid"], est.hours["high"]])
+            est.hours["low"], est.hours["high"] = bands.min(axis=0), bands.max(axis=0)
+    ctx = {"workload": w, "hardware": hw, "tokens": float(tokens), "tokens_implied": tokens_implied, "baseline_hours": baseline,
+           "tokens_conflict": conflict}
+    return results, ctx
+
+
+TOKENS_DURATION_TOLERANCE = 1.5
+"""Given tokens and a known duration that imply each other within 1.5x agree (the MFU band itself spans about that)."""
+
+
+def cost(hours: np.ndarray | float, price: float, gpus: np.ndarray | float) -> np.ndarray:
+    """seed:K14 — cost = training time x price per GPU-hour x number of GPUs."""
+    return np.asarray(hours, dtype=float) * price * np.asarray(gpus, dtype=float)

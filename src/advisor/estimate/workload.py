@@ -1,0 +1,273 @@
+"""What is trained and on what: the model shape, the batch, the hardware, and the conventions every estimate states."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+import math
+
+import numpy as np
+
+from ..answers import Answers
+from ..catalog import efficiency_data, GpuSpec
+from ..i18n import N_
+
+
+GB = 1e9
+"""Memory is reported in GB (10^9 bytes), as GPU datasheets state capacity."""
+
+CUDA_OVERHEAD_BYTES = 2 * GB
+"""Per-GPU runtime overhead: 'CUDA kernels typically require 1-2 GB' (Ultra-Scale Playbook); upper end."""
+
+FULL_RECOMPUTE_FLOPS = 8.0 / 6.0
+"""Full recomputation adds one forward pass: 8PD instead of 6PD (Transformer Math 101)."""
+
+SELECTIVE_RECOMPUTE_FLOPS = 1.027
+"""Selective recomputation costs 2.7% compute on GPT-3 175B (Ultra-Scale Playbook, after Korthikanti et al.)."""
+
+MICRO_BATCH_CHOICES: tuple[int, ...] = (16, 8, 4, 2, 1)
+"""Micro-batch sizes tried, largest first, when the answers leave it to advisor."""
+
+HEAD_DIM = 128
+"""Head size of the published shapes in Megatron-LM 2021 Table 1 (e.g. 4096/32, 8192/64)."""
+
+PUBLISHED_SHAPES: tuple[tuple[float, int, int, int], ...] = (
+    (1.7e9, 24, 2304, 24),
+    (3.6e9, 30, 3072, 32),
+    (7.5e9, 36, 4096, 32),
+    (18.4e9, 40, 6144, 48),
+    (39.1e9, 48, 8192, 64),
+    (76.1e9, 60, 10240, 80),
+    (145.6e9, 80, 12288, 96),
+    (310.1e9, 96, 16384, 128),
+    (529.6e9, 105, 20480, 128),
+    (1008e9, 128, 25600, 160),
+)
+"""(params, layers, hidden, heads) from Megatron-LM 2021 Table 1 (arXiv:2104.04473), used when the answers omit the shape."""
+
+
+def nearest_published(params: float) -> tuple[float, int, int, int]:
+    return min(PUBLISHED_SHAPES, key=lambda row: abs(math.log(row[0] / params)))
+
+
+DEFAULT_BATCHES: tuple[tuple[float, float, str], ...] = (
+    (5e9, 512 * 2048, N_("1M tokens (512 x 2,048), Megatron-LM 2021 Table 1's batch for its 1.7-3.6B models (arXiv:2104.04473)")),
+    (200e9, 4 * 2**20, N_("4M tokens, LLaMA's batch for every size from 6.7B to 65B (arXiv:2302.13971 Table 2) and Llama 2's")),
+    (math.inf, 16 * 2**20, N_("16M tokens, Llama 3 405B's batch (arXiv:2407.21783 Table 4)")),
+)
+"""(below this many parameters, global batch tokens, source): published runs grow the batch with the model."""
+
+
+BATCH_NOT_GIVEN = "global batch not given: "
+"""Prefix of batch_source when the default batch was used (render translates the two parts)."""
+
+
+def default_batch_tokens(params: float) -> tuple[float, str]:
+    """The global batch published runs of this size used: 1M tokens below 5B, 4M to 200B, 16M above."""
+    for limit, tokens, source in DEFAULT_BATCHES:
+        if params < limit:
+            return float(tokens), BATCH_NOT_GIVEN + source
+    raise AssertionError("unreachable: the last limit is infinite")
+
+ASSUMPTIONS: tuple[str, ...] = (
+    N_("Compute per token = 6 x active params (Transformer Math 101) + 12 x layers x hidden x seq_len for attention scores "
+       "(llm-analysis: 4bs^2h forward FLOPs per layer; the s/6h term of Narayanan et al. 2021 Eq. 3), because the published "
+       "MFU figures the bands come from count attention FLOPs too; full recomputation adds a forward pass (8/6), selective 2.7%."),
+    N_("Achieved MFU comes from published runs per GPU generation (low/mid/high band, see data/efficiency.yaml); "
+       "it already includes well-overlapped communication, so only communication that cannot hide behind compute is added."),
+    N_("Collectives: ring all-reduce t = 2(n-1)/n x S/B, reduce-scatter and all-gather (n-1)/n x S/B (nccl-tests "
+       "PERFORMANCE.md), hierarchical: inside the node over NVLink/PCIe, across nodes over each GPU's share of the node's network."),
+    N_("Link efficiency: 0.65 of NVLink/PCIe, 0.9 of the network (Calculon a100_80g.json)."),
+    N_("DDP, Horovod and ZeRO-1 reduce gradients once per optimizer step and ZeRO-2 on every micro-batch (DeepSpeed stage_1_and_2.py), "
+       "overlapping the backward pass (2/3 of compute); ZeRO-3/FSDP all-gather 16-bit parameters in forward and backward and "
+       "reduce-scatter gradients on every micro-batch (3 x params, Ultra-Scale Playbook), overlapping all of compute; tensor-parallel "
+       "all-reduces and pipeline sends sit on the critical path."),
+    N_("Gradients move in 16-bit (2 bytes/param) under bf16/fp16, 4 bytes under fp32."),
+    N_("The global batch is kept as given: every data-parallel rank needs at least one sequence per step, so a plan whose ranks "
+       "outnumber the batch's sequences cannot run; tensor or pipeline parallelism, or fewer GPUs, keep the ranks within it."),
+    N_("Mixture of experts: memory counts all parameters and compute the active ones; FSDP and ZeRO-3 shard and gather all "
+       "parameters and move no tokens; Megatron spreads experts by expert parallelism, whose token all-to-alls overlap compute "
+       "as in DeepSeek-V3's DualPipe (arXiv:2412.19437)."),
+    N_("Activations per layer from Korthikanti et al. 2022 Table 2: sbh(34 + 5as/h) none, 34sbh selective, 2sbh full; "
+       "Megatron uses sequence parallelism (divided by TP); the first pipeline stage holds all layers' worth."),
+    N_("Memory per GPU adds 2 GB of CUDA runtime overhead (Ultra-Scale Playbook: 1-2 GB); fragmentation is not modelled."),
+    N_("Pipeline bubble = (PP-1)/micro-batches of compute (Narayanan et al. 2021), divided by the virtual stages of an "
+       "interleaved schedule."),
+    N_("Job interruptions: 419 unexpected interruptions in 54 days on 16,384 H100s with more than 90% effective training time "
+       "(Llama 3, arXiv:2407.21783 Sec 3.3.4) — lost time grows with GPU count: x(1 + 0.111 x GPUs/16,384)."),
+    N_("Cost = wall-clock hours x price per GPU-hour x GPUs (seed:K14)."),
+)
+"""The model's conventions, in English (msgids); advice.assumptions() gives them in the current language."""
+
+CPU_ADAM_BYTES_PER_PARAM = 28.0
+"""Host bytes an Adam step streams per parameter: fp32 weight, gradient, m and v read (16), weight, m and v written (12)
+(the 12 B/param of optimizer state plus the fp32 gradient, Transformer Math 101's mixed-precision Adam)."""
+
+HOST_MEMORY_BW = 409.6e9
+"""Host memory bandwidth per node: two CPU sockets x 8 channels x DDR4-3200's 25.6 GB/s (JEDEC DDR4-3200; the DGX A100's
+two AMD EPYC 7742 have 8 channels each). A node with less makes ZeRO-Offload slower still."""
+
+ATTENTION_FLOPS_PER_LAYER_TOKEN = 12.0
+"""Attention-score FLOPs per token per layer, as a multiple of seq_len x hidden: forward 4·b·s²·h per layer
+(llm-analysis analysis.py) is 4·s·h per token, and backward doubles it (x3 in all)."""
+
+OVERLAP_BACKWARD = 2.0 / 3.0
+"""Gradient reduction can hide behind the backward pass only: 4PD of the 6PD (Transformer Math 101)."""
+
+LLAMA3_INTERRUPTIONS, LLAMA3_DAYS, LLAMA3_GPUS, LLAMA3_EFFECTIVE = 419, 54, 16_384, 0.90
+"""Llama 3 405B pre-training (arXiv:2407.21783 Sec 3.3.4, as reported by DatacenterDynamics): 419 unexpected
+interruptions in a 54-day snapshot on 16,384 H100s, and 'higher than 90% effective training time'."""
+
+INTERRUPTIONS_PER_GPU_HOUR = LLAMA3_INTERRUPTIONS / (LLAMA3_DAYS * 24.0 * LLAMA3_GPUS)
+"""About one interruption per 50,700 GPU-hours [obs: derived from the Llama 3 figures above]."""
+
+HOURS_LOST_PER_INTERRUPTION = (1.0 / LLAMA3_EFFECTIVE - 1.0) / (INTERRUPTIONS_PER_GPU_HOUR * LLAMA3_GPUS)
+"""About 0.34 h per interruption (restart plus work since the last checkpoint), the figure that makes Llama 3's
+interruption rate cost exactly 10% [obs: derived; 'higher than 90%' makes it an upper bound at that scale]."""
+
+
+def interruption_overhead(gpus: np.ndarray | float) -> np.ndarray:
+    """Wall-clock multiplier for restarts: 1 + interruptions per hour x hours lost each (grows linearly with GPUs)."""
+    return 1.0 + INTERRUPTIONS_PER_GPU_HOUR * np.asarray(gpus, dtype=float) * HOURS_LOST_PER_INTERRUPTION
+
+
+@dataclass(frozen=True)
+class Shape:
+    """Transformer dimensions used by the activation and largest-layer formulas."""
+
+    layers: int
+    hidden: int
+    heads: int
+    source: str
+
+
+@dataclass(frozen=True)
+class Workload:
+    """The job, in the units the formulas use."""
+
+    params: float
+    active_params: float
+    shape: Shape
+    seq_len: int
+    vocab: int
+    global_batch_tokens: float
+    micro_batch: int | None
+    grad_bytes: float
+    act_scale: float
+    recompute: str
+    moe_top_k: int = 1
+    batch_source: str = "given"
+
+    @property
+    def is_moe(self) -> bool:
+        return self.active_params < self.params
+
+    @property
+    def comm_params(self) -> float:
+        """Parameters whose weights and gradients cross the network each step: the active ones under expert parallelism."""
+        return self.active_params
+
+    @property
+    def largest_layer(self) -> float:
+        """Largest single module's parameters, as DeepSpeed's _live estimator finds it: the embedding or the MLP matrix."""
+        h = self.shape.hidden
+        return float(max(self.vocab * h, 4 * h * h))
+
+    @property
+    def global_batch_seqs(self) -> int:
+        """Whole sequences per optimizer step (the batch as given, rounded to whole sequences)."""
+        return max(1, int(round(self.global_batch_tokens / self.seq_len)))
+
+    @property
+    def attention_flops_per_token(self) -> float:
+        return ATTENTION_FLOPS_PER_LAYER_TOKEN * self.shape.layers * self.shape.hidden * self.seq_len
+
+    @property
+    def flops_per_token(self) -> float:
+        """Model FLOPs per trained token (forward + backward), before any recomputation."""
+        return 6.0 * self.active_params + self.attention_flops_per_token
+
+
+@dataclass(frozen=True)
+class Hardware:
+    """The cluster, in bytes and seconds."""
+
+    spec: GpuSpec
+    gpus_per_node: int
+    intra_bw: float
+    inter_bw: float
+    host_bw: float
+    cpu_memory_per_node: float | None
+    intra_link: str
+
+    @property
+    def inter_bw_per_gpu(self) -> float:
+        """Each GPU's share of its node's network."""
+        return self.inter_bw / self.gpus_per_node
+
+
+def infer_shape(params: float, vocab: int, layers: int | None, hidden: int | None, heads: int | None) -> Shape:
+    """Layers/hidden/heads from what was given; the rest from N = 12Lh^2 + 13Lh + Vh + 2h (Ultra-Scale Playbook)."""
+    source = "given"
+    if layers is None and hidden is None:
+        nearest = nearest_published(params)
+        layers = nearest[1]
+        source = f"layers from the nearest published shape ({nearest[0] / 1e9:g}B, Megatron-LM 2021 Table 1); hidden solved from params"
+    if hidden is None:
+        assert layers is not None
+        a, b, c = 12.0 * layers, 13.0 * layers + vocab + 2.0, -params
+        hidden = max(64, int(round((-b + math.sqrt(b * b - 4 * a * c)) / (2 * a))))
+        if source == "given":
+            source = "hidden solved from params and layers"
+    if layers is None:
+        layers = max(1, int(round((params - vocab * hidden) / (12.0 * hidden * hidden + 13.0 * hidden))))
+        source = "layers solved from params and hidden"
+    if heads is None:
+        heads = max(1, int(round(hidden / HEAD_DIM)))
+    return Shape(layers=int(layers), hidden=int(hidden), heads=int(heads), source=source)
+
+
+def workload_from(answers: Answers) -> Workload:
+    m, t = answers.model, answers.training
+    active = m.active_params or m.params
+    # A mixture of experts is as wide and deep as a dense model of its *active* size; the experts add breadth.
+    shape = infer_shape(active, m.vocab_size, m.layers, m.hidden_size, m.attention_heads)
+    fp32 = t.precision == "fp32"
+    if t.global_batch_tokens is not None:
+        batch, batch_source = t.global_batch_tokens, "given"
+    else:
+        batch, batch_source = default_batch_tokens(m.params)
+    return Workload(
+        params=m.params,
+        active_params=active,
+        shape=shape,
+        seq_len=m.seq_len,
+        vocab=m.vocab_size,
+        global_batch_tokens=float(max(1, round(batch / m.seq_len)) * m.seq_len),
+        micro_batch=t.micro_batch_size,
+        grad_bytes=4.0 if fp32 else 2.0,
+        act_scale=2.0 if fp32 else 1.0,
+        recompute=t.activation_recompute,
+        moe_top_k=m.experts_per_token,
+        batch_source=batch_source,
+    )
+
+
+def hardware_from(answers: Answers) -> Hardware:
+    c = answers.cluster
+    spec = c.spec
+    _, link = efficiency_data()
+    intra_link = c.intra_node or spec.intra_node
+    if intra_link in ("nvlink", "xgmi", "hccs") and spec.nvlink_gbs:
+        intra = spec.nvlink_gbs
+    else:
+        intra_link = "pcie"
+        intra = spec.pcie_gbs
+    return Hardware(
+        spec=spec,
+        gpus_per_node=c.gpus_per_node,
+        intra_bw=intra * GB * link["intra_node"],
+        inter_bw=c.network_gbps / 8.0 * GB * link["inter_node"],
+        host_bw=spec.pcie_gbs * GB,
+        cpu_memory_per_node=c.cpu_memory_gb_per_node * GB if c.cpu_memory_gb_per_node else None,
+        intra_link=intra_link,
+    )
