@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 import copy
 
+from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
@@ -151,13 +152,16 @@ class AdvisorApp(App[None]):
             return None
         return p if p.is_absolute() else self.workdir / p
 
-    def export_memo(self) -> None:
+    @work(exclusive=True, group="export")
+    async def export_memo(self) -> None:
+        """Ask where, confirm an overwrite, write: one worker awaiting its dialogs (push_screen_wait), no callbacks."""
         if self.last_advice is None:
             return
         memo = to_markdown(self.answers_with_checks(self.last_advice))
-        self._write_with_confirm(_("Export the decision memo to:"), "decision-memo.md", memo, _("memo"))
+        await self._write_with_confirm(_("Export the decision memo to:"), "decision-memo.md", memo, _("memo"))
 
-    def save_answers(self) -> None:
+    @work(exclusive=True, group="export")
+    async def save_answers(self) -> None:
         if self.last_advice is None:
             return
         # The draft keeps what was typed ('7B', '1T'), not the model's 7000000000.0.
@@ -167,78 +171,68 @@ class AdvisorApp(App[None]):
             data.setdefault("project", {})["checklist_done"] = list(self.checked)
         text = _("# advisor answers (saved from the guided Q&A); run: advisor advise FILE") + "\n" + yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
         saved = (copy.deepcopy(self.draft), list(self.checked))
-        self._write_with_confirm(_("Save the answers to:"), "answers.yaml", text, _("answers"), on_saved=lambda: setattr(self, "_saved", saved))
+        if await self._write_with_confirm(_("Save the answers to:"), "answers.yaml", text, _("answers")):
+            self._saved = saved
 
-    def export_artifacts(self) -> None:
+    @work(exclusive=True, group="export")
+    async def export_artifacts(self) -> None:
         """Launch files for the recommendation (ds_config.json, launch.sh, job.sbatch, README.md) into a directory."""
         advice = self.last_advice
         if advice is None:
             return
         from ..artifacts import build_artifacts, write_artifacts
 
-        def chosen(name: str | None) -> None:
-            path = self._resolve(name) if name else None
-            if path is None:
-                return
-            try:
-                names = [f.name for f in build_artifacts(advice)]
-            except AdvisorError as exc:
-                self._report(exc.msg, error=True)
-                return
-
-            def write(force: bool) -> None:
-                try:
-                    written = write_artifacts(advice, path, force=force)
-                except AdvisorError as exc:
-                    self._report(exc.msg, error=True)
-                    return
-                self._report(_("Wrote {n} launch files to {path}", n=len(written), path=shown(path)))
-
-            try:
-                clash = path.is_dir() and any((path / n).exists() for n in names)
-            except OSError as exc:
-                self._report(_("{path}: cannot be used ({why})", path=shown(path), why=exc.strerror or exc), error=True)
-                return
-            if clash:
-                self.push_screen(ConfirmDialog(_("{path} already holds launch files. Overwrite them?", path=shown(path))),
-                                 lambda ok: write(True) if ok else None)
-            else:
-                write(False)
-
-        self.push_screen(PathDialog(_("Write launch files into the directory:"), "launch"), chosen)
+        name = await self.push_screen_wait(PathDialog(_("Write launch files into the directory:"), "launch"))
+        path = self._resolve(name) if name else None
+        if path is None:
+            return
+        try:
+            names = [f.name for f in build_artifacts(advice)]
+        except AdvisorError as exc:
+            self._report(exc.msg, error=True)
+            return
+        try:
+            clash = path.is_dir() and any((path / n).exists() for n in names)
+        except OSError as exc:
+            self._report(_("{path}: cannot be used ({why})", path=shown(path), why=exc.strerror or exc), error=True)
+            return
+        if clash and not await self.push_screen_wait(ConfirmDialog(_("{path} already holds launch files. Overwrite them?", path=shown(path)))):
+            return
+        try:
+            written = write_artifacts(advice, path, force=clash)
+        except AdvisorError as exc:
+            self._report(exc.msg, error=True)
+            return
+        self._report(_("Wrote {n} launch files to {path}", n=len(written), path=shown(path)))
 
     def _report(self, msg: str, error: bool = False) -> None:
         msg = " ".join(msg.split("\n"))
         self.notices.append(msg)
         self.notify(msg, severity="error" if error else "information", timeout=8 if error else 5, markup=False)
 
-    def _write_with_confirm(self, title: str, default: str, text: str, what: str, on_saved: Any = None) -> None:
-        def chosen(name: str | None) -> None:
-            path = self._resolve(name) if name else None
-            if path is None:
-                return
-            try:
-                exists = path.exists() and not path.is_dir()
-            except OSError as exc:
-                self._report(_("{path}: cannot be used ({why})", path=shown(path), why=exc.strerror or exc), error=True)
-                return
-            if exists:
-                self.push_screen(ConfirmDialog(_("{path} exists. Overwrite it?", path=shown(path))),
-                                 lambda ok: self._write(path, text, what, force=True, on_saved=on_saved) if ok else None)
-            else:
-                self._write(path, text, what, force=False, on_saved=on_saved)
+    async def _write_with_confirm(self, title: str, default: str, text: str, what: str) -> bool:
+        """Ask for a path, confirm replacing an existing file, write atomically; True when the file was written."""
+        name = await self.push_screen_wait(PathDialog(title, default))
+        path = self._resolve(name) if name else None
+        if path is None:
+            return False
+        try:
+            exists = path.exists() and not path.is_dir()
+        except OSError as exc:
+            self._report(_("{path}: cannot be used ({why})", path=shown(path), why=exc.strerror or exc), error=True)
+            return False
+        if exists and not await self.push_screen_wait(ConfirmDialog(_("{path} exists. Overwrite it?", path=shown(path)))):
+            return False
+        return self._write(path, text, what, force=exists)
 
-        self.push_screen(PathDialog(title, default), chosen)
-
-    def _write(self, path: Path, text: str, what: str, force: bool, on_saved: Any = None) -> None:
+    def _write(self, path: Path, text: str, what: str, force: bool) -> bool:
         try:
             write_atomic(path, text, force=force)
         except AdvisorError as exc:
             self._report(exc.msg, error=True)
-            return
-        if on_saved:
-            on_saved()
+            return False
         self._report(_("Saved the {what} to {path}", what=what, path=shown(path)))
+        return True
 
     # -- commands -----------------------------------------------------------------------
 
