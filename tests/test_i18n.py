@@ -220,3 +220,15 @@ def test_a_rule_text_missing_a_language_is_refused_naming_file_rule_and_key(tmp_
         f"    when: {{fact: gpus, op: ge, value: 1}}\n    then:\n      {text}\n", encoding="utf-8")
     r = cli("rules", "check", str(pack))
     assert r.returncode == 1 and "site.yaml: rule 'site-rule'" in r.stdout and where in r.stdout, r.stdout
+
+
+def test_chinese_text_tables_line_up_in_terminal_columns():
+    """CJK characters are two columns wide: padding by characters would push every Chinese row out of line."""
+    from advisor.render import width
+
+    r = cli("--lang", "zh", "advise", str(EXAMPLES / "customer-service.yaml"))
+    rows = [line for line in r.stdout.splitlines()[:12] if "→" in line]
+    assert len(rows) >= 6
+    assert len({width(line.split("→")[0]) for line in rows}) == 1, rows
+    options = r.stdout.split("128 张 GPU 上的选项\n")[1].splitlines()[:9]
+    assert len({width(line[: line.rfind("元") + 1]) for line in options[1:]}) == 1, options  # the cost column ends in one place

@@ -7,6 +7,7 @@ which is what makes the golden-file memo tests meaningful.
 from __future__ import annotations
 
 import json
+import unicodedata
 from typing import Any
 from collections.abc import Callable
 
@@ -22,6 +23,17 @@ from .i18n import N_, _
 ANSWER_WORDS = (N_("none"), N_("some"), N_("expert"), N_("mvp"), N_("stable"), N_("frontier"))
 """Answer values the memo shows in words (team experience, project stage): marked so the catalog has them."""
 from .rules import format_number
+
+
+def width(text: str) -> int:
+    """Terminal columns: CJK characters take two (Unicode East Asian Width W/F), so f-string padding misaligns them."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def pad(text: str, cols: int, right: bool = False) -> str:
+    """Pad to ``cols`` terminal columns (left-aligned, or right-aligned)."""
+    fill = " " * max(0, cols - width(text))
+    return fill + text if right else text + fill
 
 
 def spread(lo: float, hi: float, fmt, calibrated: bool) -> str:
@@ -176,7 +188,7 @@ def to_text(advice: Advice) -> str:
     cur = e["currency"]
     lines: list[str] = [_("Decision: {headline}", headline=headline(advice)), ""]
     for what, today, rec in summary_rows(advice, d):
-        lines.append(f"  {what:<34} {today:>28}  →  {rec}")
+        lines.append(f"  {pad(what, 34)} {pad(today, 28, right=True)}  →  {rec}")
     lines.append("")
     lines.extend(f"  {note}" for note in summary_notes(advice))
     lines.append("")
@@ -213,11 +225,11 @@ def to_text(advice: Advice) -> str:
     if d["context"]:
         _section(lines, _("Context"), [f"  - {item['text']}  [{item['rule']}; {', '.join(item['source'])}]" for item in d["context"]])
     lines.append(_("Options on {gpus} GPUs", gpus=advice.gpus))
-    lines.append(f"  {_('strategy'):<24} {_('fits'):<5} {'GB/GPU':>8} {_('time'):>11} {_('cost'):>16}  {_('score')}")
+    lines.append(f"  {pad(_('strategy'), 24)} {pad(_('fits'), 6)} {'GB/GPU':>8} {pad(_('time'), 11, right=True)} {pad(_('cost'), 16, right=True)}  {_('score')}")
     for row in _rows(d):
         lines.append(
-            f"  {row['strategy']:<24} {_('yes') if row['fits'] and row['batch_ok'] else _('no'):<5} {row['memory_per_gpu_gb']:>8,.1f} "
-            f"{hours_text(row['wall_clock_hours']):>11} {money(row['cost'], cur):>16}  {format_number(row['score'])}"
+            f"  {row['strategy']:<24} {pad(_('yes') if row['fits'] and row['batch_ok'] else _('no'), 6)} {row['memory_per_gpu_gb']:>8,.1f} "
+            f"{pad(hours_text(row['wall_clock_hours']), 11, right=True)} {pad(money(row['cost'], cur), 16, right=True)}  {format_number(row['score'])}"
             + (_("  ← chosen") if row["strategy"] == r["strategy"] else "")
         )
     lines.append("")
@@ -231,7 +243,7 @@ def to_text(advice: Advice) -> str:
             lines.append(f"  {row['gpus']:>7,}  {_('nothing fits')}")
             continue
         dl = "" if o.meets_deadline is None else (_("  meets deadline") if o.meets_deadline else _("  misses deadline"))
-        lines.append(f"  {row['gpus']:>7,}  {o.strategy:<24} {hours_text(o.hours):>11} {money(o.cost, cur):>16}{dl}"
+        lines.append(f"  {row['gpus']:>7,}  {o.strategy:<24} {pad(hours_text(o.hours), 11, right=True)} {pad(money(o.cost, cur), 16, right=True)}{dl}"
                      + (f"  ← {row['note']}" if row["note"] else ""))
     lines.append("")
     _section(lines, _("Ask the engineers"), [f"  ? {q['text']}" for q in d["questions"]])
