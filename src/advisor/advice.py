@@ -9,7 +9,7 @@ questions and the checklist for that plan. A plan that cannot run is never recom
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 
 from .answers import STRATEGIES, Answers
@@ -27,8 +27,10 @@ from .facts import Evaluation, evaluate_counts
 from .strategies import DEEPSPEED_ESTIMATED as STRATEGY_DEEPSPEED_ESTIMATED
 from .strategies import FRAMEWORKS, MEMORY_CONVENTION
 from .i18n import _, zh
-from .report import Report
 from .rules import Rule, RuleSet, format_number, render_template
+
+if TYPE_CHECKING:
+    from .report import Report
 
 DEEPSPEED_ESTIMATED = STRATEGY_DEEPSPEED_ESTIMATED
 """Strategies whose JSON carries DeepSpeed's own estimator table (ZeRO-2, or ZeRO-3 for both ZeRO-3 variants)."""
@@ -256,7 +258,10 @@ class Advice:
         return reasons
 
     def report(self) -> Report:
-        """The advice as the typed JSON contract (advisor.report), validated: the same content as to_dict()."""
+        """The advice as the typed JSON contract (advisor.report), validated: the same content as to_dict(). Imported
+        here, not at the top: its ~20 pydantic models would cost every run's start-up."""
+        from .report import Report
+
         return Report.model_validate(self.to_dict())
 
     def to_dict(self) -> dict[str, Any]:
