@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import json
 import unicodedata
+from dataclasses import dataclass
 from typing import Any
 from collections.abc import Callable
 
 import yaml
 
 from .advice import Advice, hours_text, money, pct_change
-from .decide import COST_TIE
+from .decide import COST_TIE, Option
 from .answers import STRATEGIES, Answers
 from .estimate import BATCH_NOT_GIVEN
+from .report import Alternative, Estimate, Report
 from .strategies import FRAMEWORKS
 from .i18n import N_, _
 
@@ -72,28 +74,28 @@ def headline(advice: Advice) -> str:
     return _("Switch from {old} to {fw}, {where}.", old=FRAMEWORKS[a.training.current_strategy], fw=fw, where=where)
 
 
-def summary_rows(advice: Advice, d: dict[str, Any], user_text: Callable[[str], str] = str) -> list[tuple[str, str, str]]:
-    """(what, today, recommended) rows of the executive summary, from the dict ``advice.to_dict()`` already built;
+def summary_rows(advice: Advice, d: Report, user_text: Callable[[str], str] = str) -> list[tuple[str, str, str]]:
+    """(what, today, recommended) rows of the executive summary, from the report ``advice.report()`` already built;
     ``user_text`` escapes what the user typed (the memo's markdown escaping)."""
-    t, e, a = d["today"], d["estimate"], advice.answers
+    t, e, a = d.today, d.estimate, advice.answers
     gpu = user_text(a.cluster.spec.name)
-    cur = e["currency"]
+    cur = e.currency
     p = advice.plan
     runs = p.runs_per_month
-    today_runs = t["fits"] and t["batch_ok"]
-    measured = d["scale"]["baseline_hours"] is not None
-    t_time, e_time = _same_unit(t["wall_clock_hours"], e["wall_clock_hours"])
+    today_runs = t.fits and t.batch_ok
+    measured = d.scale.baseline_hours is not None
+    t_time, e_time = _same_unit(t.wall_clock_hours, e.wall_clock_hours)
     if not today_runs and not measured:
         t_time = _("cannot run")
     cannot = _("cannot run")
     yes, no = _("yes"), _("no")
     n_runs = round(runs, 1)
     rows = [
-        (_("Framework"), FRAMEWORKS[t["strategy"]], FRAMEWORKS[d["recommendation"]["strategy"]]),
-        (_("GPUs"), f"{t['gpus']:,} × {gpu}", f"{advice.gpus:,} × {gpu}"),
-        (_("Fits in GPU memory"), yes if today_runs else no, yes if e["fits"] and e["batch_ok"] else no),
+        (_("Framework"), FRAMEWORKS[t.strategy], FRAMEWORKS[d.recommendation.strategy]),
+        (_("GPUs"), f"{t.gpus:,} × {gpu}", f"{advice.gpus:,} × {gpu}"),
+        (_("Fits in GPU memory"), yes if today_runs else no, yes if e.fits and e.batch_ok else no),
         (_("Time per run (today: measured)") if measured else _("Time per run"), t_time, e_time),
-        (_("Cost per run"), money(t["cost"], cur) if today_runs or measured else cannot, money(e["cost"], cur)),
+        (_("Cost per run"), money(t.cost, cur) if today_runs or measured else cannot, money(e.cost, cur)),
         (_("Per month (1 run)") if n_runs == 1 else _("Per month ({n} runs)", n=format_number(n_runs)),
          money(p.today.monthly, cur) if today_runs or measured else cannot, money(p.chosen.monthly, cur)),
     ]
@@ -152,14 +154,21 @@ def summary_notes(advice: Advice) -> list[str]:
     return out
 
 
-def what_if_rows(advice: Advice) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class WhatIfRow:
+    gpus: int
+    option: Option | None
+    note: str
+
+
+def what_if_rows(advice: Advice) -> list[WhatIfRow]:
     """The best runnable option at every GPU count the search priced, today and the choice marked."""
     p = advice.plan
-    rows: list[dict[str, Any]] = []
+    rows: list[WhatIfRow] = []
     for g in sorted({o.gpus for o in p.options}):
         here = [o for o in p.options if o.gpus == g and o.runnable]
         if not here:
-            rows.append({"gpus": g, "option": None, "note": _("nothing fits")})
+            rows.append(WhatIfRow(g, None, _("nothing fits")))
             continue
         ok = [o for o in here if o.meets_deadline is not False] or here
         if g == p.chosen.gpus and p.chosen in ok:
@@ -175,7 +184,7 @@ def what_if_rows(advice: Advice) -> list[dict[str, Any]]:
             notes.append(_("chosen ({strategy})", strategy=p.chosen.strategy))
         if p.cheapest_meeting_deadline and g == p.cheapest_meeting_deadline.gpus and (g != p.chosen.gpus):
             notes.append(_("cheapest meeting the deadline"))
-        rows.append({"gpus": g, "option": best, "note": ", ".join(notes)})
+        rows.append(WhatIfRow(g, best, ", ".join(notes)))
     return rows
 
 
@@ -183,99 +192,99 @@ def what_if_rows(advice: Advice) -> list[dict[str, Any]]:
 
 
 def to_text(advice: Advice) -> str:
-    d = advice.to_dict()
-    r, e = d["recommendation"], d["estimate"]
-    cur = e["currency"]
+    d = advice.report()
+    r, e = d.recommendation, d.estimate
+    cur = e.currency
     lines: list[str] = [_("Decision: {headline}", headline=headline(advice)), ""]
     for what, today, rec in summary_rows(advice, d):
         lines.append(f"  {pad(what, 34)} {pad(today, 28, right=True)}  →  {rec}")
     lines.append("")
     lines.extend(f"  {note}" for note in summary_notes(advice))
     lines.append("")
-    blocked = _("  [BLOCKED — see warnings]") if r["blocked"] else ""
-    lines.append(_("Recommendation: {framework} ({strategy}) on {gpus} GPUs{blocked}", framework=r["framework"], strategy=r["strategy"],
+    blocked = _("  [BLOCKED — see warnings]") if r.blocked else ""
+    lines.append(_("Recommendation: {framework} ({strategy}) on {gpus} GPUs{blocked}", framework=r.framework, strategy=r.strategy,
                    gpus=advice.gpus, blocked=blocked))
     lines.append("")
-    lo, hi = e["range"]["wall_clock_hours"]
-    clo, chi = e["range"]["cost"]
-    cal = d["scale"]["baseline_hours"] is not None
-    lines.append((_("  Time    ") + f"{hours_text(e['wall_clock_hours'])}  {spread(lo, hi, hours_text, cal)}").rstrip())
-    lines.append((_("  Cost    ") + f"{money(e['cost'], cur)}  {spread(clo, chi, lambda v: money(v, cur), cal)}").rstrip())
-    lines.append(_("  GPU-h   {hours}   at {price} {currency}/GPU-hour × {gpus} GPUs", hours=f"{e['gpu_hours']:,.0f}",
+    lo, hi = e.range.wall_clock_hours
+    clo, chi = e.range.cost
+    cal = d.scale.baseline_hours is not None
+    lines.append((_("  Time    ") + f"{hours_text(e.wall_clock_hours)}  {spread(lo, hi, hours_text, cal)}").rstrip())
+    lines.append((_("  Cost    ") + f"{money(e.cost, cur)}  {spread(clo, chi, lambda v: money(v, cur), cal)}").rstrip())
+    lines.append(_("  GPU-h   {hours}   at {price} {currency}/GPU-hour × {gpus} GPUs", hours=f"{e.gpu_hours:,.0f}",
                    price=format_number(advice.answers.budget.price_per_gpu_hour), currency=cur, gpus=advice.gpus))
     lines.append(_("  Memory  {need} GB per GPU of {has} GB ({fits}; model states {states} GB, activations {acts} GB)",
-                   need=f"{e['memory_per_gpu_gb']:,.1f}", has=f"{advice.answers.cluster.spec.memory_gb:g}",
-                   fits=_("fits") if e["fits"] else _("DOES NOT FIT"), states=f"{e['model_states_gb_per_gpu']:,.1f}",
-                   acts=f"{e['activations_gb_per_gpu']:,.1f}"))
+                   need=f"{e.memory_per_gpu_gb:,.1f}", has=f"{advice.answers.cluster.spec.memory_gb:g}",
+                   fits=_("fits") if e.fits else _("DOES NOT FIT"), states=f"{e.model_states_gb_per_gpu:,.1f}",
+                   acts=f"{e.activations_gb_per_gpu:,.1f}"))
     lines.append(_("  Comm    {share} of step time exposed; micro-batch {micro}, accumulation {accumulation}, recompute {recompute}",
-                   share=f"{e['communication_share']:.0%}", micro=e["micro_batch_size"], accumulation=e["gradient_accumulation_steps"],
-                   recompute=e["activation_recompute"]))
-    c = e["communication"]
-    lines.append(_("  Traffic {intra} GB in-node + {inter} GB network per GPU per step: ", intra=f"{c['intra_node_gb_per_step']:,.1f}",
-                   inter=f"{c['inter_node_gb_per_step']:,.1f}") + "; ".join(f"{row['name']} {row['seconds']:.2f} s" for row in c["per_step"]))
-    if e["tensor_parallel"] > 1 or e["pipeline_parallel"] > 1 or e["context_parallel"] > 1:
+                   share=f"{e.communication_share:.0%}", micro=e.micro_batch_size, accumulation=e.gradient_accumulation_steps,
+                   recompute=e.activation_recompute))
+    c = e.communication
+    lines.append(_("  Traffic {intra} GB in-node + {inter} GB network per GPU per step: ", intra=f"{c.intra_node_gb_per_step:,.1f}",
+                   inter=f"{c.inter_node_gb_per_step:,.1f}") + "; ".join(f"{row.name} {row.seconds:.2f} s" for row in c.per_step))
+    if e.tensor_parallel > 1 or e.pipeline_parallel > 1 or e.context_parallel > 1:
         lines.append(_("  Layout  ") + layout_text(e))
     lines.extend(_("  Note    ") + note for note in scale_notes(e, advice.answers))
     lines.append("")
-    if d["warnings"]:
-        _section(lines, _("Warnings"), [f"  {_('BLOCKING: ') if w['blocking'] else '! '}{w['text']}" for w in d["warnings"]])
-    _section(lines, _("Why"), [f"  - {item['text']}  [{item['rule']}; {', '.join(item['source'])}]" for item in r["rationale"]])
-    if d["tradeoffs"]:
-        _section(lines, _("Trade-offs"), [f"  - {item['text']}  [{item['rule']}; {', '.join(item['source'])}]" for item in d["tradeoffs"]])
-    if d["context"]:
-        _section(lines, _("Context"), [f"  - {item['text']}  [{item['rule']}; {', '.join(item['source'])}]" for item in d["context"]])
+    if d.warnings:
+        _section(lines, _("Warnings"), [f"  {_('BLOCKING: ') if w.blocking else '! '}{w.text}" for w in d.warnings])
+    _section(lines, _("Why"), [f"  - {item.text}  [{item.rule}; {', '.join(item.source)}]" for item in r.rationale])
+    if d.tradeoffs:
+        _section(lines, _("Trade-offs"), [f"  - {item.text}  [{item.rule}; {', '.join(item.source)}]" for item in d.tradeoffs])
+    if d.context:
+        _section(lines, _("Context"), [f"  - {item.text}  [{item.rule}; {', '.join(item.source)}]" for item in d.context])
     lines.append(_("Options on {gpus} GPUs", gpus=advice.gpus))
     lines.append(f"  {pad(_('strategy'), 24)} {pad(_('fits'), 6)} {'GB/GPU':>8} {pad(_('time'), 11, right=True)} {pad(_('cost'), 16, right=True)}  {_('score')}")
     for row in _rows(d):
         lines.append(
-            f"  {row['strategy']:<24} {pad(_('yes') if row['fits'] and row['batch_ok'] else _('no'), 6)} {row['memory_per_gpu_gb']:>8,.1f} "
-            f"{pad(hours_text(row['wall_clock_hours']), 11, right=True)} {pad(money(row['cost'], cur), 16, right=True)}  {format_number(row['score'])}"
-            + (_("  ← chosen") if row["strategy"] == r["strategy"] else "")
+            f"  {row.strategy:<24} {pad(_('yes') if row.fits and row.batch_ok else _('no'), 6)} {row.memory_per_gpu_gb:>8,.1f} "
+            f"{pad(hours_text(row.wall_clock_hours), 11, right=True)} {pad(money(row.cost, cur), 16, right=True)}  {format_number(row.score)}"
+            + (_("  ← chosen") if row.strategy == r.strategy else "")
         )
     lines.append("")
     lines.append(_("Why not"))
-    lines.extend(f"  {alt['strategy']}: {alt['why_not'][0]}" for alt in d["alternatives"])
+    lines.extend(f"  {alt.strategy}: {alt.why_not[0]}" for alt in d.alternatives)
     lines.append("")
     lines.append(_("What if: other GPU counts (best option at each)"))
-    for row in what_if_rows(advice):
-        o = row["option"]
+    for wi in what_if_rows(advice):
+        o = wi.option
         if o is None:
-            lines.append(f"  {row['gpus']:>7,}  {_('nothing fits')}")
+            lines.append(f"  {wi.gpus:>7,}  {_('nothing fits')}")
             continue
         dl = "" if o.meets_deadline is None else (_("  meets deadline") if o.meets_deadline else _("  misses deadline"))
-        lines.append(f"  {row['gpus']:>7,}  {o.strategy:<24} {pad(hours_text(o.hours), 11, right=True)} {pad(money(o.cost, cur), 16, right=True)}{dl}"
-                     + (f"  ← {row['note']}" if row["note"] else ""))
+        lines.append(f"  {wi.gpus:>7,}  {o.strategy:<24} {pad(hours_text(o.hours), 11, right=True)} {pad(money(o.cost, cur), 16, right=True)}{dl}"
+                     + (f"  ← {wi.note}" if wi.note else ""))
     lines.append("")
-    _section(lines, _("Ask the engineers"), [f"  ? {q['text']}" for q in d["questions"]])
-    _section(lines, _("Pre-launch checklist"), [f"  [ ] {c['text']}" for c in d["checklist"]])
-    lines.append(_("Rules fired: {ids}", ids=", ".join(f["id"] for f in d["fired_rules"])))
+    _section(lines, _("Ask the engineers"), [f"  ? {q.text}" for q in d.questions])
+    _section(lines, _("Pre-launch checklist"), [f"  [ ] {c.text}" for c in d.checklist])
+    lines.append(_("Rules fired: {ids}", ids=", ".join(fr.id for fr in d.fired_rules)))
     return "\n".join(lines) + "\n"
 
 
-def layout_text(e: dict[str, Any]) -> str:
-    v = e["virtual_pipeline_stages"]
-    ep = e["expert_parallel"]
-    return (f"TP={e['tensor_parallel']}" + (f" × CP={e['context_parallel']}" if e["context_parallel"] > 1 else "")
-            + f" × PP={e['pipeline_parallel']} × DP={e['data_parallel']}"
+def layout_text(e: Estimate) -> str:
+    v = e.virtual_pipeline_stages
+    ep = e.expert_parallel
+    return (f"TP={e.tensor_parallel}" + (f" × CP={e.context_parallel}" if e.context_parallel > 1 else "")
+            + f" × PP={e.pipeline_parallel} × DP={e.data_parallel}"
             + (_(", interleaved schedule with {v} virtual stages per GPU", v=v) if v > 1 else "")
             + (_(", expert parallelism {ep}", ep=ep) if ep > 1 else ""))
 
 
-def scale_notes(e: dict[str, Any], a: Answers) -> list[str]:
+def scale_notes(e: Estimate, a: Answers) -> list[str]:
     """Batch and interruptions for one estimate: what changes when a job is spread over many GPUs."""
     notes = []
-    if e["batch_source"] != "given":
-        source = e["batch_source"]
+    if e.batch_source != "given":
+        source = e.batch_source
         if source.startswith(BATCH_NOT_GIVEN):
             source = _("global batch not given: {source}", source=_(source[len(BATCH_NOT_GIVEN):]))
-        notes.append(_("Global batch {tokens} tokens: {source}.", tokens=f"{e['global_batch_tokens']:,.0f}", source=source))
-    if not e["batch_ok"]:
+        notes.append(_("Global batch {tokens} tokens: {source}.", tokens=f"{e.global_batch_tokens:,.0f}", source=source))
+    if not e.batch_ok:
         notes.append(_("{ranks} data-parallel ranks but only {seqs} sequences per step: the batch cannot feed every rank; use "
-                       "tensor/pipeline parallelism or fewer GPUs.", ranks=f"{e['data_parallel']:,}",
-                       seqs=f"{e['global_batch_tokens'] / a.model.seq_len:,.0f}"))
-    if e["expected_interruptions"] >= 1:
+                       "tensor/pipeline parallelism or fewer GPUs.", ranks=f"{e.data_parallel:,}",
+                       seqs=f"{e.global_batch_tokens / a.model.seq_len:,.0f}"))
+    if e.expected_interruptions >= 1:
         notes.append(_("Expect about {n} interruptions over the run at Llama 3's rate (one per ~50,700 GPU-hours); restarts add {pct} to "
-                       "the wall-clock (arXiv:2407.21783).", n=f"{e['expected_interruptions']:,.0f}", pct=f"{e['interruption_overhead']:.1%}"))
+                       "the wall-clock (arXiv:2407.21783).", n=f"{e.expected_interruptions:,.0f}", pct=f"{e.interruption_overhead:.1%}"))
     return notes
 
 
@@ -286,11 +295,11 @@ def _section(lines: list[str], title: str, items: list[str]) -> None:
     lines.append("")
 
 
-def _rows(d: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every strategy's estimate in catalogue order, from the dict ``Advice.to_dict`` already built."""
-    rec = d["recommendation"]
-    by_strategy = {rec["strategy"]: {"strategy": rec["strategy"], "score": rec["score"], **d["estimate"]}}
-    by_strategy.update({alt["strategy"]: alt for alt in d["alternatives"]})
+def _rows(d: Report) -> list[Alternative]:
+    """Every strategy's estimate in catalogue order, the recommendation's included (with no why-not)."""
+    rec = d.recommendation
+    chosen = Alternative(strategy=rec.strategy, framework=rec.framework, score=rec.score, why_not=[], **d.estimate.model_dump())
+    by_strategy: dict[str, Alternative] = {rec.strategy: chosen, **{alt.strategy: alt for alt in d.alternatives}}
     return [by_strategy[s] for s in STRATEGIES]
 
 
@@ -317,10 +326,10 @@ def _md_inline(text: Any) -> str:
 
 
 def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None) -> str:
-    d = advice.to_dict()
+    d = advice.report()
     a = advice.answers
-    r, e = d["recommendation"], d["estimate"]
-    cur = e["currency"]
+    r, e = d.recommendation, d.estimate
+    cur = e.currency
     f = advice.facts
     out: list[str] = []
     add = out.append
@@ -342,32 +351,32 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None) -> str:
     add("")
     add(_("## Decision"))
     add("")
-    status = _(" **Blocked — resolve the blocking warnings first.**") if r["blocked"] else ""
-    add(_("Use **{framework}** (`{strategy}`) on {gpus} × {gpu}.{status}", framework=r["framework"], strategy=r["strategy"], gpus=advice.gpus,
+    status = _(" **Blocked — resolve the blocking warnings first.**") if r.blocked else ""
+    add(_("Use **{framework}** (`{strategy}`) on {gpus} × {gpu}.{status}", framework=r.framework, strategy=r.strategy, gpus=advice.gpus,
           gpu=_md_text(a.cluster.spec.name), status=status))
     add("")
-    lo, hi = e["range"]["wall_clock_hours"]
-    clo, chi = e["range"]["cost"]
-    cal = d["scale"]["baseline_hours"] is not None
-    add(_("- Wall-clock: **{time}** {range}", time=hours_text(e["wall_clock_hours"]), range=spread(lo, hi, hours_text, cal)).rstrip())
-    add(_("- Cost: **{cost}** {range}", cost=money(e["cost"], cur), range=spread(clo, chi, lambda v: money(v, cur), cal)).rstrip())
-    add(_("- GPU-hours: {n}", n=f"{e['gpu_hours']:,.0f}"))
-    add(_("- Memory per GPU: {need} GB of {has} GB ({fits})", need=f"{e['memory_per_gpu_gb']:,.1f}", has=f"{a.cluster.spec.memory_gb:g}",
-          fits=_("fits") if e["fits"] else _("**does not fit**")))
-    add(_("- Exposed communication: {share} of step time", share=f"{e['communication_share']:.0%}"))
-    if e["tensor_parallel"] > 1 or e["pipeline_parallel"] > 1:
+    lo, hi = e.range.wall_clock_hours
+    clo, chi = e.range.cost
+    cal = d.scale.baseline_hours is not None
+    add(_("- Wall-clock: **{time}** {range}", time=hours_text(e.wall_clock_hours), range=spread(lo, hi, hours_text, cal)).rstrip())
+    add(_("- Cost: **{cost}** {range}", cost=money(e.cost, cur), range=spread(clo, chi, lambda v: money(v, cur), cal)).rstrip())
+    add(_("- GPU-hours: {n}", n=f"{e.gpu_hours:,.0f}"))
+    add(_("- Memory per GPU: {need} GB of {has} GB ({fits})", need=f"{e.memory_per_gpu_gb:,.1f}", has=f"{a.cluster.spec.memory_gb:g}",
+          fits=_("fits") if e.fits else _("**does not fit**")))
+    add(_("- Exposed communication: {share} of step time", share=f"{e.communication_share:.0%}"))
+    if e.tensor_parallel > 1 or e.pipeline_parallel > 1:
         add(_("- Layout: {layout}", layout=layout_text(e)))
     add("")
     add(_("### Why"))
     add("")
-    for item in r["rationale"]:
-        add(f"- {_md_inline(item['text'])} _({item['rule']}; {_md_inline(', '.join(item['source']))})_")
+    for item in r.rationale:
+        add(f"- {_md_inline(item.text)} _({item.rule}; {_md_inline(', '.join(item.source))})_")
     add("")
-    if d["warnings"]:
+    if d.warnings:
         add(_("### Warnings"))
         add("")
-        for w in d["warnings"]:
-            add(f"- {_('**Blocking:** ') if w['blocking'] else ''}{_md_inline(w['text'])} _({w['rule']}; {_md_inline(w['source'])})_")
+        for w in d.warnings:
+            add(f"- {_('**Blocking:** ') if w.blocking else ''}{_md_inline(w.text)} _({w.rule}; {_md_inline(w.source)})_")
         add("")
     add(_("# Engineering appendix"))
     add("")
@@ -375,15 +384,15 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None) -> str:
     add("")
     add(_("| Question | Answer |"))
     add("| --- | --- |")
-    tokens = f"{d['scale']['tokens'] / 1e9:,.1f}B" + (_(" (implied by the known duration)") if d["scale"]["tokens_implied"] else "")
+    tokens = f"{d.scale.tokens / 1e9:,.1f}B" + (_(" (implied by the known duration)") if d.scale.tokens_implied else "")
     active = _(", {n}B active", n=format_number(a.model.active_params / 1e9)) if a.model.active_params else ""
     rows = [
         (_("Model"), _("{n}B parameters", n=format_number(a.model.params / 1e9)) + active),
-        (_("Shape"), _("{layers} layers, hidden {hidden}, {heads} heads, seq {seq}", layers=d["shape"]["layers"], hidden=d["shape"]["hidden_size"],
-                       heads=d["shape"]["attention_heads"], seq=a.model.seq_len)),
+        (_("Shape"), _("{layers} layers, hidden {hidden}, {heads} heads, seq {seq}", layers=d.shape.layers, hidden=d.shape.hidden_size,
+                       heads=d.shape.attention_heads, seq=a.model.seq_len)),
         (_("Training tokens"), tokens),
-        (_("Known run duration"), _("{time} with {strategy}", time=hours_text(d["scale"]["baseline_hours"]), strategy=a.training.current_strategy)
-         if d["scale"]["baseline_hours"] else _("not given")),
+        (_("Known run duration"), _("{time} with {strategy}", time=hours_text(d.scale.baseline_hours), strategy=a.training.current_strategy)
+         if d.scale.baseline_hours else _("not given")),
         (_("Cluster today"), _("{gpus} × {gpu}, {per_node} per node, {nodes} node(s)", gpus=a.cluster.gpus, gpu=_md_text(a.cluster.spec.name),
                                per_node=a.cluster.gpus_per_node, nodes=a.cluster.nodes)
          + (_("; up to {n} available", n=a.cluster.max_gpus) if a.cluster.max_gpus else "")),
@@ -403,8 +412,8 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None) -> str:
     add("")
     add(_("Cost = training time × price per GPU-hour × number of GPUs (seed:K14):"))
     add("")
-    add(_("    {hours} h × {price} {currency} × {gpus} GPUs = {cost}", hours=f"{e['wall_clock_hours']:,.1f}",
-          price=format_number(a.budget.price_per_gpu_hour), currency=cur, gpus=advice.gpus, cost=money(e["cost"], cur)))
+    add(_("    {hours} h × {price} {currency} × {gpus} GPUs = {cost}", hours=f"{e.wall_clock_hours:,.1f}",
+          price=format_number(a.budget.price_per_gpu_hour), currency=cur, gpus=advice.gpus, cost=money(e.cost, cur)))
     add("")
     w = advice.evaluation.context["workload"]
     add(_("Time comes from compute = (6 × {params} params + 12 × {layers} layers × {hidden} hidden × {seq} seq) FLOPs per token × tokens ÷ "
@@ -412,31 +421,31 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None) -> str:
           "link). One step of {tokens} tokens takes {step} s ({compute} s compute, {comm} s of communication before overlap, {exposed} s "
           "of it exposed), {steps} steps; restarts after interruptions add {restarts}.", params=format_number(w.active_params),
           layers=w.shape.layers, hidden=w.shape.hidden, seq=w.seq_len, gpus=advice.gpus, peak=f"{a.cluster.spec.peak_tflops:g}",
-          tokens=f"{e['global_batch_tokens']:,.0f}", step=f"{e['step_seconds']:.2f}", compute=f"{e['compute_seconds_per_step']:.2f}",
-          comm=f"{e['communication_seconds_per_step']:.2f}", exposed=f"{e['exposed_communication_seconds_per_step']:.2f}",
-          steps=f"{e['steps']:,.0f}", restarts=f"{e['interruption_overhead']:.1%}"))
+          tokens=f"{e.global_batch_tokens:,.0f}", step=f"{e.step_seconds:.2f}", compute=f"{e.compute_seconds_per_step:.2f}",
+          comm=f"{e.communication_seconds_per_step:.2f}", exposed=f"{e.exposed_communication_seconds_per_step:.2f}",
+          steps=f"{e.steps:,.0f}", restarts=f"{e.interruption_overhead:.1%}"))
     add("")
     for note in scale_notes(e, a):
         add(f"- {note}")
         add("")
     _communication_table(add, e)
-    _deepspeed_table(add, {row["strategy"]: row for row in _rows(d)})
-    add(_("A day of this cluster costs {day}; making the run 20% faster would save {saving} (seed:K16).", day=money(e["cost_per_day"], cur),
-          saving=money(e["savings_if_20pct_faster"], cur)))
+    _deepspeed_table(add, {est.strategy: est for est in _rows(d)})
+    add(_("A day of this cluster costs {day}; making the run 20% faster would save {saving} (seed:K16).", day=money(e.cost_per_day, cur),
+          saving=money(e.savings_if_20pct_faster, cur)))
     add("")
-    add(_("Memory convention: {convention}.", convention=e["memory_convention"]))
+    add(_("Memory convention: {convention}.", convention=e.memory_convention))
     add("")
     add(_("## Options considered on {gpus} GPUs", gpus=advice.gpus))
     add("")
     add(_("| Strategy | Framework | Fits | GB per GPU | Time | Cost | Exposed comm. | Score | Why not |"))
     add("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for est in _rows(d):
-        s = est["strategy"]
-        why = _("**chosen**") if s == r["strategy"] else "; ".join(est["why_not"])
+        s = est.strategy
+        why = _("**chosen**") if s == r.strategy else "; ".join(est.why_not)
         add(
-            f"| `{s}` | {_md(FRAMEWORKS[s])} | {_('yes') if est['fits'] and est['batch_ok'] else _('no')} | {est['memory_per_gpu_gb']:,.1f} | "
-            f"{hours_text(est['wall_clock_hours'])} | {money(est['cost'], cur)} | {est['communication_share']:.0%} | "
-            f"{format_number(est['score'])} | {_md(why)} |"
+            f"| `{s}` | {_md(FRAMEWORKS[s])} | {_('yes') if est.fits and est.batch_ok else _('no')} | {est.memory_per_gpu_gb:,.1f} | "
+            f"{hours_text(est.wall_clock_hours)} | {money(est.cost, cur)} | {est.communication_share:.0%} | "
+            f"{format_number(est.score)} | {_md(why)} |"
         )
     add("")
     add(_("## What if: other GPU counts"))
@@ -445,44 +454,44 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None) -> str:
     add("")
     add(_("| GPUs | Best strategy | Time | Cost per run | Deadline | Note |"))
     add("| --- | --- | --- | --- | --- | --- |")
-    for row in what_if_rows(advice):
-        o = row["option"]
+    for wi in what_if_rows(advice):
+        o = wi.option
         if o is None:
-            add(f"| {row['gpus']:,} | {_('nothing fits')} | | | | |")
+            add(f"| {wi.gpus:,} | {_('nothing fits')} | | | | |")
             continue
         dl = "" if o.meets_deadline is None else (_("met") if o.meets_deadline else _("missed"))
-        add(f"| {row['gpus']:,} | `{o.strategy}` | {hours_text(o.hours)} | {money(o.cost, cur)} | {dl} | {_md(row['note'])} |")
+        add(f"| {wi.gpus:,} | `{o.strategy}` | {hours_text(o.hours)} | {money(o.cost, cur)} | {dl} | {_md(wi.note)} |")
     add("")
     add(_("## Trade-offs"))
     add("")
     add(_("No framework is best everywhere: optimising communication costs compute, and saving memory can cost speed; "
           "the right choice depends on cluster scale and network bandwidth (seed:K10)."))
     add("")
-    for item in d["tradeoffs"]:
-        add(f"- {_md_inline(item['text'])} _({item['rule']}; {_md_inline(', '.join(item['source']))})_")
-    add(_("- Exposed communication for `{strategy}`: {share} of each step (seed:K3).", strategy=r["strategy"], share=f"{e['communication_share']:.0%}"))
+    for item in d.tradeoffs:
+        add(f"- {_md_inline(item.text)} _({item.rule}; {_md_inline(', '.join(item.source))})_")
+    add(_("- Exposed communication for `{strategy}`: {share} of each step (seed:K3).", strategy=r.strategy, share=f"{e.communication_share:.0%}"))
     add(_("- Activation recomputation: `{recompute}`; micro-batch {micro} (largest that fits: {largest}), gradient accumulation {accumulation} "
-          "(seed:K17).", recompute=e["activation_recompute"], micro=e["micro_batch_size"], largest=e["max_micro_batch_size"],
-          accumulation=e["gradient_accumulation_steps"]))
+          "(seed:K17).", recompute=e.activation_recompute, micro=e.micro_batch_size, largest=e.max_micro_batch_size,
+          accumulation=e.gradient_accumulation_steps))
     if f["fits.deepspeed-zero2"] and f["fits.ddp"] is not None:
         add(_("- ZeRO-2 would use {pct}% less GPU memory than DDP on this job (seed:K15).", pct=f"{f['zero_memory_saving_pct']:.0f}"))
     add("")
-    if d["context"]:
+    if d.context:
         add(_("## Context from the rules"))
         add("")
-        for item in d["context"]:
-            add(f"- {_md_inline(item['text'])} _({item['rule']}; {_md_inline(', '.join(item['source']))})_")
+        for item in d.context:
+            add(f"- {_md_inline(item.text)} _({item.rule}; {_md_inline(', '.join(item.source))})_")
         add("")
     add(_("## Questions for the engineers"))
     add("")
-    for q in d["questions"]:
-        add(f"- {_md_inline(q['text'])} _({_md_inline(q['source'])})_")
+    for q in d.questions:
+        add(f"- {_md_inline(q.text)} _({_md_inline(q.source)})_")
     add("")
     add(_("## Pre-launch checklist"))
     add("")
     done = set(a.project.checklist_done or ())
-    for c in d["checklist"]:
-        add(f"- [{'x' if c['text'] in done else ' '}] {_md_inline(c['text'])} _({_md_inline(c['source'])})_")
+    for c in d.checklist:
+        add(f"- [{'x' if c.text in done else ' '}] {_md_inline(c.text)} _({_md_inline(c.source)})_")
     add("")
     if artifacts:
         add(_("## Launch artifacts"))
@@ -494,42 +503,42 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None) -> str:
     add("")
     add(_("| Rule | Title | Source |"))
     add("| --- | --- | --- |")
-    for fr in d["fired_rules"]:
-        add(f"| `{fr['id']}` | {_md(fr['title'])} | {_md(', '.join(fr['source']))} |")
+    for fr in d.fired_rules:
+        add(f"| `{fr.id}` | {_md(fr.title)} | {_md(', '.join(fr.source))} |")
     add("")
     add(_("## Assumptions"))
     add("")
-    for item in d["assumptions"]:
-        add(f"- {item}")
+    for assumption in d.assumptions:
+        add(f"- {assumption}")
     add("")
     add(_("## Appendix: answers"))
     add("")
     add("```yaml")
-    add(yaml.safe_dump(d["answers"], sort_keys=False, allow_unicode=True).rstrip())
+    add(yaml.safe_dump(d.answers, sort_keys=False, allow_unicode=True).rstrip())
     add("```")
     return "\n".join(out) + "\n"
 
 
-def _communication_table(add, e: dict[str, Any]) -> None:
+def _communication_table(add, e: Estimate) -> None:
     """Per-step traffic of the chosen strategy, per GPU, by collective and link (JSON: estimate.communication)."""
-    c = e["communication"]
-    if not c["per_step"]:
+    c = e.communication
+    if not c.per_step:
         add(_("No communication: one GPU."))
         add("")
         return
-    add(_("Communication per optimizer step, per GPU ({share} of the step exposed):", share=f"{e['communication_share']:.0%}"))
+    add(_("Communication per optimizer step, per GPU ({share} of the step exposed):", share=f"{e.communication_share:.0%}"))
     add("")
     add(_("| Collective | Kind | Payload (GB) | Calls | In-node (GB) | Network (GB) | Seconds | Hides behind |"))
     add("| --- | --- | --- | --- | --- | --- | --- | --- |")
-    for row in c["per_step"]:
+    for row in c.per_step:
         add(
-            f"| {_md(row['name'])} | {row['collective']} | {row['payload_gb']:,.3f} | {row['calls_per_step']:,.0f} | "
-            f"{row['intra_node_gb']:,.2f} | {row['inter_node_gb']:,.2f} | {row['seconds']:.3f} | {row['overlaps_with']} |"
+            f"| {_md(row.name)} | {row.collective} | {row.payload_gb:,.3f} | {row.calls_per_step:,.0f} | "
+            f"{row.intra_node_gb:,.2f} | {row.inter_node_gb:,.2f} | {row.seconds:.3f} | {row.overlaps_with} |"
         )
     add("")
 
 
-def _deepspeed_table(add, estimates: dict[str, dict[str, Any]]) -> None:
+def _deepspeed_table(add, estimates: dict[str, Alternative]) -> None:
     """DeepSpeed's own model-state estimate for ZeRO-2 and ZeRO-3, every offload option (GiB, as DeepSpeed prints)."""
     add(_("DeepSpeed's own model-state estimator for this job (estimate_zero2/zero3_model_states_mem_needs; "
           "model states only, activations come on top; CPU figures include DeepSpeed's 1.5 buffer factor):"))
@@ -537,6 +546,6 @@ def _deepspeed_table(add, estimates: dict[str, dict[str, Any]]) -> None:
     add(_("| Stage | Options | per GPU (GiB) | per CPU node (GiB) |"))
     add("| --- | --- | --- | --- |")
     for strategy, stage in (("deepspeed-zero2", "ZeRO-2"), ("deepspeed-zero3", "ZeRO-3")):
-        for row in estimates[strategy]["deepspeed_estimator"]:
-            add(f"| {stage} | {row['options']} | {row['gpu_gib']:,.2f} | {row['cpu_gib_per_node']:,.2f} |")
+        for row in estimates[strategy].deepspeed_estimator or []:
+            add(f"| {stage} | {row.options} | {row.gpu_gib:,.2f} | {row.cpu_gib_per_node:,.2f} |")
     add("")

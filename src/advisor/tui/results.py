@@ -44,47 +44,47 @@ class ResultsScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         a = self.advice
-        d = a.to_dict()
-        e = d["estimate"]
-        cur = e["currency"]
+        d = a.report()
+        e = d.estimate
+        cur = e.currency
         yield Header(show_clock=False)
         with TabbedContent(id="tabs"):
             with TabPane(_("Summary"), id="summary"):
                 with VerticalScroll():
-                    lo, hi = e["range"]["wall_clock_hours"]
-                    clo, chi = e["range"]["cost"]
-                    cal = d["scale"]["baseline_hours"] is not None
+                    lo, hi = e.range.wall_clock_hours
+                    clo, chi = e.range.cost
+                    cal = d.scale.baseline_hours is not None
                     head = [
                         f"[b]{_esc(headline(a))}[/b]",
                         *(f"{_esc(what)}: {_esc(today)} → [b]{_esc(rec)}[/b]" for what, today, rec in summary_rows(a, d)[3:]),
                         "",
                         _("[b]Recommendation: {framework}[/b] ([b $accent]{strategy}[/]) on {gpus} GPUs",
-                          framework=d["recommendation"]["framework"], strategy=a.strategy, gpus=a.gpus),
-                        _("Time {time} {range}", time=hours_text(e["wall_clock_hours"]), range=spread(lo, hi, hours_text, cal)) + "   "
-                        + _("Cost {cost} {range}", cost=money(e["cost"], cur), range=spread(clo, chi, lambda v: money(v, cur), cal)),
-                        _("Memory {gb} GB per GPU ({fits})", gb=f"{e['memory_per_gpu_gb']:,.1f}", fits=_("fits") if e["fits"] else _("DOES NOT FIT"))
-                        + "   " + _("Exposed communication {share} of step", share=f"{e['communication_share']:.0%}"),
+                          framework=d.recommendation.framework, strategy=a.strategy, gpus=a.gpus),
+                        _("Time {time} {range}", time=hours_text(e.wall_clock_hours), range=spread(lo, hi, hours_text, cal)) + "   "
+                        + _("Cost {cost} {range}", cost=money(e.cost, cur), range=spread(clo, chi, lambda v: money(v, cur), cal)),
+                        _("Memory {gb} GB per GPU ({fits})", gb=f"{e.memory_per_gpu_gb:,.1f}", fits=_("fits") if e.fits else _("DOES NOT FIT"))
+                        + "   " + _("Exposed communication {share} of step", share=f"{e.communication_share:.0%}"),
                     ]
                     yield Static("\n".join(head), id="headline")
-                    if d["warnings"]:
+                    if d.warnings:
                         colours = palette(self.app.current_theme.dark)
-                        yield Static(Text.assemble(*[part for w in d["warnings"] for part in (
-                            (_("BLOCKING ") if w["blocking"] else "! ", f"bold {colours['error'] if w['blocking'] else colours['warn']}"),
-                            w["text"] + "\n")]), id="warnings")
-                    yield Static("[b]" + _("Why") + "[/b]\n" + "\n".join(f"• {_esc(r['text'])} [dim]({r['rule']}; {_esc(', '.join(r['source']))})[/dim]" for r in d["recommendation"]["rationale"]), id="why-list")
+                        yield Static(Text.assemble(*[part for w in d.warnings for part in (
+                            (_("BLOCKING ") if w.blocking else "! ", f"bold {colours['error'] if w.blocking else colours['warn']}"),
+                            w.text + "\n")]), id="warnings")
+                    yield Static("[b]" + _("Why") + "[/b]\n" + "\n".join(f"• {_esc(r.text)} [dim]({r.rule}; {_esc(', '.join(r.source))})[/dim]" for r in d.recommendation.rationale), id="why-list")
             with TabPane(_("Options"), id="options"):
                 yield DataTable(id="options-table", zebra_stripes=True, cursor_type="row")
                 yield Static("", id="options-detail", classes="detail")
             with TabPane(_("Questions"), id="questions"):
                 with VerticalScroll():
-                    yield Static("\n".join(f"? {_esc(q['text'])} [dim]({_esc(q['source'])})[/dim]" for q in d["questions"]) or _("No questions."), id="questions-list")
+                    yield Static("\n".join(f"? {_esc(q.text)} [dim]({_esc(q.source)})[/dim]" for q in d.questions) or _("No questions."), id="questions-list")
             with TabPane(_("Checklist"), id="checklist"):
                 done = set(self.app_.checked)
-                yield SelectionList[int](*[(Text(c["text"]), i, c["text"] in done) for i, c in enumerate(d["checklist"])], id="checklist-list")
+                yield SelectionList[int](*[(Text(c.text), i, c.text in done) for i, c in enumerate(d.checklist)], id="checklist-list")
                 yield Static("", id="checklist-detail", classes="detail")
             with TabPane(_("Rules"), id="rules"):
                 with VerticalScroll():
-                    yield Static("\n".join(f"[b]{fr['id']}[/b] — {_esc(fr['title'])} [dim]({_esc(', '.join(fr['source']))})[/dim]" for fr in d["fired_rules"]), id="rules-list")
+                    yield Static("\n".join(f"[b]{fr.id}[/b] — {_esc(fr.title)} [dim]({_esc(', '.join(fr.source))})[/dim]" for fr in d.fired_rules), id="rules-list")
             with TabPane(_("Memo"), id="memo"):
                 yield VerticalScroll(id="memo-scroll")
         yield Footer(show_command_palette=False)  # five keys fill 80 columns; ^p still opens the palette (F1 lists it)
