@@ -232,3 +232,20 @@ def test_chinese_text_tables_line_up_in_terminal_columns():
     assert len({width(line.split("→")[0]) for line in rows}) == 1, rows
     options = r.stdout.split("128 张 GPU 上的选项\n")[1].splitlines()[:9]
     assert len({width(line[: line.rfind("元") + 1]) for line in options[1:]}) == 1, options  # the cost column ends in one place
+
+
+def test_every_call_passes_exactly_the_placeholders_its_message_names():
+    """A rare path (a blocked plan, a tokens/duration conflict) must not raise KeyError in either language: each
+    _("...", name=...) call gives every {name} its message uses, and no other."""
+    bad = []
+    for f in sorted(SRC.rglob("*.py")):
+        for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "_" and node.args
+                    and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+                wanted = set(PLACEHOLDER.findall(node.args[0].value))
+                given = {k.arg for k in node.keywords if k.arg}
+                if node.keywords and wanted != given:
+                    bad.append((f.name, node.lineno, sorted(wanted ^ given)))
+                if not node.keywords and wanted:
+                    bad.append((f.name, node.lineno, sorted(wanted)))
+    assert not bad, bad

@@ -81,3 +81,18 @@ def test_any_answers_file_gives_advice_or_one_clean_line(tmp_path, text):
     e, price = d["estimate"], d["answers"]["budget"]["price_per_gpu_hour"]
     assert abs(e["cost"] - e["gpu_hours"] * price) <= 1e-6 * max(1.0, e["cost"]), text
     assert d["recommendation"]["gpus"] >= 1
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(text=answers_files())
+def test_any_answers_file_renders_text_and_memo_in_both_languages(tmp_path, text):
+    """Issue 12: the Chinese paths (blocked plans, conflicts, warnings) render as surely as the English ones."""
+    f = tmp_path / "a.yaml"
+    f.write_text(text)
+    for lang in ("zh", "en"):
+        for fmt in ("md", "text"):
+            out, err = io.StringIO(), io.StringIO()
+            with redirect_stdout(out), redirect_stderr(err):
+                code = main(["--lang", lang, "advise", str(f), "--format", fmt])
+            assert code in (0, 2) and "internal error" not in err.getvalue(), (lang, fmt, err.getvalue(), text)
+            assert code == 2 or out.getvalue().strip()
