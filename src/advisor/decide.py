@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -182,19 +183,7 @@ def choose(options: list[Option], a: Answers, runs_per_month: float, default_str
             broken.append("run budget")
         if any(not o.within_monthly for o in cands):
             broken.append("monthly ceiling")
-    if mode == "time":
-        best = min(o.hours for o in cands)
-        band = [o for o in cands if o.hours <= best * (1 + COST_TIE)]
-    else:
-        best = min(o.cost for o in cands)
-        band = [o for o in cands if o.cost <= best * (1 + COST_TIE)]
-
-    def key(o: Option) -> tuple[Any, ...]:
-        # Today's framework keeps its preference only while no rule counts against it on balance.
-        keeps = o.strategy == current and o.score >= 0
-        return (not keeps, abs(math.log(o.gpus / given)), -o.score, o.strategy != default_strategy, o.hours, SIMPLICITY[o.strategy])
-
-    chosen = min(band, key=key)
+    chosen = min(tie_band(cands, "hours" if mode == "time" else "cost"), key=preference(current, given, default_strategy))
     meeting = [o for o in pool if o.meets_deadline] if deadline is not None else []
     cheapest_meeting = min(meeting, key=lambda o: (o.cost, o.hours)) if meeting else None
     fastest = min(pool, key=lambda o: (o.hours, o.cost))
@@ -206,6 +195,25 @@ def choose(options: list[Option], a: Answers, runs_per_month: float, default_str
         beyond_cluster=chosen.gpus > given, cheapest_meeting_deadline=cheapest_meeting, fastest=fastest,
         cheaper_slower=cheaper_slower, runs_per_month=runs_per_month, constraints_broken=broken,
     )
+
+
+def tie_band(options: list[Option], by: str = "cost") -> list[Option]:
+    """The options within COST_TIE of the best by ``by`` ("cost" or "hours"): differences smaller than the estimate's
+    own uncertainty do not decide."""
+    best = min(getattr(o, by) for o in options)
+    return [o for o in options if getattr(o, by) <= best * (1 + COST_TIE)]
+
+
+def preference(current: str, given: int, default_strategy: str | None = None) -> Callable[[Option], tuple[Any, ...]]:
+    """How ties are broken, everywhere an option is picked (the choice, the memo's what-if table): the smallest change
+    from today — today's framework while no rule counts against it on balance, then today's GPU count — then the
+    rules' score, a pack's default, speed, simplicity."""
+
+    def key(o: Option) -> tuple[Any, ...]:
+        keeps = o.strategy == current and o.score >= 0
+        return (not keeps, abs(math.log(o.gpus / given)), -o.score, o.strategy != default_strategy, o.hours, SIMPLICITY[o.strategy])
+
+    return key
 
 
 def _num(x: float) -> str:

@@ -15,7 +15,7 @@ from collections.abc import Callable
 import yaml
 
 from .advice import Advice, hours_text, money, pct_change
-from .decide import COST_TIE, Option
+from .decide import COST_TIE, Option, preference, tie_band
 from .answers import STRATEGIES, Answers
 from .estimate import BATCH_NOT_GIVEN
 from .report import Alternative, Estimate, Report
@@ -174,9 +174,7 @@ def what_if_rows(advice: Advice) -> list[WhatIfRow]:
         if g == p.chosen.gpus and p.chosen in ok:
             best = p.chosen
         else:
-            cheapest = min(o.cost for o in ok)
-            band = [o for o in ok if o.cost <= cheapest * (1 + COST_TIE)]
-            best = min(band, key=lambda o: (o.strategy != p.today.strategy, -o.score, o.hours, STRATEGIES.index(o.strategy)))
+            best = min(tie_band(ok), key=preference(p.today.strategy, g))
         notes = []
         if g == p.today.gpus:
             notes.append(_("today"))
