@@ -118,3 +118,40 @@ class TestChineseAt80x24:
     def test_results(self, snap_compare, rules, tmp_path):
         answers = load_answers(EXAMPLES / "customer-service.yaml")
         assert snap_compare(self._zh_app(rules, tmp_path, answers), press=["enter"] * (len(STEP_IDS) + 1), terminal_size=(80, 24))
+
+
+class TestResultsOnAFixedReport:
+    """Issue 13: the results screen drawn from a frozen report (tests/data/fixed_results.json), so this snapshot pins
+    layout and wording, not the estimate model's numbers: recalibrating the model leaves it unchanged."""
+
+    @staticmethod
+    def _view():
+        import json
+        from pathlib import Path
+
+        from advisor.report import Report
+        from advisor.tui.results import ResultsView
+
+        data = json.loads((Path(__file__).parent / "data" / "fixed_results.json").read_text(encoding="utf-8"))
+        return ResultsView(Report.model_validate(data["report"]), data["headline"], [tuple(r) for r in data["summary"]],
+                           lambda: "# Decision memo\n\n(fixed report: the memo is tested by the golden files)\n")
+
+    def test_fixed_report_at_80x24(self, snap_compare, rules, tmp_path):
+        from advisor.tui.results import ResultsScreen
+
+        async def show(pilot):
+            await pilot.app.push_screen(ResultsScreen(view=self._view()))
+            await pilot.pause()
+
+        assert snap_compare(_app(rules, tmp_path), run_before=show, terminal_size=(80, 24))
+
+    def test_fixed_report_options_tab_at_100x34(self, snap_compare, rules, tmp_path):
+        from advisor.tui.results import ResultsScreen
+
+        async def show(pilot):
+            await pilot.app.push_screen(ResultsScreen(view=self._view()))
+            await pilot.pause()
+            pilot.app.screen.query_one("#tabs").active = "options"
+            await pilot.pause()
+
+        assert snap_compare(_app(rules, tmp_path), run_before=show, terminal_size=(100, 34))

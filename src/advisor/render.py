@@ -233,7 +233,7 @@ def to_text(advice: Advice) -> str:
         _section(lines, _("Context"), [f"  - {item.text}  [{item.rule}; {', '.join(item.source)}]" for item in d.context])
     lines.append(_("Options on {gpus} GPUs", gpus=advice.gpus))
     lines.append(f"  {pad(_('strategy'), 24)} {pad(_('fits'), 6)} {'GB/GPU':>8} {pad(_('time'), 11, right=True)} {pad(_('cost'), 16, right=True)}  {_('score')}")
-    for row in _rows(d):
+    for row in option_rows(d):
         lines.append(
             f"  {row.strategy:<24} {pad(_('yes') if row.fits and row.batch_ok else _('no'), 6)} {row.memory_per_gpu_gb:>8,.1f} "
             f"{pad(hours_text(row.wall_clock_hours), 11, right=True)} {pad(money(row.cost, cur), 16, right=True)}  {format_number(row.score)}"
@@ -293,7 +293,7 @@ def _section(lines: list[str], title: str, items: list[str]) -> None:
     lines.append("")
 
 
-def _rows(d: Report) -> list[Alternative]:
+def option_rows(d: Report) -> list[Alternative]:
     """Every strategy's estimate in catalogue order, the recommendation's included (with no why-not)."""
     rec = d.recommendation
     chosen = Alternative(strategy=rec.strategy, framework=rec.framework, score=rec.score, why_not=[], **d.estimate.model_dump())
@@ -427,7 +427,7 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None) -> str:
         add(f"- {note}")
         add("")
     _communication_table(add, e)
-    _deepspeed_table(add, {est.strategy: est for est in _rows(d)})
+    _deepspeed_table(add, {est.strategy: est for est in option_rows(d)})
     add(_("A day of this cluster costs {day}; making the run 20% faster would save {saving} (seed:K16).", day=money(e.cost_per_day, cur),
           saving=money(e.savings_if_20pct_faster, cur)))
     add("")
@@ -437,7 +437,7 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None) -> str:
     add("")
     add(_("| Strategy | Framework | Fits | GB per GPU | Time | Cost | Exposed comm. | Score | Why not |"))
     add("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-    for est in _rows(d):
+    for est in option_rows(d):
         s = est.strategy
         why = _("**chosen**") if s == r.strategy else "; ".join(est.why_not)
         add(

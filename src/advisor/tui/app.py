@@ -30,7 +30,7 @@ from .common import AnswersChanged, translate_bindings
 from .dialogs import GLOSSARY, ConfirmDialog, HelpScreen, PathDialog, ReviewScreen
 from .look import load_theme, save_theme
 from .question import LivePanel, QuestionScreen, first_problem
-from .results import ResultsScreen
+from .results import ResultsScreen, ResultsView
 
 
 # ------------------------------------------------------------------------------ the app
@@ -96,7 +96,7 @@ class AdvisorApp(App[None]):
         if advice is None:
             self.notify(problem or _("The answers are not complete yet."), severity="error", markup=False)
             return
-        self.push_screen(ResultsScreen(advice))
+        self.push_screen(ResultsScreen(advice, ResultsView.of(advice, tuple(self.checked))))
 
     def show_review(self, screen: QuestionScreen) -> None:
         """Every answer on one screen before the results; choosing a step jumps back to it."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -13,9 +15,9 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Markdown, SelectionList, Static, TabbedContent, TabPane
 
 from ..advice import Advice
-from ..answers import STRATEGIES
 from ..i18n import _, N_
-from ..render import headline, hours_text, money, spread, summary_rows, to_markdown
+from ..render import headline, hours_text, money, option_rows, spread, summary_rows, to_markdown
+from ..report import Report
 from .common import _esc, translate_bindings
 from .look import palette
 
@@ -24,6 +26,23 @@ if TYPE_CHECKING:
 
 
 # ------------------------------------------------------------------------------ results
+
+
+@dataclass(frozen=True)
+class ResultsView:
+    """Everything the results screen shows, computed by the core: the typed report, the decision sentence, the
+    summary rows, the memo. A snapshot test can build one from a fixed report and pin layout, not model numbers."""
+
+    report: Report
+    headline: str
+    summary: list[tuple[str, str, str]]
+    memo: Callable[[], str]
+    checked: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, advice: Advice, checked: tuple[str, ...] = ()) -> ResultsView:
+        report = advice.report()
+        return cls(report, headline(advice), summary_rows(advice, report), lambda: to_markdown(advice), checked)
 
 
 class ResultsScreen(Screen[None]):
@@ -37,14 +56,20 @@ class ResultsScreen(Screen[None]):
         Binding("q", "quit", N_("Quit")),
     ]
 
-    def __init__(self, advice: Advice) -> None:
+    def __init__(self, advice: Advice | None = None, view: ResultsView | None = None) -> None:
         super().__init__()
         translate_bindings(self)
+        if view is None:
+            assert advice is not None, "ResultsScreen needs an advice or a view"
+            view = ResultsView.of(advice)
         self.advice = advice
+        self.view = view
+        self.options = option_rows(view.report)
 
     def compose(self) -> ComposeResult:
-        a = self.advice
-        d = a.report()
+        v = self.view
+        d = v.report
+        rec = d.recommendation
         e = d.estimate
         cur = e.currency
         yield Header(show_clock=False)
@@ -55,11 +80,11 @@ class ResultsScreen(Screen[None]):
                     clo, chi = e.range.cost
                     cal = d.scale.baseline_hours is not None
                     head = [
-                        f"[b]{_esc(headline(a))}[/b]",
-                        *(f"{_esc(what)}: {_esc(today)} → [b]{_esc(rec)}[/b]" for what, today, rec in summary_rows(a, d)[3:]),
+                        f"[b]{_esc(v.headline)}[/b]",
+                        *(f"{_esc(what)}: {_esc(today)} → [b]{_esc(new)}[/b]" for what, today, new in v.summary[3:]),
                         "",
                         _("[b]Recommendation: {framework}[/b] ([b $accent]{strategy}[/]) on {gpus} GPUs",
-                          framework=d.recommendation.framework, strategy=a.strategy, gpus=a.gpus),
+                          framework=rec.framework, strategy=rec.strategy, gpus=rec.gpus),
                         _("Time {time} {range}", time=hours_text(e.wall_clock_hours), range=spread(lo, hi, hours_text, cal)) + "   "
                         + _("Cost {cost} {range}", cost=money(e.cost, cur), range=spread(clo, chi, lambda v: money(v, cur), cal)),
                         _("Memory {gb} GB per GPU ({fits})", gb=f"{e.memory_per_gpu_gb:,.1f}", fits=_("fits") if e.fits else _("DOES NOT FIT"))
@@ -71,7 +96,7 @@ class ResultsScreen(Screen[None]):
                         yield Static(Text.assemble(*[part for w in d.warnings for part in (
                             (_("BLOCKING ") if w.blocking else "! ", f"bold {colours['error'] if w.blocking else colours['warn']}"),
                             w.text + "\n")]), id="warnings")
-                    yield Static("[b]" + _("Why") + "[/b]\n" + "\n".join(f"• {_esc(r.text)} [dim]({r.rule}; {_esc(', '.join(r.source))})[/dim]" for r in d.recommendation.rationale), id="why-list")
+                    yield Static("[b]" + _("Why") + "[/b]\n" + "\n".join(f"• {_esc(r.text)} [dim]({r.rule}; {_esc(', '.join(r.source))})[/dim]" for r in rec.rationale), id="why-list")
             with TabPane(_("Options"), id="options"):
                 yield DataTable(id="options-table", zebra_stripes=True, cursor_type="row")
                 yield Static("", id="options-detail", classes="detail")
@@ -79,7 +104,7 @@ class ResultsScreen(Screen[None]):
                 with VerticalScroll():
                     yield Static("\n".join(f"? {_esc(q.text)} [dim]({_esc(q.source)})[/dim]" for q in d.questions) or _("No questions."), id="questions-list")
             with TabPane(_("Checklist"), id="checklist"):
-                done = set(self.app_.checked)
+                done = set(v.checked)
                 yield SelectionList[int](*[(Text(c.text), i, c.text in done) for i, c in enumerate(d.checklist)], id="checklist-list")
                 yield Static("", id="checklist-detail", classes="detail")
             with TabPane(_("Rules"), id="rules"):
@@ -92,33 +117,34 @@ class ResultsScreen(Screen[None]):
     def on_mount(self) -> None:
         table = self.query_one("#options-table", DataTable)
         table.add_columns(_("strategy"), _("fits"), "GB/GPU", _("time"), _("cost"), _("score"), _("why not"))
-        cur = self.advice.facts["currency"]
-        for s in STRATEGIES:
-            est = self.advice.estimate_dict(s)
-            why = _("chosen") if s == self.advice.strategy else self.advice.why_not(s)[0]
+        chosen = self.view.report.recommendation.strategy
+        for est in self.options:
+            why = _("chosen") if est.strategy == chosen else (est.why_not or [""])[0]
             table.add_row(
-                s, _("yes") if est["fits"] and est["batch_ok"] else _("no"), f"{est['memory_per_gpu_gb']:,.1f}", hours_text(est["wall_clock_hours"]),
-                money(est["cost"], cur), f"{self.advice.scores[s]:g}", why[:70] + ("…" if len(why) > 70 else ""), key=s,
+                est.strategy, _("yes") if est.fits and est.batch_ok else _("no"), f"{est.memory_per_gpu_gb:,.1f}", hours_text(est.wall_clock_hours),
+                money(est.cost, est.currency), f"{est.score:g}", why[:70] + ("…" if len(why) > 70 else ""), key=est.strategy,
             )
 
     @on(DataTable.RowHighlighted, "#options-table")
     def _option_detail(self, event: DataTable.RowHighlighted) -> None:
         """The full reasons for the highlighted strategy: the table cell is cut to fit."""
         s = str(event.row_key.value)
-        text = (f"{s}: " + _("chosen") + " — " + " ".join(r["text"] for r in self.advice.rationale()[:1])) if s == self.advice.strategy \
-            else f"{s}: " + "; ".join(self.advice.why_not(s))
+        rec = self.view.report.recommendation
+        est = next(o for o in self.options if o.strategy == s)
+        text = (f"{s}: " + _("chosen") + " — " + " ".join(r.text for r in rec.rationale[:1])) if s == rec.strategy \
+            else f"{s}: " + "; ".join(est.why_not)
         self.query_one("#options-detail", Static).update(Text(text))
 
     @on(SelectionList.SelectionHighlighted, "#checklist-list")
     def _checklist_detail(self, event: SelectionList.SelectionHighlighted) -> None:
-        item = self.advice.checklist[event.selection_index]
-        self.query_one("#checklist-detail", Static).update(Text(f"{item['text']}  ({item['source']})"))
+        item = self.view.report.checklist[event.selection_index]
+        self.query_one("#checklist-detail", Static).update(Text(f"{item.text}  ({item.source})"))
 
     @on(TabbedContent.TabActivated)
     async def _tab(self, event: TabbedContent.TabActivated) -> None:
         """The memo preview is built when first shown: it is the slowest widget on the screen."""
         if event.pane.id == "memo" and not self.query("#memo-preview"):
-            await self.query_one("#memo-scroll", VerticalScroll).mount(Markdown(to_markdown(self.advice), id="memo-preview"))
+            await self.query_one("#memo-scroll", VerticalScroll).mount(Markdown(self.view.memo(), id="memo-preview"))
 
     def action_export(self) -> None:
         self.app_.export_memo()
@@ -138,8 +164,8 @@ class ResultsScreen(Screen[None]):
     @on(SelectionList.SelectedChanged)
     def _ticked(self, event: SelectionList.SelectedChanged) -> None:
         """Ticked checklist items travel with the answers (project.checklist_done) and show as [x] in the memo."""
-        items = self.advice.checklist
-        self.app_.checked = [items[i]["text"] for i in event.selection_list.selected]
+        items = self.view.report.checklist
+        self.app_.checked = [items[i].text for i in event.selection_list.selected]
 
     @property
     def app_(self) -> AdvisorApp:
