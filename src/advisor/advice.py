@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from .answers import STRATEGIES, Answers
 from .catalog import efficiency_data, mfu_band
-from .decide import COST_TIE, SIMPLICITY, Option, Plan, choose, search_counts
+from .decide import COST_TIE, Option, Plan, choose, search_counts
 from .estimate import (
     ASSUMPTIONS,
     GB,
@@ -24,7 +24,7 @@ from .estimate import (
     deepspeed_table,
 )
 from .facts import Evaluation, evaluate_counts
-from .strategies import DEEPSPEED_ESTIMATED as STRATEGY_DEEPSPEED_ESTIMATED
+from .strategies import DEEPSPEED_ESTIMATED, SIMPLICITY
 from .strategies import FRAMEWORKS, MEMORY_CONVENTION
 from .i18n import _, zh
 from .rules import Rule, RuleSet, format_number, render_template
@@ -32,8 +32,6 @@ from .rules import Rule, RuleSet, format_number, render_template
 if TYPE_CHECKING:
     from .report import Report
 
-DEEPSPEED_ESTIMATED = STRATEGY_DEEPSPEED_ESTIMATED
-"""Strategies whose JSON carries DeepSpeed's own estimator table (ZeRO-2, or ZeRO-3 for both ZeRO-3 variants)."""
 
 
 @dataclass

@@ -6,8 +6,9 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field
+
+from .safeload import parse_trusted
 
 
 DEFAULT_NETWORK_GBPS = 200.0
@@ -48,7 +49,7 @@ class MfuBand(BaseModel):
 
 def _data(name: str) -> dict[str, Any]:
     text = resources.files("advisor").joinpath("data", name).read_text(encoding="utf-8")
-    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # libyaml: ~10x faster than the pure-Python parser
+    return parse_trusted(text)
 
 
 @lru_cache(maxsize=1)

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from .answers import Answers
-from .strategies import SIMPLICITY as STRATEGY_SIMPLICITY
+from .strategies import SIMPLICITY
 from .i18n import _
 
 COST_TIE = 0.05
@@ -33,8 +33,6 @@ CHEAPER_WORTH_SAYING = 0.10
 SEARCH_GROWTH = 4
 """Without cluster.max_gpus, a deadline may look up to 4x today's GPUs — the range of the memo's what-if table."""
 
-SIMPLICITY = STRATEGY_SIMPLICITY
-"""The registry's order (strategies.py): DDP, the standard stable setup (seed:K7), is simplest."""
 
 
 @dataclass(frozen=True)

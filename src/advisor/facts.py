@@ -15,7 +15,7 @@ import numpy as np
 from .answers import STRATEGIES, Answers
 from .estimate import GB, StrategyEstimate, cost, estimate_all
 
-from .vocabulary import BOOL, FACTS, NUMBER, TEXT, FactSpec  # noqa: F401 (re-exported: the vocabulary lives in the bottom layer)
+from .vocabulary import FACTS
 
 """Every fact a rule may test, by name."""
 

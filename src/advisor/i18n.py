@@ -47,10 +47,6 @@ def normalise(lang: str) -> str:
     raise ValueError(f"unknown language {lang!r}; use en or zh")
 
 
-def current() -> str:
-    return _current.get()
-
-
 def set_language(lang: str) -> None:
     _current.set(normalise(lang))
 
@@ -69,10 +65,10 @@ def catalog(lang: str) -> dict[str, str]:
     """msgid -> translation for ``lang`` (empty for English, the source language)."""
     if lang == "en":
         return {}
-    import yaml
+    from .safeload import parse_trusted
 
     text = resources.files("advisor").joinpath("data", "i18n", f"{lang}.yaml").read_text(encoding="utf-8")
-    data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
+    data = parse_trusted(text) or {}
     return {str(k): str(v) for k, v in data.items()}
 
 

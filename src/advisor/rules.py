@@ -468,7 +468,7 @@ def _parse_text(raw: Any, where: str, problems: Problems) -> Text | None:
             return None
         _check_template(value, f"{where}.{lang}", problems)
         texts[lang] = value
-    names = {lang: _template_facts(texts[lang]) for lang in LANGUAGES}
+    names = {lang: {name for name, _spec in _template_fields(texts[lang])} for lang in LANGUAGES}
     if names["en"] != names["zh"]:
         extra = sorted(names["zh"] ^ names["en"])
         problems.add(f"{where}: en and zh quote different facts ({', '.join(extra)}); both languages must say the same numbers")
@@ -476,8 +476,9 @@ def _parse_text(raw: Any, where: str, problems: Problems) -> Text | None:
     return Text(en=texts["en"], zh=texts["zh"])
 
 
-def _template_facts(text: str) -> set[str]:
-    return {m.group(1) for m in _TEMPLATE.finditer(text) if m.group(0) not in ("{{", "}}")}
+def _template_fields(text: str) -> list[tuple[str, str | None]]:
+    """(fact, format spec) for every '{fact}' / '{fact:spec}' in a text; '{{' and '}}' are literal braces."""
+    return [(m.group(1), m.group(2)) for m in _TEMPLATE.finditer(text) if m.group(0) not in ("{{", "}}")]
 
 
 def _short(text: str) -> str:
@@ -645,10 +646,7 @@ def _leaf(fact: str, op: str, value: Any, ref: str | None) -> Test:
 
 
 def _check_template(text: str, where: str, problems: Problems) -> None:
-    for m in _TEMPLATE.finditer(text):
-        if m.group(0) in ("{{", "}}"):
-            continue
-        name, spec = m.group(1), m.group(2)
+    for name, spec in _template_fields(text):
         if name not in FACTS:
             problems.add(f"{where}: template names unknown fact '{{{name}}}'{_suggest(name, FACTS)}")
         elif spec and not _SPEC.match(spec):

@@ -114,6 +114,11 @@ class _NotJson(InputFileError):
     """Invalid JSON: final for a .json file, a cue to read the text as YAML otherwise."""
 
 
+def parse_trusted(text: str) -> Any:
+    """YAML shipped inside the package (the GPU catalog, message catalogs): libyaml's safe loader, no per-key checks."""
+    return yaml.load(text, Loader=_Base)
+
+
 def read_text(path: str | Path, label: str | None = None, max_bytes: int = MAX_BYTES) -> tuple[str, str]:
     """Read a UTF-8 text file ('-' = stdin) and return (label, text), refusing bad files early."""
     name = label or ("<stdin>" if str(path) == "-" else str(path))
