@@ -169,3 +169,13 @@ def test_rules_facts_and_list(capsys):
 def test_tui_without_a_terminal_is_refused_cleanly():
     proc = subprocess.run([sys.executable, "-m", "advisor.cli"], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert proc.returncode == 2 and "needs a terminal" in proc.stderr
+
+
+def test_python_dash_m_advisor_runs_the_same_program():
+    """`python -m advisor` works where the venv's bin/ is not on PATH; before, it said 'cannot be directly executed'."""
+    done = subprocess.run([sys.executable, "-m", "advisor", "advise", EXAMPLE, "--format", "json"], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["recommendation"]["strategy"]
+    bad = subprocess.run([sys.executable, "-m", "advisor", "advise", "/nonexistent.yaml"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1

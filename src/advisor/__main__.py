@@ -1,0 +1,7 @@
+"""``python -m advisor``: the same program as the ``advisor`` console script (for a venv whose bin/ is not on PATH)."""
+
+import sys
+
+from ._entry import main
+
+sys.exit(main())
