@@ -190,7 +190,8 @@ class TrainingSection(_Section):
     runs_per_month: PositiveNumber | None = Field(
         default=None,
         description="Runs a month the roadmap needs; the monthly bill is runs x cost per run. Default: as many as today's "
-        "setup completes back to back in 30 days (a cluster kept busy).",
+        "setup completes back to back in 30 days (a cluster kept busy); where today's setup cannot run, the fastest option "
+        "that can on today's GPUs.",
     )
     precision: Literal["bf16", "fp16", "fp32"] = Field(default="bf16", description="Training precision: bf16 (default), fp16 or fp32.")
     global_batch_tokens: Quantity | None = Field(

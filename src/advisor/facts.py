@@ -40,6 +40,18 @@ def runs_per_month(answers: Answers, today_hours: float) -> float:
 HOURS_PER_MONTH = 24.0 * 30.0
 
 
+def _cadence_hours(answers: Answers, estimates: dict[str, StrategyEstimate], today: int) -> float:
+    """Hours of the run that sets the monthly cadence: today's, measured or modelled — but a setup that cannot run (does
+    not fit, or its batch cannot feed every rank) keeps no cadence, so then the fastest option that can run on today's
+    GPUs sets it (a cluster kept busy); where none can, today's modelled hours stand."""
+    current = estimates[answers.training.current_strategy]
+    hours = float(current.hours["mid"][today])
+    if answers.training.baseline_hours is not None or bool(current.usable[today]):
+        return hours
+    runnable = [float(e.hours["mid"][today]) for e in estimates.values() if e.usable[today]]
+    return min(runnable) if runnable else hours
+
+
 def evaluate_counts(answers: Answers, counts: np.ndarray) -> list[Evaluation]:
     """Estimate every strategy at every GPU count in one vectorised pass, and derive each count's facts.
 
@@ -50,8 +62,9 @@ def evaluate_counts(answers: Answers, counts: np.ndarray) -> list[Evaluation]:
     today = int(np.searchsorted(counts, answers.cluster.gpus)) if answers.cluster.gpus in counts else None
     if today is None:
         raise ValueError("evaluate_counts needs today's GPU count among the counts")
-    ctx["today_hours"] = float(estimates[answers.training.current_strategy].hours["mid"][today])
-    ctx["runs_per_month"] = runs_per_month(answers, ctx["today_hours"])
+    current = estimates[answers.training.current_strategy]
+    ctx["today_hours"] = float(current.hours["mid"][today])
+    ctx["runs_per_month"] = runs_per_month(answers, _cadence_hours(answers, estimates, today))
     return [_facts_at(answers, {s: e.at(i) for s, e in estimates.items()}, ctx, int(c)) for i, c in enumerate(counts)]
 
 

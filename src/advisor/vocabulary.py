@@ -67,7 +67,7 @@ def _registry() -> dict[str, FactSpec]:
         FactSpec("budget_limit", NUMBER, "Most the run may cost (only when given)."),
         FactSpec("monthly_limit", NUMBER, "Monthly bill ceiling (only when given)."),
         FactSpec("monthly_cost", NUMBER, "Cost of keeping all the GPUs busy for 30 days."),
-        FactSpec("runs_per_month", NUMBER, "Runs a month: as given, else as many as today's setup completes back to back in 30 days."),
+        FactSpec("runs_per_month", NUMBER, "Runs a month: as given, else as many as today's setup (or, where it cannot run, the fastest option that can) completes back to back in 30 days."),
         FactSpec("monthly_spend", NUMBER, "runs_per_month x the cheapest fitting option's cost per run."),
         FactSpec("deadline_days", NUMBER, "Days the run must finish in (only when given)."),
         FactSpec("replicated_states_gb", NUMBER, "Model states of an unsharded replica, 16 B/param, GB."),
