@@ -104,3 +104,14 @@ def test_the_monthly_cadence_never_comes_from_a_setup_that_cannot_run(rules):
 def test_a_measured_or_runnable_today_keeps_todays_cadence(rules):
     advice = advise(answers_from_mapping(load_mapping(EXAMPLES / "customer-service.yaml")[1]), rules)
     assert advice.plan.runs_per_month == pytest.approx(30.0 / 3.0)
+
+
+def test_no_question_or_checklist_item_is_word_for_word_the_same_in_every_scenario(rules):
+    """Issue 10: questions and checklist items are specific to the scenario and the chosen framework. Before, the
+    gradient-accumulation and micro-batch questions and the Horovod question were asked, word for word, of every case."""
+    common: set[str] | None = None
+    for case in CASES:
+        report = advise(_answers(case), rules).report()
+        texts = {q.text for q in report.questions} | {c.text for c in report.checklist}
+        common = texts if common is None else common & texts
+    assert common == set(), common

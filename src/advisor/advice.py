@@ -565,6 +565,7 @@ def _plan_facts(plan: Plan, ev: Evaluation, today_ev: Evaluation) -> dict[str, A
         "chosen_days": c.hours / 24.0,
         "chosen_cost": c.cost,
         "chosen_monthly_spend": c.monthly,
+        "chosen_day_cost": float(c.gpus) * float(ev.facts["price_per_gpu_hour"]) * 24.0,
         "chosen_comm_share": d["communication_share"],
         "chosen_memory_gb": d["memory_per_gpu_gb"],
         "chosen_micro_batch": float(d["micro_batch_size"]),

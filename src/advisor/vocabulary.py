@@ -104,6 +104,7 @@ def _registry() -> dict[str, FactSpec]:
         FactSpec("chosen_days", NUMBER, "chosen_hours / 24."),
         FactSpec("chosen_cost", NUMBER, "Cost per run of the recommended plan."),
         FactSpec("chosen_monthly_spend", NUMBER, "runs_per_month x chosen_cost."),
+        FactSpec("chosen_day_cost", NUMBER, "What a day of the recommended plan's GPUs costs: chosen_gpus x price x 24 h."),
         FactSpec("chosen_comm_share", NUMBER, "Exposed communication share of the recommended plan's step."),
         FactSpec("chosen_memory_gb", NUMBER, "Memory per GPU of the recommended plan, GB."),
         FactSpec("chosen_micro_batch", NUMBER, "Micro-batch of the recommended plan."),
