@@ -115,3 +115,26 @@ def test_no_question_or_checklist_item_is_word_for_word_the_same_in_every_scenar
         texts = {q.text for q in report.questions} | {c.text for c in report.checklist}
         common = texts if common is None else common & texts
     assert common == set(), common
+
+
+def test_a_faster_plan_at_about_the_same_cost_is_named(rules):
+    """The shipped defaults: FSDP on 64 GPUs takes 57.7 days; the what-if table priced 256 GPUs at 14.4 days for +0.1%,
+    but the summary said only 'the GPU count stays at 64'. A PM must see that 4x faster costs about the same."""
+    from advisor.questions import default_draft
+    from advisor.render import to_text
+
+    advice = advise(answers_from_mapping(default_draft()), rules)
+    fast = advice.plan.faster_same_cost
+    assert fast is not None and fast.gpus > advice.plan.chosen.gpus
+    assert fast.hours < 0.5 * advice.plan.chosen.hours and fast.cost <= 1.05 * advice.plan.chosen.cost
+    assert advice.report().plan.faster_same_cost.gpus == fast.gpus
+    assert fast.strategy == advice.plan.chosen.strategy
+    assert f"Faster for no more per run: {fast.gpus} GPUs" in to_text(advice)
+
+
+def test_no_faster_same_cost_note_where_more_gpus_cost_more(rules):
+    """1.3B over 200 Gbit/s on 512 A100s: more GPUs spend longer synchronising, so they cost more per run — nothing to
+    name."""
+    case = next(c for c in CASES if c["id"] == "small-model-512-a100-thin-network")
+    advice = advise(_answers(case), rules)
+    assert advice.plan.faster_same_cost is None

@@ -134,7 +134,8 @@ class TestResultsOnAFixedReport:
 
         data = json.loads((Path(__file__).parent / "data" / "fixed_results.json").read_text(encoding="utf-8"))
         return ResultsView(Report.model_validate(data["report"]), data["headline"], [tuple(r) for r in data["summary"]],
-                           lambda: "# Decision memo\n\n(fixed report: the memo is tested by the golden files)\n")
+                           lambda: "# Decision memo\n\n(fixed report: the memo is tested by the golden files)\n",
+                           notes=tuple(data["notes"]))
 
     def test_fixed_report_at_80x24(self, snap_compare, rules, tmp_path):
         from advisor.tui.results import ResultsScreen

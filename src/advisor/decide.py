@@ -30,6 +30,9 @@ justify a change of framework or GPU count. advisor's policy, not a published fi
 CHEAPER_WORTH_SAYING = 0.10
 """A cheaper-but-slower option is reported as a trade-off only past a 10% saving (advisor's policy)."""
 
+FASTER_WORTH_SAYING = 0.10
+"""A faster option at about the same cost (within COST_TIE) is named only past a 10% shorter run (advisor's policy)."""
+
 SEARCH_GROWTH = 4
 """Without cluster.max_gpus, a deadline may look up to 4x today's GPUs — the range of the memo's what-if table."""
 
@@ -71,6 +74,9 @@ class Plan:
     fastest: Option | None
     cheaper_slower: Option | None
     runs_per_month: float
+    faster_same_cost: Option | None = None
+    """The chosen framework on more GPUs, finishing sooner for about the same cost per run or less (near-linear
+    scaling): what a PM without a deadline should still hear."""
     constraints_broken: list[str] = field(default_factory=list)
 
     @property
@@ -107,6 +113,7 @@ class Plan:
             "cheapest_meeting_deadline": opt(self.cheapest_meeting_deadline),
             "fastest": opt(self.fastest),
             "cheaper_slower": opt(self.cheaper_slower),
+            "faster_same_cost": opt(self.faster_same_cost),
             "searched_gpu_counts": sorted({o.gpus for o in self.options}),
         }
 
@@ -187,11 +194,14 @@ def choose(options: list[Option], a: Answers, runs_per_month: float, default_str
     fastest = min(pool, key=lambda o: (o.hours, o.cost))
     slower = [o for o in pool if o.gpus < chosen.gpus and o.cost <= chosen.cost * (1 - CHEAPER_WORTH_SAYING)]
     cheaper_slower = min(slower, key=lambda o: (o.cost, -o.gpus)) if slower else None
+    quicker = [o for o in pool if o.strategy == chosen.strategy and o.gpus > chosen.gpus and o.cost <= chosen.cost * (1 + COST_TIE) and o.within_budget
+               and o.within_monthly and o.hours <= chosen.hours * (1 - FASTER_WORTH_SAYING)]
+    faster_same_cost = min(quicker, key=lambda o: (o.hours, o.cost)) if quicker else None
     return Plan(
         chosen=chosen, today=today, options=options, objective=objective,
         deadline_met=None if deadline is None else bool(chosen.meets_deadline),
         beyond_cluster=chosen.gpus > given, cheapest_meeting_deadline=cheapest_meeting, fastest=fastest,
-        cheaper_slower=cheaper_slower, runs_per_month=runs_per_month, constraints_broken=broken,
+        cheaper_slower=cheaper_slower, runs_per_month=runs_per_month, constraints_broken=broken, faster_same_cost=faster_same_cost,
     )
 
 

@@ -130,6 +130,15 @@ def _within(ok: bool) -> str:
 
 def summary_notes(advice: Advice) -> list[str]:
     """The deadline verdict, the cheapest way to meet it, what cheaper would cost in time, and the top risks."""
+    out = decision_notes(advice)
+    for w in advice.warnings[:3]:
+        out.append((_("Blocking: ") if w["blocking"] else _("Risk: ")) + w["text"])
+    return out
+
+
+def decision_notes(advice: Advice) -> list[str]:
+    """How the choice was made and the trade-offs around it (deadline, cheaper-but-slower, faster-for-the-same-cost):
+    the summary's notes without the risks, which the TUI shows in its own warnings panel."""
     p, a, cur = advice.plan, advice.answers, advice.facts["currency"]
     out = [_("How it was chosen: {objective}.", objective=p.objective)]
     dl = a.training.deadline_days
@@ -149,8 +158,12 @@ def summary_notes(advice: Advice) -> list[str]:
         slow, fast = _same_unit(c.hours, p.chosen.hours)
         out.append(_("Cheaper but slower: {gpus} GPUs with {strategy} cost {cost} a run ({change}) and take {slow} instead of {fast}.",
                      gpus=c.gpus, strategy=c.strategy, cost=money(c.cost, cur), change=pct_change(c.cost, p.chosen.cost), slow=slow, fast=fast))
-    for w in advice.warnings[:3]:
-        out.append((_("Blocking: ") if w["blocking"] else _("Risk: ")) + w["text"])
+    if p.faster_same_cost is not None:
+        f = p.faster_same_cost
+        quick, slow = _same_unit(f.hours, p.chosen.hours)
+        out.append(_("Faster for no more per run: {gpus} GPUs with {strategy} take {quick} instead of {slow}, for {cost} a run ({change}), "
+                     "if the cluster can give them.", gpus=f"{f.gpus:,}", strategy=f.strategy, quick=quick, slow=slow, cost=money(f.cost, cur),
+                     change=pct_change(f.cost, p.chosen.cost)))
     return out
 
 

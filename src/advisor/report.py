@@ -72,6 +72,7 @@ class Plan(_Part):
     cheapest_meeting_deadline: PlanPoint | None
     fastest: PlanPoint | None
     cheaper_slower: PlanPoint | None
+    faster_same_cost: PlanPoint | None = Field(description="More GPUs that finish sooner for about the same cost per run.")
     searched_gpu_counts: list[int]
 
 

@@ -16,7 +16,7 @@ from textual.widgets import DataTable, Footer, Header, Markdown, SelectionList, 
 
 from ..advice import Advice
 from ..i18n import _, N_
-from ..render import headline, hours_text, money, option_rows, spread, summary_rows, to_markdown
+from ..render import decision_notes, headline, hours_text, money, option_rows, spread, summary_rows, to_markdown
 from ..report import Report
 from .common import _esc, translate_bindings
 from .look import palette
@@ -38,11 +38,14 @@ class ResultsView:
     summary: list[tuple[str, str, str]]
     memo: Callable[[], str]
     checked: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    """How the choice was made and its trade-offs (the text summary's notes, without the risks shown apart)."""
 
     @classmethod
     def of(cls, advice: Advice, checked: tuple[str, ...] = ()) -> ResultsView:
         report = advice.report()
-        return cls(report, headline(advice), summary_rows(advice, report), lambda: to_markdown(advice), checked)
+        return cls(report, headline(advice), summary_rows(advice, report), lambda: to_markdown(advice), checked,
+                   tuple(decision_notes(advice)))
 
 
 class ResultsScreen(Screen[None]):
@@ -82,6 +85,7 @@ class ResultsScreen(Screen[None]):
                     head = [
                         f"[b]{_esc(v.headline)}[/b]",
                         *(f"{_esc(what)}: {_esc(today)} → [b]{_esc(new)}[/b]" for what, today, new in v.summary[3:]),
+                        *(f"[dim]•[/dim] {_esc(note)}" for note in v.notes),
                         "",
                         _("[b]Recommendation: {framework}[/b] ([b $accent]{strategy}[/]) on {gpus} GPUs",
                           framework=rec.framework, strategy=rec.strategy, gpus=rec.gpus),
