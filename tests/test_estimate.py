@@ -199,3 +199,24 @@ def test_the_recommendation_fits_or_is_blocked(rules, x):
     d = advice.to_dict()
     if not (d["estimate"]["fits"] and d["estimate"]["cpu_fits"]):
         assert any(w["blocking"] for w in d["warnings"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(params=st.floats(2e9, 2e12))
+def test_an_inferred_shape_is_one_megatron_can_split_eight_ways(params):
+    """A 7B model without a shape came out as 36 layers x hidden 3,988 x 31 heads: 31 heads split over no tensor-parallel
+    degree (Megatron-LM requires num_attention_heads % TP == 0), yet the search could choose TP 8 and the launch files
+    would write it. Inferred widths are whole multiples of 1,024, so heads = hidden / 128 is a multiple of 8."""
+    shape = infer_shape(params, 32000, None, None, None)
+    assert shape.hidden % 1024 == 0 and shape.heads * 128 == shape.hidden and shape.heads % 8 == 0
+    n = 12 * shape.layers * shape.hidden**2 + 13 * shape.layers * shape.hidden + 32000 * shape.hidden
+    assert n == pytest.approx(params, rel=0.15)
+
+
+@pytest.mark.parametrize("heads, allowed", [(31, {1}), (12, {1, 2, 4}), (40, {1, 2, 4, 8})])
+def test_the_layout_search_splits_only_the_heads_it_can(heads, allowed):
+    from advisor.estimate.layout import _layouts
+
+    a = _answers(model={"params": "20B", "layers": 40, "hidden_size": 6144, "attention_heads": heads}, cluster={"gpus": 64})
+    tps = {tp for tp, _, _, _ in _layouts(workload_from(a), hardware_from(a))}
+    assert tps == allowed

@@ -63,14 +63,14 @@ CP_CHOICES = (1, 2, 4, 8, 16)
 
 
 def _layouts(w: Workload, hw: Hardware) -> list[tuple[int, int, int, int]]:
-    """(TP, CP, PP, v) candidates: TP inside a node and not thinner than Megatron's published layouts; CP only for long
+    """(TP, CP, PP, v) candidates: TP inside a node, dividing the heads, not thinner than Megatron's published layouts; CP only for long
     sequences, each rank keeping at least 1,024 tokens; v > 1 only where each virtual stage keeps at least one layer."""
     cps = [c for c in CP_CHOICES if c == 1 or (w.seq_len >= CONTEXT_PARALLEL_FROM and w.seq_len // c >= 1024)]
     out = []
     for pp in pipeline_choices(w.shape.layers):
         for tp in _TP_CHOICES:
-            if tp > hw.gpus_per_node or (tp > 1 and w.shape.hidden / tp < MIN_HIDDEN_PER_TP_RANK):
-                continue
+            if tp > hw.gpus_per_node or (tp > 1 and w.shape.hidden / tp < MIN_HIDDEN_PER_TP_RANK) or w.shape.heads % tp:
+                continue  # Megatron-LM splits whole attention heads: num_attention_heads % TP == 0
             for cp in cps:
                 for v in VIRTUAL_STAGE_CHOICES:
                     if v == 1 or (pp > 1 and pp * v <= w.shape.layers):

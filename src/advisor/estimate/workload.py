@@ -205,21 +205,44 @@ class Hardware:
         return self.inter_bw / self.gpus_per_node
 
 
+SPLITTABLE_WIDTH = 1024
+"""An inferred hidden size of 2,048 or more is rounded to a multiple of 1,024, so its heads (hidden / 128) are a multiple of
+8 and every tensor-parallel degree up to a node divides them, as Megatron-LM requires (num_attention_heads % TP == 0);
+Megatron-LM 2021 Table 1's widths from 3.6B up (3,072 ... 25,600) are all such multiples. advisor's policy for shapes
+the answers leave out."""
+
+
+def _solve_hidden(params: float, vocab: int, layers: int) -> float:
+    a, b, c = 12.0 * layers, 13.0 * layers + vocab + 2.0, -params
+    return (-b + math.sqrt(b * b - 4 * a * c)) / (2 * a)
+
+
+def _solve_layers(params: float, vocab: int, hidden: int) -> int:
+    return max(1, int(round((params - vocab * hidden) / (12.0 * hidden * hidden + 13.0 * hidden))))
+
+
 def infer_shape(params: float, vocab: int, layers: int | None, hidden: int | None, heads: int | None) -> Shape:
     """Layers/hidden/heads from what was given; the rest from N = 12Lh^2 + 13Lh + Vh + 2h (Ultra-Scale Playbook)."""
     source = "given"
     if layers is None and hidden is None:
         nearest = nearest_published(params)
-        layers = nearest[1]
-        source = f"layers from the nearest published shape ({nearest[0] / 1e9:g}B, Megatron-LM 2021 Table 1); hidden solved from params"
+        solved = _solve_hidden(params, vocab, nearest[1])
+        if solved >= 2 * SPLITTABLE_WIDTH:
+            # A width tensor parallelism can split; the depth follows from the parameter count.
+            hidden = int(round(solved / SPLITTABLE_WIDTH)) * SPLITTABLE_WIDTH
+            layers = _solve_layers(params, vocab, hidden)
+            source = (f"nearest published shape ({nearest[0] / 1e9:g}B, Megatron-LM 2021 Table 1): hidden rounded to a multiple "
+                      f"of {SPLITTABLE_WIDTH}, layers solved from params")
+        else:
+            layers = nearest[1]
+            source = f"layers from the nearest published shape ({nearest[0] / 1e9:g}B, Megatron-LM 2021 Table 1); hidden solved from params"
     if hidden is None:
         assert layers is not None
-        a, b, c = 12.0 * layers, 13.0 * layers + vocab + 2.0, -params
-        hidden = max(64, int(round((-b + math.sqrt(b * b - 4 * a * c)) / (2 * a))))
+        hidden = max(64, int(round(_solve_hidden(params, vocab, layers))))
         if source == "given":
             source = "hidden solved from params and layers"
     if layers is None:
-        layers = max(1, int(round((params - vocab * hidden) / (12.0 * hidden * hidden + 13.0 * hidden))))
+        layers = _solve_layers(params, vocab, hidden)
         source = "layers solved from params and hidden"
     if heads is None:
         heads = max(1, int(round(hidden / HEAD_DIM)))
