@@ -138,3 +138,22 @@ def test_no_faster_same_cost_note_where_more_gpus_cost_more(rules):
     case = next(c for c in CASES if c["id"] == "small-model-512-a100-thin-network")
     advice = advise(_answers(case), rules)
     assert advice.plan.faster_same_cost is None
+
+
+def test_when_no_count_meets_the_deadline_the_plan_is_the_fastest_searched_not_todays_slowest(rules):
+    """70B on 8 H100s with a 7-day deadline: nothing searched meets it. The plan was ZeRO-3-offload on today's 8 GPUs,
+    32.9 days for 18,942 USD, while its own note said FSDP on 32 GPUs takes 8.1 days — for less money. When the deadline
+    is out of reach the fastest option searched (within the budget) is the plan, as its objective sentence says, and the
+    warning quotes the plan's own time."""
+    from advisor.render import to_text
+
+    a = answers_from_mapping({"model": {"params": "70B"}, "training": {"tokens": "20B", "deadline_days": 7},
+                              "cluster": {"gpu": "h100-sxm", "gpus": 8}, "budget": {"price_per_gpu_hour": 3, "limit": 20000}})
+    advice = advise(a, rules)
+    p = advice.plan
+    assert p.deadline_met is False
+    fastest_affordable = min((o for o in p.options if o.runnable and o.within_budget), key=lambda o: o.hours)
+    assert p.chosen.hours <= fastest_affordable.hours * 1.05
+    text = to_text(advice)
+    days = f"{p.chosen.hours / 24:.1f} days"
+    assert all(days in line for line in text.splitlines() if "past the 7-day deadline" in line or "past the 7 day deadline" in line)

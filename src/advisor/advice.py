@@ -158,8 +158,11 @@ class Advice:
             against = _(" ({change} against today)", change=pct_change(c.cost, t.cost)) if t.usable else ""
             out.append(_("{fw} on {gpus} GPUs takes {time} a run for {cost}{met}{against}.", fw=fw, gpus=c.gpus, time=hours_text(c.hours),
                          cost=money(c.cost, cur), met=met, against=against))
-        if p.beyond_cluster:
+        if p.beyond_cluster and p.deadline_met:
             out.append(_("Meeting the deadline needs {more} more GPUs than today's {gpus}: the cheapest way found to meet it.",
+                         more=c.gpus - a.cluster.gpus, gpus=a.cluster.gpus))
+        elif p.beyond_cluster:
+            out.append(_("Nothing searched meets the deadline; {more} more GPUs than today's {gpus} give the fastest run found.",
                          more=c.gpus - a.cluster.gpus, gpus=a.cluster.gpus))
         return out
 
@@ -578,6 +581,7 @@ def _plan_facts(plan: Plan, ev: Evaluation, today_ev: Evaluation) -> dict[str, A
         "status_quo": plan.status_quo,
         "keeps_strategy": plan.keeps_strategy,
         "gpus_added": float(c.gpus - t.gpus),
+        "today_gpus": float(t.gpus),
         "deadline_met": plan.deadline_met,
         "beyond_cluster": plan.beyond_cluster,
         "today_hours": t.hours,

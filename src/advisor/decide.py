@@ -165,7 +165,9 @@ def choose(options: list[Option], a: Answers, runs_per_month: float, default_str
             objective = _("no option on today's {gpus} GPUs meets the {days}-day deadline; the cheapest way to meet it needs more GPUs",
                           gpus=given, days=_num(deadline))
         else:
-            cands = within or pool
+            # Out of reach on every count searched: the plan is the fastest of them all (more GPUs included), as the
+            # objective says — not the fastest on today's count, which may be slower and dearer.
+            cands = pool
             mode = "time"
             broken.append("deadline")
             objective = _("nothing searched meets the {days}-day deadline, so the fastest option is shown", days=_num(deadline))

@@ -116,6 +116,7 @@ def _registry() -> dict[str, FactSpec]:
         FactSpec("chosen_tokens_per_sec", NUMBER, "Tokens/s the recommended plan consumes."),
         FactSpec("status_quo", BOOL, "The recommendation is today's strategy on today's GPU count."),
         FactSpec("keeps_strategy", BOOL, "The recommendation keeps today's strategy."),
+        FactSpec("today_gpus", NUMBER, "GPUs today (gpus is the count being evaluated, which is the plan's in the second pass)."),
         FactSpec("gpus_added", NUMBER, "chosen_gpus - gpus today (negative when fewer)."),
         FactSpec("deadline_met", BOOL, "The recommended plan meets deadline_days (only when a deadline is given)."),
         FactSpec("beyond_cluster", BOOL, "Meeting the deadline needs more GPUs than the cluster has today."),
