@@ -17,7 +17,8 @@ VIRTUAL_STAGE_CHOICES = (1, 2, 4, 8)
 """Interleaved 1F1B: each GPU holds v model chunks and the bubble shrinks v-fold (Narayanan et al. 2021 Sec 2.2.2)."""
 
 MEMORY_HEADROOM = 0.9
-"""Layouts are chosen among those that leave 10% of GPU memory free (fragmentation, NCCL buffers; issue 10)."""
+"""Layouts, micro-batches and recomputation are chosen among those that leave 10% of GPU memory free where any does
+(fragmentation, NCCL buffers; issue 10); a plan at 97% of memory fits on paper and runs out of memory in practice."""
 
 
 SHALLOW_PIPELINES = 16

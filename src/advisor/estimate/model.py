@@ -165,9 +165,10 @@ def estimate_strategy(
 ) -> StrategyEstimate:
     """Memory, time and fit for one strategy at every GPU count in ``gpus``.
 
-    Data-parallel strategies take the recomputation and micro-batch with the shortest modelled step that fit (seed:K10:
-    memory and speed trade against each other; seed:K17: memory limits the batch). Megatron takes the layout — TP x PP x v
-    and recomputation — with the shortest modelled step among those that fit with 10% headroom and keep the batch.
+    Data-parallel strategies take the recomputation and micro-batch with the shortest modelled step that fit with 10%
+    headroom, else that fit at all (seed:K10: memory and speed trade against each other; seed:K17: memory limits the
+    batch). Megatron takes the layout — TP x PP x v and recomputation — with the shortest modelled step among those that
+    fit with 10% headroom and keep the batch.
     ``like``: where that estimate fits, take its recomputation and micro-batch (CPU offload is priced as what it is, a
     way to buy memory GPU-resident ZeRO-3 lacks, not a way to change the step: so it is never faster where ZeRO-3 fits).
     """
@@ -186,7 +187,7 @@ def estimate_strategy(
     # a sweep of thousands of counts stays within a few MB per array). For a fixed layout, less recomputation is always
     # faster, so memory alone picks each candidate's recomputation and one timing pass compares the candidates.
     c_tp, c_pp, c_v, c_mb, c_cp = (np.array([c[i] for c in candidates], dtype=float)[None, :] for i in range(5))
-    room = (MEMORY_HEADROOM if spec(strategy).model_parallel else 1.0) * mem_cap
+    room = MEMORY_HEADROOM * mem_cap
     rank = np.arange(len(candidates), dtype=float)[None, :]
     best = np.zeros(n.shape, dtype=int)
     best_code = np.zeros(n.shape)
@@ -216,9 +217,11 @@ def estimate_strategy(
             tier = np.select([divides & roomy & feeds, divides & fits & feeds, divides & fits, divides], [0, 1, 2, 3], 9)
             key = tier * 1e12 + np.where(tier < 3, ev.step["mid"], ev.memory / GB)
         else:
-            # The fastest micro-batch that fits; where none fits, the least memory. On a slow link a larger micro-batch
-            # under more recomputation can beat many small micro-batches (ZeRO-3/FSDP re-gather for every micro-batch).
-            key = np.where(fits & useful, ev.step["mid"], np.where(useful, 1e12 + ev.memory / GB, 9e12))
+            # The fastest micro-batch that fits with 10% headroom, then the fastest that fits at all; where none fits, the
+            # least memory. On a slow link a larger micro-batch under more recomputation can beat many small
+            # micro-batches (ZeRO-3/FSDP re-gather for every micro-batch).
+            roomy = ev.memory <= MEMORY_HEADROOM * mem_cap
+            key = np.where(fits & useful, np.where(roomy, 0.0, 1e11) + ev.step["mid"], np.where(useful, 1e12 + ev.memory / GB, 9e12))
         key = key + rank * 1e-9  # equal keys: the earlier candidate
         pick_c = np.argmin(key, axis=1)
         best.ravel()[lo:lo + chunk] = pick_c
