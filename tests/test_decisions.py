@@ -157,3 +157,14 @@ def test_when_no_count_meets_the_deadline_the_plan_is_the_fastest_searched_not_t
     text = to_text(advice)
     days = f"{p.chosen.hours / 24:.1f} days"
     assert all(days in line for line in text.splitlines() if "past the 7-day deadline" in line or "past the 7 day deadline" in line)
+
+
+def test_one_interruption_is_singular_and_a_small_overhead_never_reads_zero(rules):
+    """Mixtral on 256 H100s for 9.7 days said 'Expect about 1 interruptions'; a 13B fine-tune said 'restarts ... add 0.0%'
+    while expecting restarts."""
+    from advisor.render import _restart_pct, to_text
+
+    case = next(c for c in CASES if c["id"] == "mixtral-8x7b-256-h100")
+    text = to_text(advise(_answers(case), rules))
+    assert "about 1 interruptions" not in text
+    assert [_restart_pct(x) for x in (0.0, 0.0001, 0.0123)] == ["0%", "<0.1%", "1.2%"]

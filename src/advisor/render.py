@@ -294,9 +294,19 @@ def scale_notes(e: Estimate, a: Answers) -> list[str]:
                        "tensor/pipeline parallelism or fewer GPUs.", ranks=f"{e.data_parallel:,}",
                        seqs=f"{e.global_batch_tokens / a.model.seq_len:,.0f}"))
     if e.expected_interruptions >= 1:
-        notes.append(_("Expect about {n} interruptions over the run at Llama 3's rate (one per ~50,700 GPU-hours); restarts add {pct} to "
-                       "the wall-clock (arXiv:2407.21783).", n=f"{e.expected_interruptions:,.0f}", pct=f"{e.interruption_overhead:.1%}"))
+        pct = _restart_pct(e.interruption_overhead)
+        if round(e.expected_interruptions) == 1:
+            notes.append(_("Expect about one interruption over the run at Llama 3's rate (one per ~50,700 GPU-hours); restarts add {pct} "
+                           "to the wall-clock (arXiv:2407.21783).", pct=pct))
+        else:
+            notes.append(_("Expect about {n} interruptions over the run at Llama 3's rate (one per ~50,700 GPU-hours); restarts add {pct} to "
+                           "the wall-clock (arXiv:2407.21783).", n=f"{e.expected_interruptions:,.0f}", pct=pct))
     return notes
+
+
+def _restart_pct(share: float) -> str:
+    """Restart overhead as a percentage that never reads 0.0% when there is some."""
+    return "0%" if share <= 0 else "<0.1%" if share < 0.0005 else f"{share:.1%}"
 
 
 def _section(lines: list[str], title: str, items: list[str]) -> None:
@@ -434,7 +444,7 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None) -> str:
           layers=w.shape.layers, hidden=w.shape.hidden, seq=w.seq_len, gpus=advice.gpus, peak=f"{a.cluster.spec.peak_tflops:g}",
           tokens=f"{e.global_batch_tokens:,.0f}", step=f"{e.step_seconds:.2f}", compute=f"{e.compute_seconds_per_step:.2f}",
           comm=f"{e.communication_seconds_per_step:.2f}", exposed=f"{e.exposed_communication_seconds_per_step:.2f}",
-          steps=f"{e.steps:,.0f}", restarts=f"{e.interruption_overhead:.1%}"))
+          steps=f"{e.steps:,.0f}", restarts=_restart_pct(e.interruption_overhead)))
     add("")
     for note in scale_notes(e, a):
         add(f"- {note}")
