@@ -184,6 +184,9 @@ def choose(options: list[Option], a: Answers, runs_per_month: float, default_str
             objective = _("no option on {gpus} GPUs stays within budget, so fewer GPUs were searched; the cheapest option wins", gpus=given)
     affordable = [o for o in cands if o.within_budget and o.within_monthly]
     if affordable:
+        if mode == "time" and deadline is not None and min(o.hours for o in affordable) > min(o.hours for o in cands):
+            objective = _("nothing searched meets the {days}-day deadline, so the fastest option within the budget is shown",
+                          days=_num(deadline))
         cands = affordable
     else:
         if any(not o.within_budget for o in cands):

@@ -146,8 +146,8 @@ def decision_notes(advice: Advice) -> list[str]:
         cm = p.cheapest_meeting_deadline
         if cm is None:
             fastest = p.fastest
-            tail = (_(": the fastest option, {strategy} on {gpus} GPUs, takes {time}.", strategy=fastest.strategy, gpus=fastest.gpus,
-                      time=hours_text(fastest.hours)) if fastest else ".")
+            tail = (_(": the fastest option, {strategy} on {gpus} GPUs, takes {time} for {cost} a run.", strategy=fastest.strategy,
+                      gpus=fastest.gpus, time=hours_text(fastest.hours), cost=money(fastest.cost, cur)) if fastest else ".")
             out.append(_("The {days}-day deadline cannot be met with up to {most} GPUs{tail}", days=format_number(dl),
                          most=f"{max(o.gpus for o in p.options):,}", tail=tail))
         elif cm.gpus != p.chosen.gpus or cm.cost < p.chosen.cost * (1 - COST_TIE):
