@@ -12,6 +12,7 @@ TUI at start-up; library callers can use ``with language("zh"):``.
 from __future__ import annotations
 
 import os
+import re
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import cache
@@ -72,11 +73,23 @@ def catalog(lang: str) -> dict[str, str]:
     return {str(k): str(v) for k, v in data.items()}
 
 
+_ONE_GPUS = re.compile(r"(?<![\d.,])1 (GPU|node)s\b")
+
+
+def singular(text: str) -> str:
+    """'1 GPUs' -> '1 GPU' (and nodes): messages say '{gpus} GPUs', and a one-GPU job is a real answer. English only;
+    Chinese has no plural."""
+    return _ONE_GPUS.sub(r"1 \1", text) if "1 " in text else text
+
+
 def _(msgid: str, /, **values: Any) -> str:
     """The current language's text for ``msgid``, with ``{name}`` placeholders filled from ``values``."""
     lang = _current.get()
     text = catalog(lang).get(msgid, msgid) if lang != "en" else msgid
-    return text.format(**values) if values else text
+    if not values:
+        return text
+    text = text.format(**values)
+    return singular(text) if lang == "en" else text
 
 
 def N_(msgid: str, /) -> str:

@@ -35,7 +35,7 @@ from collections.abc import Callable
 from .strategies import STRATEGIES
 from .errors import AdvisorError, RuleLoadError
 from .vocabulary import BOOL, FACTS, NUMBER, TEXT
-from .i18n import LANGUAGES, zh
+from .i18n import LANGUAGES, singular, zh
 from .safeload import load_mapping
 
 OPERATORS: dict[str, tuple[set[str], str]] = {
@@ -675,7 +675,7 @@ def render_template(text: str | Text, facts: dict[str, Any]) -> str:
             return format_number(value)
         return str(value)
 
-    return _TEMPLATE.sub(fill, text)
+    return singular(_TEMPLATE.sub(fill, text)) if not zh() else _TEMPLATE.sub(fill, text)
 
 
 def format_number(value: float) -> str:
