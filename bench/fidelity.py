@@ -164,7 +164,7 @@ def _strategy_of(framework: str) -> str:
     return "fsdp"
 
 
-def benchmarks(runs: list[dict[str, Any]]) -> None:
+def benchmarks(runs: list[dict[str, Any]], shapes: dict[str, Any] | None = None) -> None:
     print("\n2. Throughput benchmarks: published vs modelled MFU at the benchmark's own GPU count\n")
     print(f"{'benchmark':<52} {'strategy':<16} {'GPUs':>6} {'published':>9} {'modelled':>9} {'ratio':>6}")
     ratios = []
@@ -181,6 +181,9 @@ def benchmarks(runs: list[dict[str, Any]]) -> None:
         if published is None:
             continue
         model: dict[str, Any] = {"params": run["params_b"] * 1e9, **_shape_from_notes(run.get("notes") or "")}
+        for prefix, shape in (shapes or {}).items():
+            if run["name"].startswith(prefix):
+                model.update(shape["model"])
         training: dict[str, Any] = {"tokens": 1e12}
         seq, batch = _batch_of(run)
         if seq:
@@ -210,7 +213,7 @@ def main() -> None:
     runs = yaml.safe_load(path.read_text())
     scenarios = yaml.safe_load(SCENARIOS.read_text())
     full_runs(runs, scenarios)
-    benchmarks(runs)
+    benchmarks(runs, scenarios.get("benchmark_shapes"))
 
 
 if __name__ == "__main__":
