@@ -198,7 +198,9 @@ def choose(options: list[Option], a: Answers, runs_per_month: float, default_str
     cheapest_meeting = min(meeting, key=lambda o: (o.cost, o.hours)) if meeting else None
     fastest = min(pool, key=lambda o: (o.hours, o.cost))
     slower = [o for o in pool if o.gpus < chosen.gpus and o.cost <= chosen.cost * (1 - CHEAPER_WORTH_SAYING)]
-    cheaper_slower = min(slower, key=lambda o: (o.cost, -o.gpus)) if slower else None
+    # Of the options within the cost tie of the cheapest, the fastest: '512 GPUs, 24.6 h, 17% less' says more than
+    # '8 GPUs, 65 days, 17% less' when both cost the same.
+    cheaper_slower = min(tie_band(slower), key=lambda o: (o.hours, o.cost)) if slower else None
     quicker = [o for o in pool if o.strategy == chosen.strategy and o.gpus > chosen.gpus and o.cost <= chosen.cost * (1 + COST_TIE) and o.within_budget
                and o.within_monthly and o.hours <= chosen.hours * (1 - FASTER_WORTH_SAYING)]
     faster_same_cost = min(quicker, key=lambda o: (o.hours, o.cost)) if quicker else None
