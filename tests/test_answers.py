@@ -30,6 +30,8 @@ def test_every_shipped_example_loads(path):
 BAD_MAPPINGS = [
     ("unknown key suggests the right one", with_(MINIMAL, model={"parms": "7B"}), ["model.parms", "did you mean 'params'"]),
     ("typo in a section name", {**MINIMAL, "clustr": {}}, ["clustr", "did you mean 'cluster'"]),
+    ("a key under the wrong section says where it belongs", with_(MINIMAL, team={"multi_tenant": True}),
+     ["team.multi_tenant", "it belongs under cluster: cluster.multi_tenant"]),
     ("missing required field", with_(MINIMAL, model={"params": None}), ["model.params", "required"]),
     ("negative count", with_(MINIMAL, cluster={"gpus": -8}), ["cluster.gpus", "positive whole number"]),
     ("zero count", with_(MINIMAL, cluster={"gpus": 0}), ["cluster.gpus", "positive whole number"]),

@@ -445,7 +445,13 @@ def _one(err: dict[str, Any], root: type[BaseModel]) -> str:
         options = _fields_at(root, parent)
         close = difflib.get_close_matches(key, options, n=1, cutoff=0.6)
         where = ".".join(str(p) for p in parent) or _("top level")
-        hint = _("; did you mean '{name}'?", name=close[0]) if close else (_("; known keys: {names}", names=", ".join(options)) if options else "")
+        home = _section_holding(root, parent, key) if not close else None
+        if home:
+            hint = _("; it belongs under {section}: {section}.{key}", section=home, key=key)
+        elif close:
+            hint = _("; did you mean '{name}'?", name=close[0])
+        else:
+            hint = _("; known keys: {names}", names=", ".join(options)) if options else ""
         return _("{path}: unknown key '{key}' in {where}{hint}", path=path, key=key, where=where, hint=hint)
     if kind == "missing":
         desc = _description_at(root, loc)
@@ -464,6 +470,16 @@ def _one(err: dict[str, Any], root: type[BaseModel]) -> str:
         desc = _description_at(root, loc)
         msg = _("{what} is not allowed", what=_describe(err.get("input"))) + (f"; {desc}" if desc else "")
     return f"{path}: {msg}" if path else msg
+
+
+def _section_holding(root: type[BaseModel], parent: list[Any], key: str) -> str | None:
+    """The other top-level section that has ``key`` (team.multi_tenant belongs under cluster), if the key is one."""
+    if len(parent) != 1:
+        return None
+    for section in root.model_fields:
+        if section != parent[0] and key in _fields_at(root, [section]):
+            return section
+    return None
 
 
 def _submodel(model: type[BaseModel], name: str) -> type[BaseModel] | None:
