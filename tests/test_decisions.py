@@ -208,3 +208,25 @@ def test_the_cheaper_option_named_is_the_fastest_of_the_cheapest(rules):
     band = [o for o in p.options if o.runnable and o.gpus < p.chosen.gpus and o.cost <= cheapest * 1.05]
     assert c.hours == min(o.hours for o in band)
     assert c.hours < 2 * 24
+
+
+def test_a_slow_data_pipeline_bounds_the_time_it_warns_about(rules):
+    """13B on 256 Ascend 910B with a 300,000 tokens/s loader: the warning said the GPUs would be at most 67% busy, yet
+    the time (12.9 days) and cost assumed full speed, and the summary offered 1,024 GPUs finishing in 3.2 days — four
+    times the rate the loader can deliver. The run takes at least tokens / loader rate."""
+    from advisor.render import to_text
+
+    a = answers_from_mapping({"model": {"params": "13B"}, "training": {"tokens": "500B", "deadline_days": 20},
+                              "cluster": {"gpu": "910B", "gpus": 256, "inter_node_gbps": 800, "data_pipeline_tokens_per_sec": 300000},
+                              "budget": {"price_per_gpu_hour": 8, "currency": "CNY"}})
+    advice = advise(a, rules)
+    floor_h = 500e9 / 300000 / 3600
+    assert advice.plan.chosen.hours >= floor_h
+    assert all(o.hours >= floor_h for o in advice.plan.options if o.runnable)
+    assert advice.plan.faster_same_cost is None
+    # More GPUs than the loader can feed buy nothing: the deadline is met on fewer, for less.
+    assert advice.plan.chosen.gpus < 256 and advice.plan.deadline_met
+    text = to_text(advice)
+    warning = next(line for line in text.splitlines() if "The data pipeline delivers 300,000 tokens/s" in line)
+    assert "the GPUs can be at most" in warning  # demand is what the GPUs could take, not what the loader gives them
+    assert "Data loading sets the pace" in text

@@ -23,7 +23,7 @@ from .estimate import (
     cost,
     deepspeed_table,
 )
-from .facts import Evaluation, evaluate_counts
+from .facts import Evaluation, evaluate_counts, gpu_bound_hours
 from .strategies import DEEPSPEED_ESTIMATED, SIMPLICITY
 from .strategies import FRAMEWORKS, MEMORY_CONVENTION
 from .i18n import _, zh
@@ -577,7 +577,7 @@ def _plan_facts(plan: Plan, ev: Evaluation, today_ev: Evaluation) -> dict[str, A
         "chosen_tp": float(d["tensor_parallel"]),
         "chosen_pp": float(d["pipeline_parallel"]),
         "chosen_vpp": float(d["virtual_pipeline_stages"]),
-        "chosen_tokens_per_sec": tokens / (c.hours * 3600.0) if c.hours > 0 else 0.0,
+        "chosen_tokens_per_sec": tokens / (gpu_hours * 3600.0) if (gpu_hours := gpu_bound_hours(ev.estimates[c.strategy])) > 0 else 0.0,
         "status_quo": plan.status_quo,
         "keeps_strategy": plan.keeps_strategy,
         "gpus_added": float(c.gpus - t.gpus),

@@ -40,6 +40,11 @@ def runs_per_month(answers: Answers, today_hours: float) -> float:
 HOURS_PER_MONTH = 24.0 * 30.0
 
 
+def gpu_bound_hours(e: StrategyEstimate) -> float:
+    """Mid-band hours at this count were data loading to keep up."""
+    return float((e.gpu_bound_hours if e.gpu_bound_hours is not None else e.hours["mid"])[0])
+
+
 def _cadence_hours(answers: Answers, estimates: dict[str, StrategyEstimate], today: int) -> float:
     """Hours of the run that sets the monthly cadence: today's, measured or modelled — but a setup that cannot run (does
     not fit, or its batch cannot feed every rank) keeps no cadence, so then the fastest option that can run on today's
@@ -147,7 +152,9 @@ def _facts_at(a: Answers, estimates: dict[str, StrategyEstimate], ctx: dict[str,
     f["over_deadline"] = a.training.deadline_days is not None and f["best_days"] > a.training.deadline_days
     f["over_monthly_limit"] = a.budget.monthly_limit is not None and f["monthly_spend"] > a.budget.monthly_limit
     f["zero_memory_saving_pct"] = 100.0 * (1.0 - f["memory_gb.deepspeed-zero2"] / f["memory_gb.ddp"])
-    tokens_per_sec = ctx["tokens"] / (f["best_hours"] * 3600.0) if f["best_hours"] > 0 else 0.0
+    # What the GPUs could consume if loading kept up (hours already include a slow loader's bound).
+    gpu_hours = min(gpu_bound_hours(estimates[s]) for s in pool)
+    tokens_per_sec = ctx["tokens"] / (gpu_hours * 3600.0) if gpu_hours > 0 else 0.0
     f["tokens_per_sec_needed"] = tokens_per_sec
     if a.cluster.data_pipeline_tokens_per_sec is not None and tokens_per_sec > 0:
         f["data_pipeline_ratio"] = a.cluster.data_pipeline_tokens_per_sec / tokens_per_sec

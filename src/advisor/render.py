@@ -293,6 +293,11 @@ def scale_notes(e: Estimate, a: Answers) -> list[str]:
         notes.append(_("{ranks} data-parallel ranks but only {seqs} sequences per step: the batch cannot feed every rank; use "
                        "tensor/pipeline parallelism or fewer GPUs.", ranks=f"{e.data_parallel:,}",
                        seqs=f"{e.global_batch_tokens / a.model.seq_len:,.0f}"))
+    rate = a.cluster.data_pipeline_tokens_per_sec
+    if rate and e.global_batch_tokens / rate >= e.step_seconds * 0.999:
+        notes.append(_("Data loading sets the pace: at {rate} tokens/s the loader needs {load} s per batch, longer than the GPUs' "
+                       "{gpu} s, so the time above is the loader's.", rate=f"{rate:,.0f}", load=f"{e.global_batch_tokens / rate:.2f}",
+                       gpu=f"{e.compute_seconds_per_step + e.exposed_communication_seconds_per_step:.2f}"))
     if e.expected_interruptions >= 1:
         pct = _restart_pct(e.interruption_overhead)
         if round(e.expected_interruptions) == 1:

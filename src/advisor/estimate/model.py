@@ -54,6 +54,8 @@ class StrategyEstimate:
     """Tokens per optimizer step: the global batch as given, at every GPU count."""
     interruption_factor: np.ndarray
     collectives: list[Collective]
+    gpu_bound_hours: np.ndarray | None = None
+    """Mid-band hours if data loading kept up: what the GPUs could do (the loader's bound is already in ``hours``)."""
 
     @property
     def communication_share(self) -> np.ndarray:
@@ -240,14 +242,20 @@ def estimate_strategy(
 
     batch_tokens = np.full(n.shape, seqs * w.seq_len)
     overhead = interruption_overhead(n)
-    hours = {band: ev.step[band] * (tokens / batch_tokens) * overhead / 3600.0 for band in ev.step}
+    gpu_bound_hours = ev.step["mid"] * (tokens / batch_tokens) * overhead / 3600.0
+    step = ev.step
+    if hw.data_tokens_per_sec:
+        # The loader feeds one batch in batch_tokens / rate seconds: no step is shorter (seed:K19).
+        step = {band: np.maximum(s, batch_tokens / hw.data_tokens_per_sec) for band, s in ev.step.items()}
+    hours = {band: step[band] * (tokens / batch_tokens) * overhead / 3600.0 for band in step}
     comm = sum((c.seconds for c in ev.plan), np.zeros_like(n))
     ep = np.where(w.is_moe & spec(strategy).model_parallel, ev.dp, 1.0) * ones
     return StrategyEstimate(
         strategy=strategy, gpus=n, recompute=np.array([_RECOMPUTE_NAME[float(c)] for c in best_code.ravel()], dtype=object).reshape(n.shape),
         recompute_code=best_code, model_states=ev.states, activations=ev.act, memory=ev.memory,
         cpu_per_node=cpu, fits=fits, cpu_fits=cpu_fits, batch_ok=batch_ok, compute_s=ev.compute["mid"], comm_s=comm,
-        exposed_comm_s=ev.exposed["mid"], bubble_s=ev.compute["mid"] * ev.bubble, step_s=ev.step, hours=hours,
+        exposed_comm_s=ev.exposed["mid"], bubble_s=ev.compute["mid"] * ev.bubble, step_s=step, hours=hours,
+        gpu_bound_hours=gpu_bound_hours,
         accumulation=ev.accumulation, max_micro_batch=max_mb, tp=tp, pp=pp, vpp=vpp, ep=ep, cp=cp, micro_batch=mb,
         batch_tokens=batch_tokens, interruption_factor=overhead, collectives=ev.plan,
     )
@@ -282,6 +290,8 @@ def estimate_all(answers: Answers, gpus: np.ndarray | None = None) -> tuple[dict
             like = estimate_strategy(twin, w, hw, here, tokens) if twin else None
             ref_hours = estimate_strategy(current, w, hw, here, tokens, like).hours
         for est in results.values():
+            if est.gpu_bound_hours is not None:
+                est.gpu_bound_hours = baseline * est.gpu_bound_hours / ref_hours["mid"][0]
             for band in est.hours:
                 est.hours[band] = baseline * est.hours[band] / ref_hours[band][0]
         implied = tokens * baseline / ref_hours["mid"][0]

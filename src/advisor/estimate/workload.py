@@ -198,6 +198,8 @@ class Hardware:
     host_bw: float
     cpu_memory_per_node: float | None
     intra_link: str
+    data_tokens_per_sec: float | None = None
+    """The data loader's measured throughput, if given: no step is faster than it can feed the batch."""
 
     @property
     def inter_bw_per_gpu(self) -> float:
@@ -293,4 +295,5 @@ def hardware_from(answers: Answers) -> Hardware:
         host_bw=spec.pcie_gbs * GB,
         cpu_memory_per_node=c.cpu_memory_gb_per_node * GB if c.cpu_memory_gb_per_node else None,
         intra_link=intra_link,
+        data_tokens_per_sec=c.data_pipeline_tokens_per_sec,
     )
