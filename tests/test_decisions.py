@@ -230,3 +230,21 @@ def test_a_slow_data_pipeline_bounds_the_time_it_warns_about(rules):
     warning = next(line for line in text.splitlines() if "The data pipeline delivers 300,000 tokens/s" in line)
     assert "the GPUs can be at most" in warning  # demand is what the GPUs could take, not what the loader gives them
     assert "Data loading sets the pace" in text
+
+
+def test_fewer_gpus_that_finish_as_fast_for_much_less_are_the_plan(rules):
+    """The shipped defaults with a 100,000 tokens/s loader: 64 GPUs wait on data, and the summary read 'Cheaper but
+    slower: 32 GPUs cost 50% less and take 115.8 days instead of 115.8 days' — while recommending the 64. An option no
+    slower (within the 5% tie) and at least 10% cheaper is the better plan, deadline or not."""
+    from advisor.questions import default_draft
+    from advisor.render import to_text
+
+    draft = default_draft()
+    draft["cluster"]["data_pipeline_tokens_per_sec"] = 100000
+    advice = advise(answers_from_mapping(draft), rules)
+    p = advice.plan
+    at_64 = p.option("fsdp", 64)
+    assert at_64 is not None
+    assert p.chosen.gpus < 64 and p.chosen.hours <= at_64.hours * 1.05 and p.chosen.cost <= at_64.cost * 0.9
+    text = to_text(advice)
+    assert not any("instead of" in line and line.count(f"{p.chosen.hours / 24:.1f} days") == 2 for line in text.splitlines())

@@ -194,6 +194,15 @@ def choose(options: list[Option], a: Answers, runs_per_month: float, default_str
         if any(not o.within_monthly for o in cands):
             broken.append("monthly ceiling")
     chosen = min(tie_band(cands, "hours" if mode == "time" else "cost"), key=preference(current, given, default_strategy))
+    # Fewer GPUs that finish as fast (within the tie) for at least 10% less dominate the choice, deadline or not: GPUs
+    # waiting on a slow loader or a thin network buy nothing.
+    as_fast = [o for o in pool if o.gpus < chosen.gpus and o.hours <= chosen.hours * (1 + COST_TIE)
+               and o.cost <= chosen.cost * (1 - CHEAPER_WORTH_SAYING) and o.within_budget and o.within_monthly
+               and (deadline is None or o.meets_deadline or not chosen.meets_deadline)]
+    if as_fast:
+        first, chosen = chosen, min(tie_band(as_fast), key=preference(current, given, default_strategy))
+        objective = _("{gpus} GPUs finish about as fast as {more} for at least 10% less, so fewer GPUs were chosen",
+                      gpus=chosen.gpus, more=first.gpus)
     meeting = [o for o in pool if o.meets_deadline] if deadline is not None else []
     cheapest_meeting = min(meeting, key=lambda o: (o.cost, o.hours)) if meeting else None
     fastest = min(pool, key=lambda o: (o.hours, o.cost))
