@@ -241,3 +241,24 @@ async def test_launch_files_export_from_the_results_screen(rules, tmp_path):
         assert isinstance(app.screen, ConfirmDialog)
         await keys(pilot, "n")
         assert isinstance(app.screen, ResultsScreen)
+
+
+async def test_going_back_keeps_what_was_typed_on_the_step(rules, tmp_path):
+    """Typing 16 GPUs and pressing Esc lost the 16: Back re-drew the previous step from the draft without the edit.
+    A valid edit is kept on the way back; an invalid one is dropped with a notice, not silently."""
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await enter_through(pilot, 3)
+        screen = app.screen
+        assert screen.step.id == "gpus"
+        await type_into_focused(pilot, "16")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert screen.step.id == "gpu" and app.draft["cluster"]["gpus"] == 16
+        await pilot.press("enter")
+        await pilot.pause()
+        await type_into_focused(pilot, "-3")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert screen.step.id == "gpu" and app.draft["cluster"]["gpus"] == 16

@@ -238,7 +238,16 @@ class QuestionScreen(Screen[None]):
             await self.render_step()
 
     async def action_back(self) -> None:
+        """Back keeps a valid edit on this step (as Next would) and drops an invalid one with a notice."""
         if self.index > 0:
+            draft = self._read()
+            problem = step_error(draft, self.step)
+            if problem:
+                self.notify(_("Not kept: {problem}", problem=problem), severity="warning", markup=False)
+            elif draft != self.app_.draft:
+                reconcile(draft, self.app_.draft)
+                self.app_.draft = draft
+                self.app_.refresh_live(self.query_one(LivePanel))
             self.index -= 1
             await self.render_step()
 
