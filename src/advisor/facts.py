@@ -42,7 +42,7 @@ HOURS_PER_MONTH = 24.0 * 30.0
 
 def gpu_bound_hours(e: StrategyEstimate) -> float:
     """Mid-band hours at this count were data loading to keep up."""
-    return float((e.gpu_bound_hours if e.gpu_bound_hours is not None else e.hours["mid"])[0])
+    return float(e.gpu_bound_hours[0])
 
 
 def _cadence_hours(answers: Answers, estimates: dict[str, StrategyEstimate], today: int) -> float:

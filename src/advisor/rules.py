@@ -675,7 +675,8 @@ def render_template(text: str | Text, facts: dict[str, Any]) -> str:
             return format_number(value)
         return str(value)
 
-    return singular(_TEMPLATE.sub(fill, text)) if not zh() else _TEMPLATE.sub(fill, text)
+    filled = _TEMPLATE.sub(fill, text)
+    return filled if zh() else singular(filled)
 
 
 def format_number(value: float) -> str:

@@ -54,7 +54,7 @@ class StrategyEstimate:
     """Tokens per optimizer step: the global batch as given, at every GPU count."""
     interruption_factor: np.ndarray
     collectives: list[Collective]
-    gpu_bound_hours: np.ndarray | None = None
+    gpu_bound_hours: np.ndarray
     """Mid-band hours if data loading kept up: what the GPUs could do (the loader's bound is already in ``hours``)."""
 
     @property
@@ -290,8 +290,7 @@ def estimate_all(answers: Answers, gpus: np.ndarray | None = None) -> tuple[dict
             like = estimate_strategy(twin, w, hw, here, tokens) if twin else None
             ref_hours = estimate_strategy(current, w, hw, here, tokens, like).hours
         for est in results.values():
-            if est.gpu_bound_hours is not None:
-                est.gpu_bound_hours = baseline * est.gpu_bound_hours / ref_hours["mid"][0]
+            est.gpu_bound_hours = baseline * est.gpu_bound_hours / ref_hours["mid"][0]
             for band in est.hours:
                 est.hours[band] = baseline * est.hours[band] / ref_hours[band][0]
         implied = tokens * baseline / ref_hours["mid"][0]

@@ -216,17 +216,24 @@ class QuestionScreen(Screen[None]):
 
     def accept(self) -> bool:
         """Validate the step through the answers model; advance only when it holds."""
+        problem = self._keep()
+        if problem:
+            self.query_one("#error", Static).update(Text(problem, style=f"bold {palette(self.app.current_theme.dark)['error']}"))
+            return False
+        return True
+
+    def _keep(self) -> str | None:
+        """Put this step's fields into the draft when they validate; else leave the draft alone and return the problem."""
         draft = self._read()
         note = reconcile(draft, self.app_.draft)
         if note:
             self.notify(note, markup=False)
         problem = step_error(draft, self.step)
         if problem:
-            self.query_one("#error", Static).update(Text(problem, style=f"bold {palette(self.app.current_theme.dark)['error']}"))
-            return False
+            return problem
         self.app_.draft = draft
         self.app_.refresh_live(self.query_one(LivePanel))
-        return True
+        return None
 
     async def action_next(self) -> None:
         if not self.accept():
@@ -240,14 +247,9 @@ class QuestionScreen(Screen[None]):
     async def action_back(self) -> None:
         """Back keeps a valid edit on this step (as Next would) and drops an invalid one with a notice."""
         if self.index > 0:
-            draft = self._read()
-            problem = step_error(draft, self.step)
+            problem = self._keep()
             if problem:
                 self.notify(_("Not kept: {problem}", problem=problem), severity="warning", markup=False)
-            elif draft != self.app_.draft:
-                reconcile(draft, self.app_.draft)
-                self.app_.draft = draft
-                self.app_.refresh_live(self.query_one(LivePanel))
             self.index -= 1
             await self.render_step()
 
