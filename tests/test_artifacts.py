@@ -12,6 +12,7 @@ from advisor.advice import advise
 from advisor.answers import STRATEGIES, answers_from_mapping, load_answers
 from advisor.artifacts import build_artifacts, deepspeed_config, write_artifacts
 from advisor.cli import main
+from advisor.deployment import deployment
 from advisor.errors import OutputError
 
 from .conftest import EXAMPLES, MINIMAL, with_
@@ -41,7 +42,7 @@ def test_each_strategy_gets_its_files(rules, strategy):
 @pytest.mark.parametrize("precision", ["bf16", "fp16", "fp32"])
 def test_deepspeed_batch_identity_and_stage(rules, strategy, precision):
     advice = _advice_for(rules, strategy, training={"precision": precision})
-    cfg = deepspeed_config(advice)
+    cfg = deepspeed_config(deployment(advice.evaluation, strategy))
     e = advice.estimate_dict(strategy)
     assert cfg["train_batch_size"] == cfg["train_micro_batch_size_per_gpu"] * cfg["gradient_accumulation_steps"] * e["data_parallel"]
     assert cfg["zero_optimization"]["stage"] == {"deepspeed-zero1": 1, "deepspeed-zero2": 2}.get(strategy, 3)
@@ -57,7 +58,10 @@ def test_horovod_and_megatron_commands(rules):
     mg = {a.name: a.text for a in build_artifacts(advice)}
     assert f"--tensor-model-parallel-size {e['tensor_parallel']}" in mg["launch.sh"] and "--use-distributed-optimizer" in mg["launch.sh"]
     assert f"--pipeline-model-parallel-size {e['pipeline_parallel']}" in mg["launch.sh"]
-    assert ("--num-layers-per-virtual-pipeline-stage" in mg["launch.sh"]) == (e["virtual_pipeline_stages"] > 1)
+    d = deployment(advice.evaluation, "megatron-3d")
+    chunks = "--num-virtual-stages-per-pipeline-rank" in mg["launch.sh"] or "--pipeline-model-parallel-layout" in mg["launch.sh"]
+    assert chunks == (e["virtual_pipeline_stages"] > 1 or d.pipeline_layout is not None)
+    assert "--num-layers-per-virtual-pipeline-stage" not in mg["launch.sh"]
 
 
 def test_sbatch_matches_the_cluster_shape(rules):
@@ -111,7 +115,7 @@ def test_generated_ds_config_validates_against_deepspeeds_own_schema(rules, exam
 
     advice = advise(load_answers(EXAMPLES / f"{example}.yaml"), rules)
     advice.strategy = strategy
-    cfg = deepspeed_config(advice)
+    cfg = deepspeed_config(deployment(advice.evaluation, strategy))
     dp = advice.estimate_dict(strategy)["data_parallel"]
 
     class DataParallel:

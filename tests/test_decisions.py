@@ -90,14 +90,16 @@ def test_a_cheaper_claim_always_states_the_time_it_costs(rules):
 def test_the_monthly_cadence_never_comes_from_a_setup_that_cannot_run(rules):
     """The shipped defaults (7B, DDP today on 64 A100s) : DDP does not fit, yet its modelled 72 days set '0.4 runs a
     month', and the recommended FSDP, which runs 58 days back to back, was billed 0.4 x its cost — 23% under what
-    keeping the cluster busy costs. Where today's setup cannot run, the cadence is that of the fastest option that can."""
+    keeping the cluster busy costs. Where today's setup cannot run, the cadence is that of the fastest option that can
+    (the recommendation may be one within the cost tie and up to 2% slower: FSDP's first all-gather per pass is exposed,
+    ZeRO-2's gradients hide behind the backward)."""
     from advisor.questions import default_draft
 
     advice = advise(answers_from_mapping(default_draft()), rules)
     report = advice.report()
     assert not (report.today.fits and report.today.batch_ok)
     chosen_days = report.estimate.wall_clock_hours / 24
-    assert advice.plan.runs_per_month * chosen_days <= 30.0 + 1e-6
+    assert advice.plan.runs_per_month * chosen_days <= 30.0 * 1.02
     assert advice.plan.runs_per_month == pytest.approx(30.0 / chosen_days, rel=0.02)
 
 

@@ -107,13 +107,15 @@ def test_the_global_batch_is_kept_as_given_at_every_gpu_count(gpus):
 
 
 def test_more_gpus_never_miss_a_deadline_fewer_gpus_meet_when_compute_bound():
-    """No sawtooth: on a fast fabric, FSDP's time does not rise as whole nodes are added."""
+    """No sawtooth: on a fast fabric, FSDP's time does not rise as whole nodes are added. (The first layer's all-gather,
+    which nothing hides, grows with the ring's (nodes-1)/nodes by under 1e-4 of the step where the per-rank share stays put; a
+    sawtooth is percent-level.)"""
     a = _answers(model={"params": "7B"}, training={"global_batch_tokens": "4M", "tokens": "1T"},
                  cluster={"gpu": "h100-sxm", "gpus": 512, "inter_node_gbps": 3200})
     counts = np.arange(8, 513, 8, dtype=float)
     e = estimate_all(a, counts)[0]["fsdp"]
     h = e.hours["mid"] / e.interruption_factor  # restarts do grow with GPUs (Llama 3's rate); the steps must not
-    assert np.all(np.diff(h) <= 1e-9 * h[:-1]), counts[1:][np.diff(h) > 0]
+    assert np.all(np.diff(h) <= 1e-4 * h[:-1]), counts[1:][np.diff(h) > 1e-4 * h[:-1]]
     assert np.all(e.batch_tokens == 4e6 // 2048 * 2048)
 
 
@@ -145,15 +147,36 @@ def test_pipeline_stages_may_be_uneven():
     assert 105 in pipeline_choices(105)
 
 
-def test_fsdp_and_zero3_shard_all_parameters_of_a_moe_and_move_no_tokens_between_experts():
-    moe = _answers(model={"params": "47B", "active_params": "13B"}, cluster={"gpu": "h100-sxm", "gpus": 256})
-    est, _ = estimate_all(moe)
-    for s in ("fsdp", "deepspeed-zero3"):
-        gather = _plan(est[s], "parameter all-gather (forward and backward)")
-        assert gather.payload[0] == 2 * 47e9, s
-        assert "expert all-to-all" not in {c.name for c in est[s].collectives}, s
-    assert "expert all-to-all" in {c.name for c in est["megatron-3d"].collectives}
-    assert est["megatron-3d"].ep[0] > 1
+def test_zero3_gathers_all_of_a_moe_while_fsdp_and_megatron_split_its_experts():
+    """Issue 25: a Mixtral-like model (46.7B, 12.9B active, 8 experts, top-2) on 256 H100 had FSDP gather all 46.7B
+    weights per micro-batch (558 GB a GPU a step) while published MoE stacks pair FSDP with expert parallelism
+    (torchtitan; megatron-core MoE README). ZeRO-3 here has no expert parallelism and gathers everything; FSDP and
+    Megatron hold 1/EP of the experts, gather only the dense part and their experts, and route tokens (all-to-all)."""
+    moe = _answers(model={"params": "46.7B", "active_params": "12.9B", "experts": 8, "experts_per_token": 2},
+                   cluster={"gpu": "h100-sxm", "gpus": 256})
+    est, ctx = estimate_all(moe)
+    w = ctx["workload"]
+    assert w.dense_params == pytest.approx((8 * 12.9e9 - 2 * 46.7e9) / 6)
+    z3 = est["deepspeed-zero3"]
+    assert _plan(z3, "parameter all-gather (forward and backward)").payload[0] == 2 * 46.7e9
+    assert "expert all-to-all" not in {c.name for c in z3.collectives}
+    fsdp = est["fsdp"]
+    assert fsdp.ep[0] == 8
+    assert _plan(fsdp, "parameter all-gather (forward and backward)").payload[0] == pytest.approx(2 * (w.dense_params + w.expert_params / 8))
+    assert "expert all-to-all" in {c.name for c in fsdp.collectives}
+    mega = est["megatron-3d"]
+    assert "expert all-to-all" in {c.name for c in mega.collectives}
+    assert mega.ep[0] > 1 and 8 % mega.ep[0] == 0, "EP divides the experts (megatron-core moe_layer.py)"
+
+
+def test_exposed_communication_counts_the_first_all_gather_that_nothing_hides():
+    """With gathered weights as long as compute, FSDP was reported '0% exposed': prefetching hides every all-gather but
+    the first of each pass (PyTorch FSDP paper Sec 3.3.2), which now sits on the critical path."""
+    a = _answers(model={"params": "7B"}, cluster={"gpu": "h100-sxm", "gpus": 64})
+    e = estimate_all(a)[0]["fsdp"]
+    first = _plan(e, "first layer's all-gather (nothing to prefetch behind)")
+    assert first.overlap == "none" and first.seconds[0] > 0
+    assert e.exposed_comm_s[0] >= first.seconds[0]
 
 
 def test_long_sequences_split_across_context_parallel_ranks():

@@ -23,6 +23,7 @@ from .estimate import (
     cost,
     deepspeed_table,
 )
+from .deployment import deployment
 from .facts import Evaluation, evaluate_counts, gpu_bound_hours
 from .strategies import DEEPSPEED_ESTIMATED, SIMPLICITY
 from .strategies import FRAMEWORKS, MEMORY_CONVENTION
@@ -281,6 +282,7 @@ class Advice:
             },
             "plan": self.plan.to_dict(),
             "estimate": self.estimate_dict(s),
+            "deployment": deployment(self.evaluation, s).model_dump(),
             "today": {"strategy": self.answers.training.current_strategy, "gpus": self.answers.cluster.gpus,
                       **estimate_dict(self.today, self.answers.training.current_strategy)},
             "alternatives": [

@@ -156,6 +156,10 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
 
 
+DEFAULT_EXPERTS = 8
+"""Routed experts assumed for a mixture of experts that does not say: Mixtral 8x7B's 8 (arXiv:2401.04088 Sec 2.1)."""
+
+
 class ModelSection(_Section):
     """What is being trained."""
 
@@ -171,12 +175,31 @@ class ModelSection(_Section):
         description="Mixture-of-experts only: routed experts per token (top-k) for the all-to-all traffic; default 2 "
         "(GShard and Mixtral route each token to 2; Llama 4 to 1 plus a shared expert).",
     )
+    experts: Count | None = Field(
+        default=None,
+        description="Mixture-of-experts only: routed experts per MoE layer (Mixtral 8x7B: 8; DeepSeek-V3: 256). Expert "
+        "parallelism splits them, so its degree must divide this. Default for a mixture of experts: 8, Mixtral 8x7B's "
+        "(arXiv:2401.04088).",
+    )
 
     @model_validator(mode="after")
     def _active_not_more_than_total(self) -> ModelSection:
         if self.active_params is not None and self.active_params > self.params:
             raise ValueError(_("active_params cannot exceed params"))
+        if self.experts is not None and self.experts <= self.experts_per_token:
+            raise ValueError(_("experts ({experts}) must be more than experts_per_token ({k})", experts=self.experts, k=self.experts_per_token))
+        moe = self.active_params is not None and self.active_params < self.params
+        if moe and self.experts is None and self.experts_per_token >= DEFAULT_EXPERTS:
+            raise ValueError(_("give experts: with {k} experts per token the default of {d} experts cannot hold", k=self.experts_per_token,
+                               d=DEFAULT_EXPERTS))
         return self
+
+    @property
+    def moe_experts(self) -> int:
+        """Routed experts of a mixture of experts (DEFAULT_EXPERTS where not given); 0 for a dense model."""
+        if self.active_params is None or self.active_params >= self.params:
+            return 0
+        return self.experts or DEFAULT_EXPERTS
 
 
 class TrainingSection(_Section):

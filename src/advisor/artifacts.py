@@ -9,20 +9,23 @@ Nothing is written for a blocked recommendation; risky combinations are explaine
 from __future__ import annotations
 
 import json
-import math
 import os
 import shutil
 import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import yaml
 
 from .advice import Advice
+from .deployment import Deployment, layout_lines
 from .errors import OutputError
 from .io import check_writable, shown, write_atomic
-from .strategies import spec
+
+if TYPE_CHECKING:
+    from .report import Report
 
 
 @dataclass(frozen=True)
@@ -32,50 +35,44 @@ class Artifact:
     text: str
 
 
-def batch_layout(advice: Advice) -> dict[str, int]:
+def batch_layout(d: Deployment) -> dict[str, int]:
     """Micro-batch, accumulation and data-parallel size, consistent by construction (seed:K17)."""
-    e = advice.estimate_dict(advice.strategy)
-    micro, accum, dp = e["micro_batch_size"], e["gradient_accumulation_steps"], e["data_parallel"]
-    return {"micro": micro, "accumulation": accum, "data_parallel": dp, "train_batch_size": micro * accum * dp,
-            "tensor_parallel": e["tensor_parallel"], "pipeline_parallel": e["pipeline_parallel"],
-            "virtual_stages": e["virtual_pipeline_stages"], "context_parallel": e["context_parallel"]}
+    return {"micro": d.micro_batch, "accumulation": d.accumulation, "data_parallel": d.data_parallel,
+            "train_batch_size": d.train_batch_sequences, "tensor_parallel": d.tensor_parallel,
+            "pipeline_parallel": d.pipeline_parallel, "virtual_stages": d.virtual_stages, "context_parallel": d.context_parallel,
+            "expert_parallel": d.expert_parallel}
 
 
-def deepspeed_config(advice: Advice) -> dict:
-    a, s = advice.answers, advice.strategy
-    b = batch_layout(advice)
-    sp = spec(s)
-    zero: dict = {"stage": sp.deepspeed_stage, "overlap_comm": True, "contiguous_gradients": True}
-    if sp.offload:
+def deepspeed_config(d: Deployment) -> dict:
+    zero: dict = {"stage": d.zero_stage, "overlap_comm": True, "contiguous_gradients": True}
+    if d.offload:
         zero["offload_optimizer"] = {"device": "cpu", "pin_memory": True}
         zero["offload_param"] = {"device": "cpu", "pin_memory": True}
     cfg: dict = {
-        "train_batch_size": b["train_batch_size"],
-        "train_micro_batch_size_per_gpu": b["micro"],
-        "gradient_accumulation_steps": b["accumulation"],
+        "train_batch_size": d.train_batch_sequences,
+        "train_micro_batch_size_per_gpu": d.micro_batch,
+        "gradient_accumulation_steps": d.accumulation,
         "gradient_clipping": 1.0,
         "zero_optimization": zero,
         "steps_per_print": 100,
         "wall_clock_breakdown": False,
     }
-    if a.training.precision == "bf16":
+    if d.precision == "bf16":
         cfg["bf16"] = {"enabled": True}
-    elif a.training.precision == "fp16":
+    elif d.precision == "fp16":
         cfg["fp16"] = {"enabled": True, "loss_scale": 0, "initial_scale_power": 16}
-    if advice.estimate_dict(s)["activation_recompute"] != "none":
+    if d.recompute != "none":
         cfg["activation_checkpointing"] = {"partition_activations": False, "contiguous_memory_optimization": False}
     return cfg
 
 
-def accelerate_fsdp_config(advice: Advice) -> dict:
-    a = advice.answers
-    e = advice.estimate_dict(advice.strategy)
+def accelerate_fsdp_config(d: Deployment) -> dict:
     return {
         "compute_environment": "LOCAL_MACHINE",
         "distributed_type": "FSDP",
-        "mixed_precision": "no" if a.training.precision == "fp32" else a.training.precision,
-        "num_machines": a.cluster.nodes,
-        "num_processes": a.cluster.gpus,
+        "mixed_precision": "no" if d.precision == "fp32" else d.precision,
+        "num_machines": d.nodes,
+        "num_processes": d.gpus,
         "machine_rank": 0,
         "main_process_ip": "MASTER_ADDR",
         "main_process_port": 29500,
@@ -88,67 +85,90 @@ def accelerate_fsdp_config(advice: Advice) -> dict:
             "fsdp_state_dict_type": "SHARDED_STATE_DICT",
             "fsdp_offload_params": False,
             "fsdp_use_orig_params": True,
-            "fsdp_activation_checkpointing": e["activation_recompute"] != "none",
+            "fsdp_activation_checkpointing": d.recompute != "none",
         },
     }
 
 
-def launch_command(advice: Advice) -> str:
-    a, s = advice.answers, advice.strategy
-    b = batch_layout(advice)
-    per_node = min(a.cluster.gpus, a.cluster.gpus_per_node)
-    launcher = spec(s).launcher
-    if launcher == "horovodrun":
-        return f"horovodrun -np {a.cluster.gpus} -H $HOROVOD_HOSTS python train.py"
-    run = (f"torchrun --nnodes={a.cluster.nodes} --nproc-per-node={per_node} --rdzv-backend=c10d "
+def megatron_args(d: Deployment) -> list[str]:
+    """Megatron-LM's flags for the layout (megatron/training/arguments.py), every number from the deployment."""
+    flags = [
+        f"--num-layers {d.layers}", f"--hidden-size {d.hidden_size}", f"--num-attention-heads {d.attention_heads}",
+        f"--seq-length {d.seq_len}", f"--max-position-embeddings {d.seq_len}",
+        f"--tensor-model-parallel-size {d.tensor_parallel}", f"--pipeline-model-parallel-size {d.pipeline_parallel}",
+        f"--micro-batch-size {d.micro_batch}", f"--global-batch-size {d.train_batch_sequences}",
+        "--use-distributed-optimizer",
+    ]
+    if d.pipeline_layout is not None:
+        # Per-chunk placement; it implies the virtual stages, so --num-virtual-stages-per-pipeline-rank is left out.
+        flags.append(f"--pipeline-model-parallel-layout '{d.pipeline_layout}'")
+    else:
+        if d.virtual_stages > 1:
+            flags.append(f"--num-virtual-stages-per-pipeline-rank {d.virtual_stages}")
+        if d.first_stage_layers is not None:
+            flags.append(f"--decoder-first-pipeline-num-layers {d.first_stage_layers}")
+        if d.last_stage_layers is not None:
+            flags.append(f"--decoder-last-pipeline-num-layers {d.last_stage_layers}")
+    if d.context_parallel > 1:
+        flags.append(f"--context-parallel-size {d.context_parallel}")
+    if d.tensor_parallel > 1:
+        flags.append("--sequence-parallel")
+    if d.experts is not None:
+        # Megatron's MoE layers take no linear biases unless expert tensor parallelism is 1 (TransformerConfig asserts
+        # it); its Mixtral and DeepSeek recipes pass --disable-bias-linear (examples/mixtral/train_mixtral_8x7b_distributed.sh).
+        flags += [f"--num-experts {d.experts}", f"--moe-router-topk {d.experts_per_token}",
+                  f"--expert-model-parallel-size {d.expert_parallel}", "--disable-bias-linear"]
+        if d.experts_per_token == 1:
+            flags.append("--moe-router-pre-softmax")  # top-1 needs softmax before the top-k (TransformerConfig refuses it otherwise)
+    if d.recompute == "full":
+        flags += ["--recompute-granularity full", "--recompute-method uniform", "--recompute-num-layers 1"]
+    elif d.recompute == "selective":
+        flags.append("--recompute-granularity selective")
+    elif d.recompute.startswith("full on"):
+        share = d.recompute.removeprefix("full on ").split("%")[0]
+        block = max(1, round(d.fullest_stage_layers * float(share) / 100.0))
+        flags += ["--recompute-granularity full", "--recompute-method block", f"--recompute-num-layers {block}"]
+    if d.precision == "bf16":
+        flags.append("--bf16")
+    elif d.precision == "fp16":
+        flags.append("--fp16")
+    return flags
+
+
+def launch_command(d: Deployment) -> str:
+    if d.launcher == "horovodrun":
+        return f"horovodrun -np {d.gpus} -H $HOROVOD_HOSTS python train.py"
+    run = (f"torchrun --nnodes={d.nodes} --nproc-per-node={d.gpus_per_node} --rdzv-backend=c10d "
            "--rdzv-endpoint=$MASTER_ADDR:29500 --rdzv-id=$SLURM_JOB_ID")
-    if launcher == "deepspeed":
+    if d.launcher == "deepspeed":
         return f"{run} train.py --deepspeed --deepspeed_config ds_config.json"
-    if launcher == "megatron":
-        flags = [
-            f"--tensor-model-parallel-size {b['tensor_parallel']}", f"--pipeline-model-parallel-size {b['pipeline_parallel']}",
-            f"--micro-batch-size {b['micro']}", f"--global-batch-size {b['train_batch_size']}",
-            f"--seq-length {a.model.seq_len}", "--use-distributed-optimizer",
-        ]
-        layers, pp = advice.evaluation.context["workload"].shape.layers, b["pipeline_parallel"]
-        per_stage = -(-layers // pp)
-        if b["virtual_stages"] > 1:
-            flags.append(f"--num-layers-per-virtual-pipeline-stage {max(1, per_stage // b['virtual_stages'])}")
-        if layers % pp:
-            flags.append(f"--decoder-last-pipeline-num-layers {layers - (pp - 1) * per_stage}")
-        if b["context_parallel"] > 1:
-            flags.append(f"--context-parallel-size {b['context_parallel']}")
-        if b["tensor_parallel"] > 1:
-            flags.append("--sequence-parallel")
-        flags.append("--bf16" if a.training.precision == "bf16" else ("--fp16" if a.training.precision == "fp16" else ""))
-        return f"{run} pretrain_gpt.py " + " ".join(f for f in flags if f)
-    return f"{run} train.py  # {'wrap the model in FullyShardedDataParallel' if s == 'fsdp' else 'wrap the model in DistributedDataParallel'}"
+    if d.launcher == "megatron":
+        return f"{run} pretrain_gpt.py " + " ".join(megatron_args(d))
+    if d.strategy == "fsdp" and d.expert_parallel > 1:
+        return (f"{run} train.py  # FSDP over all {d.gpus} GPUs with expert parallelism {d.expert_parallel}: "
+                f"{d.experts // d.expert_parallel if d.experts else 0} of {d.experts} experts per GPU (e.g. torchtitan --parallelism.expert_parallel_degree {d.expert_parallel})")
+    return f"{run} train.py  # {'wrap the model in FullyShardedDataParallel' if d.strategy == 'fsdp' else 'wrap the model in DistributedDataParallel'}"
 
 
-def sbatch_script(advice: Advice, launch: str) -> str:
-    a = advice.answers
-    e = advice.estimate_dict(advice.strategy)
-    per_node = min(a.cluster.gpus, a.cluster.gpus_per_node)
-    hi = e["range"]["wall_clock_hours"][1]
-    limit = math.ceil(hi * 1.1)  # the pessimistic estimate plus 10% headroom
-    days, hours = divmod(limit, 24)
+def sbatch_script(d: Deployment, launch: str) -> str:
+    days, hours = divmod(d.time_limit_hours, 24)
     lines = [
         "#!/bin/bash",
-        f"#SBATCH --job-name=advisor-{advice.strategy}",
-        f"#SBATCH --nodes={a.cluster.nodes}",
+        f"#SBATCH --job-name=advisor-{d.strategy}",
+        f"#SBATCH --nodes={d.nodes}",
         "#SBATCH --ntasks-per-node=1",
-        f"#SBATCH --gpus-per-node={per_node}",
+        f"#SBATCH --gpus-per-node={d.gpus_per_node}",
         f"#SBATCH --time={days}-{hours:02d}:00:00",
     ]
-    if a.cluster.multi_tenant:
+    if d.exclusive:
         lines.append("#SBATCH --exclusive   # shared cluster: whole nodes avoid contention (seed:K20)")
     lines += [
         "#SBATCH --output=%x-%j.out",
         "set -euo pipefail",
         "export MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)",
     ]
-    if spec(advice.strategy).launcher == "horovodrun":
-        lines.append(f"export HOROVOD_HOSTS=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | sed 's/$/:{per_node}/' | paste -sd,)")
+    if d.launcher == "horovodrun":
+        lines.append(f"export HOROVOD_HOSTS=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | sed 's/$/:{d.gpus_per_node}/' | paste -sd,)")
         lines.append(launch)
     else:
         lines.append(f"srun {launch}")
@@ -156,55 +176,54 @@ def sbatch_script(advice: Advice, launch: str) -> str:
 
 
 def build_artifacts(advice: Advice) -> list[Artifact]:
-    """Every file for the recommended strategy, README.md last (it lists the others)."""
-    if any(w["blocking"] for w in advice.warnings):
-        first = next(w["text"] for w in advice.warnings if w["blocking"])
-        raise OutputError(f"no launch artifacts for a blocked recommendation: {first}")
-    s = advice.strategy
+    """Every file for the recommended plan, README.md last (it lists the others). Written from the report alone: its
+    deployment (the plan's GPUs and layout), its checklist and its warnings."""
+    report = advice.report()
+    blocking = [w for w in report.warnings if w.blocking]
+    if blocking:
+        raise OutputError(f"no launch artifacts for a blocked recommendation: {blocking[0].text}")
+    return artifacts_for(report)
+
+
+def artifacts_for(report: Report) -> list[Artifact]:
+    d = report.deployment
     out: list[Artifact] = []
-    if spec(s).launcher == "deepspeed":
-        out.append(Artifact("ds_config.json", f"DeepSpeed config: ZeRO stage, precision, batch layout for {s}",
-                            json.dumps(deepspeed_config(advice), indent=2) + "\n"))
-    if spec(s).states == "fsdp":
+    if d.launcher == "deepspeed":
+        out.append(Artifact("ds_config.json", f"DeepSpeed config: ZeRO stage, precision, batch layout for {d.strategy}",
+                            json.dumps(deepspeed_config(d), indent=2) + "\n"))
+    if d.strategy == "fsdp":
         out.append(Artifact("accelerate_fsdp.yaml", "Accelerate config for FSDP FULL_SHARD (accelerate launch --config_file ...)",
-                            yaml.safe_dump(accelerate_fsdp_config(advice), sort_keys=False)))
-    launch = launch_command(advice)
+                            yaml.safe_dump(accelerate_fsdp_config(d), sort_keys=False)))
+    launch = launch_command(d)
     out.append(Artifact("launch.sh", "the launch command (horovodrun for Horovod, torchrun otherwise)",
                         "#!/bin/bash\nset -euo pipefail\n" + launch + "\n"))
-    out.append(Artifact("job.sbatch", f"Slurm job for {advice.answers.cluster.nodes} node(s) x {min(advice.answers.cluster.gpus, advice.answers.cluster.gpus_per_node)} GPUs",
-                        sbatch_script(advice, launch)))
-    out.append(Artifact("README.md", "what each file is and what to check first", _readme(advice, out)))
+    out.append(Artifact("job.sbatch", f"Slurm job for {d.nodes} node(s) x {d.gpus_per_node} GPUs", sbatch_script(d, launch)))
+    out.append(Artifact("README.md", "what each file is and what to check first", _readme(report, out)))
     return out
 
 
-def _readme(advice: Advice, files: list[Artifact]) -> str:
-    a, s = advice.answers, advice.strategy
-    b = batch_layout(advice)
-    seqs = b["train_batch_size"]
+def _readme(report: Report, files: list[Artifact]) -> str:
+    d = report.deployment
+    entry = "`pretrain_gpt.py` is Megatron-LM's GPT entry point (run from a Megatron-LM checkout; add your data and tokenizer flags)." \
+        if d.launcher == "megatron" else "`train.py` stands for your training entry point."
     lines = [
-        f"# Launch artifacts: {s}",
+        f"# Launch artifacts: {d.strategy}",
         "",
-        f"Generated by advisor for {a.cluster.gpus} x {a.cluster.spec.name}. Starting points, not finished scripts:",
-        "`train.py` stands for your training entry point.",
+        f"Generated by advisor for the recommended plan: {d.gpus} x {d.gpu}. Starting points, not finished scripts: {entry}",
         "",
         "| File | What it is |",
         "| --- | --- |",
     ]
     lines += [f"| `{f.name}` | {f.description} |" for f in files]
-    lines += [
-        "",
-        "## Batch layout",
-        "",
-        f"train_batch_size {seqs} = micro-batch {b['micro']} x gradient accumulation {b['accumulation']} x data-parallel size {b['data_parallel']}"
-        f" ({seqs * a.model.seq_len:,} tokens per step). Gradient accumulation makes up the batch where memory limits the micro-batch (seed:K17).",
-        "",
-    ]
+    lines += ["", "## Layout", ""] + [f"- {line}" for line in layout_lines(d)] + [""]
+    lines.append("Gradient accumulation makes up the batch where memory limits the micro-batch (seed:K17).")
+    lines.append("")
     checks: list[str] = []
-    if spec(s).offload and a.cluster.cpu_memory_gb_per_node is None:
-        need = advice.estimate_dict(s)["cpu_memory_gb_per_node"]
-        checks.append(f"**Host memory unknown.** CPU offload needs about {need:,.0f} GB of RAM per node (DeepSpeed's estimator, zero_init=1); "
-                      "confirm it before launch or the job will be killed by the OOM killer.")
-    checks += [c["text"] for c in advice.checklist]
+    e = report.estimate
+    if d.offload and report.answers.get("cluster", {}).get("cpu_memory_gb_per_node") is None:
+        checks.append(f"**Host memory unknown.** CPU offload needs about {e.cpu_memory_gb_per_node or 0:,.0f} GB of RAM per node (DeepSpeed's estimator, "
+                      "zero_init=1); confirm it before launch or the job will be killed by the OOM killer.")
+    checks += [c.text for c in report.checklist]
     lines += ["## Check first", ""] + [f"- [ ] {c}" for c in checks] + [""]
     return "\n".join(lines)
 

@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 import yaml
 
+from .deployment import layout_lines
 from .advice import Advice, hours_text, money, pct_change
 from .decide import COST_TIE, Option, preference, tie_band
 from .answers import STRATEGIES, Answers
@@ -460,6 +461,13 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None) -> str:
           saving=money(e.savings_if_20pct_faster, cur)))
     add("")
     add(_("Memory convention: {convention}.", convention=e.memory_convention))
+    add("")
+    add(_("## How it runs"))
+    add("")
+    add(_("The launch files (`advisor advise --artifacts DIR`) are written from these numbers:"))
+    add("")
+    for line in layout_lines(d.deployment):
+        add(f"- {_md_inline(line)}")
     add("")
     add(_("## Options considered on {gpus} GPUs", gpus=advice.gpus))
     add("")

@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from .answers import Strategy
+from .deployment import Deployment
 
 
 class _Part(BaseModel):
@@ -203,6 +204,7 @@ class Report(_Part):
     recommendation: Recommendation
     plan: Plan
     estimate: Estimate
+    deployment: Deployment = Field(description="How the plan runs (GPUs, nodes, layout, batch, schedule): what the launch files are written from.")
     today: Today
     alternatives: list[Alternative]
     context: list[Reason] = Field(description="Rules that speak to the whole decision.")

@@ -34,6 +34,8 @@ class StrategySpec:
     """Optimizer state and parameters live in CPU memory (ZeRO-Offload/Infinity)."""
     model_parallel: bool = False
     """Tensor/pipeline/context/expert parallelism and Megatron's layout search apply."""
+    expert_parallel: bool = False
+    """A mixture of experts' experts are split over GPUs (expert parallelism) rather than sharded and gathered whole."""
     resident_twin: str | None = None
     """An offloading strategy's GPU-resident counterpart: where that fits, the offload takes its micro-batch (the
     offload exists to fit, not to change the batch layout)."""
@@ -48,7 +50,7 @@ REGISTRY: tuple[StrategySpec, ...] = (
                  "all-reduce-per-step", "horovodrun"),
     StrategySpec("fsdp", "PyTorch FSDP (FULL_SHARD)", "fsdp",
                  "16 B/param / GPUs + 2 unsharded layers in flight (Ultra-Scale Playbook ZeRO-3/FSDP; llm-analysis prefetch buffers)",
-                 "sharded-params", "torchrun"),
+                 "sharded-params", "torchrun", expert_parallel=True),
     StrategySpec("deepspeed-zero1", "DeepSpeed ZeRO stage 1", "zero1",
                  "2P + 2P + 12P/GPUs (Ultra-Scale Playbook ZeRO-1; DeepSpeed ships no ZeRO-1 estimator)",
                  "all-reduce-per-step", "deepspeed", deepspeed_stage=1),
@@ -63,7 +65,7 @@ REGISTRY: tuple[StrategySpec, ...] = (
                  "sharded-params", "deepspeed", deepspeed_stage=3, offload=True, resident_twin="deepspeed-zero3"),
     StrategySpec("megatron-3d", "Megatron-LM 3D parallelism (tensor x pipeline x data)", "megatron",
                  "P/(TP x PP) x (6 + 12/DP) with the distributed optimizer (Megatron theoretical_memory_usage.py); MoE experts spread over the data-parallel ranks",
-                 "megatron", "megatron", model_parallel=True),
+                 "megatron", "megatron", model_parallel=True, expert_parallel=True),
 )
 """In order of engineering simplicity: the last tie-break of the choice, and the order of every table."""
 

@@ -8,16 +8,11 @@ from typing import Any
 import numpy as np
 
 from ..strategies import spec
+from .layout import expert_degree
 from .workload import CPU_ADAM_BYTES_PER_PARAM, HOST_MEMORY_BW, Hardware, OVERLAP_BACKWARD, Workload
 
 
 # ------------------------------------------------------------------------------ collectives
-
-
-def _ring(n: np.ndarray) -> np.ndarray:
-    """2(n-1)/n, the all-reduce volume factor (nccl-tests PERFORMANCE.md); 0 for one rank."""
-    n = np.maximum(n, 1)
-    return 2.0 * (n - 1) / n
 
 
 @dataclass
@@ -75,10 +70,13 @@ def communication_plan(
     g = hw.gpus_per_node
     local_all = np.minimum(n, g)
     plan: list[Collective] = []
-    # Without expert parallelism every parameter is a dense one to the collectives: FSDP/ZeRO shard and gather all of a
-    # mixture of experts' weights, and DDP reduces all of its gradients. Only Megatron spreads experts (below).
-    grads = w.grad_bytes * w.params
+    # Without expert parallelism every parameter is a dense one to the collectives: ZeRO shards and gathers all of a
+    # mixture of experts' weights, and DDP reduces all of its gradients. FSDP and Megatron split the experts (EP ranks),
+    # so each GPU moves the dense part and its 1/EP of the experts, and routes tokens to them (expert all-to-all).
     sp = spec(strategy)
+    ep = expert_degree(strategy, w, n, n / (tp * pp), g)  # experts spread over data x context ranks (MoE parallel folding)
+    moved_params = w.dense_params + w.expert_params / ep if sp.expert_parallel else w.params * np.ones_like(n)
+    grads = w.grad_bytes * moved_params
     if sp.gradient_sync == "all-reduce-per-step":
         # DDP (with no_sync) and ZeRO-1 accumulate locally and reduce once per optimizer step; ZeRO-1's reduce-scatter +
         # all-gather move the same 2P as one all-reduce (Ultra-Scale Playbook).
@@ -91,9 +89,17 @@ def communication_plan(
         plan.append(_group_collective("gradient reduce-scatter (every micro-batch)", "reduce-scatter", grads, micro, n, local_all, hw, "backward"))
         plan.append(_group_collective("parameter all-gather", "all-gather", 2.0 * w.params, 1.0, n, local_all, hw, "backward"))
     elif sp.gradient_sync == "sharded-params":
-        params16 = 2.0 * w.params
-        plan.append(_group_collective("parameter all-gather (forward and backward)", "all-gather", params16, 2.0 * micro, n, local_all, hw, "compute"))
+        params16 = 2.0 * moved_params
+        gather = _group_collective("parameter all-gather (forward and backward)", "all-gather", params16, 2.0 * micro, n, local_all, hw, "compute")
+        plan.append(gather)
         plan.append(_group_collective("gradient reduce-scatter", "reduce-scatter", grads, micro, n, local_all, hw, "compute"))
+        # Prefetching hides the *next* unit's all-gather behind the current unit's compute; the first unit of each forward
+        # and backward has nothing to hide behind (PyTorch FSDP, arXiv:2304.11277 Sec 3.3.2, forward/backward prefetching).
+        first = gather.seconds / max(1, w.shape.layers)
+        plan.append(Collective("first layer's all-gather (nothing to prefetch behind)", "all-gather", gather.payload / max(1, w.shape.layers),
+                               gather.calls, np.zeros_like(n), np.zeros_like(n), first, "none"))
+        if w.is_moe and sp.expert_parallel:
+            plan.append(_expert_all_to_all(w, hw, n, ep, 1.0, 1.0, mb, micro))
         if sp.offload:
             # ZeRO-Offload's schedule (arXiv:2101.06840 Sec 4.1): gradient shards go to the CPU, Adam runs there, and the
             # updated 16-bit parameters come back before the next forward — on the critical path once per step; with
@@ -112,7 +118,7 @@ def communication_plan(
     else:  # megatron-3d
         dp = n / (tp * pp)
         dp_local = np.clip(g / (tp * pp), 1.0, dp)
-        shard = w.grad_bytes * w.comm_params / (tp * pp)
+        shard = grads / (tp * pp)
         plan.append(_group_collective("data-parallel gradient all-reduce", "all-reduce", shard, 1.0, dp, dp_local, hw, "backward"))
         # Tensor parallelism: 2 all-reduces forward and 2 backward per layer per micro-batch of s·b·h 16-bit values
         # (Korthikanti et al. 2022 Sec 4.2.2; sequence parallelism swaps each for a reduce-scatter + all-gather of the
@@ -139,20 +145,25 @@ def communication_plan(
                                cp_intra * np.ones_like(n), cp_inter * np.ones_like(n),
                                cp_intra / hw.intra_bw + cp_inter / hw.inter_bw_per_gpu, "compute"))
         if w.is_moe:
-            # Expert parallelism: dispatch and combine each token's hidden state to its top-k experts, forward and backward;
-            # under sequence parallelism each TP rank routes 1/TP of the tokens. DeepSeek-V3's DualPipe overlaps this
-            # all-to-all with computation (arXiv:2412.19437 Sec 3.2.1).
-            tokens = w.seq_len * mb / tp
-            msg = w.moe_top_k * tokens * w.shape.hidden * 2.0 * w.act_scale
-            calls = 4.0 * np.ceil(w.shape.layers / pp) * micro
-            ep = np.maximum(dp, 1.0)
-            off_node = ep * tp * pp > hw.gpus_per_node
-            moved = msg * calls * (ep - 1.0) / ep
-            intra = np.where(off_node, 0.0, moved)
-            inter = np.where(off_node, moved, 0.0)
-            plan.append(Collective("expert all-to-all", "all-to-all", msg * np.ones_like(n), calls * np.ones_like(n), intra, inter,
-                                   intra / hw.intra_bw + inter / hw.inter_bw_per_gpu, "compute"))
+            plan.append(_expert_all_to_all(w, hw, n, ep, tp, pp, mb, micro))
     return plan
+
+
+def _expert_all_to_all(w: Workload, hw: Hardware, n: np.ndarray, ep: np.ndarray, tp: np.ndarray | float, pp: np.ndarray | float,
+                       mb: np.ndarray, micro: np.ndarray) -> Collective:
+    """Expert parallelism: dispatch and combine each token's hidden state to its top-k experts, forward and backward; under
+    sequence parallelism each TP rank routes 1/TP of the tokens. An EP group spans EP x TP consecutive ranks (megatron-core
+    parallel_state order 'tp-cp-ep-dp-pp'), so it leaves the node past gpus_per_node. DeepSeek-V3's DualPipe overlaps this
+    all-to-all with computation (arXiv:2412.19437 Sec 3.2.1)."""
+    tokens = w.seq_len * mb / tp
+    msg = w.moe_top_k * tokens * w.shape.hidden * 2.0 * w.act_scale
+    calls = 4.0 * np.ceil(w.shape.layers / pp) * micro
+    off_node = ep * tp > hw.gpus_per_node
+    moved = msg * calls * (ep - 1.0) / ep
+    intra = np.where(off_node, 0.0, moved)
+    inter = np.where(off_node, moved, 0.0)
+    return Collective("expert all-to-all", "all-to-all", msg * np.ones_like(n), calls * np.ones_like(n), intra * np.ones_like(n),
+                      inter * np.ones_like(n), intra / hw.intra_bw + inter / hw.inter_bw_per_gpu, "compute")
 
 
 def exposed_communication(plan: list[Collective], compute: np.ndarray) -> np.ndarray:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import lru_cache
+
 import numpy as np
 
 from .workload import Hardware, Workload
@@ -37,8 +40,58 @@ def pipeline_choices(layers: int) -> tuple[int, ...]:
     return tuple(sorted(powers | shallow | {p for p in range(1, top + 1) if layers % p == 0}))
 
 
+@dataclass(frozen=True)
+class StageSplit:
+    """How Megatron places ``layers`` on ``pp`` pipeline stages of ``v`` model chunks each: the first and last stages may
+    hold a different count (Megatron-LM --decoder-first/last-pipeline-num-layers; megatron-core TransformerConfig
+    num_layers_in_first/last_pipeline_stage), every middle stage the same."""
+
+    first: int
+    middle: int
+    last: int
+    uneven: bool
+
+    @property
+    def fullest(self) -> int:
+        return max(self.first, self.middle, self.last)
+
+
+@lru_cache(maxsize=4096)
+def stage_split(layers: int, pp: int, v: int = 1) -> StageSplit | None:
+    """The split megatron-core accepts with the fewest layers on the fullest stage, or None where there is none.
+
+    megatron-core's rules (transformer_config.py __post_init__, transformer_block.get_num_layers_to_build): an even
+    split needs layers % PP == 0 and, interleaved, (layers / PP) % v == 0; an uneven one gives the first and last stages
+    their own counts, each a positive multiple of v, and the middle stages the rest, divisible by their count, each a
+    multiple of v. Ties keep the middle stages fullest (first and last also hold the embedding and the loss).
+    """
+    if pp <= 1:
+        return StageSplit(layers, 0, 0, False) if v == 1 else None
+    if layers % pp == 0 and (layers // pp) % v == 0:
+        each = layers // pp
+        return StageSplit(each, each, each, False)
+    if layers % v:
+        return None  # every stage holds whole chunks of v
+    units, middles = layers // v, pp - 2
+    best: tuple[int, int, int, int] | None = None
+    for m in range(1 if middles else 0, (units - 2) // middles + 1 if middles else 1):
+        rest = units - middles * m
+        if rest < 2:
+            break
+        f = rest // 2
+        key = (max(m, rest - f), -m, f, rest - f)
+        if best is None or key < best:
+            best = key
+    if best is None:
+        return None
+    _, neg_m, f, last = best
+    return StageSplit(f * v, -neg_m * v, last * v, True)
+
+
 def stage_factor(w: Workload, pp: np.ndarray | float) -> np.ndarray:
-    """Slowest (fullest) stage against an even split: ceil(L/PP) x PP / L, 1 when the layers divide evenly."""
+    """Slowest (fullest) stage against an even split: ceil(L/PP) x PP / L, 1 when the layers divide evenly. Every (PP, v)
+    the search tries reaches it: megatron-core's flags where they can (stage_split), its per-chunk layout otherwise
+    (deployment.pipeline_layout)."""
     pp = np.asarray(pp, dtype=float)
     return np.ceil(w.shape.layers / pp) * pp / w.shape.layers
 
@@ -77,3 +130,27 @@ def _layouts(w: Workload, hw: Hardware) -> list[tuple[int, int, int, int]]:
                     if v == 1 or (pp > 1 and pp * v <= w.shape.layers):
                         out.append((tp, cp, pp, v))
     return out
+
+
+def expert_degree(strategy: str, w: Workload, n: np.ndarray, dp: np.ndarray, gpus_per_node: int) -> np.ndarray:
+    """Expert-parallel degree for a mixture of experts: 1 for a dense model or a strategy without expert parallelism.
+
+    Megatron spreads the experts over the data-parallel ranks as far as they divide them: EP = gcd(DP, experts)
+    (megatron-core moe_layer.py asserts num_moe_experts % EP == 0, and parallel_state.initialize_model_parallel forms
+    expert groups inside the data-parallel ones). PyTorch-native expert parallelism with FSDP (torchtitan's MoE,
+    megatron-core's MoE README: FSDP with EP) keeps the experts inside a node so the token all-to-all stays on NVLink:
+    EP = gcd(GPUs, experts, GPUs per node) — advisor's policy, no published figure.
+    """
+    ones = np.ones(np.broadcast_shapes(np.shape(n), np.shape(dp)))
+    if not w.is_moe or w.experts <= 1:
+        return ones
+    from ..strategies import spec  # bottom layer; imported here to keep layout's imports to the workload
+
+    sp = spec(strategy)
+    if sp.model_parallel:
+        whole = np.maximum(np.floor(np.asarray(dp, dtype=float)), 1.0).astype(np.int64)
+        return np.gcd(whole, w.experts).astype(float) * ones
+    if sp.expert_parallel:
+        whole = np.maximum(np.floor(np.asarray(n, dtype=float)), 1.0).astype(np.int64)
+        return np.gcd(np.gcd(whole, w.experts), gpus_per_node).astype(float) * ones
+    return ones

@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import dsmem
 from ..strategies import spec
-from .layout import stage_factor
+from .layout import expert_degree, stage_factor
 from .workload import Hardware, Workload
 
 
@@ -50,9 +50,9 @@ def model_state_bytes(strategy: str, w: Workload, gpus: np.ndarray, tp: np.ndarr
     if states == "megatron":
         dp = n / (tp * pp)
         # Megatron's 6 + 12/DP bytes: 16-bit weights and fp32 gradients replicated across data-parallel ranks, the
-        # optimizer sharded. Under expert parallelism the experts' weights and gradients are spread over the
-        # data-parallel ranks too (one expert group per rank at most), so only the active share is replicated.
-        replicated = w.active_params + (P - w.active_params) / dp
+        # optimizer sharded. Under expert parallelism each rank holds the dense part and 1/EP of the experts.
+        ep = expert_degree(strategy, w, n, dp, gpus_per_node)
+        replicated = w.dense_params + w.expert_params / ep
         return (6.0 * replicated + 12.0 * P / dp) / (tp * pp) * stage_factor(w, pp)
     raise ValueError(f"unknown strategy {strategy!r}")
 

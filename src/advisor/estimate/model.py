@@ -12,7 +12,7 @@ from ..catalog import mfu_band
 from ..strategies import spec, STRATEGIES
 from ..vocabulary import PARTIAL_RECOMPUTE_NAMES
 from .communication import Collective, communication_plan, exposed_communication
-from .layout import MEMORY_HEADROOM, _layouts, interleave_memory_factor, stage_factor
+from .layout import MEMORY_HEADROOM, _layouts, expert_degree, interleave_memory_factor, stage_factor
 from .memory import activation_bytes, cpu_bytes_per_node, model_state_bytes
 from .workload import CUDA_OVERHEAD_BYTES, FULL_RECOMPUTE_FLOPS, GB, Hardware, MICRO_BATCH_CHOICES, SELECTIVE_RECOMPUTE_FLOPS, Workload, hardware_from, interruption_overhead, workload_from
 
@@ -249,7 +249,7 @@ def estimate_strategy(
         step = {band: np.maximum(s, batch_tokens / hw.data_tokens_per_sec) for band, s in ev.step.items()}
     hours = {band: step[band] * (tokens / batch_tokens) * overhead / 3600.0 for band in step}
     comm = sum((c.seconds for c in ev.plan), np.zeros_like(n))
-    ep = np.where(w.is_moe & spec(strategy).model_parallel, ev.dp, 1.0) * ones
+    ep = expert_degree(strategy, w, n, n / (tp * pp), hw.gpus_per_node) * ones
     return StrategyEstimate(
         strategy=strategy, gpus=n, recompute=np.array([_RECOMPUTE_NAME[float(c)] for c in best_code.ravel()], dtype=object).reshape(n.shape),
         recompute_code=best_code, model_states=ev.states, activations=ev.act, memory=ev.memory,

@@ -156,15 +156,26 @@ class Workload:
     recompute: str
     moe_top_k: int = 1
     batch_source: str = "given"
+    experts: int = 0
+    """Routed experts per MoE layer (0 for a dense model)."""
 
     @property
     def is_moe(self) -> bool:
         return self.active_params < self.params
 
     @property
-    def comm_params(self) -> float:
-        """Parameters whose weights and gradients cross the network each step: the active ones under expert parallelism."""
-        return self.active_params
+    def dense_params(self) -> float:
+        """Parameters outside the routed experts (attention, embeddings, router, shared experts): with E experts of which k
+        run per token, active = dense + k x expert and total = dense + E x expert, so dense = (E·active - k·total)/(E - k)."""
+        if not self.is_moe or self.experts <= self.moe_top_k:
+            return self.params
+        e, k = float(self.experts), float(self.moe_top_k)
+        return float(min(self.active_params, max(0.0, (e * self.active_params - k * self.params) / (e - k))))
+
+    @property
+    def expert_params(self) -> float:
+        """Parameters in the routed experts: what expert parallelism splits."""
+        return self.params - self.dense_params
 
     @property
     def largest_layer(self) -> float:
@@ -274,6 +285,7 @@ def workload_from(answers: Answers) -> Workload:
         recompute=t.activation_recompute,
         moe_top_k=m.experts_per_token,
         batch_source=batch_source,
+        experts=m.moe_experts,
     )
 
 

@@ -1,0 +1,344 @@
+"""Issue 25: the launch files run the plan — the recommended GPUs and a layout the frameworks accept — and say the same
+numbers as the memo's engineering appendix."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import warnings
+from functools import cache
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from advisor.advice import advise
+from advisor.answers import answers_from_mapping, load_answers
+from advisor.artifacts import artifacts_for, build_artifacts, launch_command
+from advisor.deployment import Deployment, deployment, pipeline_layout
+from advisor.estimate.layout import stage_split
+from advisor.render import to_markdown
+from advisor.rules import load_rules
+
+from .conftest import EXAMPLES
+
+
+@cache
+def _rules():
+    return load_rules()
+
+
+SCENARIOS = {
+    # 70B with 84 layers on 768 H100: the search once wrote PP 3 with 3 layers a virtual stage (28 a stage: not divisible).
+    "70b-84-layers": {"model": {"params": "70B", "layers": 84}, "training": {"tokens": "2T", "current_strategy": "megatron-3d"},
+                      "cluster": {"gpu": "h100-sxm", "gpus": 768, "inter_node_gbps": 3200}, "budget": {"price_per_gpu_hour": 3.5}},
+    # 405B, 126 layers: PP 8 needs uneven first/last stages (126 = 15 + 6 x 16 + 15).
+    "405b-126-layers": {"model": {"params": "405B", "layers": 126, "hidden_size": 16384, "attention_heads": 128, "seq_len": 8192,
+                                  "vocab_size": 128256},
+                        "training": {"tokens": "15T", "global_batch_tokens": "16M", "current_strategy": "megatron-3d"},
+                        "cluster": {"gpu": "h100-sxm", "gpus": 16384, "inter_node_gbps": 3200}, "budget": {"price_per_gpu_hour": 2}},
+    # DeepSeek-V3-like: 61 layers, 256 experts, top-8.
+    "deepseek-v3-like": {"model": {"params": "671B", "active_params": "37B", "experts_per_token": 8, "experts": 256, "layers": 61,
+                                   "hidden_size": 7168, "attention_heads": 128, "seq_len": 4096, "vocab_size": 129280},
+                         "training": {"tokens": "14.8T", "global_batch_tokens": 62914560, "current_strategy": "megatron-3d"},
+                         "cluster": {"gpu": "h800", "gpus": 2048, "inter_node_gbps": 3200}, "budget": {"price_per_gpu_hour": 2}},
+    # Mixtral-like on 256 H100.
+    "mixtral-like": {"model": {"params": "46.7B", "active_params": "12.9B", "experts_per_token": 2, "experts": 8},
+                     "training": {"tokens": "1T"}, "cluster": {"gpu": "h100-sxm", "gpus": 256, "inter_node_gbps": 3200},
+                     "budget": {"price_per_gpu_hour": 3}},
+}
+
+
+def _flags(command: str) -> dict[str, str | bool]:
+    """`--name value` and bare `--switch` pairs of one command line (after the entry point)."""
+    words = shlex.split(command.split("#", 1)[0])
+    out: dict[str, str | bool] = {}
+    i = 0
+    while i < len(words):
+        w = words[i]
+        if w.startswith("--"):
+            name, eq, val = w.partition("=")
+            if eq:
+                out[name] = val
+            elif i + 1 < len(words) and not words[i + 1].startswith("--"):
+                out[name] = words[i + 1]
+                i += 1
+            else:
+                out[name] = True
+        i += 1
+    return out
+
+
+def _files(advice) -> dict[str, str]:
+    return {a.name: a.text for a in build_artifacts(advice)}
+
+
+def check_files_run_the_plan(advice) -> Deployment:
+    """Nodes x GPUs per node in job.sbatch and launch.sh = the plan's GPUs = TP x PP x CP x DP; the batch identity."""
+    report = advice.report()
+    d = report.deployment
+    files = {a.name: a.text for a in artifacts_for(report)}
+    gpus = report.recommendation.gpus
+    assert d.gpus == gpus == advice.plan.chosen.gpus
+    assert d.tensor_parallel * d.pipeline_parallel * d.context_parallel * d.data_parallel == gpus
+    assert d.train_batch_sequences == d.micro_batch * d.accumulation * d.data_parallel
+    sb = files["job.sbatch"]
+    nodes = int(re.search(r"#SBATCH --nodes=(\d+)", sb).group(1))
+    per_node = int(re.search(r"#SBATCH --gpus-per-node=(\d+)", sb).group(1))
+    assert nodes * per_node == gpus, sb
+    launch = files["launch.sh"].splitlines()[-1]
+    if d.launcher == "horovodrun":
+        assert f"horovodrun -np {gpus} " in launch
+    else:
+        f = _flags(launch)
+        assert int(f["--nnodes"]) * int(f["--nproc-per-node"]) == gpus, launch
+        assert int(f["--nnodes"]) == nodes
+    if "ds_config.json" in files:
+        cfg = json.loads(files["ds_config.json"])
+        assert cfg["train_batch_size"] == cfg["train_micro_batch_size_per_gpu"] * cfg["gradient_accumulation_steps"] * d.data_parallel
+        assert cfg["train_batch_size"] == d.train_batch_sequences
+    if "accelerate_fsdp.yaml" in files:
+        acc = yaml.safe_load(files["accelerate_fsdp.yaml"])
+        assert acc["num_processes"] == gpus and acc["num_machines"] == nodes
+    if d.launcher == "megatron":
+        f = _flags(launch)
+        assert int(f["--global-batch-size"]) == d.train_batch_sequences
+        assert int(f["--global-batch-size"]) % (int(f["--micro-batch-size"]) * d.data_parallel) == 0
+    readme = files["README.md"]
+    assert f"{gpus} x" in readme.splitlines()[2]
+    return d
+
+
+def test_launch_files_run_the_recommended_gpus_not_todays():
+    """customer-service recommends 128 GPUs instead of 64: the files asked Slurm and torchrun for today's 8 nodes beside
+    a ds_config whose batch needs 128 ranks (DeepSpeed refuses that at start-up)."""
+    advice = advise(load_answers(EXAMPLES / "customer-service.yaml"), _rules())
+    assert advice.plan.chosen.gpus != advice.answers.cluster.gpus, "the example must recommend a different count"
+    d = check_files_run_the_plan(advice)
+    files = _files(advice)
+    assert f"#SBATCH --nodes={d.nodes}" in files["job.sbatch"] and d.nodes == advice.plan.chosen.gpus // 8
+    assert f"--nnodes={d.nodes} " in files["launch.sh"]
+    readme = files["README.md"]
+    assert f"{advice.answers.cluster.gpus} x" not in readme.splitlines()[2]
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_scenarios_run_the_plan(name):
+    check_files_run_the_plan(advise(answers_from_mapping(SCENARIOS[name]), _rules()))
+
+
+@st.composite
+def valid_answers(draw) -> dict:
+    """Answers files that validate: dense or mixture-of-experts models from 125M to 405B, given or inferred shapes, whole
+    nodes of every catalog GPU family, slow to fast networks, with and without deadlines and batches."""
+    params = draw(st.sampled_from([0.125, 1.3, 7, 13, 34, 70, 175, 405]))
+    model: dict = {"params": f"{params}B", "seq_len": draw(st.sampled_from([1024, 2048, 4096, 8192, 32768]))}
+    if draw(st.booleans()):
+        model["layers"] = draw(st.sampled_from([12, 24, 32, 40, 61, 80, 84, 96, 126]))
+    if params >= 7 and draw(st.integers(0, 3)) == 0:
+        model["active_params"] = f"{params * draw(st.sampled_from([0.1, 0.25, 0.4])):.3g}B"
+        k = draw(st.sampled_from([1, 2, 8]))
+        model["experts_per_token"] = k
+        model["experts"] = draw(st.sampled_from([e for e in (8, 16, 64, 128, 256) if e > k]))
+    per_node = draw(st.sampled_from([4, 8]))
+    gpus = draw(st.sampled_from([1, 2, per_node, 2 * per_node, 8 * per_node, 32 * per_node, 128 * per_node]))
+    training: dict = {"tokens": draw(st.sampled_from(["100M", "10B", "300B", "2T"])),
+                      "current_strategy": draw(st.sampled_from(["ddp", "fsdp", "deepspeed-zero2", "deepspeed-zero3", "megatron-3d"]))}
+    if draw(st.booleans()):
+        training["deadline_days"] = draw(st.sampled_from([1, 7, 30]))
+    if draw(st.booleans()):
+        training["global_batch_tokens"] = draw(st.sampled_from(["1M", "4M", "16M"]))
+    cluster = {"gpu": draw(st.sampled_from(["a100-80gb", "h100-sxm", "h800", "a10", "l40s", "mi300x", "ascend-910b"])),
+               "gpus": gpus, "gpus_per_node": per_node, "inter_node_gbps": draw(st.sampled_from([25, 200, 400, 3200])),
+               "cpu_memory_gb_per_node": 2048, "multi_tenant": draw(st.booleans())}
+    return {"model": model, "training": training, "cluster": cluster, "budget": {"price_per_gpu_hour": draw(st.sampled_from([1, 2.5, 10]))}}
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=valid_answers())
+def test_any_plan_writes_files_that_run_it(data):
+    answers = answers_from_mapping(data)  # every drawn file is valid: a refusal here is a defect
+    advice = advise(answers, _rules())
+    if any(w["blocking"] for w in advice.warnings):
+        return
+    check_files_run_the_plan(advice)
+    mega = deployment(advice.evaluation, "megatron-3d")
+    _check_megatron_layout(mega)
+    MEGATRON_SEEN.append(mega)
+
+
+MEGATRON_SEEN: list[Deployment] = []
+
+
+def _check_megatron_layout(d: Deployment) -> None:
+    """What megatron-core asserts, in arithmetic (the framework's own check runs in test_megatron_core_accepts_*)."""
+    assert d.attention_heads % d.tensor_parallel == 0
+    if d.experts is not None:
+        assert d.experts % d.expert_parallel == 0 and (d.data_parallel * d.context_parallel) % d.expert_parallel == 0
+    if d.pipeline_parallel > 1:
+        assert d.fullest_stage_layers == -(-d.layers // d.pipeline_parallel)
+        if d.pipeline_layout is None:
+            split = stage_split(d.layers, d.pipeline_parallel, d.virtual_stages)
+            assert split is not None
+            first = d.first_stage_layers or split.middle
+            last = d.last_stage_layers or split.middle
+            assert first % d.virtual_stages == 0 and last % d.virtual_stages == 0
+            middle = d.layers - first - last
+            if d.pipeline_parallel > 2:
+                assert middle % (d.pipeline_parallel - 2) == 0 and (middle // (d.pipeline_parallel - 2)) % d.virtual_stages == 0
+
+
+@pytest.mark.parametrize(("layers", "pp", "v"), [(84, 3, 3), (84, 3, 1), (126, 8, 1), (126, 16, 1), (61, 8, 1), (61, 8, 2),
+                                                 (96, 10, 8), (32, 4, 4), (7, 2, 1), (61, 2, 4)])
+def test_pipeline_layout_holds_every_layer_once_and_fills_no_stage_past_even(layers, pp, v):
+    text = pipeline_layout(layers, pp, v)
+    unrolled = re.sub(r"\(([^)]*)\)\*(\d+)", lambda m: m.group(1) * int(m.group(2)), text)
+    chunks = unrolled.split("|")
+    assert len(chunks) == pp * v and unrolled.count("t") == layers and unrolled.startswith("E") and unrolled.endswith("L")
+    per_rank = [sum(chunks[vr * pp + r].count("t") for vr in range(v)) for r in range(pp)]
+    assert max(per_rank) == -(-layers // pp)
+
+
+def _decision_case_answers() -> list:
+    from .test_decisions import CASES, _answers
+
+    return [_answers(c) for c in CASES]
+
+
+def _megatron_deployments() -> list[tuple[str, Deployment]]:
+    out = []
+    sources = [(f"scenario:{k}", answers_from_mapping(v)) for k, v in SCENARIOS.items()]
+    sources += [(f"decision:{i}", a) for i, a in enumerate(_decision_case_answers())]
+    for name, answers in sources:
+        advice = advise(answers, _rules())
+        out.append((name, deployment(advice.evaluation, "megatron-3d")))
+    for example in sorted(EXAMPLES.glob("*.yaml")):
+        advice = advise(load_answers(example), _rules())
+        out.append((f"example:{example.stem}", deployment(advice.evaluation, "megatron-3d")))
+    return out
+
+
+def test_the_issue_layouts_are_ones_megatron_takes():
+    """84 layers at PP 3 with 3 virtual stages, 126 at PP 8, 61 at PP 8: the flags now place every layer."""
+    for layers, pp, v in ((84, 3, 3), (126, 8, 1), (61, 8, 1)):
+        split = stage_split(layers, pp, v)
+        assert split is not None and split.first + split.last + split.middle * (pp - 2) == layers
+        assert split.first % v == 0 and split.last % v == 0 and split.middle % v == 0
+
+
+def _megatron_core():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pytest.importorskip("torch", reason="megatron-core needs torch (CI installs torch==2.13.0 and megatron-core: see .ci/run)")
+        core = pytest.importorskip("megatron.core.transformer.transformer_config",
+                                   reason="megatron-core is not installed (CI installs it: see .ci/run)")
+        from megatron.core.transformer.transformer_block import get_num_layers_to_build
+    return core.TransformerConfig, get_num_layers_to_build
+
+
+def megatron_config_from_flags(flags: dict[str, str | bool], TransformerConfig):
+    """The launch line's flags as megatron-core's TransformerConfig (what Megatron-LM's core_transformer_config_from_args does)."""
+    import torch
+
+    pp = int(flags["--pipeline-model-parallel-size"])
+    vpp = int(flags["--num-virtual-stages-per-pipeline-rank"]) if "--num-virtual-stages-per-pipeline-rank" in flags else None
+    kwargs = dict(
+        num_layers=int(flags["--num-layers"]), hidden_size=int(flags["--hidden-size"]), num_attention_heads=int(flags["--num-attention-heads"]),
+        tensor_model_parallel_size=int(flags["--tensor-model-parallel-size"]), pipeline_model_parallel_size=pp,
+        virtual_pipeline_model_parallel_size=vpp, context_parallel_size=int(flags.get("--context-parallel-size", 1)),
+        sequence_parallel="--sequence-parallel" in flags, bf16="--bf16" in flags, fp16="--fp16" in flags,
+        pipeline_dtype=torch.bfloat16 if "--bf16" in flags else (torch.float16 if "--fp16" in flags else torch.float32),
+        add_bias_linear="--disable-bias-linear" not in flags,
+    )
+    if "--decoder-first-pipeline-num-layers" in flags:
+        kwargs["num_layers_in_first_pipeline_stage"] = int(flags["--decoder-first-pipeline-num-layers"])
+    if "--decoder-last-pipeline-num-layers" in flags:
+        kwargs["num_layers_in_last_pipeline_stage"] = int(flags["--decoder-last-pipeline-num-layers"])
+    if "--pipeline-model-parallel-layout" in flags:
+        kwargs["pipeline_model_parallel_layout"] = flags["--pipeline-model-parallel-layout"]
+    if "--num-experts" in flags:
+        kwargs.update(num_moe_experts=int(flags["--num-experts"]), moe_router_topk=int(flags["--moe-router-topk"]),
+                      expert_model_parallel_size=int(flags["--expert-model-parallel-size"]),
+                      moe_router_pre_softmax="--moe-router-pre-softmax" in flags)
+    if "--recompute-granularity" in flags:
+        kwargs["recompute_granularity"] = flags["--recompute-granularity"]
+        if "--recompute-method" in flags:
+            kwargs.update(recompute_method=flags["--recompute-method"], recompute_num_layers=int(flags["--recompute-num-layers"]))
+    return TransformerConfig(**kwargs)
+
+
+def test_megatron_core_accepts_every_megatron_layout():
+    """megatron-core's own TransformerConfig takes the flags launch.sh writes, and its get_num_layers_to_build places
+    every layer exactly once, for the decision cases, the examples, the issue's scenarios and the property test's plans."""
+    TransformerConfig, layers_to_build = _megatron_core()
+    seen = _megatron_deployments() + [(f"property:{i}", d) for i, d in enumerate(MEGATRON_SEEN)]
+    assert len(seen) >= 20
+    checked = set()
+    for name, d in seen:
+        key = (d.layers, d.hidden_size, d.attention_heads, d.tensor_parallel, d.pipeline_parallel, d.virtual_stages, d.context_parallel,
+               d.experts, d.expert_parallel, d.recompute)
+        if key in checked:
+            continue
+        checked.add(key)
+        flags = _flags(launch_command(d).split("pretrain_gpt.py", 1)[1])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            cfg = megatron_config_from_flags(flags, TransformerConfig)
+            vps = cfg.virtual_pipeline_model_parallel_size or 1
+            layout = cfg.pipeline_model_parallel_layout
+            if layout is not None:
+                # megatron-core parsed and validated it (validate_layer_layout); count its decoder layers per rank and chunk
+                decoder = type(layout.layout[0][0][0]).decoder
+                per_rank = [sum(layout.layout[p][v].count(decoder) for v in range(vps)) for p in range(cfg.pipeline_model_parallel_size)]
+            else:
+                per_rank = [sum(layers_to_build(cfg, vp_stage=v if vps > 1 else None, pp_rank=p) for v in range(vps))
+                            for p in range(cfg.pipeline_model_parallel_size)]
+            placed = sum(per_rank)
+        assert max(per_rank) == d.fullest_stage_layers, (name, per_rank)
+        assert placed == d.layers, (name, flags)
+        assert vps == d.virtual_stages, (name, flags)
+        if d.experts is not None:
+            assert d.experts % d.expert_parallel == 0, name
+    assert len(checked) >= 5
+
+
+@pytest.mark.parametrize("example", sorted(p.stem for p in EXAMPLES.glob("*.yaml")) + sorted(SCENARIOS))
+def test_memo_appendix_and_launch_readme_say_the_same_numbers(example):
+    """The memo's 'How it runs' and the launch README's 'Layout' are the same lines, and the numbers launch.sh and
+    job.sbatch carry are among them."""
+    if example in SCENARIOS:
+        advice = advise(answers_from_mapping(SCENARIOS[example]), _rules())
+    else:
+        advice = advise(load_answers(EXAMPLES / f"{example}.yaml"), _rules())
+    if any(w["blocking"] for w in advice.warnings):
+        pytest.skip("blocked: no launch files")
+    files = _files(advice)
+    memo = to_markdown(advice)
+    memo_lines = memo.split("## How it runs", 1)[1].split("\n## ", 1)[0]
+    readme_lines = files["README.md"].split("## Layout", 1)[1].split("\n## ", 1)[0]
+    bullets = lambda text: [ln for ln in text.splitlines() if ln.startswith("- ")]  # noqa: E731
+    assert bullets(memo_lines) == bullets(readme_lines) and bullets(memo_lines)
+    d = advice.report().deployment
+    text = "\n".join(bullets(memo_lines))
+    for number in (d.gpus, d.nodes, d.gpus_per_node, d.tensor_parallel, d.pipeline_parallel, d.data_parallel, d.micro_batch,
+                   d.accumulation, d.train_batch_sequences):
+        assert re.search(rf"\b{number}\b", text), (number, text)
+    assert f"--nodes={d.nodes}" in files["job.sbatch"] and f"--gpus-per-node={d.gpus_per_node}" in files["job.sbatch"]
+
+
+def test_moe_on_fsdp_carries_expert_parallelism_into_the_files():
+    advice = advise(answers_from_mapping(SCENARIOS["mixtral-like"]), _rules())
+    mega = launch_command(deployment(advice.evaluation, "megatron-3d"))
+    flags = _flags(mega.split("pretrain_gpt.py", 1)[1])
+    assert flags["--num-experts"] == "8" and flags["--moe-router-topk"] == "2" and int(flags["--expert-model-parallel-size"]) > 1
+    fsdp = launch_command(deployment(advice.evaluation, "fsdp"))
+    assert "expert parallelism" in fsdp
+
+
+def test_megatron_readme_names_its_entry_point():
+    advice = advise(answers_from_mapping(SCENARIOS["deepseek-v3-like"]), _rules())
+    advice.strategy = "megatron-3d"
+    readme = _files(advice)["README.md"]
+    assert "pretrain_gpt.py" in readme and "`train.py` stands for" not in readme
