@@ -164,6 +164,11 @@ def test_zero3_gathers_all_of_a_moe_while_fsdp_and_megatron_split_its_experts():
     assert fsdp.ep[0] == 8
     assert _plan(fsdp, "parameter all-gather (forward and backward)").payload[0] == pytest.approx(2 * (w.dense_params + w.expert_params / 8))
     assert "expert all-to-all" in {c.name for c in fsdp.collectives}
+    for zero in ("deepspeed-zero1", "deepspeed-zero2"):  # DeepSpeed-MoE: ZeRO-1/2 with ep_size (not ZeRO-3: DeepSpeed refuses it)
+        assert est[zero].ep[0] == 8 and "expert all-to-all" in {c.name for c in est[zero].collectives}, zero
+    dense = _answers(model={"params": "46.7B"}, cluster={"gpu": "h100-sxm", "gpus": 256})
+    without_ep = estimate_all(dense)[0]["deepspeed-zero2"]
+    assert est["deepspeed-zero2"].model_states[0] < without_ep.model_states[0] - 2 * w.expert_params * (1 - 1 / 8) * 0.99
     mega = est["megatron-3d"]
     assert "expert all-to-all" in {c.name for c in mega.collectives}
     assert mega.ep[0] > 1 and 8 % mega.ep[0] == 0, "EP divides the experts (megatron-core moe_layer.py)"

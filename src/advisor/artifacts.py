@@ -141,7 +141,9 @@ def launch_command(d: Deployment) -> str:
     run = (f"torchrun --nnodes={d.nodes} --nproc-per-node={d.gpus_per_node} --rdzv-backend=c10d "
            "--rdzv-endpoint=$MASTER_ADDR:29500 --rdzv-id=$SLURM_JOB_ID")
     if d.launcher == "deepspeed":
-        return f"{run} train.py --deepspeed --deepspeed_config ds_config.json"
+        moe = (f"  # DeepSpeed-MoE: deepspeed.moe.layer.MoE(num_experts={d.experts}, ep_size={d.expert_parallel}, k={d.experts_per_token}) "
+               "in the model" if d.expert_parallel > 1 else "")
+        return f"{run} train.py --deepspeed --deepspeed_config ds_config.json{moe}"
     if d.launcher == "megatron":
         return f"{run} pretrain_gpt.py " + " ".join(megatron_args(d))
     if d.strategy == "fsdp" and d.expert_parallel > 1:

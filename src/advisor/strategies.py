@@ -35,7 +35,9 @@ class StrategySpec:
     model_parallel: bool = False
     """Tensor/pipeline/context/expert parallelism and Megatron's layout search apply."""
     expert_parallel: bool = False
-    """A mixture of experts' experts are split over GPUs (expert parallelism) rather than sharded and gathered whole."""
+    """A mixture of experts' experts are split over GPUs (expert parallelism) rather than sharded and gathered whole:
+    Megatron's EP, PyTorch-native EP beside FSDP (torchtitan), DeepSpeed-MoE beside ZeRO-1/2 (deepspeed.moe.layer.MoE
+    ep_size; DeepSpeed's engine.py refuses MoE with ZeRO stage 3: 'MoE not supported with Stage 3')."""
     resident_twin: str | None = None
     """An offloading strategy's GPU-resident counterpart: where that fits, the offload takes its micro-batch (the
     offload exists to fit, not to change the batch layout)."""
@@ -53,10 +55,10 @@ REGISTRY: tuple[StrategySpec, ...] = (
                  "sharded-params", "torchrun", expert_parallel=True),
     StrategySpec("deepspeed-zero1", "DeepSpeed ZeRO stage 1", "zero1",
                  "2P + 2P + 12P/GPUs (Ultra-Scale Playbook ZeRO-1; DeepSpeed ships no ZeRO-1 estimator)",
-                 "all-reduce-per-step", "deepspeed", deepspeed_stage=1),
+                 "all-reduce-per-step", "deepspeed", deepspeed_stage=1, expert_parallel=True),
     StrategySpec("deepspeed-zero2", "DeepSpeed ZeRO stage 2", "deepspeed-estimator",
                  "2P + 18P/GPUs (DeepSpeed estimate_zero2_model_states_mem_needs, offload_optimizer=none)",
-                 "reduce-scatter-per-micro-batch", "deepspeed", deepspeed_stage=2),
+                 "reduce-scatter-per-micro-batch", "deepspeed", deepspeed_stage=2, expert_parallel=True),
     StrategySpec("deepspeed-zero3", "DeepSpeed ZeRO stage 3", "deepspeed-estimator",
                  "4 x largest layer + 18P/GPUs (DeepSpeed estimate_zero3_model_states_mem_needs, no offload)",
                  "sharded-params", "deepspeed", deepspeed_stage=3),

@@ -87,7 +87,7 @@ def communication_plan(
         # (stage_1_and_2.py: reduce_ipg_grads from the backward hooks), so accumulation does not cut its traffic; the
         # updated 16-bit parameters are all-gathered once per optimizer step.
         plan.append(_group_collective("gradient reduce-scatter (every micro-batch)", "reduce-scatter", grads, micro, n, local_all, hw, "backward"))
-        plan.append(_group_collective("parameter all-gather", "all-gather", 2.0 * w.params, 1.0, n, local_all, hw, "backward"))
+        plan.append(_group_collective("parameter all-gather", "all-gather", 2.0 * moved_params, 1.0, n, local_all, hw, "backward"))
     elif sp.gradient_sync == "sharded-params":
         params16 = 2.0 * moved_params
         gather = _group_collective("parameter all-gather (forward and backward)", "all-gather", params16, 2.0 * micro, n, local_all, hw, "compute")
@@ -98,8 +98,6 @@ def communication_plan(
         first = gather.seconds / max(1, w.shape.layers)
         plan.append(Collective("first layer's all-gather (nothing to prefetch behind)", "all-gather", gather.payload / max(1, w.shape.layers),
                                gather.calls, np.zeros_like(n), np.zeros_like(n), first, "none"))
-        if w.is_moe and sp.expert_parallel:
-            plan.append(_expert_all_to_all(w, hw, n, ep, 1.0, 1.0, mb, micro))
         if sp.offload:
             # ZeRO-Offload's schedule (arXiv:2101.06840 Sec 4.1): gradient shards go to the CPU, Adam runs there, and the
             # updated 16-bit parameters come back before the next forward — on the critical path once per step; with
@@ -115,37 +113,41 @@ def communication_plan(
             plan.append(Collective("CPU Adam step (host memory)", "cpu", zeros, np.ones_like(n), zeros, zeros, cpu_s, "none"))
             fetch = 2.0 * micro * shard
             plan.append(Collective("parameter fetch from CPU over PCIe", "pcie", shard, 2.0 * micro, zeros, zeros, fetch / hw.host_bw, "compute"))
-    else:  # megatron-3d
-        dp = n / (tp * pp)
-        dp_local = np.clip(g / (tp * pp), 1.0, dp)
-        shard = grads / (tp * pp)
-        plan.append(_group_collective("data-parallel gradient all-reduce", "all-reduce", shard, 1.0, dp, dp_local, hw, "backward"))
-        # Tensor parallelism: 2 all-reduces forward and 2 backward per layer per micro-batch of s·b·h 16-bit values
-        # (Korthikanti et al. 2022 Sec 4.2.2; sequence parallelism swaps each for a reduce-scatter + all-gather of the
-        # same volume), inside the node. The slowest stage holds ceil(layers / PP) layers.
-        tp_msg = 2.0 * w.seq_len / cp * mb * w.shape.hidden * w.act_scale
-        tp_calls = micro * np.ceil(w.shape.layers / pp) * 4.0
-        plan.append(_group_collective("tensor-parallel all-reduce", "all-reduce", tp_msg, tp_calls, tp, tp, hw, "none"))
-        # Pipeline: activations forward and their gradients backward at each stage boundary, s·b·h per micro-batch
-        # (Ultra-Scale Playbook), split across the TP ranks (Megatron's scatter/gather), over the network; an interleaved
-        # schedule crosses v times as many boundaries (Narayanan et al. 2021 Sec 2.2.2).
-        p2p = 2.0 * w.seq_len / cp * mb * w.shape.hidden * w.act_scale / tp
-        p2p_calls = np.where(pp > 1, 2.0 * micro * vpp, 0.0)
-        net = p2p * p2p_calls
-        plan.append(Collective("pipeline send/recv", "send/recv", p2p, p2p_calls, np.zeros_like(n), net, net / hw.inter_bw_per_gpu, "none"))
-        # Context parallelism (ring attention): each rank passes its chunk's keys and values round the CP ring, once
-        # forward and twice backward per layer, overlapped with the attention it feeds (Llama 3 Sec 3.3.2; Ultra-Scale
-        # Playbook, context parallelism). Keys and values counted at full width (no grouped-query saving assumed).
-        kv = 2.0 * 2.0 * w.seq_len / cp * mb * w.shape.hidden / tp * w.act_scale
-        cp_calls = np.where(cp > 1, 3.0 * micro * np.ceil(w.shape.layers / pp), 0.0)
-        moved = kv * (cp - 1.0) * cp_calls
-        in_node = tp * cp <= hw.gpus_per_node
-        cp_intra, cp_inter = np.where(in_node, moved, 0.0), np.where(in_node, 0.0, moved)
-        plan.append(Collective("context-parallel K/V exchange", "send/recv", kv * np.ones_like(n), cp_calls * np.ones_like(n),
-                               cp_intra * np.ones_like(n), cp_inter * np.ones_like(n),
-                               cp_intra / hw.intra_bw + cp_inter / hw.inter_bw_per_gpu, "compute"))
-        if w.is_moe:
-            plan.append(_expert_all_to_all(w, hw, n, ep, tp, pp, mb, micro))
+    if sp.gradient_sync != "megatron":
+        if w.is_moe and sp.expert_parallel:
+            plan.append(_expert_all_to_all(w, hw, n, ep, 1.0, 1.0, mb, micro))
+        return plan
+    # megatron-3d
+    dp = n / (tp * pp)
+    dp_local = np.clip(g / (tp * pp), 1.0, dp)
+    shard = grads / (tp * pp)
+    plan.append(_group_collective("data-parallel gradient all-reduce", "all-reduce", shard, 1.0, dp, dp_local, hw, "backward"))
+    # Tensor parallelism: 2 all-reduces forward and 2 backward per layer per micro-batch of s·b·h 16-bit values
+    # (Korthikanti et al. 2022 Sec 4.2.2; sequence parallelism swaps each for a reduce-scatter + all-gather of the
+    # same volume), inside the node. The slowest stage holds ceil(layers / PP) layers.
+    tp_msg = 2.0 * w.seq_len / cp * mb * w.shape.hidden * w.act_scale
+    tp_calls = micro * np.ceil(w.shape.layers / pp) * 4.0
+    plan.append(_group_collective("tensor-parallel all-reduce", "all-reduce", tp_msg, tp_calls, tp, tp, hw, "none"))
+    # Pipeline: activations forward and their gradients backward at each stage boundary, s·b·h per micro-batch
+    # (Ultra-Scale Playbook), split across the TP ranks (Megatron's scatter/gather), over the network; an interleaved
+    # schedule crosses v times as many boundaries (Narayanan et al. 2021 Sec 2.2.2).
+    p2p = 2.0 * w.seq_len / cp * mb * w.shape.hidden * w.act_scale / tp
+    p2p_calls = np.where(pp > 1, 2.0 * micro * vpp, 0.0)
+    net = p2p * p2p_calls
+    plan.append(Collective("pipeline send/recv", "send/recv", p2p, p2p_calls, np.zeros_like(n), net, net / hw.inter_bw_per_gpu, "none"))
+    # Context parallelism (ring attention): each rank passes its chunk's keys and values round the CP ring, once
+    # forward and twice backward per layer, overlapped with the attention it feeds (Llama 3 Sec 3.3.2; Ultra-Scale
+    # Playbook, context parallelism). Keys and values counted at full width (no grouped-query saving assumed).
+    kv = 2.0 * 2.0 * w.seq_len / cp * mb * w.shape.hidden / tp * w.act_scale
+    cp_calls = np.where(cp > 1, 3.0 * micro * np.ceil(w.shape.layers / pp), 0.0)
+    moved = kv * (cp - 1.0) * cp_calls
+    in_node = tp * cp <= hw.gpus_per_node
+    cp_intra, cp_inter = np.where(in_node, moved, 0.0), np.where(in_node, 0.0, moved)
+    plan.append(Collective("context-parallel K/V exchange", "send/recv", kv * np.ones_like(n), cp_calls * np.ones_like(n),
+                           cp_intra * np.ones_like(n), cp_inter * np.ones_like(n),
+                           cp_intra / hw.intra_bw + cp_inter / hw.inter_bw_per_gpu, "compute"))
+    if w.is_moe:
+        plan.append(_expert_all_to_all(w, hw, n, ep, tp, pp, mb, micro))
     return plan
 
 

@@ -43,10 +43,15 @@ def model_state_bytes(strategy: str, w: Workload, gpus: np.ndarray, tp: np.ndarr
         return np.full_like(n, 16.0 * P)
     if states == "fsdp":
         return 16.0 * P / n + 2.0 * 2.0 * ll
+    # DeepSpeed-MoE (ZeRO-1/2 with expert parallelism): each GPU keeps the dense part and 1/EP of the experts in 16-bit;
+    # the partitioned states spread over the data-parallel group (dense) and the expert-data-parallel group of n/EP
+    # (experts), which is 1/n of all parameters either way.
+    ep = expert_degree(strategy, w, n, n, gpus_per_node)
+    held = w.expert_params * (1.0 - 1.0 / ep)  # expert weights a GPU no longer keeps
     if states == "zero1":
-        return 4.0 * P + 12.0 * P / n
+        return 4.0 * (P - held) + 12.0 * P / n
     if states == "deepspeed-estimator":
-        return _deepspeed(strategy, w, n, gpus_per_node)[1]
+        return _deepspeed(strategy, w, n, gpus_per_node)[1] - (2.0 * held if spec(strategy).expert_parallel else 0.0)
     if states == "megatron":
         dp = n / (tp * pp)
         # Megatron's 6 + 12/DP bytes: 16-bit weights and fp32 gradients replicated across data-parallel ranks, the

@@ -84,9 +84,10 @@ ASSUMPTIONS: tuple[str, ...] = (
     N_("Gradients move in 16-bit (2 bytes/param) under bf16/fp16, 4 bytes under fp32."),
     N_("The global batch is kept as given: every data-parallel rank needs at least one sequence per step, so a plan whose ranks "
        "outnumber the batch's sequences cannot run; tensor or pipeline parallelism, or fewer GPUs, keep the ranks within it."),
-    N_("Mixture of experts: memory counts all parameters and compute the active ones; FSDP and ZeRO-3 shard and gather all "
-       "parameters and move no tokens; Megatron spreads experts by expert parallelism, whose token all-to-alls overlap compute "
-       "as in DeepSeek-V3's DualPipe (arXiv:2412.19437)."),
+    N_("Mixture of experts: memory counts all parameters and compute the active ones; Megatron, FSDP (PyTorch-native expert "
+       "parallelism) and DeepSpeed-MoE with ZeRO-1/2 split the experts over EP GPUs (EP divides the experts), keep the dense part "
+       "and 1/EP of the experts per GPU and route tokens by all-to-all, which overlaps compute as in DeepSeek-V3's DualPipe "
+       "(arXiv:2412.19437); ZeRO-3 shards and gathers all parameters (DeepSpeed refuses MoE with stage 3); DDP and Horovod replicate them."),
     N_("Activations per layer from Korthikanti et al. 2022 Table 2: sbh(34 + 5as/h) none, 34sbh selective, 2sbh full; "
        "Megatron uses sequence parallelism (divided by TP); the first pipeline stage holds all layers' worth."),
     N_("Memory per GPU adds 2 GB of CUDA runtime overhead (Ultra-Scale Playbook: 1-2 GB); fragmentation is not modelled."),
