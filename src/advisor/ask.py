@@ -57,7 +57,8 @@ class Slot:
     kind: str
     label: dict[str, str]
     cues: tuple[re.Pattern[str], ...]
-    field: str | None = None
+    fields: tuple[str, ...] = ()
+    """The answers fields a what-if on this slot sets (usually one)."""
     values: tuple[str, ...] = ()
 
     def name(self) -> str:
@@ -190,8 +191,9 @@ def parse_intents(data: Any, file: str) -> Intents:
         kind = s["kind"]
         if kind not in kinds and kind not in BUILTIN_KINDS:
             raise IntentLoadError(f"{where}.kind: unknown kind '{kind}'; known: {', '.join([*kinds, *BUILTIN_KINDS])}")
-        fld = s.get("field")
-        if fld is not None:
+        given = s.get("field")
+        fields = (given,) if isinstance(given, str) else _strings(given, f"{where}.field") if given is not None else ()
+        for fld in fields:
             parts = str(fld).split(".")
             if len(parts) != 2 or parts[1] not in _fields_at(Answers, parts[:1]):
                 raise IntentLoadError(f"{where}.field: '{fld}' is not an answers field (section.key, see `advisor schema`)")
@@ -212,7 +214,7 @@ def parse_intents(data: Any, file: str) -> Intents:
             if rx.groups != 1:
                 raise IntentLoadError(f"{where}.cues[{i}]: other groups must be non-capturing (?:...)")
             cues.append(rx)
-        slots[str(sid)] = Slot(str(sid), kind, _bilingual(s["label"], f"{where}.label"), tuple(cues), fld, tuple(values))
+        slots[str(sid)] = Slot(str(sid), kind, _bilingual(s["label"], f"{where}.label"), tuple(cues), tuple(fields), tuple(values))
 
     # intents
     intents: list[Intent] = []
@@ -475,15 +477,37 @@ class Context:
 
 
 def with_change(draft: dict[str, Any], change: dict[str, Any]) -> dict[str, Any]:
-    """A copy of the answers as written with ``change`` (field path -> value) applied."""
+    """A copy of the answers as written with ``change`` (field path -> value; None removes the key) applied."""
     new = copy.deepcopy(draft)
     for path, value in change.items():
         section, key = path.split(".")
         sect = new.get(section)
         if not isinstance(sect, dict):
             sect = new[section] = {}
-        sect[key] = value
+        if value is None:
+            sect.pop(key, None)
+        else:
+            sect[key] = value
     return new
+
+
+def _keep_the_work(ctx: Context, change: dict[str, Any]) -> list[str]:
+    """What stays as it is in a what-if, set in ``change`` and said in the notes returned: the runs a month (by default
+    today's setup back to back, which the change would move), and the work of a run. A measured duration is today's GPUs': on another count the run keeps its work (the tokens it implies), so the
+    change also sets training.tokens in place of the duration. Returns the note that says so."""
+    a = ctx.advice.answers
+    notes = []
+    if a.training.runs_per_month is None and "training.runs_per_month" not in change:
+        # the default cadence is today's setup back to back: a what-if keeps the roadmap's runs a month as they are
+        runs = ctx.advice.plan.runs_per_month
+        change["training.runs_per_month"] = round(runs, 4)
+        notes.append(_("Runs a month kept at today's {runs}.", runs=format_number(runs)))
+    if "cluster.gpus" not in change or a.training.baseline_hours is None or a.training.tokens is not None:
+        return notes
+    tokens = float(ctx.advice.evaluation.context["tokens"])
+    change.update({"training.tokens": f"{tokens / 1e9:.4g}B", "training.duration_days": None, "training.duration_hours": None})
+    return notes + [_("The measured {time} was on today's {gpus} GPUs; on another count the run keeps its work, {tokens} tokens.",
+              time=hours_text(a.training.baseline_hours), gpus=a.cluster.gpus, tokens=f"{tokens / 1e9:,.4g}B")]
 
 
 def _rerun(ctx: Context, change: dict[str, Any]) -> Advice:
@@ -545,22 +569,30 @@ def _answer_value(answers: Answers, path: str) -> Any:
 
 
 def _what_if(ctx: Context, slots: dict[str, list[str]]) -> Reply:
-    change: dict[str, Any] = {f: vals[0] for s, vals in slots.items() if (f := ctx.data.slots[s].field)}
+    change: dict[str, Any] = {f: vals[0] for s, vals in slots.items() for f in ctx.data.slots[s].fields}
     method = slots.get("method")
     if method and method[0] in ctx.data.groups:
         return Reply(ctx.question, None, lines=[_("'{name}' covers several strategies; name one.", name=method[0])],
                      suggestions=[_("what if we currently run {strategy}?", strategy=m) for m in ctx.data.groups[method[0]]][:3])
     if method:
         change["training.current_strategy"] = method[0]
-    new = _rerun(ctx, change)
     base = ctx.advice
+    if "cluster.max_gpus" in change and "cluster.gpus" in change:
+        try:
+            if parse_quantity(change["cluster.gpus"]) >= base.answers.cluster.gpus:
+                del change["cluster.gpus"]  # 'only 128' with 64 today: a ceiling, today's count stays
+        except ValueError:
+            pass  # the answers' parser words the error below
+    asked = set(change)
+    notes = _keep_the_work(ctx, change)
+    new = _rerun(ctx, change)
     said = ", ".join(
         _("{what} = {new} (was {old})", what=_label(ctx, path), new=_shown(_answer_value(new.answers, path)),
           old=_shown(_answer_value(base.answers, path)))
-        for path in change)
+        for path, value in change.items() if path in asked)
     cb, cn = base.plan.chosen, new.plan.chosen
-    lines = [_("What if {change}:", change=said)]
-    if new.answers == base.answers:
+    lines = [_("What if {change}:", change=said), *notes]
+    if all(_answer_value(new.answers, p) == _answer_value(base.answers, p) for p in asked):
         lines.append(_("The answers already say so: the advice stays as it is."))
     elif (cn.strategy, cn.gpus) == (cb.strategy, cb.gpus):
         lines.append(_("The plan stays {plan}: {time} a run ({dt}) for {cost} ({dc}).", plan=_plan_text(new), time=hours_text(cn.hours),
@@ -578,9 +610,9 @@ def _what_if(ctx: Context, slots: dict[str, list[str]]) -> Reply:
 
 def _label(ctx: Context, path: str) -> str:
     for slot in ctx.data.slots.values():
-        if slot.field == path:
+        if slot.fields == (path,):
             return slot.name()
-    return path
+    return _("most GPUs") if path == "cluster.max_gpus" else path
 
 
 def _best_member(ctx: Context, name: str) -> str:
@@ -603,7 +635,7 @@ def _strategy_rows(ctx: Context, strategies: list[str]) -> list[tuple[str, ...]]
 
     def verdict(s: str) -> str:
         why = _("chosen") if s == a.strategy else (a.why_not(s) or [""])[0]
-        return why if len(why) <= 60 else why[:59] + "…"
+        return _clip(why, 34)
 
     return [
         (_("framework"), *(FRAMEWORKS[s] for s in strategies)),
@@ -617,13 +649,27 @@ def _strategy_rows(ctx: Context, strategies: list[str]) -> list[tuple[str, ...]]
     ]
 
 
+def _clip(text: str, cols: int) -> str:
+    """At most ``cols`` terminal columns (a Chinese character takes two), '…' where cut: a cell stays a cell at 80 columns."""
+    from .render import width
+
+    if width(text) <= cols:
+        return text
+    out = ""
+    for ch in text:
+        if width(out + ch) > cols - 1:
+            break
+        out += ch
+    return out + "…"
+
+
 def _rules_on(ctx: Context, strategy: str) -> list[str]:
     out = []
     for fr in ctx.advice.fired:
         pts = fr.rule.then.score.get(strategy, 0)
         if pts or strategy in fr.rule.then.exclude:
             effect = _("excludes it") if strategy in fr.rule.then.exclude else f"{pts:+g}"
-            out.append(f"{fr.rule.id} ({effect}; {', '.join(fr.rule.source)})")
+            out.append(f"{fr.rule.id} ({effect})")
     return out
 
 
@@ -760,8 +806,13 @@ def _compare(ctx: Context, slots: dict[str, list[str]]) -> Reply:
                      columns=(s1, s2), figures=_strategy_rows(ctx, [s1, s2]), sources=["advisor estimate (estimate/)", "seed:K10"])
     if len(slots.get("gpus", [])) >= 2:
         n1, n2 = (_count(ctx, raw) for raw in slots["gpus"][:2])
-        r1, r2 = _rerun(ctx, {"cluster.gpus": n1}), _rerun(ctx, {"cluster.gpus": n2})
-        return Reply(ctx.question, "compare", lines=[_("The advice with {a} GPUs and with {b} GPUs today, side by side:", a=n1, b=n2)],
+        changes = [{"cluster.gpus": n, "cluster.max_gpus": n} for n in (n1, n2)]
+        notes = [_keep_the_work(ctx, c) for c in changes][0]
+        if len(slots["gpus"]) > 2 or n1 == n2:
+            notes.append(_("Compared: the first two counts named."))
+        r1, r2 = (_rerun(ctx, c) for c in changes)
+        return Reply(ctx.question, "compare", lines=[_("The advice with {a} GPUs and with {b} GPUs, no more, side by side:", a=n1, b=n2),
+                                                     *notes],
                      columns=(_("{n} GPUs", n=n1), _("{n} GPUs", n=n2)), figures=_outcome_rows(r1, r2),
                      sources=["advisor decision (decide.py)", "seed:K6"])
     g1, g2 = slots["gpu"][:2]
