@@ -310,6 +310,19 @@ def test_cli_out_of_range_is_one_stderr_line_and_exit_2(capsys, tmp_path):
     assert not saved.exists()
 
 
+@pytest.mark.parametrize(("args", "error"), [
+    (["ask", EXAMPLE, ""], "QUESTION: is empty"),
+    (["ask", EXAMPLE, "x" * 501], "QUESTION: is 501 characters long; ask it in at most 500"),
+    (["ask", EXAMPLE], "QUESTION: is required"),
+    (["ask", EXAMPLE, "why?", "--adopt"], "--adopt: needs --save PATH"),
+    (["ask", EXAMPLE, "why?", "--save", EXAMPLE], "already exists; pass --force"),
+    (["ask", str(EXAMPLES / "nope.yaml"), "why?"], "nope.yaml: no such file"),
+])
+def test_cli_bad_input_is_one_line_and_exit_2(capsys, args, error):
+    code, out, err = run(capsys, *args)
+    assert code == 2 and out == "" and err.count("\n") == 1 and error in err, err
+
+
 def test_the_conversation_is_kept_with_saved_answers_and_goes_into_the_memo_on_request(capsys, tmp_path):
     one, two = tmp_path / "one.yaml", tmp_path / "two.yaml"
     assert run(capsys, "ask", EXAMPLE, "what if we only get 128 GPUs?", "--save", str(one))[0] == 0

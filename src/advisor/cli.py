@@ -260,6 +260,12 @@ def _ask(args: argparse.Namespace, extra: list[Path]) -> int:
         raise InputFileError("--adopt: needs --save PATH (the answers file to write)")
     if args.question is None and args.format != "md":
         raise InputFileError("QUESTION: is required (only --format md, the memo with the questions already kept, runs without one)")
+    from .ask import MAX_QUESTION
+
+    if args.question is not None and not args.question.strip():
+        raise InputFileError("QUESTION: is empty; ask e.g. 'what if we get 128 GPUs?', 'why not DeepSpeed?' or 'what is all-reduce?'")
+    if args.question is not None and len(args.question) > MAX_QUESTION:
+        raise InputFileError(f"QUESTION: is {len(args.question):,} characters long; ask it in at most {MAX_QUESTION}")
     name, draft = load_mapping(args.answers_file)
     answers = answers_from_mapping(draft, name)
     rules = load_rules(extra)
