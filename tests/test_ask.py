@@ -270,6 +270,22 @@ def test_an_unparsed_question_gets_the_closest_intents_filled_with_its_values(ba
     assert zh.suggestions[0] == "如果 GPU 数 = 128 呢？"
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_suggestion_reads_back_as_the_question_it_offers(lang):
+    """'Did you mean: what if price per GPU-hour = ¥15?' must itself be a question advisor reads, with that value."""
+    data = load_intents()
+    values = {"number": "128", "money": "¥15", "duration": "10 days", "gpu": "h800", "word": "fp16"}
+    what_if = next(it for it in data.intents if it.id == "what_if")
+    for name in what_if.slots:
+        slot = data.slots[name]
+        value = values.get(slot.kind, "fsdp") if name != "precision" else "fp16"
+        with language(lang):
+            question = what_if.example[lang].format(a=f"{slot.label[lang]} = {value}")
+            got = parse(question, data)
+            assert got is not None and got.intent == "what_if" and name in got.slots, (question, got)
+            assert suggestions(question)[0] == question
+
+
 def test_a_question_about_nothing_it_knows_still_gets_suggestions(base, rules):
     reply = asked(base, rules, "how is the weather")
     assert reply.intent is None and len(reply.suggestions) == 3

@@ -214,7 +214,10 @@ def parse_intents(data: Any, file: str) -> Intents:
             if rx.groups != 1:
                 raise IntentLoadError(f"{where}.cues[{i}]: other groups must be non-capturing (?:...)")
             cues.append(rx)
-        slots[str(sid)] = Slot(str(sid), kind, _bilingual(s["label"], f"{where}.label"), tuple(cues), tuple(fields), tuple(values))
+        label = _bilingual(s["label"], f"{where}.label")
+        # 'label = value' always reads as the slot: it is how a suggestion writes it ("what if GPUs = 128?")
+        cues += [re.compile(re.escape(text.lower()) + rf"\s*=\s*((?:{value_rx})(?![0-9]|[.,][0-9]))", re.IGNORECASE) for text in label.values()]
+        slots[str(sid)] = Slot(str(sid), kind, label, tuple(cues), tuple(fields), tuple(values))
 
     # intents
     intents: list[Intent] = []
