@@ -370,12 +370,22 @@ class TeamSection(_Section):
     experience: Literal["none", "some", "expert"] = Field(default="some", description="Distributed-training experience: none, some or expert.")
 
 
+class Turn(_Section):
+    """One question asked after the plan (`advisor ask`, the Ask box) and the answer given."""
+
+    question: str = Field(min_length=1, max_length=500, description="The question as asked.")
+    answer: str = Field(max_length=20000, description="The answer as given, with the figures it rested on.")
+
+
 class ProjectSection(_Section):
     """Where the product is."""
 
     stage: Literal["mvp", "stable", "frontier"] = Field(default="mvp", description="mvp (fast iteration), stable (mid-size production), frontier (very large models).")
     checklist_done: tuple[Annotated[str, Field(max_length=2000)], ...] | None = Field(
         default=None, max_length=200, description="Pre-launch checklist items already done (ticked in the guided Q&A); the memo shows them as [x].")
+    conversation: tuple[Turn, ...] | None = Field(
+        default=None, max_length=200, description="Questions asked after the plan (`advisor ask`, the Ask box) and their answers, kept "
+        "with the answers; the memo shows them as an appendix when asked to (`advisor ask ANSWERS --format md`).")
 
 
 class Answers(_Section):

@@ -57,6 +57,18 @@ def _parser() -> argparse.ArgumentParser:
     sw.add_argument("-o", "--output", metavar="PATH")
     sw.add_argument("--force", action="store_true")
 
+    ask = sub.add_parser("ask", help="ask about the advice: what if, why (not), what is, compare (English or Chinese)")
+    ask.add_argument("answers_file", metavar="ANSWERS", help="answers file (YAML or JSON; '-' reads stdin)")
+    ask.add_argument("question", nargs="?", default=None, metavar="QUESTION",
+                     help="e.g. 'what if we only get 128 GPUs?', 'why not DeepSpeed?', 'what is all-reduce?', '如果截止日期是 10 天呢？'")
+    ask.add_argument("--format", choices=("text", "json", "md"), default="text",
+                     help="md: the decision memo with the questions kept in the answers and this one as an appendix")
+    ask.add_argument("-o", "--output", metavar="PATH", help="write here instead of stdout (atomic)")
+    ask.add_argument("--save", metavar="PATH", help="write the answers with this question and answer kept in project.conversation")
+    ask.add_argument("--adopt", action="store_true", help="with --save: a what-if's change becomes the saved answers")
+    ask.add_argument("--force", action="store_true", help="overwrite an existing output or --save file")
+    ask.add_argument("--rules", metavar="DIR", action="append", type=Path, default=[], dest="sub_rules")
+
     init = sub.add_parser("init", help="write a commented answers template")
     init.add_argument("path", nargs="?", default="answers.yaml", help="where to write it (default answers.yaml; '-' for stdout)")
     init.add_argument("--force", action="store_true")
@@ -129,6 +141,8 @@ def _main(argv: Sequence[str] | None) -> int:
         return _run_tui(path, extra)
     if cmd == "advise":
         return _advise(args, extra)
+    if cmd == "ask":
+        return _ask(args, extra)
     if cmd == "init":
         return _init(args)
     if cmd == "sweep":
@@ -226,6 +240,59 @@ def _advise(args: argparse.Namespace, extra: list[Path]) -> int:
         _err(f"wrote {path}")
     else:
         _out(text)
+    return 0
+
+
+def _ask(args: argparse.Namespace, extra: list[Path]) -> int:
+    """One follow-up question about the advice (advisor.ask); the answer as text, JSON or in the memo's appendix."""
+    from .advice import advise
+    from .answers import answers_from_mapping
+    from .ask import ask, turn, with_change
+    from .io import check_writable, write_atomic
+    from .render import to_markdown
+    from .rules import load_rules
+    from .safeload import load_mapping
+
+    for given in (args.output, args.save):
+        if given and given != "-":
+            check_writable(given, args.force)
+    if args.adopt and not args.save:
+        raise InputFileError("--adopt: needs --save PATH (the answers file to write)")
+    if args.question is None and args.format != "md":
+        raise InputFileError("QUESTION: is required (only --format md, the memo with the questions already kept, runs without one)")
+    from .ask import MAX_QUESTION
+
+    if args.question is not None and not args.question.strip():
+        raise InputFileError("QUESTION: is empty; ask e.g. 'what if we get 128 GPUs?', 'why not DeepSpeed?' or 'what is all-reduce?'")
+    if args.question is not None and len(args.question) > MAX_QUESTION:
+        raise InputFileError(f"QUESTION: is {len(args.question):,} characters long; ask it in at most {MAX_QUESTION}")
+    name, draft = load_mapping(args.answers_file)
+    answers = answers_from_mapping(draft, name)
+    rules = load_rules(extra)
+    advice = advise(answers, rules)
+    kept = [t.model_dump() for t in answers.project.conversation or ()]
+    reply = ask(args.question, draft, advice, rules, name) if args.question is not None else None
+    conversation = kept + ([turn(reply)] if reply is not None else [])
+    if args.save:
+        import yaml
+
+        saved = with_change(draft, reply.change) if args.adopt and reply is not None else draft
+        saved = with_change(saved, {"project.conversation": conversation})
+        answers_from_mapping(saved, args.save)  # never write answers that would not load
+        text = "# advisor answers (saved by advisor ask); run: advisor advise FILE\n" + yaml.safe_dump(saved, sort_keys=False, allow_unicode=True)
+        _err(f"wrote {write_atomic(args.save, text, force=args.force)}")
+    if args.format == "json":
+        out = json.dumps(reply.to_dict() if reply else {}, indent=2, ensure_ascii=False) + "\n"
+    elif args.format == "md":
+        memo_advice = advise(answers_from_mapping(with_change(draft, reply.change), name), rules) \
+            if args.adopt and reply is not None and reply.change else advice
+        out = to_markdown(memo_advice, conversation=conversation)
+    else:
+        out = reply.text() + "\n" if reply else ""
+    if args.output and args.output != "-":
+        _err(f"wrote {write_atomic(args.output, out, force=args.force)}")
+    else:
+        _out(out)
     return 0
 
 

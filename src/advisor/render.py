@@ -10,7 +10,7 @@ import json
 import unicodedata
 from dataclasses import dataclass
 from typing import Any
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 
 import yaml
 
@@ -352,7 +352,9 @@ def _md_inline(text: Any) -> str:
     return " ".join(str(text).split("\n"))
 
 
-def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None) -> str:
+def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None, conversation: Sequence[Mapping[str, str]] | None = None) -> str:
+    """The decision memo. ``conversation`` (question / answer turns from `advisor ask` or the Ask box) adds the
+    "Questions asked" appendix; without it the memo is as before, whatever the answers keep."""
     d = advice.report()
     a = advice.answers
     r, e = d.recommendation, d.estimate
@@ -548,8 +550,20 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None) -> str:
     add(_("## Appendix: answers"))
     add("")
     add("```yaml")
-    add(yaml.safe_dump(d.answers, sort_keys=False, allow_unicode=True).rstrip())
+    shown = {k: ({kk: vv for kk, vv in v.items() if kk != "conversation"} if k == "project" and isinstance(v, dict) else v)
+             for k, v in d.answers.items()}  # the conversation has its own appendix, when asked for
+    add(yaml.safe_dump(shown, sort_keys=False, allow_unicode=True).rstrip())
     add("```")
+    if conversation:
+        add("")
+        add(_("## Appendix: questions asked"))
+        for i, turn in enumerate(conversation, 1):
+            add("")
+            add(f"**{i}. {_md_inline(turn['question'])}**")
+            add("")
+            add("~~~~text")
+            add(str(turn["answer"]).replace("~~~~", "~ ~ ~ ~").rstrip())
+            add("~~~~")
     return "\n".join(out) + "\n"
 
 

@@ -63,6 +63,13 @@ class AdvisorApp(App[None]):
         self.notices: list[str] = []
         done = (self.draft.get("project") or {}).get("checklist_done") if isinstance(self.draft.get("project"), dict) else None
         self.checked: list[str] = [str(x) for x in done] if isinstance(done, list) else (list(answers.project.checklist_done or ()) if answers else [])
+        project = self.draft.get("project")
+        kept = project.pop("conversation", None) if isinstance(project, dict) else None
+        self.conversation: list[dict[str, str]] = [dict(t) for t in kept if isinstance(t, dict)] if isinstance(kept, (list, tuple)) else []
+        """Questions asked on the results screen and their answers (project.conversation when saved)."""
+        self.memo_questions = False
+        """The exported memo carries the conversation as an appendix (ticked on the Ask tab)."""
+        self._saved_conversation = len(self.conversation)
         self._saved = (copy.deepcopy(self.draft), list(self.checked))
         """What is on disk (the file it came from, or nothing changed yet): quitting asks only when this differs."""
 
@@ -126,7 +133,8 @@ class AdvisorApp(App[None]):
             answers, _errors = validate(draft)
             return answers.model_dump(exclude={"project": {"checklist_done"}}) if answers else draft
 
-        return meaning(self.draft) != meaning(self._saved[0]) or self.checked != self._saved[1]
+        return (meaning(self.draft) != meaning(self._saved[0]) or self.checked != self._saved[1]
+                or len(self.conversation) != self._saved_conversation)
 
     async def action_quit(self) -> None:
         """Quit, asking first while the answers differ from what was loaded or last saved."""
@@ -157,7 +165,7 @@ class AdvisorApp(App[None]):
         """Ask where, confirm an overwrite, write: one worker awaiting its dialogs (push_screen_wait), no callbacks."""
         if self.last_advice is None:
             return
-        memo = to_markdown(self.answers_with_checks(self.last_advice))
+        memo = to_markdown(self.answers_with_checks(self.last_advice), conversation=self.conversation if self.memo_questions else None)
         await self._write_with_confirm(_("Export the decision memo to:"), "decision-memo.md", memo, _("memo"))
 
     @work(exclusive=True, group="export")
@@ -169,10 +177,14 @@ class AdvisorApp(App[None]):
         data = {section: values for section, values in data.items() if values}
         if self.checked:
             data.setdefault("project", {})["checklist_done"] = list(self.checked)
+        if self.conversation:
+            data.setdefault("project", {})["conversation"] = [dict(t) for t in self.conversation]
         text = _("# advisor answers (saved from the guided Q&A); run: advisor advise FILE") + "\n" + yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
         saved = (copy.deepcopy(self.draft), list(self.checked))
+        turns = len(self.conversation)
         if await self._write_with_confirm(_("Save the answers to:"), "answers.yaml", text, _("answers")):
             self._saved = saved
+            self._saved_conversation = turns
 
     @work(exclusive=True, group="export")
     async def export_artifacts(self) -> None:

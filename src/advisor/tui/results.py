@@ -12,12 +12,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Markdown, SelectionList, Static, TabbedContent, TabPane
+from textual.widgets import Button, Checkbox, DataTable, Footer, Header, Input, Markdown, SelectionList, Static, TabbedContent, TabPane
 
 from ..advice import Advice
+from ..errors import AdvisorError
 from ..i18n import _, N_
 from ..render import decision_notes, headline, hours_text, money, option_rows, spread, summary_rows, to_markdown
 from ..report import Report
+from .ask import AskBox
 from .common import _esc, translate_bindings
 from .look import palette
 
@@ -57,9 +59,10 @@ class ResultsScreen(Screen[None]):
         Binding("a", "artifacts", N_("Launch files")),
         Binding("b", "back", N_("Edit answers")),
         Binding("q", "quit", N_("Quit")),
+        Binding("slash", "ask", N_("Ask"), show=False),
     ]
 
-    def __init__(self, advice: Advice | None = None, view: ResultsView | None = None) -> None:
+    def __init__(self, advice: Advice | None = None, view: ResultsView | None = None, tab: str | None = None) -> None:
         super().__init__()
         translate_bindings(self)
         if view is None:
@@ -68,6 +71,9 @@ class ResultsScreen(Screen[None]):
         self.advice = advice
         self.view = view
         self.options = option_rows(view.report)
+        self.tab = tab
+        self.change: dict[str, object] = {}
+        """The last what-if's change (answers field -> value as written): what Adopt sets."""
 
     def compose(self) -> ComposeResult:
         v = self.view
@@ -116,9 +122,14 @@ class ResultsScreen(Screen[None]):
                     yield Static("\n".join(f"[b]{fr.id}[/b] — {_esc(fr.title)} [dim]({_esc(', '.join(fr.source))})[/dim]" for fr in d.fired_rules), id="rules-list")
             with TabPane(_("Memo"), id="memo"):
                 yield VerticalScroll(id="memo-scroll")
+            with TabPane(_("Ask"), id="ask"):
+                app = self.app
+                yield AskBox(getattr(app, "conversation", []), bool(getattr(app, "memo_questions", False)), id="ask-box")
         yield Footer(show_command_palette=False)  # five keys fill 80 columns; ^p still opens the palette (F1 lists it)
 
     def on_mount(self) -> None:
+        if self.tab:
+            self.query_one("#tabs", TabbedContent).active = self.tab
         table = self.query_one("#options-table", DataTable)
         table.add_columns(_("strategy"), _("fits"), "GB/GPU", _("time"), _("cost"), _("score"), _("why not"))
         chosen = self.view.report.recommendation.strategy
@@ -149,6 +160,59 @@ class ResultsScreen(Screen[None]):
         """The memo preview is built when first shown: it is the slowest widget on the screen."""
         if event.pane.id == "memo" and not self.query("#memo-preview"):
             await self.query_one("#memo-scroll", VerticalScroll).mount(Markdown(self.view.memo(), id="memo-preview"))
+
+    def action_ask(self) -> None:
+        self.query_one("#tabs", TabbedContent).active = "ask"
+        self.query_one("#ask-input", Input).focus()
+
+    @on(Input.Submitted, "#ask-input")
+    async def _asked(self, event: Input.Submitted) -> None:
+        """The question becomes a chat turn: the answer with its figures under it; an out-of-range value is the answers'
+        own one-line error, shown in red; the conversation travels with the app (saved with the answers)."""
+        question = event.value.strip()
+        event.input.value = ""
+        if not question:
+            return
+        app = self.app_
+        from ..ask import ask
+
+        error = False
+        self.change = {}
+        if self.advice is None:
+            answer, error = _("The questions need the advice: answer the steps first."), True
+        else:
+            try:
+                reply = ask(question, app.draft, self.advice, app.rules, _("answers"))
+                answer, self.change = reply.text(), dict(reply.change)
+            except AdvisorError as exc:
+                answer, error = exc.msg, True
+        app.conversation.append({"question": question, "answer": answer})
+        adopt = self.query_one("#ask-adopt", Button)
+        adopt.disabled = not self.change
+        await self.query_one("#ask-box", AskBox).add(question, answer, error)
+
+    @on(Button.Pressed, "#ask-adopt")
+    def _adopt(self) -> None:
+        """The what-if becomes the answers: the draft takes the change, the advice is recomputed on a new results screen."""
+        if not self.change:
+            return
+        app = self.app_
+        from ..ask import with_change
+
+        before = app.draft
+        app.draft = with_change(app.draft, self.change)
+        advice, problem = app.compute()
+        if advice is None:
+            app.draft = before
+            app.notify(problem or _("The answers are not complete yet."), severity="error", markup=False)
+            return
+        said = ", ".join(f"{k} = {v}" for k, v in self.change.items())
+        app.notify(_("Adopted {change}; s saves the answers.", change=said), markup=False)
+        app.switch_screen(ResultsScreen(advice, ResultsView.of(advice, tuple(app.checked)), tab="ask"))
+
+    @on(Checkbox.Changed, "#ask-memo")
+    def _memo_questions(self, event: Checkbox.Changed) -> None:
+        self.app_.memo_questions = event.value
 
     def action_export(self) -> None:
         self.app_.export_memo()

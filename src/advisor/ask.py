@@ -1,0 +1,861 @@
+"""Ask the advisor: follow-up questions after the plan, in English and Chinese.
+
+What it understands is data — ``data/intents.yaml``: intents with their triggers, the slots they read and the cues
+that find each slot, a glossary whose every entry cites its source, and test cases (question -> intent + slots).
+``load_intents`` validates it like the rules: a problem is refused with the file, the id and the key.
+
+``ask`` answers one question against the answers (as written: '7B' stays '7B') and the advice made from them:
+- what if: the one change (or the few named together: 'H800 at ¥15') is applied to the answers, validated by the
+  answers' own parser (so '128', '1.5k', '¥15', '10天' read as in an answers file, and an out-of-range value is the
+  answers' one-line error), the core re-runs once, and the reply is the difference;
+- why / why not: from the decision (plan, options priced, rules that fired and their scores);
+- explain: the glossary;
+- compare: two strategies, GPU counts or GPU types side by side.
+A question it cannot read is never guessed: the reply offers the closest questions it can answer.
+
+Imports no UI code (tests/test_boundaries.py).
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from .advice import Advice, advise, hours_text, money, pct_change
+from .answers import STRATEGIES, Answers, _fields_at, answers_from_mapping
+from .catalog import gpu_catalog, resolve_gpu
+from .errors import AdvisorError, AnswerError
+from .i18n import _, zh
+from .rules import RuleSet, format_number
+from .strategies import FRAMEWORKS
+from .units import parse_quantity
+
+INTENTS_FILE = "intents.yaml"
+BUILTIN_KINDS = ("strategy", "term")
+MAX_QUESTION = 500
+"""Longer questions are refused before any matching (a paste must not stall the app)."""
+
+
+class IntentLoadError(AdvisorError):
+    """The intents file is malformed: names the file, the intent (or slot / term) id and the key."""
+
+    title = "intent error"
+
+
+# ------------------------------------------------------------------------------ the data
+
+
+@dataclass(frozen=True)
+class Slot:
+    id: str
+    kind: str
+    label: dict[str, str]
+    cues: tuple[re.Pattern[str], ...]
+    fields: tuple[str, ...] = ()
+    """The answers fields a what-if on this slot sets (usually one)."""
+    values: tuple[str, ...] = ()
+
+    def name(self) -> str:
+        return self.label["zh" if zh() else "en"]
+
+
+@dataclass(frozen=True)
+class Intent:
+    id: str
+    title: dict[str, str]
+    triggers: tuple[re.Pattern[str], ...]
+    slots: tuple[str, ...]
+    requires: tuple[str, ...]
+    requires_any: tuple[str, ...]
+    min_values: int
+    example: dict[str, str]
+    cases: tuple[dict[str, Any], ...]
+
+
+@dataclass(frozen=True)
+class Term:
+    id: str
+    aliases: tuple[str, ...]
+    source: tuple[str, ...]
+    text: dict[str, str]
+
+
+@dataclass(frozen=True)
+class Intents:
+    file: str
+    intents: tuple[Intent, ...]
+    slots: dict[str, Slot]
+    terms: dict[str, Term]
+    strategy_names: dict[str, str]
+    """alias -> strategy id or group name"""
+    groups: dict[str, tuple[str, ...]]
+
+
+def _bilingual(value: Any, where: str) -> dict[str, str]:
+    if not isinstance(value, dict) or set(value) != {"en", "zh"} or not all(isinstance(v, str) and v.strip() for v in value.values()):
+        raise IntentLoadError(f"{where}: must be {{en: ..., zh: ...}}, both non-empty text")
+    return {"en": value["en"], "zh": value["zh"]}
+
+
+def _strings(value: Any, where: str, empty_ok: bool = False) -> tuple[str, ...]:
+    if not isinstance(value, list) or (not value and not empty_ok) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise IntentLoadError(f"{where}: must be a list of non-empty texts")
+    return tuple(value)
+
+
+def _keys(data: Any, where: str, allowed: set[str], required: set[str]) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise IntentLoadError(f"{where}: must be a mapping")
+    unknown = sorted(set(map(str, data)) - allowed)
+    if unknown:
+        close = difflib.get_close_matches(unknown[0], sorted(allowed), n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else f"; known keys: {', '.join(sorted(allowed))}"
+        raise IntentLoadError(f"{where}.{unknown[0]}: unknown key{hint}")
+    missing = sorted(required - set(data))
+    if missing:
+        raise IntentLoadError(f"{where}.{missing[0]}: is required")
+    return data
+
+
+def _compile(pattern: str, where: str) -> re.Pattern[str]:
+    try:
+        return re.compile(pattern, re.IGNORECASE)
+    except re.error as exc:
+        raise IntentLoadError(f"{where}: not a valid regular expression ({exc})") from None
+
+
+def _alternation(names: list[str]) -> str:
+    return "|".join(re.escape(n.lower()) for n in sorted(set(names), key=len, reverse=True))
+
+
+def parse_intents(data: Any, file: str) -> Intents:
+    """Validate the intents data; the first problem raises IntentLoadError naming the file, the id and the key."""
+    top = _keys(data, file, {"kinds", "slots", "strategies", "strategy_groups", "intents", "terms"}, {"kinds", "slots", "intents", "terms"})
+    kinds = _keys(top["kinds"], f"{file}: kinds", set(map(str, top["kinds"] or {})), set()) if isinstance(top["kinds"], dict) else None
+    if not kinds:
+        raise IntentLoadError(f"{file}: kinds: must be a mapping of kind -> value pattern")
+    for k, v in kinds.items():
+        if not isinstance(v, str):
+            raise IntentLoadError(f"{file}: kinds.{k}: must be a regular expression")
+        _compile(v, f"{file}: kinds.{k}")
+
+    # strategies and groups
+    names: dict[str, str] = {}
+    raw_strats = top.get("strategies") or {}
+    if not isinstance(raw_strats, dict):
+        raise IntentLoadError(f"{file}: strategies: must be a mapping of strategy id -> names")
+    for sid, aliases in raw_strats.items():
+        if sid not in STRATEGIES:
+            raise IntentLoadError(f"{file}: strategies.{sid}: unknown strategy; known: {', '.join(STRATEGIES)}")
+        for a in _strings(aliases, f"{file}: strategies.{sid}"):
+            names[a.lower()] = sid
+    groups: dict[str, tuple[str, ...]] = {}
+    raw_groups = top.get("strategy_groups") or {}
+    if not isinstance(raw_groups, dict):
+        raise IntentLoadError(f"{file}: strategy_groups: must be a mapping")
+    for gid, g in raw_groups.items():
+        where = f"{file}: strategy_groups.{gid}"
+        g = _keys(g, where, {"aliases", "members"}, {"aliases", "members"})
+        members = _strings(g["members"], f"{where}.members")
+        bad = [m for m in members if m not in STRATEGIES]
+        if bad:
+            raise IntentLoadError(f"{where}.members: unknown strategy '{bad[0]}'")
+        groups[str(gid)] = members
+        for a in _strings(g["aliases"], f"{where}.aliases"):
+            names[a.lower()] = str(gid)
+
+    # terms
+    terms: dict[str, Term] = {}
+    if not isinstance(top["terms"], dict) or not top["terms"]:
+        raise IntentLoadError(f"{file}: terms: must be a mapping of term id -> entry")
+    for tid, t in top["terms"].items():
+        where = f"{file}: terms.{tid}"
+        t = _keys(t, where, {"aliases", "source", "text"}, {"aliases", "source", "text"})
+        terms[str(tid)] = Term(str(tid), tuple(a.lower() for a in _strings(t["aliases"], f"{where}.aliases")),
+                               _strings(t["source"], f"{where}.source"), _bilingual(t["text"], f"{where}.text"))
+    term_names = {a: tid for tid, t in terms.items() for a in t.aliases}
+
+    # slots
+    slots: dict[str, Slot] = {}
+    if not isinstance(top["slots"], dict) or not top["slots"]:
+        raise IntentLoadError(f"{file}: slots: must be a mapping of slot id -> slot")
+    for sid, s in top["slots"].items():
+        where = f"{file}: slots.{sid}"
+        s = _keys(s, where, {"field", "kind", "label", "cues", "values"}, {"kind", "label", "cues"})
+        kind = s["kind"]
+        if kind not in kinds and kind not in BUILTIN_KINDS:
+            raise IntentLoadError(f"{where}.kind: unknown kind '{kind}'; known: {', '.join([*kinds, *BUILTIN_KINDS])}")
+        given = s.get("field")
+        fields = (given,) if isinstance(given, str) else _strings(given, f"{where}.field") if given is not None else ()
+        for fld in fields:
+            parts = str(fld).split(".")
+            if len(parts) != 2 or parts[1] not in _fields_at(Answers, parts[:1]):
+                raise IntentLoadError(f"{where}.field: '{fld}' is not an answers field (section.key, see `advisor schema`)")
+        values = _strings(s["values"], f"{where}.values") if "values" in s else ()
+        if kind == "strategy":
+            value_rx = _alternation(list(names))
+        elif kind == "term":
+            value_rx = _alternation(list(term_names))
+        elif values:
+            value_rx = _alternation(list(values))
+        else:
+            value_rx = kinds[kind]
+        cues = []
+        for i, cue in enumerate(_strings(s["cues"], f"{where}.cues")):
+            if cue.count("({value})") != 1:
+                raise IntentLoadError(f"{where}.cues[{i}]: must hold ({{value}}) once, where the value is read")
+            rx = _compile(cue.replace("({value})", f"((?:{value_rx})(?![0-9]|[.,][0-9]))"), f"{where}.cues[{i}]")
+            if rx.groups != 1:
+                raise IntentLoadError(f"{where}.cues[{i}]: other groups must be non-capturing (?:...)")
+            cues.append(rx)
+        label = _bilingual(s["label"], f"{where}.label")
+        # 'label = value' always reads as the slot: it is how a suggestion writes it ("what if GPUs = 128?")
+        cues += [re.compile(re.escape(text.lower()) + rf"\s*=\s*((?:{value_rx})(?![0-9]|[.,][0-9]))", re.IGNORECASE) for text in label.values()]
+        slots[str(sid)] = Slot(str(sid), kind, label, tuple(cues), tuple(fields), tuple(values))
+
+    # intents
+    intents: list[Intent] = []
+    seen: set[str] = set()
+    if not isinstance(top["intents"], list) or not top["intents"]:
+        raise IntentLoadError(f"{file}: intents: must be a list of intents")
+    for i, it in enumerate(top["intents"]):
+        iid = it.get("id") if isinstance(it, dict) else None
+        where = f"{file}: intents[{i}] {iid or '?'}"
+        it = _keys(it, where, {"id", "title", "triggers", "slots", "requires", "requires_any", "min_values", "example", "cases"},
+                   {"id", "title", "triggers", "example", "cases"})
+        if iid not in ANSWERERS:
+            raise IntentLoadError(f"{where}.id: no answer for intent '{iid}'; known: {', '.join(ANSWERERS)}")
+        if iid in seen:
+            raise IntentLoadError(f"{where}.id: duplicate intent id")
+        seen.add(iid)
+        triggers = tuple(_compile(t, f"{where}.triggers[{j}]") for j, t in enumerate(_strings(it["triggers"], f"{where}.triggers")))
+        used = _strings(it.get("slots", []), f"{where}.slots", empty_ok=True)
+        req = _strings(it.get("requires", []), f"{where}.requires", empty_ok=True)
+        req_any = _strings(it.get("requires_any", []), f"{where}.requires_any", empty_ok=True)
+        for key, listed in (("slots", used), ("requires", req), ("requires_any", req_any)):
+            for name in listed:
+                if name not in slots:
+                    raise IntentLoadError(f"{where}.{key}: unknown slot '{name}'; known: {', '.join(slots)}")
+                if key != "slots" and name not in used:
+                    raise IntentLoadError(f"{where}.{key}: '{name}' is not among the intent's slots")
+        min_values = it.get("min_values", 1)
+        if isinstance(min_values, bool) or not isinstance(min_values, int) or min_values < 1:
+            raise IntentLoadError(f"{where}.min_values: must be a whole number >= 1")
+        example = _bilingual(it["example"], f"{where}.example")
+        cases = it["cases"]
+        if not isinstance(cases, list) or not cases:
+            raise IntentLoadError(f"{where}.cases: must be a list of {{q: question, slots: {{slot: [values]}}}} (at least one)")
+        for j, case in enumerate(cases):
+            cw = f"{where}.cases[{j}]"
+            case = _keys(case, cw, {"q", "slots"}, {"q", "slots"})
+            if not isinstance(case["q"], str) or not case["q"].strip():
+                raise IntentLoadError(f"{cw}.q: must be a question")
+            if not isinstance(case["slots"], dict):
+                raise IntentLoadError(f"{cw}.slots: must be a mapping of slot -> list of values")
+            for name, vals in case["slots"].items():
+                if name not in used:
+                    raise IntentLoadError(f"{cw}.slots.{name}: not among the intent's slots")
+                _strings([str(v) for v in vals] if isinstance(vals, list) else vals, f"{cw}.slots.{name}")
+        intents.append(Intent(str(iid), _bilingual(it["title"], f"{where}.title"), triggers, used, req, req_any, min_values,
+                              example, tuple(cases)))
+    return Intents(file, tuple(intents), slots, terms, names, groups)
+
+
+@lru_cache(maxsize=1)
+def _shipped() -> Intents:
+    from .safeload import parse_trusted
+
+    text = resources.files("advisor").joinpath("data", INTENTS_FILE).read_text(encoding="utf-8")
+    return parse_intents(parse_trusted(text), f"data/{INTENTS_FILE}")
+
+
+def load_intents(path: str | Path | None = None) -> Intents:
+    """The shipped intents, or those in ``path`` (checked the same way)."""
+    if path is None:
+        return _shipped()
+    from .safeload import load_mapping
+
+    name, data = load_mapping(path)
+    return parse_intents(data, name)
+
+
+# ------------------------------------------------------------------------------ reading a question
+
+
+@dataclass
+class Parsed:
+    intent: str
+    slots: dict[str, list[str]]
+
+
+_CLOSING = re.compile(r"[\s?？!！。.,，~]+$")
+
+
+def normalise(question: str) -> str:
+    """Whitespace collapsed and the closing punctuation dropped; the case is kept (values are quoted as written) and
+    every pattern matches ignoring it."""
+    return _CLOSING.sub("", " ".join(question.split()))
+
+
+def _gpu_like(token: str) -> bool:
+    """A token that names a catalog GPU, or starts one ('h100' of h100-sxm): the answers' parser then decides."""
+    if resolve_gpu(token):
+        return True
+    t = token.lower().replace("-", "")
+    return len(t) >= 3 and any(gid.replace("-", "").startswith(t) for gid in gpu_catalog())
+
+
+def find_slots(text: str, names: tuple[str, ...], data: Intents) -> dict[str, list[str]]:
+    """Each slot's values in the (normalised) question, in order; a span read by one slot is not read again."""
+    claimed: list[tuple[int, int]] = []
+    found: dict[str, list[str]] = {}
+    for name in names:
+        slot = data.slots[name]
+        hits: list[tuple[int, str]] = []
+        for cue in slot.cues:
+            for m in cue.finditer(text):
+                a, b = m.span(1)
+                if any(a < y and x < b for x, y in claimed):
+                    continue
+                raw = m.group(1).strip()
+                value = _value(slot, raw, data)
+                if value is None:
+                    continue
+                claimed.append((a, b))
+                hits.append((a, value))
+        if hits:
+            found[name] = [v for _pos, v in sorted(hits)]
+    return found
+
+
+def _value(slot: Slot, raw: str, data: Intents) -> str | None:
+    if slot.kind == "strategy":
+        return data.strategy_names.get(raw.lower())
+    if slot.kind == "term":
+        return next((tid for tid, t in data.terms.items() if raw.lower() in t.aliases), None)
+    if slot.values:
+        return raw.lower()
+    if slot.kind == "gpu":
+        if not _gpu_like(raw):
+            return None
+        return resolve_gpu(raw) or raw
+    return raw
+
+
+def parse(question: str, data: Intents | None = None) -> Parsed | None:
+    """The first intent whose trigger is in the question and whose required slots are found; None if there is none."""
+    data = data or load_intents()
+    text = normalise(question)
+    for it in data.intents:
+        if not any(t.search(text) for t in it.triggers):
+            continue
+        slots = find_slots(text, it.slots, data)
+        if any(s not in slots for s in it.requires):
+            continue
+        if it.requires_any and not any(s in slots for s in it.requires_any):
+            continue
+        if it.min_values > 1 and not any(len(v) >= it.min_values for v in slots.values()):
+            continue
+        return Parsed(it.id, slots)
+    return None
+
+
+def suggestions(question: str, data: Intents | None = None, n: int = 3) -> list[str]:
+    """The closest questions advisor can answer, filled with the values this one holds: 'what if GPUs = 128?' first."""
+    data = data or load_intents()
+    text = normalise(question)
+    lang = "zh" if zh() else "en"
+    filled: list[tuple[bool, str]] = []
+    for it in data.intents:
+        for name, values in find_slots(text, it.slots, data).items():
+            if it.id == "compare" and len(values) < 2:
+                continue
+            shown = [_("{n} GPUs", n=v) if name == "gpus" and it.id != "what_if" else v for v in values]
+            if it.id == "what_if":
+                shown = [f"{data.slots[name].label[lang]} = {values[0]}"]
+            filled.append((it.id != "what_if", it.example[lang].format(a=shown[0], b=shown[-1])))
+    out = [q for _later, q in sorted(filled, key=lambda f: f[0])]
+    if len(out) < n:
+        cases = [c["q"] for it in data.intents for c in it.cases if _is_zh(c["q"]) == (lang == "zh") and "-" not in c["q"][:12]]
+        out += sorted(cases, key=lambda q: -difflib.SequenceMatcher(None, text.lower(), normalise(q).lower()).ratio())
+    unique: list[str] = []
+    for q in out:
+        if q not in unique:
+            unique.append(q)
+    return unique[:n]
+
+
+def _is_zh(text: str) -> bool:
+    return any("\u4e00" <= ch <= "\u9fff" for ch in text)
+
+
+# ------------------------------------------------------------------------------ the reply
+
+
+@dataclass
+class Reply:
+    """One answer: sentences, the figures it rests on (label, one value per column), sources and, for a what-if,
+    the change that can be adopted as the new answers."""
+
+    question: str
+    intent: str | None
+    slots: dict[str, list[str]] = field(default_factory=dict)
+    lines: list[str] = field(default_factory=list)
+    columns: tuple[str, ...] = ()
+    figures: list[tuple[str, ...]] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
+    suggestions: list[str] = field(default_factory=list)
+    change: dict[str, Any] = field(default_factory=dict)
+    """answers field path ('cluster.gpus') -> the value as written ('128'): what adopting the what-if sets"""
+
+    def text(self) -> str:
+        return reply_text(self)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "question": self.question, "intent": self.intent, "slots": self.slots, "answer": self.lines,
+            "figures": {"columns": list(self.columns), "rows": [list(r) for r in self.figures]},
+            "sources": self.sources, "suggestions": self.suggestions, "change": self.change,
+        }
+
+
+def reply_text(reply: Reply) -> str:
+    from .render import pad, width
+
+    out = list(reply.lines)
+    if reply.figures:
+        rows = [("", *reply.columns), *reply.figures]
+        cols = len(rows[0])
+        widths = [max(width(r[i]) for r in rows if i < len(r)) for i in range(cols)]
+        out.append("")
+        for r in rows:
+            out.append("  ".join(pad(r[i] if i < len(r) else "", widths[i]) for i in range(cols)).rstrip())
+    if reply.suggestions:
+        out.append(_("Did you mean: {options}", options=" / ".join(reply.suggestions)))
+    if reply.sources:
+        out.append(_("Sources: {sources}", sources="; ".join(reply.sources)))
+    return "\n".join(out)
+
+
+def ask(question: str, draft: dict[str, Any], advice: Advice, rules: RuleSet, name: str = "<answers>",
+        data: Intents | None = None) -> Reply:
+    """Answer one question about ``advice`` (made from ``draft``, the answers as written).
+
+    Raises:
+        AnswerError: a value in the question is out of range for its answer (the answers' own one-line error).
+    """
+    data = data or load_intents()
+    question = question.strip()
+    if not question:
+        return Reply(question, None, lines=[_("Ask a question about the plan.")], suggestions=suggestions("", data))
+    if len(question) > MAX_QUESTION:
+        return Reply(question[:MAX_QUESTION], None, lines=[_("The question is {n} characters long; ask it in at most {most}.",
+                                                                n=f"{len(question):,}", most=MAX_QUESTION)])
+    parsed = parse(question, data)
+    if parsed is None:
+        return Reply(question, None, lines=[_("I could not read that question.")], suggestions=suggestions(question, data))
+    reply = ANSWERERS[parsed.intent](Context(question, draft, advice, rules, name, data), parsed.slots)
+    reply.slots = parsed.slots
+    return reply
+
+
+@dataclass
+class Context:
+    question: str
+    draft: dict[str, Any]
+    advice: Advice
+    rules: RuleSet
+    name: str
+    data: Intents
+
+    @property
+    def currency(self) -> str:
+        return str(self.advice.facts["currency"])
+
+
+def with_change(draft: dict[str, Any], change: dict[str, Any]) -> dict[str, Any]:
+    """A copy of the answers as written with ``change`` (field path -> value; None removes the key) applied."""
+    new = copy.deepcopy(draft)
+    for path, value in change.items():
+        section, key = path.split(".")
+        sect = new.get(section)
+        if not isinstance(sect, dict):
+            sect = new[section] = {}
+        if value is None:
+            sect.pop(key, None)
+        else:
+            sect[key] = value
+    return new
+
+
+def _keep_the_work(ctx: Context, change: dict[str, Any]) -> list[str]:
+    """What stays as it is in a what-if, set in ``change`` and said in the notes returned: the runs a month (by default
+    today's setup back to back, which the change would move), and the work of a run. A measured duration is today's GPUs': on another count the run keeps its work (the tokens it implies), so the
+    change also sets training.tokens in place of the duration. Returns the note that says so."""
+    a = ctx.advice.answers
+    notes = []
+    if a.training.runs_per_month is None and "training.runs_per_month" not in change:
+        # the default cadence is today's setup back to back: a what-if keeps the roadmap's runs a month as they are
+        runs = ctx.advice.plan.runs_per_month
+        change["training.runs_per_month"] = round(runs, 4)
+        notes.append(_("Runs a month kept at today's {runs}.", runs=format_number(runs)))
+    if "cluster.gpus" not in change or a.training.baseline_hours is None or a.training.tokens is not None:
+        return notes
+    tokens = float(ctx.advice.evaluation.context["tokens"])
+    change.update({"training.tokens": f"{tokens / 1e9:.4g}B", "training.duration_days": None, "training.duration_hours": None})
+    return notes + [_("The measured {time} was on today's {gpus} GPUs; on another count the run keeps its work, {tokens} tokens.",
+              time=hours_text(a.training.baseline_hours), gpus=a.cluster.gpus, tokens=f"{tokens / 1e9:,.4g}B")]
+
+
+def _rerun(ctx: Context, change: dict[str, Any]) -> Advice:
+    answers = answers_from_mapping(with_change(ctx.draft, change), ctx.name)
+    return advise(answers, ctx.rules)
+
+
+def _plan_text(a: Advice) -> str:
+    return _("{strategy} on {gpus} GPUs", strategy=a.plan.chosen.strategy, gpus=a.plan.chosen.gpus)
+
+
+def _status(ok: bool | None) -> str:
+    return "—" if ok is None else (_("met") if ok else _("missed"))
+
+
+def _within(ok: bool) -> str:
+    return _("within") if ok else _("over")
+
+
+def _outcome_rows(a: Advice, b: Advice) -> list[tuple[str, ...]]:
+    """Plan, time, cost, month and limits of two advices, side by side."""
+    ca, cb = a.plan.chosen, b.plan.chosen
+    cur_a, cur_b = str(a.facts["currency"]), str(b.facts["currency"])
+    rows: list[tuple[str, ...]] = [
+        (_("plan"), _plan_text(a), _plan_text(b)),
+        (_("time per run"), hours_text(ca.hours), hours_text(cb.hours)),
+        (_("cost per run"), money(ca.cost, cur_a), money(cb.cost, cur_b)),
+        (_("cost per month"), money(ca.monthly, cur_a), money(cb.monthly, cur_b)),
+    ]
+    da, db = a.answers.training.deadline_days, b.answers.training.deadline_days
+    if da is not None or db is not None:
+        rows.append((_("deadline"), _status(ca.meets_deadline) + (f" ({format_number(da)} d)" if da else ""),
+                     _status(cb.meets_deadline) + (f" ({format_number(db)} d)" if db else "")))
+    if a.answers.budget.limit is not None or b.answers.budget.limit is not None:
+        rows.append((_("budget per run"), _within(ca.within_budget), _within(cb.within_budget)))
+    if a.answers.budget.monthly_limit is not None or b.answers.budget.monthly_limit is not None:
+        rows.append((_("monthly limit"), _within(ca.within_monthly), _within(cb.within_monthly)))
+    if any(w["blocking"] for w in b.warnings) != any(w["blocking"] for w in a.warnings):
+        rows.append((_("blocked"), _("yes") if any(w["blocking"] for w in a.warnings) else _("no"),
+                     _("yes") if any(w["blocking"] for w in b.warnings) else _("no")))
+    return rows
+
+
+def _shown(value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        return format_number(value) if value < 1e6 else f"{value:,.0f}"
+    return str(value)
+
+
+def _answer_value(answers: Answers, path: str) -> Any:
+    section, key = path.split(".")
+    value = getattr(getattr(answers, section), key)
+    return value if isinstance(value, (str, int, float)) or value is None else getattr(value, "name", value)
+
+
+# ------------------------------------------------------------------------------ the answers, by intent
+
+
+def _what_if(ctx: Context, slots: dict[str, list[str]]) -> Reply:
+    change: dict[str, Any] = {f: vals[0] for s, vals in slots.items() for f in ctx.data.slots[s].fields}
+    method = slots.get("method")
+    if method and method[0] in ctx.data.groups:
+        return Reply(ctx.question, None, lines=[_("'{name}' covers several strategies; name one.", name=method[0])],
+                     suggestions=[_("what if we currently run {strategy}?", strategy=m) for m in ctx.data.groups[method[0]]][:3])
+    if method:
+        change["training.current_strategy"] = method[0]
+    base = ctx.advice
+    if "cluster.max_gpus" in change and "cluster.gpus" in change:
+        try:
+            if parse_quantity(change["cluster.gpus"]) >= base.answers.cluster.gpus:
+                del change["cluster.gpus"]  # 'only 128' with 64 today: a ceiling, today's count stays
+        except ValueError:
+            pass  # the answers' parser words the error below
+    asked = set(change)
+    notes = _keep_the_work(ctx, change)
+    new = _rerun(ctx, change)
+    said = ", ".join(
+        _("{what} = {new} (was {old})", what=_label(ctx, path), new=_shown(_answer_value(new.answers, path)),
+          old=_shown(_answer_value(base.answers, path)))
+        for path, value in change.items() if path in asked)
+    cb, cn = base.plan.chosen, new.plan.chosen
+    lines = [_("What if {change}:", change=said), *notes]
+    if all(_answer_value(new.answers, p) == _answer_value(base.answers, p) for p in asked):
+        lines.append(_("The answers already say so: the advice stays as it is."))
+    elif (cn.strategy, cn.gpus) == (cb.strategy, cb.gpus):
+        lines.append(_("The plan stays {plan}: {time} a run ({dt}) for {cost} ({dc}).", plan=_plan_text(new), time=hours_text(cn.hours),
+                       dt=pct_change(cn.hours, cb.hours), cost=money(cn.cost, str(new.facts["currency"])), dc=pct_change(cn.cost, cb.cost)))
+    else:
+        lines.append(_("The plan becomes {plan} (was {old}): {time} a run ({dt}) for {cost} ({dc}).", plan=_plan_text(new),
+                       old=_plan_text(base), time=hours_text(cn.hours), dt=pct_change(cn.hours, cb.hours),
+                       cost=money(cn.cost, str(new.facts["currency"])), dc=pct_change(cn.cost, cb.cost)))
+    from .render import headline
+
+    lines.append(headline(new))
+    return Reply(ctx.question, "what_if", lines=lines, columns=(_("now"), _("what if")), figures=_outcome_rows(base, new),
+                 sources=["advisor decision (decide.py)", "seed:K14"], change=change)
+
+
+def _label(ctx: Context, path: str) -> str:
+    for slot in ctx.data.slots.values():
+        if slot.fields == (path,):
+            return slot.name()
+    return _("most GPUs") if path == "cluster.max_gpus" else path
+
+
+def _best_member(ctx: Context, name: str) -> str:
+    """A strategy id for a name: a group (deepspeed) is its member that runs cheapest at the chosen GPU count."""
+    members = ctx.data.groups.get(name)
+    if not members:
+        return name
+    if ctx.advice.strategy in members:
+        return ctx.advice.strategy
+    plan = ctx.advice.plan
+    priced = [o for m in members if (o := plan.option(m, ctx.advice.gpus)) is not None]
+    runs = [o for o in priced if o.runnable] or priced
+    return min(runs, key=lambda o: o.cost).strategy if runs else members[0]
+
+
+def _strategy_rows(ctx: Context, strategies: list[str]) -> list[tuple[str, ...]]:
+    a = ctx.advice
+    ests = [a.estimate_dict(s) for s in strategies]
+    cur = ctx.currency
+
+    def verdict(s: str) -> str:
+        why = _("chosen") if s == a.strategy else (a.why_not(s) or [""])[0]
+        return _clip(why, 34)
+
+    return [
+        (_("framework"), *(FRAMEWORKS[s] for s in strategies)),
+        (_("fits in memory"), *(_("yes") if e["fits"] and e["batch_ok"] else _("no") for e in ests)),
+        (_("memory per GPU"), *(f"{e['memory_per_gpu_gb']:,.1f} GB" for e in ests)),
+        (_("time per run"), *(hours_text(e["wall_clock_hours"]) for e in ests)),
+        (_("cost per run"), *(money(e["cost"], cur) for e in ests)),
+        (_("exposed communication"), *(f"{e['communication_share']:.0%}" for e in ests)),
+        (_("rules' score"), *(format_number(a.scores[s]) for s in strategies)),
+        (_("verdict"), *(verdict(s) for s in strategies)),
+    ]
+
+
+def _clip(text: str, cols: int) -> str:
+    """At most ``cols`` terminal columns (a Chinese character takes two), '…' where cut: a cell stays a cell at 80 columns."""
+    from .render import width
+
+    if width(text) <= cols:
+        return text
+    out = ""
+    for ch in text:
+        if width(out + ch) > cols - 1:
+            break
+        out += ch
+    return out + "…"
+
+
+def _rules_on(ctx: Context, strategy: str) -> list[str]:
+    out = []
+    for fr in ctx.advice.fired:
+        pts = fr.rule.then.score.get(strategy, 0)
+        if pts or strategy in fr.rule.then.exclude:
+            effect = _("excludes it") if strategy in fr.rule.then.exclude else f"{pts:+g}"
+            out.append(f"{fr.rule.id} ({effect})")
+    return out
+
+
+def _why(ctx: Context, slots: dict[str, list[str]], negative: bool = False) -> Reply:
+    a = ctx.advice
+    if "strategy" in slots:
+        s = _best_member(ctx, slots["strategy"][0])
+        rules = _rules_on(ctx, s)
+        if s == a.strategy:
+            lines = [_("{strategy} is the recommendation on {gpus} GPUs:", strategy=s, gpus=a.gpus)]
+            lines += [f"• {r['text']}" for r in a.rationale()]
+            if negative:
+                lines.insert(0, _("{strategy} is not ruled out: it is the plan.", strategy=s))
+        else:
+            lines = [_("Why not {strategy} on {gpus} GPUs:", strategy=s, gpus=a.gpus)] + [f"• {r}" for r in a.why_not(s)]
+        if rules:
+            lines.append(_("Rules that scored it: {rules}", rules="; ".join(rules)))
+        cols = (a.strategy, s) if s != a.strategy else (s,)
+        return Reply(ctx.question, "why_not" if negative else "why", lines=lines, columns=cols, figures=_strategy_rows(ctx, list(cols)),
+                     sources=sorted({src for fr in a.fired for src in fr.rule.source if fr.rule.then.score.get(s) or s in fr.rule.then.exclude}))
+    if "gpus" in slots:
+        return _why_gpus(ctx, slots["gpus"][0], negative)
+    if "gpu" in slots:
+        gpu = slots["gpu"][0]
+        reply = _what_if(ctx, {"gpu": [gpu]})
+        reply.lines.insert(0, _("advisor does not choose the GPU type: it prices the GPUs you name. The same job on {gpu}:", gpu=gpu))
+        reply.intent = "why_not" if negative else "why"
+        return reply
+    lines = [_("Why {plan}:", plan=_plan_text(a)), *(f"• {t}" for t in a.plan_reasons()), _("How it was chosen: {objective}",
+                                                                                             objective=a.plan.objective)]
+    lines += [f"• {r['text']} ({r['rule']})" for r in a.rationale() if r["rule"] != "plan"]
+    return Reply(ctx.question, "why", lines=lines, columns=(_("today"), _("recommended")),
+                 figures=[(lbl, t, r) for lbl, t, r in _today_rows(a)], sources=["advisor decision (decide.py)"])
+
+
+def _today_rows(a: Advice) -> list[tuple[str, ...]]:
+    t, c, cur = a.plan.today, a.plan.chosen, str(a.facts["currency"])
+    return [
+        (_("plan"), _("{strategy} on {gpus} GPUs", strategy=t.strategy, gpus=t.gpus), _plan_text(a)),
+        (_("time per run"), hours_text(t.hours), hours_text(c.hours)),
+        (_("cost per run"), money(t.cost, cur), money(c.cost, cur)),
+    ]
+
+
+def _count(ctx: Context, raw: str) -> int:
+    """A GPU count as the answers read it: out of range is the answers' own error, naming cluster.gpus."""
+    answers = answers_from_mapping(with_change(ctx.draft, {"cluster.gpus": raw}), ctx.name)
+    return answers.cluster.gpus
+
+
+def _why_gpus(ctx: Context, raw: str, negative: bool) -> Reply:
+    a = ctx.advice
+    n = _count(ctx, raw)
+    plan = a.plan
+    c, cur = plan.chosen, ctx.currency
+    if n == c.gpus:
+        lines = [_("{gpus} GPUs is the plan:", gpus=n), *(f"• {t}" for t in a.plan_reasons()),
+                 _("How it was chosen: {objective}", objective=plan.objective)]
+        return Reply(ctx.question, "why_not" if negative else "why", lines=lines, columns=(_("today"), _("recommended")),
+                     figures=list(_today_rows(a)), sources=["advisor decision (decide.py)"])
+    at_n = [o for o in plan.options if o.gpus == n]
+    searched = sorted({o.gpus for o in plan.options})
+    if not at_n:
+        return Reply(ctx.question, "why_not" if negative else "why",
+                     lines=[_("{gpus} GPUs was not searched: the search priced {counts}.", gpus=n,
+                              counts=", ".join(str(x) for x in searched))],
+                     suggestions=[_("what if GPUs = {n}?", n=n)])
+    same = next((o for o in at_n if o.strategy == c.strategy), None)
+    runs = [o for o in at_n if o.runnable]
+    o = same if same is not None and same.runnable else (min(runs, key=lambda x: x.cost) if runs else at_n[0])
+    reasons = []
+    if not o.runnable:
+        reasons.append(_("nothing runs on {gpus} GPUs as asked", gpus=n) if not runs else _("{strategy} cannot run there", strategy=o.strategy))
+    elif o.meets_deadline is False and c.meets_deadline:
+        reasons.append(_("it takes {time}, past the deadline", time=hours_text(o.hours)))
+    elif not o.within_budget and c.within_budget:
+        reasons.append(_("it costs {cost} a run, over the budget", cost=money(o.cost, cur)))
+    elif not o.within_monthly and c.within_monthly:
+        reasons.append(_("it costs {cost} a month, over the monthly limit", cost=money(o.monthly, cur)))
+    elif o.cost > c.cost * 1.05:
+        reasons.append(_("costs {cost} a run ({change}) and takes {time}", cost=money(o.cost, cur), change=pct_change(o.cost, c.cost),
+                         time=hours_text(o.hours)))
+    else:
+        reasons.append(_("it costs about the same; the choice keeps the smaller change from today ({objective})", objective=plan.objective))
+    lines = [_("Why not {gpus} GPUs: {reason}.", gpus=n, reason="; ".join(reasons))]
+    rows: list[tuple[str, ...]] = [
+        (_("plan"), _plan_text(a), _("{strategy} on {gpus} GPUs", strategy=o.strategy, gpus=o.gpus)),
+        (_("time per run"), hours_text(c.hours), hours_text(o.hours)),
+        (_("cost per run"), money(c.cost, cur), money(o.cost, cur)),
+        (_("cost per month"), money(c.monthly, cur), money(o.monthly, cur)),
+    ]
+    if a.answers.training.deadline_days is not None:
+        rows.append((_("deadline"), _status(c.meets_deadline), _status(o.meets_deadline)))
+    return Reply(ctx.question, "why_not" if negative else "why", lines=lines, columns=(_("recommended"), _("{n} GPUs", n=n)),
+                 figures=rows, sources=["advisor decision (decide.py)", "seed:K6", "seed:K11"])
+
+
+def _why_not(ctx: Context, slots: dict[str, list[str]]) -> Reply:
+    return _why(ctx, slots, negative=True)
+
+
+def _explain(ctx: Context, slots: dict[str, list[str]]) -> Reply:
+    term = ctx.data.terms[slots["term"][0]]
+    lang = "zh" if zh() else "en"
+    lines = [term.text[lang]]
+    figures = _term_figures(ctx, term.id)
+    return Reply(ctx.question, "explain", lines=lines, columns=(_("in this plan"),) if figures else (), figures=figures,
+                 sources=list(term.source))
+
+
+def _term_figures(ctx: Context, term: str) -> list[tuple[str, ...]]:
+    e = ctx.advice.estimate_dict(ctx.advice.strategy)
+    getters: dict[str, list[tuple[str, str]]] = {
+        "communication-share": [(_("exposed communication"), f"{e['communication_share']:.0%}")],
+        "all-reduce": [(_("exposed communication"), f"{e['communication_share']:.0%}")],
+        "gradient-accumulation": [(_("accumulation steps"), str(e["gradient_accumulation_steps"])),
+                                  (_("micro-batch"), str(e["micro_batch_size"]))],
+        "tensor-parallel": [(_("tensor parallel"), str(e["tensor_parallel"]))],
+        "pipeline-parallel": [(_("pipeline parallel"), str(e["pipeline_parallel"]))],
+        "expert-parallel": [(_("expert parallel"), str(e["expert_parallel"]))],
+        "checkpoint-resume": [(_("time lost to restarts"), f"{e['interruption_overhead']:.1%}")],
+        "activation-recompute": [(_("recomputation"), str(e["activation_recompute"]))],
+        "zero": [(_("memory per GPU"), f"{e['memory_per_gpu_gb']:,.1f} GB")],
+        "offload": [(_("memory per GPU"), f"{e['memory_per_gpu_gb']:,.1f} GB")],
+    }
+    return [(label, value) for label, value in getters.get(term, [])]
+
+
+def _compare(ctx: Context, slots: dict[str, list[str]]) -> Reply:
+    a = ctx.advice
+    if len(slots.get("strategy", [])) >= 2:
+        s1, s2 = (_best_member(ctx, s) for s in slots["strategy"][:2])
+        return Reply(ctx.question, "compare", lines=[_("{a} and {b} on {gpus} GPUs, side by side:", a=s1, b=s2, gpus=a.gpus)],
+                     columns=(s1, s2), figures=_strategy_rows(ctx, [s1, s2]), sources=["advisor estimate (estimate/)", "seed:K10"])
+    if len(slots.get("gpus", [])) >= 2:
+        n1, n2 = (_count(ctx, raw) for raw in slots["gpus"][:2])
+        changes = [{"cluster.gpus": n, "cluster.max_gpus": n} for n in (n1, n2)]
+        notes = [_keep_the_work(ctx, c) for c in changes][0]
+        if len(slots["gpus"]) > 2 or n1 == n2:
+            notes.append(_("Compared: the first two counts named."))
+        r1, r2 = (_rerun(ctx, c) for c in changes)
+        return Reply(ctx.question, "compare", lines=[_("The advice with {a} GPUs and with {b} GPUs, no more, side by side:", a=n1, b=n2),
+                                                     *notes],
+                     columns=(_("{n} GPUs", n=n1), _("{n} GPUs", n=n2)), figures=_outcome_rows(r1, r2),
+                     sources=["advisor decision (decide.py)", "seed:K6"])
+    g1, g2 = slots["gpu"][:2]
+    r1, r2 = _rerun(ctx, {"cluster.gpu": g1}), _rerun(ctx, {"cluster.gpu": g2})
+    return Reply(ctx.question, "compare", lines=[_("The same job on {a} and on {b}, side by side:", a=g1, b=g2)],
+                 columns=(g1, g2), figures=_outcome_rows(r1, r2), sources=["advisor decision (decide.py)", "seed:K12"])
+
+
+ANSWERERS = {"compare": _compare, "why_not": _why_not, "why": _why, "explain": _explain, "what_if": _what_if}
+
+
+# ------------------------------------------------------------------------------ conversation and test cases
+
+
+def turn(reply: Reply) -> dict[str, str]:
+    """One turn as the answers keep it (project.conversation) and the memo shows it."""
+    return {"question": reply.question, "answer": reply.text()}
+
+
+@dataclass
+class CaseResult:
+    intent: str
+    question: str
+    ok: bool
+    detail: str
+
+
+def run_cases(data: Intents | None = None) -> list[CaseResult]:
+    """Every test case in the intents data: the question must read as its intent with exactly its slots."""
+    data = data or load_intents()
+    out = []
+    for it in data.intents:
+        for case in it.cases:
+            want = {k: [str(v) for v in vals] for k, vals in case["slots"].items()}
+            got = parse(case["q"], data)
+            ok = got is not None and got.intent == it.id and got.slots == want
+            detail = "" if ok else f"expected {it.id} {want}, got " + (f"{got.intent} {got.slots}" if got else "nothing")
+            out.append(CaseResult(it.id, case["q"], ok, detail))
+    return out
+
+
+__all__ = ["AnswerError", "IntentLoadError", "Intents", "Reply", "ask", "load_intents", "parse", "parse_quantity", "run_cases",
+           "suggestions", "turn", "with_change"]

@@ -1,0 +1,47 @@
+"""The Ask box on the results screen: a question typed, the answer shown as a chat turn under it (advisor.ask does
+the work; this widget only moves text between the input and the log)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import Button, Checkbox, Input, Static
+
+from ..i18n import _
+
+
+class AskBox(Vertical):
+    """The conversation so far, an input for the next question, Adopt (for a what-if) and 'in the memo'."""
+
+    def __init__(self, turns: Sequence[Mapping[str, str]], in_memo: bool, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.turns = list(turns)
+        self.in_memo = in_memo
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="ask-log"):
+            yield Static(Text(_("Ask about the plan: what if we only get 128 GPUs? · why not DeepSpeed? · what is all-reduce? · "
+                                "compare ddp and fsdp · 如果截止日期是 10 天呢？"), style="dim"), id="ask-hint")
+            for t in self.turns:
+                yield from self.turn(t["question"], t["answer"])
+        inp = Input(placeholder=_("Type a question, Enter asks"), id="ask-input")
+        inp.cursor_blink = False
+        yield inp
+        with Horizontal(id="ask-actions"):
+            yield Button(_("Adopt the what-if"), id="ask-adopt", disabled=True)
+            yield Checkbox(_("Questions in the memo"), self.in_memo, id="ask-memo")
+
+    @staticmethod
+    def turn(question: str, answer: str, error: bool = False) -> list[Static]:
+        return [Static(Text("› " + question, style="bold"), classes="ask-q"),
+                Static(Text(answer, style="red" if error else ""), classes="ask-a ask-error" if error else "ask-a")]
+
+    async def add(self, question: str, answer: str, error: bool = False) -> None:
+        log = self.query_one("#ask-log", VerticalScroll)
+        widgets = self.turn(question, answer, error)
+        await log.mount_all(widgets)
+        # the question at the top, its answer under it (once laid out)
+        self.call_after_refresh(log.scroll_to_widget, widgets[0], top=True, animate=False)

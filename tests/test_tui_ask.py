@@ -1,0 +1,144 @@
+"""Issue 21: the Ask box on the results screen, driven with Pilot — a question becomes a chat turn with the figures
+under it, a what-if can be adopted as the answers, the conversation is saved with the answers and goes into the memo
+when ticked, in both languages, at 80x24."""
+
+from __future__ import annotations
+
+import yaml
+
+from advisor.answers import load_answers
+from advisor.i18n import language
+from advisor.safeload import load_mapping
+from advisor.tui.app import AdvisorApp, ResultsScreen
+from advisor.tui.ask import AskBox
+
+from .conftest import EXAMPLES
+
+SMALL = (80, 24)
+
+
+def make_app(rules, tmp_path, draft=None):
+    if draft is None:
+        _name, draft = load_mapping(EXAMPLES / "customer-service.yaml")
+    return AdvisorApp(rules=rules, cursor_blink=False, workdir=tmp_path, draft=draft)
+
+
+async def to_results(pilot):
+    await pilot.pause()
+    pilot.app.show_results()
+    await pilot.pause()
+    assert isinstance(pilot.app.screen, ResultsScreen)
+
+
+async def ask(pilot, question):
+    await pilot.press("slash")
+    await pilot.pause()
+    inp = pilot.app.screen.query_one("#ask-input")
+    assert pilot.app.focused is inp
+    inp.value = question
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+def log_text(app):
+    return [str(w.render()) for w in app.screen.query(".ask-q, .ask-a")]
+
+
+async def test_a_question_becomes_a_chat_turn_with_its_figures(rules, tmp_path):
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await to_results(pilot)
+        await ask(pilot, "what if we only get 128 GPUs?")
+        q, a = log_text(app)
+        assert q == "› what if we only get 128 GPUs?"
+        assert a.startswith("What if most GPUs = 128 (was —):")
+        assert "time per run" in a and "cost per run" in a
+        assert app.screen.query_one("#tabs").active == "ask"
+        assert not app.screen.query_one("#ask-adopt").disabled
+        assert app.conversation == [{"question": "what if we only get 128 GPUs?", "answer": a}]
+        assert app.screen.query_one("#ask-input").value == ""
+
+
+async def test_an_unread_question_offers_suggestions_and_nothing_to_adopt(rules, tmp_path):
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await to_results(pilot)
+        await ask(pilot, "128 GPUs")
+        assert "Did you mean: what if GPUs = 128?" in log_text(app)[1]
+        assert app.screen.query_one("#ask-adopt").disabled
+
+
+async def test_an_out_of_range_value_is_the_answers_own_error_in_red(rules, tmp_path):
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await to_results(pilot)
+        await ask(pilot, "what if we get 0 GPUs?")
+        answer = app.screen.query(".ask-a").last()
+        assert "ask-error" in answer.classes
+        assert str(answer.render()) == "answers: cluster.gpus: must be a positive whole number (got 0.0)"
+        assert app.screen.query_one("#ask-adopt").disabled
+
+
+async def test_adopt_makes_the_what_if_the_answers_and_keeps_the_conversation(rules, tmp_path):
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await to_results(pilot)
+        await ask(pilot, "what if we get 128 GPUs?")
+        app.screen.query_one("#ask-adopt").press()
+        await pilot.pause()
+        assert isinstance(app.screen, ResultsScreen)
+        assert app.screen.advice.answers.cluster.gpus == 128
+        assert app.draft["cluster"]["gpus"] == "128"
+        assert app.screen.query_one("#tabs").active == "ask"
+        assert log_text(app)[0] == "› what if we get 128 GPUs?"  # the conversation is still there
+        # saved answers keep the change and the conversation
+        await pilot.press("s")
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+    saved = load_answers(tmp_path / "answers.yaml")
+    assert saved.cluster.gpus == 128
+    assert [t.question for t in saved.project.conversation] == ["what if we get 128 GPUs?"]
+
+
+async def test_the_memo_gets_the_questions_only_when_ticked(rules, tmp_path):
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await to_results(pilot)
+        await ask(pilot, "what is all-reduce?")
+        app.screen.set_focus(None)  # out of the text field, keys are commands again
+        await pilot.press("e", "enter")
+        await pilot.pause()
+        plain = (tmp_path / "decision-memo.md").read_text()
+        assert "questions asked" not in plain
+        app.screen.query_one("#ask-memo").toggle()
+        await pilot.pause()
+        assert app.memo_questions
+        await pilot.press("e", "enter", "y")
+        await pilot.pause()
+        memo = (tmp_path / "decision-memo.md").read_text()
+        assert "## Appendix: questions asked" in memo and "**1. what is all-reduce?**" in memo
+
+
+async def test_a_saved_conversation_is_shown_when_the_answers_are_opened_again(rules, tmp_path):
+    _name, draft = load_mapping(EXAMPLES / "customer-service.yaml")
+    draft["project"]["conversation"] = [{"question": "why?", "answer": "because"}]
+    app = make_app(rules, tmp_path, draft)
+    async with app.run_test(size=SMALL) as pilot:
+        await to_results(pilot)
+        assert "conversation" not in app.draft["project"]
+        assert app.screen.query_one(AskBox).turns == [{"question": "why?", "answer": "because"}]
+        assert not app.unsaved()
+        await ask(pilot, "why not fsdp")
+        assert app.unsaved()  # a new question is something to save
+        assert yaml.safe_dump(app.conversation)
+
+
+async def test_the_ask_box_in_chinese(rules, tmp_path):
+    with language("zh"):
+        app = make_app(rules, tmp_path)
+        async with app.run_test(size=SMALL) as pilot:
+            await to_results(pilot)
+            await ask(pilot, "如果截止日期是 10 天呢？")
+            q, a = log_text(app)
+            assert a.startswith("假如 截止日期 = 10（原为 2）：") and "每次训练成本" in a
