@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -135,6 +136,40 @@ def _currency(value: Any) -> str:
     return value
 
 
+def _within(low: float, high: float) -> AfterValidator:
+    """A plausible range for one quantity. These are validation bounds, not facts: each sits far outside anything
+    published, so a typo (1e-12 for a price, 5e-324 days) gets a one-line refusal instead of an absurd answer or a
+    division by zero in the estimate (issue 19)."""
+
+    def check(value: float) -> float:
+        if not low <= value <= high:
+            raise ValueError(_("must be between {low} and {high} (got {value}); a value outside that describes no real training run",
+                               low=_figure(low), high=_figure(high), value=_figure(value)))
+        return value
+
+    return AfterValidator(check)
+
+
+def _figure(value: float) -> str:
+    """0.001, 36,500, 1e14, 5e-324: a bound or a value as a person reads it."""
+    if 1e-3 <= abs(value) < 1e6:
+        return f"{value:,.6g}"
+    return f"{value:.3g}".replace("e+0", "e").replace("e+", "e").replace("e-0", "e-")
+
+
+# Validation bounds (issue 19). Largest published figures, for scale: 1.6T parameters (Switch-C, arXiv:2101.03961
+# Table 9), 36T training tokens (Qwen3, arXiv:2505.09388 section 3). The bounds below sit well outside them.
+PARAMS_RANGE = _within(1e6, 1e14)  # 1M .. 100T parameters
+TOKENS_RANGE = _within(1e6, 1e15)  # 1M (one default global batch) .. 1,000T tokens
+DAYS_RANGE = _within(0.001, 36_500)  # 86 seconds .. a century
+HOURS_RANGE = _within(0.01, 876_000)  # 36 seconds .. a century
+PRICE_RANGE = _within(0.001, 1e9)  # a tenth of a cent (or fen) per GPU-hour ..
+BANDWIDTH_RANGE = _within(0.1, 1e6)  # GB/s or Gbit/s: 0.1 .. a million
+MEMORY_RANGE = _within(1, 1e6)  # GB
+TFLOPS_RANGE = _within(0.1, 1e6)
+LOADER_RANGE = _within(1, 1e15)  # tokens/s
+RUNS_RANGE = _within(0.01, 1e6)  # runs a month: one in eight years ..
+
 Quantity = Annotated[float, BeforeValidator(_quantity)]
 PositiveNumber = Annotated[float, BeforeValidator(_positive_number)]
 NonNegativeNumber = Annotated[float, BeforeValidator(_non_negative_number)]
@@ -163,13 +198,13 @@ DEFAULT_EXPERTS = 8
 class ModelSection(_Section):
     """What is being trained."""
 
-    params: Quantity = Field(description="Total parameter count, e.g. 7B, 1.3b, 70e9. Drives memory and compute.")
+    params: Annotated[Quantity, PARAMS_RANGE] = Field(description="Total parameter count, e.g. 7B, 1.3b, 70e9. Drives memory and compute.")
     layers: Count | None = Field(default=None, description="Transformer layers. If omitted, taken from the nearest published shape (Megatron-LM 2021 Table 1).")
     hidden_size: Count | None = Field(default=None, description="Hidden size h. If omitted, solved from params and layers.")
     attention_heads: Count | None = Field(default=None, description="Attention heads. If omitted, hidden_size / 128 (head size of the published shapes).")
     seq_len: Count = Field(default=2048, description="Training sequence length in tokens (default 2048, as in Megatron-LM 2021 and llm-foundry benchmarks).")
     vocab_size: Count = Field(default=32000, description="Vocabulary size (default 32,000, LLaMA's; arXiv:2302.13971).")
-    active_params: Quantity | None = Field(default=None, description="Mixture-of-experts only: parameters active per token; compute uses this, memory uses params.")
+    active_params: Annotated[Quantity, PARAMS_RANGE] | None = Field(default=None, description="Mixture-of-experts only: parameters active per token; compute uses this, memory uses params.")
     experts_per_token: Count = Field(
         default=2,
         description="Mixture-of-experts only: routed experts per token (top-k) for the all-to-all traffic; default 2 "
@@ -205,12 +240,12 @@ class ModelSection(_Section):
 class TrainingSection(_Section):
     """How much training, and how it is run."""
 
-    tokens: Quantity | None = Field(default=None, description="Training tokens for the whole run, e.g. 1T, 300B. Give this or a known duration.")
-    duration_hours: Hours | None = Field(default=None, description="Known wall-clock hours of one run on this cluster today (the baseline).")
-    duration_days: Days | None = Field(default=None, description="Known wall-clock days of one run on this cluster today (the baseline, seed K1: '3 days').")
+    tokens: Annotated[Quantity, TOKENS_RANGE] | None = Field(default=None, description="Training tokens for the whole run, e.g. 1T, 300B. Give this or a known duration.")
+    duration_hours: Annotated[Hours, HOURS_RANGE] | None = Field(default=None, description="Known wall-clock hours of one run on this cluster today (the baseline).")
+    duration_days: Annotated[Days, DAYS_RANGE] | None = Field(default=None, description="Known wall-clock days of one run on this cluster today (the baseline, seed K1: '3 days').")
     current_strategy: Strategy = Field(default="ddp", description="What the team runs today; a known duration is taken to be measured with it.")
-    deadline_days: Days | None = Field(default=None, description="Calendar days the run must finish in (2, 2d, 48h, 2天).")
-    runs_per_month: PositiveNumber | None = Field(
+    deadline_days: Annotated[Days, DAYS_RANGE] | None = Field(default=None, description="Calendar days the run must finish in (2, 2d, 48h, 2天).")
+    runs_per_month: Annotated[PositiveNumber, RUNS_RANGE] | None = Field(
         default=None,
         description="Runs a month the roadmap needs; the monthly bill is runs x cost per run. Default: as many as today's "
         "setup completes back to back in 30 days (a cluster kept busy); where today's setup cannot run, the fastest option "
@@ -247,12 +282,12 @@ class CustomGpu(_Section):
 
     name: str = Field(default="custom GPU", min_length=1, max_length=60, pattern=r"^[\w .+()/,:@-]+$",
                       description="Display name: letters, digits, spaces and - _ . + ( ) / , : @ (it is printed in the memo), up to 60 characters.")
-    memory_gb: PositiveNumber = Field(description="Device memory, GB.")
-    peak_tflops: PositiveNumber = Field(description="Dense BF16/FP16 tensor peak, TFLOP/s.")
+    memory_gb: Annotated[PositiveNumber, MEMORY_RANGE] = Field(description="Device memory, GB.")
+    peak_tflops: Annotated[PositiveNumber, TFLOPS_RANGE] = Field(description="Dense BF16/FP16 tensor peak, TFLOP/s.")
     generation: Literal["volta", "ampere", "ada", "hopper", "cdna3", "davinci"] = Field(default="ampere", description="Architecture family (selects the efficiency band).")
     intra_node: Literal["nvlink", "pcie", "xgmi", "hccs"] = Field(default="pcie", description="GPU-to-GPU link inside a node.")
-    nvlink_gbs: PositiveNumber | None = Field(default=None, description="GPU-to-GPU bandwidth, unidirectional GB/s.")
-    pcie_gbs: PositiveNumber = Field(default=31, description="Host link bandwidth, GB/s (default PCIe 4 x16, 31 GB/s).")
+    nvlink_gbs: Annotated[PositiveNumber, BANDWIDTH_RANGE] | None = Field(default=None, description="GPU-to-GPU bandwidth, unidirectional GB/s.")
+    pcie_gbs: Annotated[PositiveNumber, BANDWIDTH_RANGE] = Field(default=31, description="Host link bandwidth, GB/s (default PCIe 4 x16, 31 GB/s).")
 
 
 class ClusterSection(_Section):
@@ -267,14 +302,14 @@ class ClusterSection(_Section):
     )
     gpus_per_node: Count = Field(default=8, description="GPUs in one node (default 8).")
     intra_node: Literal["nvlink", "pcie", "xgmi", "hccs"] | None = Field(default=None, description="GPU link inside a node; default: the GPU's own (NVLink on SXM parts).")
-    inter_node_gbps: PositiveNumber | None = Field(
+    inter_node_gbps: Annotated[PositiveNumber, BANDWIDTH_RANGE] | None = Field(
         default=None,
         description="Network bandwidth per node, Gbit/s (all its NICs together). Default: the GPU's usual fabric — 8 x 200 Gb/s "
         "HDR = 1,600 per A100 node, 8 x 400 Gb/s NDR = 3,200 per H100/H200 node (Llama 2 and 3 papers), else one 200 Gb/s port.",
     )
-    cpu_memory_gb_per_node: PositiveNumber | None = Field(default=None, description="Host RAM per node, GB. Needed to judge CPU offload.")
+    cpu_memory_gb_per_node: Annotated[PositiveNumber, MEMORY_RANGE] | None = Field(default=None, description="Host RAM per node, GB. Needed to judge CPU offload.")
     multi_tenant: StrictBool = Field(default=False, description="Is the cluster shared with other teams' jobs?")
-    data_pipeline_tokens_per_sec: PositiveNumber | None = Field(default=None, description="Measured data-loader throughput for the whole job, tokens/s.")
+    data_pipeline_tokens_per_sec: Annotated[PositiveNumber, LOADER_RANGE] | None = Field(default=None, description="Measured data-loader throughput for the whole job, tokens/s.")
 
     @field_validator("gpu", mode="before")
     @classmethod
@@ -324,7 +359,7 @@ class ClusterSection(_Section):
 class BudgetSection(_Section):
     """What the run may cost."""
 
-    price_per_gpu_hour: Money = Field(description="Price of one GPU for one hour, in `currency` (2.5, ¥10, 10元).")
+    price_per_gpu_hour: Annotated[Money, PRICE_RANGE] = Field(description="Price of one GPU for one hour, in `currency` (2.5, ¥10, 10元).")
     currency: Annotated[str, BeforeValidator(_currency)] = Field(
         default_factory=lambda: "CNY" if zh() else "USD",
         description="Currency code: 1 to 8 letters, e.g. USD, CNY, EUR (¥, 元 and 人民币 mean CNY). Default: CNY in Chinese, else USD.")

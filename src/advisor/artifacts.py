@@ -250,8 +250,12 @@ def write_artifacts(advice: Advice, directory: str | Path, force: bool, artifact
             if clash:
                 raise OutputError(f"{shown(d)}: already holds {', '.join(clash)}; pass --force to overwrite")
         fresh = not d.exists()
+        made: list[Path] = []  # parent directories this call creates, removed again if it fails
         if fresh:
-            d.parent.mkdir(parents=True, exist_ok=True)
+            for parent in reversed(d.parents):
+                if not parent.exists():
+                    parent.mkdir()
+                    made.append(parent)
             staging = Path(tempfile.mkdtemp(prefix=f".{d.name[:200]}.", suffix=".tmp", dir=d.parent))
     except OSError as exc:
         raise OutputError(f"{shown(d)}: cannot create the directory ({exc.strerror or exc})") from None
@@ -259,7 +263,10 @@ def write_artifacts(advice: Advice, directory: str | Path, force: bool, artifact
         # A new directory appears whole: the set is written into a hidden sibling and renamed into place.
         try:
             for f in artifacts:
-                write_atomic(staging / f.name, f.text)
+                try:
+                    write_atomic(staging / f.name, f.text)
+                except OutputError as exc:  # it names the hidden staging file: name the user's directory instead
+                    raise OutputError(f"{shown(d)}: cannot write the launch files ({exc.reason or 'write failed'})") from None
                 if f.name.endswith((".sh", ".sbatch")):
                     (staging / f.name).chmod((staging / f.name).stat().st_mode | 0o111)
             staging.chmod(0o777 & ~_umask())
@@ -269,6 +276,11 @@ def write_artifacts(advice: Advice, directory: str | Path, force: bool, artifact
         finally:
             if staging.exists():
                 shutil.rmtree(staging, ignore_errors=True)
+                for parent in reversed(made):
+                    try:
+                        parent.rmdir()
+                    except OSError:
+                        pass
         return [d / f.name for f in artifacts]
     return _place_into_existing(d, artifacts, force)
 
@@ -287,7 +299,10 @@ def _place_into_existing(d: Path, artifacts: list[Artifact], force: bool) -> lis
     try:
         for f in artifacts:
             target = d / f.name
-            staged = write_atomic(staging / f.name, f.text)
+            try:
+                staged = write_atomic(staging / f.name, f.text)
+            except OutputError as exc:  # it names the hidden staging file: name the user's directory instead
+                raise OutputError(f"{shown(d)}: cannot write the launch files ({exc.reason or 'write failed'})") from None
             mode = staged.stat().st_mode
             if force and target.is_file() and not target.is_symlink():
                 mode = target.stat().st_mode  # --force replaces the content, not the permissions

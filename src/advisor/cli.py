@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 from collections.abc import Sequence
 
 from . import __version__
@@ -31,6 +32,7 @@ class _Parser(argparse.ArgumentParser):
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="advisor", description="Rule-based distributed-training advisor. With no command, opens the guided Q&A.")
     p.add_argument("--version", action="version", version=f"advisor {__version__}")
+    p.add_argument("--debug", action="store_true", help="print the full traceback of an internal error, for a bug report (also: ADVISOR_DEBUG=1)")
     p.add_argument("--lang", metavar="LANG", default=None,
                    help="en or zh (简体中文) for the Q&A, text and memo; default: $ADVISOR_LANG, then the locale. JSON keys stay English")
     p.add_argument("--answers", metavar="FILE", help="open the guided Q&A with these answers prefilled")
@@ -111,9 +113,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
-    except Exception as exc:  # a bug: still one line, never a traceback
-        _err(f"internal error ({type(exc).__name__}: {exc}); please report it with the input that caused it")
+    except Exception as exc:  # a bug: one line, and the traceback only when asked for (--debug, ADVISOR_DEBUG=1)
+        if debugging(argv):
+            import traceback
+
+            try:
+                traceback.print_exc(file=sys.stderr)
+            except (OSError, ValueError, AttributeError):
+                pass
+        _err(f"internal error ({type(exc).__name__}: {_brief(exc)}); please report it with the input that caused it"
+             + ("" if debugging(argv) else " (--debug or ADVISOR_DEBUG=1 shows the traceback)"))
         return 70
+
+
+def debugging(argv: Sequence[str] | None = None) -> bool:
+    """--debug on the command line, or ADVISOR_DEBUG set to anything but empty, 0, false or no."""
+    args = sys.argv[1:] if argv is None else argv
+    if "--debug" in args:
+        return True
+    return os.environ.get("ADVISOR_DEBUG", "").strip().lower() not in ("", "0", "false", "no", "off")
+
+
+def _brief(exc: BaseException) -> str:
+    """An exception's message cut to one readable piece (str() itself may fail, e.g. on a huge number)."""
+    try:
+        text = str(exc)
+    except Exception:  # noqa: BLE001 - any failure to describe it must not hide the original error
+        text = "(no description)"
+    return text if len(text) <= 300 else text[:297] + "..."
 
 
 def _err(msg: str) -> None:
@@ -204,10 +231,13 @@ def _run_tui(answers_path: str | None, extra: list[Path]) -> int:
         raise InputFileError("the guided Q&A needs a terminal; for scripts use 'advisor advise ANSWERS'")
     from .tui.app import AdvisorApp
 
-    app = AdvisorApp(rules=rules, answers=answers, draft=draft)
+    app = AdvisorApp(rules=rules, answers=answers, draft=draft, show_tracebacks=debugging())
     app.run()
     if app.return_code:
-        _err("the guided Q&A stopped on an internal error; please report it with the answers that caused it")
+        error = app.internal_error
+        what = f" ({type(error).__name__}: {_brief(error)})" if error is not None else ""
+        hint = "" if debugging() else " (--debug or ADVISOR_DEBUG=1 shows the traceback)"
+        _err(f"the guided Q&A stopped on an internal error{what}; please report it with the answers that caused it{hint}")
         return 70
     return 0
 
@@ -215,29 +245,42 @@ def _run_tui(answers_path: str | None, extra: list[Path]) -> int:
 def _advise(args: argparse.Namespace, extra: list[Path]) -> int:
     from .advice import advise
     from .answers import load_answers
-    from .io import check_writable, write_atomic
+    from .io import check_writable, stage_atomic
     from .render import to_json, to_markdown, to_text
     from .rules import load_rules
 
-    if args.output and args.output != "-":
+    to_file = _output_path(args.output)
+    if to_file:
         check_writable(args.output, args.force)  # refuse before doing any work
+    if args.artifacts is not None and not args.artifacts.strip():
+        raise OutputError("--artifacts: the directory is empty; give a directory such as launch/")
     answers = load_answers(args.answers_file)
     advice = advise(answers, load_rules(extra))
-    links = None
+    links, artifacts = None, None
     if args.artifacts:
-        from .artifacts import artifact_links, build_artifacts, write_artifacts
+        from .artifacts import artifact_links, build_artifacts
 
         artifacts = build_artifacts(advice)
-        written = write_artifacts(advice, args.artifacts, args.force, artifacts)
-        _err(f"wrote {len(written)} launch artifacts to {args.artifacts}")
         links = artifact_links(artifacts, args.artifacts)
     if args.format == "md":
         text = to_markdown(advice, artifacts=links)
     else:
         text = {"text": to_text, "json": to_json}[args.format](advice)
-    if args.output and args.output != "-":
-        path = write_atomic(args.output, text, force=args.force)
-        _err(f"wrote {path}")
+    # Several outputs are written all or none: the memo is staged (written and fsynced beside its target) before the
+    # launch files go in, and put in place after them; a failure on either side removes what the other wrote.
+    staged = stage_atomic(args.output, text, force=args.force) if to_file else None
+    try:
+        written = _write_artifacts(advice, args, artifacts, staged) if artifacts is not None else None
+        if staged and artifacts is None:
+            staged.commit()
+    except BaseException:
+        if staged:
+            staged.discard()
+        raise
+    if written is not None:
+        _err(f"wrote {len(written)} launch artifacts to {args.artifacts}")
+    if staged:
+        _err(f"wrote {staged.path}")
     else:
         _out(text)
     return 0
@@ -289,11 +332,46 @@ def _ask(args: argparse.Namespace, extra: list[Path]) -> int:
         out = to_markdown(memo_advice, conversation=conversation)
     else:
         out = reply.text() + "\n" if reply else ""
-    if args.output and args.output != "-":
+    if _output_path(args.output):
         _err(f"wrote {write_atomic(args.output, out, force=args.force)}")
     else:
         _out(out)
     return 0
+
+
+def _output_path(output: str | None) -> bool:
+    """True when -o names a file; '-' (or no -o) means stdout, and an empty -o is refused rather than ignored."""
+    if output is None or output == "-":
+        return False
+    if not output.strip():
+        raise OutputError("-o: the output path is empty; give a file path, or - for standard output")
+    return True
+
+
+def _write_artifacts(advice: Any, args: argparse.Namespace, artifacts: list[Any], staged: Any) -> list[Path]:
+    """Write the launch files, then commit the staged memo; if the memo cannot be put in place, the launch files this
+    call wrote are removed again (a new directory whole; in an existing one, the files it added)."""
+    import shutil
+
+    from .artifacts import write_artifacts
+
+    d = Path(args.artifacts)
+    existed = d.exists()
+    before = {f.name for f in artifacts if (d / f.name).exists()} if existed else set()
+    written = write_artifacts(advice, args.artifacts, args.force, artifacts)
+    if staged is None:
+        return written
+    try:
+        staged.commit()
+    except BaseException:
+        if not existed:
+            shutil.rmtree(d, ignore_errors=True)
+        else:
+            for path in written:
+                if path.name not in before:
+                    path.unlink(missing_ok=True)
+        raise
+    return written
 
 
 def _sweep(args: argparse.Namespace) -> int:
@@ -301,7 +379,8 @@ def _sweep(args: argparse.Namespace) -> int:
     from .io import check_writable, write_atomic
     from .sweep import parse_gpu_range, sweep, sweep_text
 
-    if args.output and args.output != "-":
+    to_file = _output_path(args.output)
+    if to_file:
         check_writable(args.output, args.force)
     if args.rows < 1:
         raise InputFileError("--rows: must be at least 1")
@@ -313,7 +392,7 @@ def _sweep(args: argparse.Namespace) -> int:
         text = json.dumps(result.to_dict(), indent=2) + "\n"
     else:
         text = sweep_text(result, args.rows, markdown=args.format == "md")
-    if args.output and args.output != "-":
+    if to_file:
         _err(f"wrote {write_atomic(args.output, text, force=args.force)}")
     else:
         _out(text)

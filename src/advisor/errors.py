@@ -39,6 +39,11 @@ class RuleLoadError(AdvisorError):
 
 
 class OutputError(AdvisorError):
-    """The output could not be written (exists without --force, unwritable path)."""
+    """The output could not be written (exists without --force, unwritable path). ``reason``: the system's own words
+    (e.g. 'No space left on device'), so a caller writing a hidden staging file can name the user's path instead."""
 
     title = "output error"
+
+    def __init__(self, msg: str, reason: str | None = None) -> None:
+        super().__init__(msg)
+        self.reason = reason

@@ -16,6 +16,11 @@ from .errors import OutputError
 
 def check_writable(path: str | Path, force: bool) -> Path:
     """Fail early (before any work) if ``path`` cannot be written; every OS refusal becomes one OutputError line."""
+    text = str(path)
+    if not text.strip():
+        raise OutputError("the output path is empty; give a file path")
+    if text.endswith(("/", os.sep)) or text.endswith(("/.", "/..")) or text in (".", ".."):
+        raise OutputError(f"{shown(text)}: names a directory; give a file path such as {shown(text.rstrip('/') or '.')}/memo.md")
     try:
         return _check_writable(Path(path), force)
     except OSError as exc:
@@ -49,18 +54,43 @@ def _check_writable(p: Path, force: bool) -> Path:
     return p
 
 
-def write_atomic(path: str | Path, text: str, force: bool = False) -> Path:
-    """Write a temp file beside the target, fsync it, then put it in place in one step: with ``force`` a rename over
-    the old file (keeping its permissions), without it a hard link, which fails if anything appeared at the path
-    meanwhile — so two writers can never both win. The temp file is removed on every exit, SIGTERM included
-    (the CLI turns SIGTERM into an exception)."""
+class Staged:
+    """An output written and fsynced beside its target but not yet in place: ``commit()`` puts it there in one step,
+    ``discard()`` removes it. A command with several outputs stages them all before committing any."""
+
+    def __init__(self, path: Path, tmp: str, force: bool) -> None:
+        self.path, self.tmp, self.force = path, tmp, force
+
+    def commit(self) -> Path:
+        s = shown(self.path)
+        try:
+            if self.force:
+                os.replace(self.tmp, self.path)
+            else:
+                try:
+                    os.link(self.tmp, self.path)
+                except FileExistsError:
+                    raise OutputError(f"{s}: already exists; pass --force to overwrite it") from None
+        except OSError as exc:
+            raise OutputError(f"{s}: cannot write ({exc.strerror or exc})", reason=str(exc.strerror or exc)) from None
+        finally:
+            self.discard()
+        return self.path
+
+    def discard(self) -> None:
+        if os.path.lexists(self.tmp):
+            os.unlink(self.tmp)
+
+
+def stage_atomic(path: str | Path, text: str, force: bool = False) -> Staged:
+    """Write ``text`` to a temp file beside ``path`` and fsync it; nothing appears at ``path`` until ``commit()``."""
     p = check_writable(path, force)
     s = shown(p)
     parent = p.parent if str(p.parent) else Path(".")
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{p.name[:200]}.", suffix=".tmp", dir=parent)
     except OSError as exc:
-        raise OutputError(f"{s}: cannot create a file in {shown(parent)} ({exc.strerror or exc})") from None
+        raise OutputError(f"{s}: cannot create a file in {shown(parent)} ({exc.strerror or exc})", reason=str(exc.strerror or exc)) from None
     try:
         umask = os.umask(0)
         os.umask(umask)
@@ -72,16 +102,18 @@ def write_atomic(path: str | Path, text: str, force: bool = False) -> Path:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
-        if force:
-            os.replace(tmp, p)
-        else:
-            try:
-                os.link(tmp, p)
-            except FileExistsError:
-                raise OutputError(f"{s}: already exists; pass --force to overwrite it") from None
-    except OSError as exc:
-        raise OutputError(f"{s}: cannot write ({exc.strerror or exc})") from None
-    finally:
+    except BaseException as exc:
         if os.path.lexists(tmp):
             os.unlink(tmp)
-    return p
+        if isinstance(exc, OSError):
+            raise OutputError(f"{s}: cannot write ({exc.strerror or exc})", reason=str(exc.strerror or exc)) from None
+        raise
+    return Staged(p, tmp, force)
+
+
+def write_atomic(path: str | Path, text: str, force: bool = False) -> Path:
+    """Write a temp file beside the target, fsync it, then put it in place in one step: with ``force`` a rename over
+    the old file (keeping its permissions), without it a hard link, which fails if anything appeared at the path
+    meanwhile — so two writers can never both win. The temp file is removed on every exit, SIGTERM included
+    (the CLI turns SIGTERM into an exception)."""
+    return stage_atomic(path, text, force).commit()

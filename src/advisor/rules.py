@@ -287,7 +287,9 @@ def _parse_default(raw: Any, name: str, problems: Problems) -> DefaultOutcome | 
     rationale = _parse_text(raw.get("rationale"), f"{where}.rationale", problems)
     if rationale is None:
         return None
-    source = _parse_source(raw.get("source", "advisor default"), f"{where}.source", problems, required=False)
+    source = _parse_source(raw.get("source"), f"{where}.source", problems, required=False)  # optional: it names no figure
+    if source is None and raw.get("source") is not None:
+        return None
     return DefaultOutcome(strategy=strategy, rationale=rationale, source=source or ("advisor default",), file=name)
 
 
@@ -386,7 +388,7 @@ def _parse_then(raw: Any, where: str, problems: Problems) -> Effects | None:
             for key, pts in sc.items():
                 if key not in STRATEGIES:
                     problems.add(f"{where}.score.{key}: {_strategy_problem(key)}")
-                elif isinstance(pts, bool) or not isinstance(pts, (int, float)) or not math.isfinite(pts):
+                elif not _finite_number(pts):
                     problems.add(f"{where}.score.{key}: expected a number of points, got {_yaml_value(pts)}")
                 else:
                     score[key] = float(pts)
@@ -490,8 +492,16 @@ def _short(text: str) -> str:
 Test = Callable[[dict[str, Any], list[dict[str, Any]]], bool]
 
 
-def _compile(node: Any, where: str, problems: Problems) -> Test | None:
+MAX_CONDITION_DEPTH = 50
+"""Deepest all / any / not nesting a condition may have (a validation bound: the shipped rules nest 3 deep); deeper
+trees are refused at load rather than overflowing the evaluator's stack."""
+
+
+def _compile(node: Any, where: str, problems: Problems, depth: int = 0) -> Test | None:
     """Turn a condition tree into a closure that records a trace entry per leaf. ``always`` holds unconditionally."""
+    if depth > MAX_CONDITION_DEPTH:
+        problems.add(f"{where}: conditions nest more than {MAX_CONDITION_DEPTH} deep; flatten the all / any / not tree")
+        return None
     if node == "always":
         def always(facts: dict[str, Any], trace: list[dict[str, Any]]) -> bool:
             trace.append({"fact": "always", "op": "always", "value": True, "seen": True, "result": True})
@@ -509,7 +519,7 @@ def _compile(node: Any, where: str, problems: Problems) -> Test | None:
             return None
         key = groups[0]
         if key == "not":
-            inner = _compile(node["not"], f"{where}.not", problems)
+            inner = _compile(node["not"], f"{where}.not", problems, depth + 1)
             if inner is None:
                 return None
             return lambda facts, trace: not inner(facts, trace)
@@ -517,7 +527,7 @@ def _compile(node: Any, where: str, problems: Problems) -> Test | None:
         if not isinstance(items, list):
             problems.add(f"{where}.{key}: expected a list of conditions, got {_yaml_kind(items)}")
             return None
-        parts = [_compile(item, f"{where}.{key}[{i}]", problems) for i, item in enumerate(items)]
+        parts = [_compile(item, f"{where}.{key}[{i}]", problems, depth + 1) for i, item in enumerate(items)]
         if any(p is None for p in parts):
             return None
         tests: list[Test] = [p for p in parts if p is not None]
@@ -596,7 +606,7 @@ def _value_ok(spec: Any, op: str, value: Any, where: str, problems: Problems) ->
         problems.add(f"{where}.value: '{op}' takes a non-empty list, got {_yaml_value(value)}")
         return False
     for v in values:
-        if spec.type == NUMBER and (isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v)):
+        if spec.type == NUMBER and not _finite_number(v):
             problems.add(f"{where}.value: '{spec.name}' is a number; got {_yaml_value(v)}")
             return False
         if spec.type == BOOL and not isinstance(v, bool):
@@ -693,6 +703,17 @@ def format_number(value: float) -> str:
 # ------------------------------------------------------------------------------ helpers
 
 
+def _finite_number(value: Any) -> bool:
+    """A number a rule may hold: finite and within a float's range (a 400-digit integer is not: comparing facts with
+    it, or adding it to a score, would overflow)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
 def _suggest(word: str, options: Any) -> str:
     close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
     return f"; did you mean '{close[0]}'?" if close else ""
@@ -744,4 +765,6 @@ def _yaml_value(value: Any) -> str:
         return "nothing"
     if isinstance(value, str):
         return f"text {value!r}"
+    if isinstance(value, int) and abs(value) >= 10**30:
+        return f"a number of {len(str(abs(value))):,} digits"
     return repr(value) if not isinstance(value, (list, dict)) else _yaml_kind(value)

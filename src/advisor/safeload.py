@@ -22,7 +22,13 @@ MAX_BYTES = 2 * 1024 * 1024
 """Largest input file we read (2 MiB): answers are a few hundred bytes, rule packs a few KiB."""
 
 MAX_EXPANDED_NODES = 200_000
-"""Largest tree after expanding aliases; a billion-laughs document exceeds it immediately."""
+"""Most values YAML aliases may add to a tree once expanded; a billion-laughs document exceeds it immediately. Values
+written out in the file do not count: a 2 MiB file holds at most a few hundred thousand, and a 10,000-rule pack is
+one of them (issue 19: it was refused as an 'alias bomb')."""
+
+MAX_DIGITS = 4300
+"""Longest whole number read: Python's own limit for turning digits into an int (sys.get_int_max_str_digits(), which
+guards against quadratic conversion time). A longer one is refused naming its field, not converted."""
 
 
 _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when present: ~10x faster
@@ -67,10 +73,23 @@ _StrictLoader.add_implicit_resolver(
 )
 
 
-def _int_12(loader: Any, node: yaml.ScalarNode) -> int:
+class TooLong:
+    """Stands in for a whole number of more than MAX_DIGITS digits until the reader finds its field and refuses it."""
+
+    def __init__(self, digits: int) -> None:
+        self.digits = digits
+
+    def __repr__(self) -> str:
+        return f"<a number of {self.digits:,} digits>"
+
+
+def _int_12(loader: Any, node: yaml.ScalarNode) -> int | TooLong:
     text = loader.construct_scalar(node).replace("_", "")
     if text.startswith(("0o", "0x")):
-        return int(text, 0)
+        return int(text, 0)  # power-of-two bases convert in linear time: Python sets no digit limit on them
+    digits = len(text.lstrip("+-"))
+    if digits > MAX_DIGITS:
+        return TooLong(digits)
     return int(text, 10)
 
 
@@ -83,31 +102,116 @@ class _DuplicateKey(Exception):
         self.key, self.first, self.again = key, first, again
 
 
-def _expanded_size(node: yaml.Node, limit: int) -> int:
-    """Count nodes as if every alias were copied out; stop early past ``limit``."""
+def _check_aliases(root: yaml.Node, limit: int) -> None:
+    """Refuse a document whose aliases would add more than ``limit`` values once copied out (an alias bomb), or that
+    holds an alias inside the node it names (a recursive structure, which no answers file or rule pack needs and
+    which would send every reader round in circles). Values written out in the file are not counted against
+    ``limit``; a document without aliases is not walked at all."""
+    written: set[int] = set()
     memo: dict[int, int] = {}
+    open_: set[int] = set()
+    aliased = False
 
-    def size(n: yaml.Node) -> int:
+    def size(n: yaml.Node, path: tuple[Any, ...]) -> int:
+        nonlocal aliased
         key = id(n)
+        if key in open_:
+            raise _Recursive(path, n.start_mark.line + 1)
+        if key in written:
+            aliased = True  # a node met twice is a node an alias copies
         if key in memo:
             return memo[key]
-        memo[key] = 1  # guards recursive aliases
+        written.add(key)
+        open_.add(key)
         if isinstance(n, yaml.MappingNode):
-            total = 1 + sum(size(k) + size(v) for k, v in n.value)
+            total = 1
+            for k, v in n.value:
+                total += size(k, path) + size(v, path + (k.value if isinstance(k, yaml.ScalarNode) else "?",))
         elif isinstance(n, yaml.SequenceNode):
-            total = 1 + sum(size(v) for v in n.value)
+            total = 1 + sum(size(v, path + (i,)) for i, v in enumerate(n.value))
         else:
             total = 1
+        open_.discard(key)
         memo[key] = total
-        if total > limit:
+        if aliased and total - len(written) > limit:
             raise _TooLarge()
         return total
 
-    return size(node)
+    size(root, ())
+
+
+def _has_alias_events(text: str) -> bool:
+    return "*" in text  # an alias is written '*name'; without one the tree is exactly what the file spells out
 
 
 class _TooLarge(Exception):
     pass
+
+
+class _Recursive(Exception):
+    def __init__(self, path: tuple[Any, ...], line: int) -> None:
+        super().__init__(path)
+        self.path, self.line = path, line
+
+
+def dotted(path: tuple[Any, ...] | list[Any]) -> str:
+    """('rules', 0, 'when') -> 'rules[0].when': a position in a file as its keys name it."""
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "top level"
+
+
+def _find(data: Any, hit: Any) -> tuple[tuple[Any, ...], Any] | None:
+    """The first (path, value) in ``data`` for which ``hit(value)`` holds, keys included; iterative, cycle-safe."""
+    stack: list[tuple[tuple[Any, ...], Any]] = [((), data)]
+    seen: set[int] = set()
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, (dict, list)):
+            if id(value) in seen:
+                continue
+            seen.add(id(value))
+            items = list(value.items()) if isinstance(value, dict) else list(enumerate(value))
+            for k, v in reversed(items):
+                if isinstance(value, dict) and hit(k):
+                    return path, k
+                stack.append((path + (k,), v))
+        elif hit(value):
+            return path, value
+    return None
+
+
+def _surrogate(value: Any) -> bool:
+    return isinstance(value, str) and any("\ud800" <= ch <= "\udfff" for ch in value)
+
+
+def _refuse_unreadable_values(data: Any, name: str, text: str) -> None:
+    """A whole number too long to convert, or text holding a lone UTF-16 surrogate (JSON's "\\udcff"), is refused
+    naming its field: the first would fail every later str() or int(), the second every write of the memo."""
+    if "\\u" in text.lower():
+        found = _find(data, _surrogate)
+        if found:
+            path, value = found
+            raise InputFileError(
+                f"{name}: {dotted(path)}: {ascii(value)[:60]} holds a lone surrogate escape (\\ud800-\\udfff), which is not text; "
+                "write the character itself"
+            )
+    if _long_digits(text):
+        found = _find(data, lambda v: isinstance(v, TooLong))
+        if found:
+            path, value = found
+            raise InputFileError(
+                f"{name}: {dotted(path)}: a whole number of {value.digits:,} digits is too large to be a value "
+                f"(numbers are read up to {MAX_DIGITS:,} digits)"
+            )
+
+
+_DIGIT_RUN = re.compile(rf"[0-9_]{{{MAX_DIGITS + 1},}}")
+
+
+def _long_digits(text: str) -> bool:
+    return bool(_DIGIT_RUN.search(text))
 
 
 class _NotJson(InputFileError):
@@ -195,8 +299,14 @@ def _parse_json(text: str, name: str) -> Any:
     def constant(word: str) -> Any:
         raise InputFileError(f"{name}: {word} is not allowed; numbers must be finite")
 
+    def integer(digits: str) -> int | TooLong:
+        n = len(digits.lstrip("-"))
+        return TooLong(n) if n > MAX_DIGITS else int(digits)
+
     try:
-        return json.loads(text, object_pairs_hook=pairs, parse_constant=constant)
+        data = json.loads(text, object_pairs_hook=pairs, parse_constant=constant, parse_int=integer)
+        _refuse_unreadable_values(data, name, text)
+        return data
     except json.JSONDecodeError as exc:
         raise _NotJson(f"{name}: line {exc.lineno}: invalid JSON ({exc.msg})") from None
     except RecursionError:
@@ -209,8 +319,16 @@ def _parse_yaml(text: str, name: str) -> Any:
         node = loader.get_single_node()
         if node is None:
             return None
-        _expanded_size(node, MAX_EXPANDED_NODES)
-        return loader.construct_document(node)
+        if _has_alias_events(text):
+            _check_aliases(node, MAX_EXPANDED_NODES)
+        data = loader.construct_document(node)
+        _refuse_unreadable_values(data, name, text)
+        return data
+    except _Recursive as rec:
+        raise InputFileError(
+            f"{name}: line {rec.line}: {dotted(rec.path)}: a YAML alias refers to a node that contains it (a recursive "
+            "structure); write the values out"
+        ) from None
     except _TooLarge:
         raise InputFileError(
             f"{name}: expands to more than {MAX_EXPANDED_NODES:,} values through YAML aliases (an 'alias bomb'); write the values out"

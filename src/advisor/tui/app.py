@@ -48,10 +48,14 @@ class AdvisorApp(App[None]):
     ]
 
     def __init__(self, rules: RuleSet, answers: Answers | None = None, cursor_blink: bool = True, workdir: Path | None = None,
-                 draft: dict[str, Any] | None = None) -> None:
+                 draft: dict[str, Any] | None = None, show_tracebacks: bool = False) -> None:
         """``draft``: the answers file as written (its '7B' stays '7B'); it may hold one invalid field, which the Q&A
-        opens on, marked, instead of refusing the file."""
+        opens on, marked, instead of refusing the file. ``show_tracebacks`` (--debug, ADVISOR_DEBUG=1): an internal
+        error prints Textual's full traceback on exit; without it the app only keeps the error in ``internal_error``
+        for the CLI's one line."""
         super().__init__()
+        self.show_tracebacks = show_tracebacks
+        self.internal_error: BaseException | None = None
         translate_bindings(self)
         self.sub_title = _(self.SUB_TITLE)
         self.rules = rules
@@ -72,6 +76,19 @@ class AdvisorApp(App[None]):
         self._saved_conversation = len(self.conversation)
         self._saved = (copy.deepcopy(self.draft), list(self.checked))
         """What is on disk (the file it came from, or nothing changed yet): quitting asks only when this differs."""
+
+    def _handle_exception(self, error: Exception) -> None:
+        """An unhandled exception (a bug) ends the app, as in Textual; it is kept for the CLI's one-line report."""
+        if self.internal_error is None:
+            self.internal_error = error
+        super()._handle_exception(error)
+
+    def _fatal_error(self) -> None:
+        """Textual renders a Rich traceback with locals (thousands of lines) to print on exit: only when asked."""
+        if self.show_tracebacks:
+            super()._fatal_error()
+            return
+        self._close_messages_no_wait()
 
     def on_mount(self) -> None:
         saved = load_theme()
