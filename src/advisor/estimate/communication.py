@@ -77,7 +77,7 @@ def communication_plan(
     plan: list[Collective] = []
     # Without expert parallelism every parameter is a dense one to the collectives: FSDP/ZeRO shard and gather all of a
     # mixture of experts' weights, and DDP reduces all of its gradients. Only Megatron spreads experts (below).
-    grads = w.grad_bytes * w.params
+    grads = w.grad_bytes * w.trainable_params  # LoRA/QLoRA: only the adapters have gradients
     sp = spec(strategy)
     if sp.gradient_sync == "all-reduce-per-step":
         # DDP (with no_sync) and ZeRO-1 accumulate locally and reduce once per optimizer step; ZeRO-1's reduce-scatter +
@@ -89,30 +89,30 @@ def communication_plan(
         # (stage_1_and_2.py: reduce_ipg_grads from the backward hooks), so accumulation does not cut its traffic; the
         # updated 16-bit parameters are all-gathered once per optimizer step.
         plan.append(_group_collective("gradient reduce-scatter (every micro-batch)", "reduce-scatter", grads, micro, n, local_all, hw, "backward"))
-        plan.append(_group_collective("parameter all-gather", "all-gather", 2.0 * w.params, 1.0, n, local_all, hw, "backward"))
+        plan.append(_group_collective("parameter all-gather", "all-gather", 2.0 * w.trainable_params, 1.0, n, local_all, hw, "backward"))
     elif sp.gradient_sync == "sharded-params":
-        params16 = 2.0 * w.params
+        params16 = w.weight_bytes  # 16-bit weights, or the frozen LoRA/QLoRA base as stored (NF4 for QLoRA)
         plan.append(_group_collective("parameter all-gather (forward and backward)", "all-gather", params16, 2.0 * micro, n, local_all, hw, "compute"))
         plan.append(_group_collective("gradient reduce-scatter", "reduce-scatter", grads, micro, n, local_all, hw, "compute"))
         if sp.offload:
             # ZeRO-Offload's schedule (arXiv:2101.06840 Sec 4.1): gradient shards go to the CPU, Adam runs there, and the
             # updated 16-bit parameters come back before the next forward — on the critical path once per step; with
             # offload_param the parameter shards also cross PCIe for every forward and backward, behind compute.
-            shard = 2.0 * w.params / n
+            shard = 2.0 * w.trainable_params / n
             zeros = np.zeros_like(n)
             step_bytes = 2.0 * shard
             plan.append(Collective("optimizer step over PCIe (gradients out, parameters back)", "pcie", step_bytes, np.ones_like(n),
                                    zeros, zeros, step_bytes / hw.host_bw, "none"))
             # The Adam update itself runs on the host, bound by its memory bandwidth: each node updates its GPUs' shards.
             per_node = np.minimum(n, g)
-            cpu_s = CPU_ADAM_BYTES_PER_PARAM * w.params / n * per_node / HOST_MEMORY_BW
+            cpu_s = CPU_ADAM_BYTES_PER_PARAM * w.trainable_params / n * per_node / HOST_MEMORY_BW
             plan.append(Collective("CPU Adam step (host memory)", "cpu", zeros, np.ones_like(n), zeros, zeros, cpu_s, "none"))
-            fetch = 2.0 * micro * shard
-            plan.append(Collective("parameter fetch from CPU over PCIe", "pcie", shard, 2.0 * micro, zeros, zeros, fetch / hw.host_bw, "compute"))
+            fetch = 2.0 * micro * w.weight_bytes / n
+            plan.append(Collective("parameter fetch from CPU over PCIe", "pcie", w.weight_bytes / n, 2.0 * micro, zeros, zeros, fetch / hw.host_bw, "compute"))
     else:  # megatron-3d
         dp = n / (tp * pp)
         dp_local = np.clip(g / (tp * pp), 1.0, dp)
-        shard = w.grad_bytes * w.comm_params / (tp * pp)
+        shard = w.grad_bytes * (w.comm_params if w.trainable_params == w.params else w.trainable_params) / (tp * pp)
         plan.append(_group_collective("data-parallel gradient all-reduce", "all-reduce", shard, 1.0, dp, dp_local, hw, "backward"))
         # Tensor parallelism: 2 all-reduces forward and 2 backward per layer per micro-batch of s·b·h 16-bit values
         # (Korthikanti et al. 2022 Sec 4.2.2; sequence parallelism swaps each for a reduce-scatter + all-gather of the
