@@ -173,6 +173,9 @@ def build_artifacts(advice: Advice) -> list[Artifact]:
                         "#!/bin/bash\nset -euo pipefail\n" + launch + "\n"))
     out.append(Artifact("job.sbatch", f"Slurm job for {advice.answers.cluster.nodes} node(s) x {min(advice.answers.cluster.gpus, advice.answers.cluster.gpus_per_node)} GPUs",
                         sbatch_script(advice, launch)))
+    from .finetune_artifacts import finetune_files  # issue 18: PEFT / accelerate / DeepSpeed files for fine-tunes
+
+    out.extend(Artifact(name, what, text) for name, what, text in finetune_files(advice))
     out.append(Artifact("README.md", "what each file is and what to check first", _readme(advice, out)))
     return out
 
