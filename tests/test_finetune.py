@@ -190,3 +190,26 @@ def test_hours_scale_with_epochs():
     three, _ = estimate_all(answers_from_mapping(SEVEN))
     assert np.allclose(three["fsdp"].hours["mid"], 3 * one["fsdp"].hours["mid"])
     assert float(one["fsdp"].memory[0]) / GB == pytest.approx(float(three["fsdp"].memory[0]) / GB)
+
+
+# ---- 7: calibrated against published fine-tune runs
+
+
+def test_fine_tune_estimates_stay_calibrated_against_published_runs():
+    """bench/fidelity_finetune.yaml (Qwen's published LoRA / QLoRA / full fine-tune profiling): median |error| of GPU-hours
+    <= 25% and no run off by more than 2x, with no per-run tuning."""
+    import importlib.util
+    import statistics
+    from pathlib import Path
+
+    import yaml
+
+    root = Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location("fidelity", root / "bench" / "fidelity.py")
+    assert spec is not None and spec.loader is not None
+    fid = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fid)
+    rows = fid.finetune_rows(yaml.safe_load(fid.FINETUNE.read_text()))
+    assert len(rows) >= 10 and {"lora", "qlora", "finetune"} <= {r[0].split()[1] for r in rows}
+    assert statistics.median(abs(r[5]) for r in rows) <= 0.25
+    assert all(max(r[4] / r[3], r[3] / r[4]) <= 2 for r in rows)
