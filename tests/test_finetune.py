@@ -213,3 +213,25 @@ def test_fine_tune_estimates_stay_calibrated_against_published_runs():
     assert len(rows) >= 10 and {"lora", "qlora", "finetune"} <= {r[0].split()[1] for r in rows}
     assert statistics.median(abs(r[5]) for r in rows) <= 0.25
     assert all(max(r[4] / r[3], r[3] / r[4]) <= 2 for r in rows)
+
+
+# ---- 8: the example, in both languages
+
+
+def test_the_fine_tune_example_has_a_chinese_golden_memo():
+    """`advisor --lang zh advise examples/customer-service-finetune.yaml --format md` (the English memo is checked by
+    tests/test_memo_golden.py like every example's)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    r = subprocess.run([sys.executable, "-m", "advisor", "--lang", "zh", "advise", str(root / "examples" / "customer-service-finetune.yaml"),
+                        "--format", "md"], capture_output=True, text=True, timeout=120, env={**os.environ, "ADVISOR_LANG": "zh"})
+    assert r.returncode == 0, r.stderr
+    golden = root / "tests" / "golden" / "customer-service-finetune.zh.md"
+    if os.environ.get("UPDATE_GOLDEN"):
+        golden.write_text(r.stdout, encoding="utf-8")
+    assert r.stdout == golden.read_text(encoding="utf-8")
+    assert "用 LoRA 代替全参数微调" in r.stdout and "| 方法 | 全参数微调 | LoRA" in r.stdout

@@ -544,8 +544,8 @@ QLoRA; LoRA may become QLoRA (seed:K4, K12, K15: memory optimisation is cost sav
 
 METHOD_SWITCH_SAVING = 0.5
 """A lighter method replaces the one asked only when the asked one cannot run, or the lighter one costs at most half as
-much a run while meeting whatever the asked one meets (advisor's policy: a change of method trades model quality, so it
-must buy a large saving, not one within the model's own error)."""
+much a run, or runs on at most half the GPUs for no more — always meeting whatever the asked one meets (advisor's policy:
+a change of method trades model quality, so it must buy a large saving, not one within the model's own error)."""
 
 
 def method_names() -> dict[str, str]:
@@ -554,7 +554,7 @@ def method_names() -> dict[str, str]:
 
 def advise(answers: Answers, rules: RuleSet) -> Advice:
     """The advice for the method asked, or for a lighter fine-tuning method where that is what runs, or costs at most
-    half as much (METHOD_ALTERNATIVES, METHOD_SWITCH_SAVING), saying what is traded."""
+    half as much, or needs half the GPUs (METHOD_ALTERNATIVES, METHOD_SWITCH_SAVING), saying what is traded."""
     asked = answers.training.method
     best = _advise_one(answers, rules)
     first = best
@@ -578,14 +578,17 @@ def _blocked(advice: Advice) -> bool:
 
 def _lighter_wins(alt: Advice, best: Advice) -> bool:
     """A lighter method's advice replaces the current best: it runs where the best cannot, or costs at most half as
-    much without missing a deadline the best meets."""
+    much, or needs at most half the GPUs for no more, without missing a deadline the best meets."""
     if _blocked(alt):
         return False
     if _blocked(best):
         return True
     if best.plan.deadline_met and not alt.plan.deadline_met:
         return False
-    return alt.plan.chosen.cost <= best.plan.chosen.cost * (1.0 - METHOD_SWITCH_SAVING)
+    a, b = alt.plan.chosen, best.plan.chosen
+    cheaper = a.cost <= b.cost * (1.0 - METHOD_SWITCH_SAVING)
+    fewer = a.gpus <= b.gpus * (1.0 - METHOD_SWITCH_SAVING) and a.cost <= b.cost
+    return cheaper or fewer
 
 
 def _advise_one(answers: Answers, rules: RuleSet) -> Advice:

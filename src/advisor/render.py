@@ -171,9 +171,6 @@ def decision_notes(advice: Advice) -> list[str]:
     data = data_note(advice)
     if data:
         out.append(data)
-    reason = advice.method_reason()
-    if reason:
-        out.append(reason)
     dl = a.training.deadline_days
     if dl is not None:
         cm = p.cheapest_meeting_deadline
