@@ -208,12 +208,62 @@ def benchmarks(runs: list[dict[str, Any]], shapes: dict[str, Any] | None = None)
         print("(published MFU definitions differ: Megatron-LM's count recomputation, llm-foundry's count attention; advisor's count attention, not recomputation)")
 
 
+FINETUNE = ROOT / "fidelity_finetune.yaml"
+"""Published fine-tune runs (issue 18), each cited in the file."""
+
+LORA_RANK, LORA_TARGETS = 64, "all-linear"
+"""How the fine-tune runs trained their adapters: Qwen's finetune.py LoraArguments (lora_r=64 on every linear layer)."""
+
+
+def finetune_rows(data: dict[str, Any]) -> list[tuple]:
+    """(name, strategy, GPUs, published GPU-h, estimated GPU-h, error, in range) for every published fine-tune run: the
+    run's step time scaled to ``tokens`` against advisor's hours for the same job, method, batch and strategy."""
+    rows = []
+    tokens = float(data["tokens"])
+    for run in data["runs"]:
+        shape = dict(data["shapes"][run["model"]])
+        gpus, seq = int(run["gpus"]), int(run["seq_len"])
+        batch = 8 * gpus * seq  # batch 1 x accumulation 8 per GPU
+        training: dict[str, Any] = {"method": run["method"], "tokens": tokens, "global_batch_tokens": batch, "micro_batch_size": 1,
+                                    "activation_recompute": "full", "current_strategy": run["strategy"]}
+        if run["method"] in ("lora", "qlora"):
+            training.update(lora_rank=LORA_RANK, lora_targets=LORA_TARGETS)
+        answers = answers_from_mapping({
+            "model": {**shape, "seq_len": seq},
+            "training": training,
+            "cluster": {"gpu": "a100-80gb", "gpus": gpus, "gpus_per_node": int(run.get("gpus_per_node", gpus))},
+            "budget": {"price_per_gpu_hour": 1},
+        })
+        e = estimate_all(answers)[0][run["strategy"]]
+        published = float(run["seconds_per_step"]) * tokens / batch * gpus / 3600.0
+        mid, lo, hi = (float(e.hours[b][0]) * gpus for b in ("mid", "low", "high"))
+        name = f"{run['model']} {run['method']} {gpus}x s={seq}"
+        rows.append((name, run["strategy"], gpus, published, mid, mid / published - 1.0, lo <= published <= hi))
+    return rows
+
+
+def finetune_runs() -> None:
+    data = yaml.safe_load(FINETUNE.read_text())
+    rows = finetune_rows(data)
+    print(f"\n3. Published fine-tune runs (issue 18): GPU-hours of a {data['tokens'] / 1e6:,.0f}M-token fine-tune, published step "
+          f"time vs advisor ({data['source']})\n")
+    print(f"{'run':<30} {'strategy':<16} {'GPUs':>5} {'published GPU-h':>16} {'estimated GPU-h':>16} {'error':>7}  in range")
+    for name, strategy, gpus, pub, est, err, inside in rows:
+        print(f"{name:<30} {strategy:<16} {gpus:>5} {pub:>16,.1f} {est:>16,.1f} {err:>+7.0%}  {'yes' if inside else 'no'}")
+    errs = [abs(r[5]) for r in rows]
+    off = [r[0] for r in rows if max(r[4] / r[3], r[3] / r[4]) > 2]
+    print(f"\nmedian |error| {statistics.median(errs):.1%} over {len(rows)} fine-tune runs (aim <= 25%); worst {max(errs):.0%}; "
+          f"{sum(r[6] for r in rows)} of {len(rows)} inside the low-high range")
+    print(f"off by more than 2x: {', '.join(off) or 'none'}")
+
+
 def main() -> None:
     path = Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT
     runs = yaml.safe_load(path.read_text())
     scenarios = yaml.safe_load(SCENARIOS.read_text())
     full_runs(runs, scenarios)
     benchmarks(runs, scenarios.get("benchmark_shapes"))
+    finetune_runs()
 
 
 if __name__ == "__main__":

@@ -57,6 +57,9 @@ async def test_an_overflowing_number_is_an_error_not_a_crash(rules, tmp_path, st
     async with app.run_test(size=SMALL) as pilot:
         await settle(pilot)
         screen = await step_to(pilot, step_id)
+        if step_id == "training":
+            await pilot.press("tab")  # past the job-kind choice (issue 18) to the tokens field
+            await settle(pilot)
         await type_into_focused(pilot, text)
         await pilot.press("enter")
         await settle(pilot)
@@ -217,7 +220,7 @@ async def test_a_typed_duration_replaces_the_default_tokens(rules, tmp_path):
     async with app.run_test(size=SMALL) as pilot:
         await settle(pilot)
         screen = await step_to(pilot, "training")
-        screen.query_one("#f1").value = "3"
+        screen.query_one("#f2").value = "3"  # f0 is the job kind (issue 18), f1 the tokens
         await pilot.press("enter")
         await settle(pilot)
         assert app.draft["training"].get("tokens") is None and app.draft["training"]["duration_days"] == 3

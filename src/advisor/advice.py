@@ -8,7 +8,7 @@ questions and the checklist for that plan. A plan that cannot run is never recom
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 
@@ -24,6 +24,7 @@ from .estimate import (
     deepspeed_table,
 )
 from .deployment import deployment
+from .estimate.finetune import frozen_base_bytes
 from .facts import Evaluation, evaluate_counts, gpu_bound_hours
 from .strategies import DEEPSPEED_ESTIMATED, SIMPLICITY
 from .strategies import FRAMEWORKS, MEMORY_CONVENTION
@@ -116,6 +117,47 @@ class Advice:
     warnings: list[dict[str, Any]]
     default_used: bool
     default_rationale: str | None
+    asked_method: str | None = None
+    """Set when the plan changed the fine-tuning method the answers asked for (a full fine-tune planned as LoRA)."""
+    asked_plan: Plan | None = None
+    """The best plan found for the method as asked, when the method was changed."""
+
+    @property
+    def method(self) -> str:
+        """The method the plan uses (the answers' own, or the one the method search chose)."""
+        return self.answers.training.method
+
+    @property
+    def method_changed(self) -> bool:
+        return self.asked_method is not None and self.asked_method != self.method
+
+    def method_reason(self) -> str | None:
+        """Why the plan fine-tunes another way than asked, with what is traded (None when the method is as asked)."""
+        if not self.method_changed or self.asked_plan is None:
+            return None
+        cur = self.facts["currency"]
+        asked, c = self.asked_plan, self.plan.chosen
+        names = method_names()
+        blocked = not asked.chosen.runnable or "fit" in asked.constraints_broken
+        if blocked:
+            why = _("a {asked} cannot run on {gpus} × {gpu}", asked=names[self.asked_method or ""], gpus=asked.today.gpus,
+                    gpu=self.answers.cluster.spec.name)
+        else:
+            why = _("a {asked} costs {cost} a run on {gpus} GPUs ({strategy})", asked=names[self.asked_method or ""],
+                    cost=money(asked.chosen.cost, cur), gpus=asked.chosen.gpus, strategy=asked.chosen.strategy)
+        return _("Fine-tune with {method} instead: {why}; {method} with {strategy} on {gpus} GPUs takes {time} for {cost} a run. "
+                 "Memory optimisation turned into cost saving: the frozen base needs no gradients or optimizer states.",
+                 method=names[self.method], why=why, strategy=c.strategy, gpus=c.gpus, time=hours_text(c.hours), cost=money(c.cost, cur))
+
+    def method_caveat(self) -> str:
+        """What LoRA/QLoRA trade against a full fine-tune (cited)."""
+        if self.method == "qlora":
+            return _("QLoRA matched 16-bit full fine-tuning and 16-bit LoRA on the QLoRA paper's benchmarks (arXiv:2305.14314 Sec 4), "
+                     "but it inherits LoRA's limits: LoRA trailed full fine-tuning on code and math in Biderman et al. 2024 "
+                     "(arXiv:2405.09673, 'LoRA Learns Less and Forgets Less'). Compare both on the team's own evaluation set before shipping.")
+        return _("LoRA matched or beat full fine-tuning on the LoRA paper's benchmarks (arXiv:2106.09685 Sec 5), but trailed it on "
+                 "code and math in Biderman et al. 2024 (arXiv:2405.09673, 'LoRA Learns Less and Forgets Less'). Compare both on the "
+                 "team's own evaluation set before shipping.")
 
     @property
     def facts(self) -> dict[str, Any]:
@@ -134,12 +176,16 @@ class Advice:
         c, t = p.chosen, p.today
         fw = FRAMEWORKS[c.strategy]
         out: list[str] = []
+        reason = self.method_reason()
+        if reason:
+            out.append(reason)
         deadline = a.training.deadline_days
         met = _(", meeting the {days}-day deadline", days=format_number(deadline)) if deadline is not None and p.deadline_met else ""
-        if p.status_quo and t.runnable:
+        changed = self.method_changed
+        if p.status_quo and t.runnable and not changed:
             out.append(_("Today's setup — {fw} on {gpus} GPUs — is already the answer: nothing searched is more than {tie} cheaper{met}. "
                          "No change needed.", fw=fw, gpus=t.gpus, tie=f"{COST_TIE:.0%}", met=met))
-        elif p.keeps_strategy and t.runnable:
+        elif p.keeps_strategy and t.runnable and not changed:
             out.append(_("Keep {fw}; {gpus} GPUs instead of {today_gpus} take {time} a run instead of {today_time}{met}, for {cost} a run "
                          "against {today_cost} today ({change}).", fw=fw, gpus=c.gpus, today_gpus=t.gpus, time=hours_text(c.hours),
                          today_time=hours_text(t.hours), met=met, cost=money(c.cost, cur), today_cost=money(t.cost, cur),
@@ -215,6 +261,9 @@ class Advice:
             for fr in self.fired
             if fr.rationale and fr.rule.then.score.get(self.strategy, 0) < 0
         ]
+        if self.method_changed:
+            out.append({"rule": "method", "title": _("What {method} trades", method=method_names()[self.method]),
+                        "text": self.method_caveat(), "source": ["arXiv:2106.09685", "arXiv:2305.14314", "arXiv:2405.09673"]})
         cheaper = self.plan.cheaper_slower
         if cheaper is not None:
             cur = self.facts["currency"]
@@ -258,6 +307,26 @@ class Advice:
             else:
                 reasons.append(_("as cheap within {tie}; {strategy} is simpler to run", tie=f"{COST_TIE:.0%}", strategy=self.strategy))
         return reasons
+
+    def method_dict(self) -> dict[str, Any]:
+        """The job kind: asked and planned method, adapters, the frozen base and the data (seed:K4, K12, K15)."""
+        w = self.evaluation.context["workload"]
+        t = self.answers.training
+        peft = self.method in ("lora", "qlora")
+        return {
+            "asked": self.asked_method or self.method,
+            "planned": self.method,
+            "changed": self.method_changed,
+            "reason": self.method_reason(),
+            "caveat": self.method_caveat() if peft else None,
+            "lora_rank": w.lora_rank if peft else None,
+            "lora_targets": w.lora_targets if peft else None,
+            "adapter_params": w.adapter_params if peft else None,
+            "frozen_base_gb": frozen_base_bytes(w) / GB if peft else None,
+            "examples": t.examples,
+            "tokens_per_example": t.tokens_per_example,
+            "epochs": t.epochs if t.epochs is not None else (1.0 if t.examples is not None else None),
+        }
 
     def report(self) -> Report:
         """The advice as the typed JSON contract (advisor.report), validated: the same content as to_dict(). Imported
@@ -308,9 +377,21 @@ class Advice:
                 "runs_per_month": f["runs_per_month"],
             },
             "shape": {"layers": shape.layers, "hidden_size": shape.hidden, "attention_heads": shape.heads, "source": shape.source},
+            "method": self.method_dict(),
             "assumptions": assumptions(self.evaluation),
-            "answers": self.answers.model_dump(mode="json", exclude_none=True),
+            "answers": self.answers_as_given(),
         }
+
+    def answers_as_given(self) -> dict[str, Any]:
+        """The answers as validated, with the method as asked (the plan may use a lighter one) and the default
+        method, pretrain, left out as a pre-training answers file leaves it out."""
+        data = self.answers.model_dump(mode="json", exclude_none=True)
+        training = data.get("training", {})
+        if self.asked_method is not None:
+            training["method"] = self.asked_method
+        if training.get("method") == "pretrain":
+            del training["method"]
+        return data
 
 
 def hours_text(h: float) -> str:
@@ -421,7 +502,8 @@ def estimate_dict(ev: Evaluation, strategy: str) -> dict[str, Any]:
         "expert_parallel": int(e.ep[0]),
         "context_parallel": int(e.cp[0]),
         "data_parallel": int(gpus // (e.tp[0] * e.pp[0] * e.cp[0])),
-        **({"deepspeed_estimator": deepspeed_rows(ev, strategy)} if strategy in DEEPSPEED_ESTIMATED else {}),
+        **({"deepspeed_estimator": deepspeed_rows(ev, strategy)}
+           if strategy in DEEPSPEED_ESTIMATED and a.training.method not in ("lora", "qlora") else {}),
     }
 
 
@@ -458,7 +540,60 @@ def deepspeed_rows(ev: Evaluation, strategy: str) -> list[dict[str, Any]]:
     ]
 
 
+METHOD_ALTERNATIVES: dict[str, tuple[str, ...]] = {"finetune": ("lora", "qlora"), "lora": ("qlora",)}
+"""Methods the search may propose instead of the one asked, least change first: a full fine-tune may become LoRA, then
+QLoRA; LoRA may become QLoRA (seed:K4, K12, K15: memory optimisation is cost saving)."""
+
+METHOD_SWITCH_SAVING = 0.5
+"""A lighter method replaces the one asked only when the asked one cannot run, or the lighter one costs at most half as
+much a run, or runs on at most half the GPUs for no more — always meeting whatever the asked one meets (advisor's policy:
+a change of method trades model quality, so it must buy a large saving, not one within the model's own error)."""
+
+
+def method_names() -> dict[str, str]:
+    return {"pretrain": _("pre-training run"), "finetune": _("full fine-tune"), "lora": "LoRA", "qlora": "QLoRA"}
+
+
 def advise(answers: Answers, rules: RuleSet) -> Advice:
+    """The advice for the method asked, or for a lighter fine-tuning method where that is what runs, or costs at most
+    half as much, or needs half the GPUs (METHOD_ALTERNATIVES, METHOD_SWITCH_SAVING), saying what is traded."""
+    asked = answers.training.method
+    best = _advise_one(answers, rules)
+    first = best
+    for method in METHOD_ALTERNATIVES.get(asked, ()):
+        training = answers.training.model_copy(update={"method": method})
+        alt = _advise_one(answers.model_copy(update={"training": training}), rules)
+        if _lighter_wins(alt, best):
+            best = alt
+    if best is not first:
+        # Today is what the team asked for (the method as asked, today's framework and GPUs): the summary compares with it.
+        best.asked_method = asked
+        best.asked_plan = first.plan
+        best.today = first.today
+        best.plan = replace(best.plan, today=first.plan.today)
+    return best
+
+
+def _blocked(advice: Advice) -> bool:
+    return any(w["blocking"] for w in advice.warnings)
+
+
+def _lighter_wins(alt: Advice, best: Advice) -> bool:
+    """A lighter method's advice replaces the current best: it runs where the best cannot, or costs at most half as
+    much, or needs at most half the GPUs for no more, without missing a deadline the best meets."""
+    if _blocked(alt):
+        return False
+    if _blocked(best):
+        return True
+    if best.plan.deadline_met and not alt.plan.deadline_met:
+        return False
+    a, b = alt.plan.chosen, best.plan.chosen
+    cheaper = a.cost <= b.cost * (1.0 - METHOD_SWITCH_SAVING)
+    fewer = a.gpus <= b.gpus * (1.0 - METHOD_SWITCH_SAVING) and a.cost <= b.cost
+    return cheaper or fewer
+
+
+def _advise_one(answers: Answers, rules: RuleSet) -> Advice:
     """Estimate every strategy at every searched GPU count, let the rules score each, choose, then explain the choice."""
     counts = search_counts(answers)
     evals = evaluate_counts(answers, counts)

@@ -240,7 +240,25 @@ class ModelSection(_Section):
 class TrainingSection(_Section):
     """How much training, and how it is run."""
 
-    tokens: Annotated[Quantity, TOKENS_RANGE] | None = Field(default=None, description="Training tokens for the whole run, e.g. 1T, 300B. Give this or a known duration.")
+    method: Literal["pretrain", "finetune", "lora", "qlora"] = Field(
+        default="pretrain",
+        description="What kind of job: pretrain (default), finetune (every weight trained), lora (a frozen bf16 base plus "
+        "low-rank adapters, arXiv:2106.09685) or qlora (LoRA on a 4-bit NF4 base, arXiv:2305.14314).",
+    )
+    tokens: Annotated[Quantity, TOKENS_RANGE] | None = Field(default=None, description="Training tokens for the whole run, e.g. 1T, 300B. Give this, examples x tokens_per_example, or a known duration.")
+    examples: Quantity | None = Field(default=None, description="Fine-tuning examples in the data set (200k, 20万); tokens = examples x tokens_per_example x epochs.")
+    tokens_per_example: Count | None = Field(default=None, description="Average tokens per example, prompt and answer together (e.g. 512); needed with examples.")
+    epochs: PositiveNumber | None = Field(default=None, description="Passes over the examples (default 1).")
+    lora_rank: Count | None = Field(
+        default=None,
+        description="LoRA/QLoRA adapter rank r. Default: 8 for lora (PEFT LoraConfig's r=8, the LoRA paper's GPT-3 runs use r=1..8), "
+        "64 for qlora (the QLoRA paper's r=64).",
+    )
+    lora_targets: Literal["qv", "attention", "all-linear"] | None = Field(
+        default=None,
+        description="Which weight matrices get adapters: qv (query and value, the LoRA paper's and PEFT's default for LLaMA), "
+        "attention (q, k, v, o) or all-linear (attention and MLP, the QLoRA paper's choice). Default: qv for lora, all-linear for qlora.",
+    )
     duration_hours: Annotated[Hours, HOURS_RANGE] | None = Field(default=None, description="Known wall-clock hours of one run on this cluster today (the baseline).")
     duration_days: Annotated[Days, DAYS_RANGE] | None = Field(default=None, description="Known wall-clock days of one run on this cluster today (the baseline, seed K1: '3 days').")
     current_strategy: Strategy = Field(default="ddp", description="What the team runs today; a known duration is taken to be measured with it.")
@@ -266,7 +284,27 @@ class TrainingSection(_Section):
     def _one_duration(self) -> TrainingSection:
         if self.duration_hours is not None and self.duration_days is not None:
             raise ValueError(_("give duration_hours or duration_days, not both"))
+        if self.examples is not None and self.tokens_per_example is None:
+            raise ValueError(_("tokens_per_example is required with examples (tokens = examples x tokens_per_example x epochs)"))
+        if self.examples is None and (self.tokens_per_example is not None or self.epochs is not None):
+            key = "tokens_per_example" if self.tokens_per_example is not None else "epochs"
+            raise ValueError(_("{key} needs examples (tokens = examples x tokens_per_example x epochs)", key=key))
+        if self.examples is not None and self.tokens is not None:
+            raise ValueError(_("give tokens or examples, not both"))
+        if self.method not in ("lora", "qlora"):
+            for key in ("lora_rank", "lora_targets"):
+                if getattr(self, key) is not None:
+                    raise ValueError(_("{key} applies to method lora or qlora (method is {method})", key=key, method=self.method))
         return self
+
+    @property
+    def data_tokens(self) -> float | None:
+        """Training tokens: as given, or examples x tokens per example x epochs."""
+        if self.tokens is not None:
+            return self.tokens
+        if self.examples is not None and self.tokens_per_example is not None:
+            return self.examples * self.tokens_per_example * (self.epochs or 1.0)
+        return None
 
     @property
     def baseline_hours(self) -> float | None:
@@ -435,8 +473,8 @@ class Answers(_Section):
 
     @model_validator(mode="after")
     def _tokens_or_duration(self) -> Answers:
-        if self.training.tokens is None and self.training.baseline_hours is None:
-            raise ValueError(_("training: give tokens (e.g. 1T) or a known duration_hours / duration_days"))
+        if self.training.data_tokens is None and self.training.baseline_hours is None:
+            raise ValueError(_("training: give tokens (e.g. 1T), examples with tokens_per_example, or a known duration_hours / duration_days"))
         return self
 
 

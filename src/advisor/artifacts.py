@@ -184,10 +184,12 @@ def build_artifacts(advice: Advice) -> list[Artifact]:
     blocking = [w for w in report.warnings if w.blocking]
     if blocking:
         raise OutputError(f"no launch artifacts for a blocked recommendation: {blocking[0].text}")
-    return artifacts_for(report)
+    from .finetune_artifacts import finetune_files  # issue 18: PEFT / accelerate / DeepSpeed files for fine-tunes
+
+    return artifacts_for(report, [Artifact(name, what, text) for name, what, text in finetune_files(advice)])
 
 
-def artifacts_for(report: Report) -> list[Artifact]:
+def artifacts_for(report: Report, extra: list[Artifact] | None = None) -> list[Artifact]:
     d = report.deployment
     out: list[Artifact] = []
     if d.launcher == "deepspeed":
@@ -200,6 +202,7 @@ def artifacts_for(report: Report) -> list[Artifact]:
     out.append(Artifact("launch.sh", "the launch command (horovodrun for Horovod, torchrun otherwise)",
                         "#!/bin/bash\nset -euo pipefail\n" + launch + "\n"))
     out.append(Artifact("job.sbatch", f"Slurm job for {d.nodes} node(s) x {d.gpus_per_node} GPUs", sbatch_script(d, launch)))
+    out.extend(extra or ())
     out.append(Artifact("README.md", "what each file is and what to check first", _readme(report, out)))
     return out
 

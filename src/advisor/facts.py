@@ -15,6 +15,7 @@ import numpy as np
 from .answers import STRATEGIES, Answers
 from .estimate import GB, StrategyEstimate, cost, estimate_all
 
+from .estimate.finetune import finetune_facts
 from .vocabulary import FACTS
 
 """Every fact a rule may test, by name."""
@@ -120,6 +121,7 @@ def _facts_at(a: Answers, estimates: dict[str, StrategyEstimate], ctx: dict[str,
         runs_per_month=ctx["runs_per_month"],
         deadline_days=a.training.deadline_days,
         replicated_states_gb=16.0 * a.model.params / GB,
+        **finetune_facts(ctx["workload"]),
     )
     f["replicated_states_ratio"] = f["replicated_states_gb"] / f["gpu_memory_gb"]
     costs = {}

@@ -62,7 +62,12 @@ def steps() -> tuple[Step, ...]:
              _("Give the training tokens for one run (e.g. 1T, 300B), or — if the team already runs it — how many days "
                "one run takes today (3, 3d, 72h), and with which framework. A known duration becomes the baseline every option is "
                "compared against (it replaces the default tokens)."),
-             (Field("training.tokens", _("Training tokens"), "text", _("e.g. 1T"), optional=True),
+             (Field("training.method", _("Job kind"), "choice",
+                    choices=(Choice("pretrain", _("pretrain — train a model from scratch")),
+                             Choice("finetune", _("finetune — adapt every weight of an existing model")),
+                             Choice("lora", _("lora — frozen base, small trained adapters")),
+                             Choice("qlora", _("qlora — LoRA on a 4-bit base: least memory, slower")))),
+              Field("training.tokens", _("Training tokens"), "text", _("e.g. 1T"), optional=True),
               Field("training.duration_days", _("or: days one run takes today"), "text", _("e.g. 3"), optional=True, number="float"),
               Field("training.current_strategy", _("Framework the team runs today"), "choice", choices=_strategy_choices()))),
         Step("gpu", _("Which GPU?"),
@@ -120,6 +125,9 @@ def steps() -> tuple[Step, ...]:
              (Field("cluster.cpu_memory_gb_per_node", _("Host RAM per node (GB)"), "text", _("e.g. 1024"), optional=True, number="float"),
               Field("model.seq_len", _("Sequence length (tokens)"), "text", _("e.g. 2048"), optional=True, number="int"),
               Field("training.global_batch_tokens", _("Global batch (tokens per step)"), "text", _("e.g. 4M"), optional=True),
+              Field("training.examples", _("Fine-tuning examples"), "text", _("e.g. 200k"), optional=True),
+              Field("training.tokens_per_example", _("Tokens per example"), "text", _("e.g. 512"), optional=True, number="int"),
+              Field("training.epochs", _("Epochs"), "text", _("e.g. 3"), optional=True, number="float"),
               Field("training.precision", _("Precision"), "choice",
                     choices=(Choice("bf16", _("bf16 (default)")), Choice("fp16", "fp16"), Choice("fp32", "fp32"))))),
     )

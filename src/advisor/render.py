@@ -15,11 +15,11 @@ from collections.abc import Callable, Mapping, Sequence
 import yaml
 
 from .deployment import layout_lines
-from .advice import Advice, hours_text, money, pct_change
+from .advice import Advice, hours_text, method_names, money, pct_change
 from .decide import COST_TIE, Option, preference, tie_band
 from .answers import STRATEGIES, Answers
 from .estimate import BATCH_NOT_GIVEN
-from .report import Alternative, Estimate, Report
+from .report import Alternative, Estimate, MethodReport, Report
 from .strategies import FRAMEWORKS
 from .i18n import N_, _
 
@@ -66,6 +66,10 @@ def headline(advice: Advice) -> str:
     fw = FRAMEWORKS[p.chosen.strategy]
     if any(w["blocking"] for w in advice.warnings):
         return _("Blocked: nothing can run as asked (showing {fw} on {gpus} GPUs); resolve the blocking warnings first.", fw=fw, gpus=p.chosen.gpus)
+    if advice.method_changed:
+        names = method_names()
+        return _("Fine-tune with {method} instead of a {asked}: {fw} on {gpus} GPUs.", method=names[advice.method],
+                 asked=names[advice.asked_method or ""], fw=fw, gpus=p.chosen.gpus)
     if p.status_quo:
         return _("No change needed: keep {fw} on {gpus} GPUs.", fw=fw, gpus=p.chosen.gpus)
     if p.keeps_strategy:
@@ -91,7 +95,11 @@ def summary_rows(advice: Advice, d: Report, user_text: Callable[[str], str] = st
     cannot = _("cannot run")
     yes, no = _("yes"), _("no")
     n_runs = round(runs, 1)
-    rows = [
+    rows = []
+    if d.method is not None and d.method.asked != "pretrain":
+        names = method_names()
+        rows.append((_("Method"), names[d.method.asked], method_text(d.method)))
+    rows += [
         (_("Framework"), FRAMEWORKS[t.strategy], FRAMEWORKS[d.recommendation.strategy]),
         (_("GPUs"), f"{t.gpus:,} × {gpu}", f"{advice.gpus:,} × {gpu}"),
         (_("Fits in GPU memory"), yes if today_runs else no, yes if e.fits and e.batch_ok else no),
@@ -118,6 +126,25 @@ def summary_rows(advice: Advice, d: Report, user_text: Callable[[str], str] = st
     return rows
 
 
+def method_text(m: MethodReport) -> str:
+    """'LoRA (rank 8 on qv, 4.2M adapter parameters)', or the method's name."""
+    name = method_names()[m.planned]
+    if m.lora_rank is None or m.adapter_params is None:
+        return name
+    return _("{name} (rank {rank} on {targets}, {n}M adapter parameters)", name=name, rank=m.lora_rank, targets=m.lora_targets,
+             n=f"{m.adapter_params / 1e6:,.1f}")
+
+
+def data_note(advice: Advice) -> str | None:
+    """'Data: 200,000 examples x 512 tokens x 3 epochs = 307.2M tokens.' when the answers count examples."""
+    t = advice.answers.training
+    if t.examples is None or t.tokens_per_example is None:
+        return None
+    epochs = t.epochs if t.epochs is not None else 1.0
+    return _("Data: {examples} examples × {per} tokens × {epochs} epochs = {tokens}M tokens.", examples=f"{t.examples:,.0f}",
+             per=f"{t.tokens_per_example:,}", epochs=format_number(epochs), tokens=f"{(t.data_tokens or 0) / 1e6:,.1f}")
+
+
 def _same_unit(a: float, b: float) -> tuple[str, str]:
     """Two durations side by side in one unit: days when either is two days or more."""
     if max(a, b) >= 48:
@@ -142,6 +169,9 @@ def decision_notes(advice: Advice) -> list[str]:
     the summary's notes without the risks, which the TUI shows in its own warnings panel."""
     p, a, cur = advice.plan, advice.answers, advice.facts["currency"]
     out = [_("How it was chosen: {objective}.", objective=p.objective)]
+    data = data_note(advice)
+    if data:
+        out.append(data)
     dl = a.training.deadline_days
     if dl is not None:
         cm = p.cheapest_meeting_deadline

@@ -7,7 +7,7 @@ JSON. Keys and strategy ids are English in every language; the texts are in the 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -198,6 +198,23 @@ class Shape(_Part):
     source: str
 
 
+class MethodReport(_Part):
+    """The job kind: what was asked, what the plan uses, and the fine-tuning figures behind it."""
+
+    asked: Literal["pretrain", "finetune", "lora", "qlora"] = Field(description="training.method as the answers give it.")
+    planned: Literal["pretrain", "finetune", "lora", "qlora"] = Field(description="The method the plan uses.")
+    changed: bool = Field(description="The plan proposes a lighter method than asked (LoRA or QLoRA for a full fine-tune).")
+    reason: str | None = Field(description="Why the method was changed, with time and cost.")
+    caveat: str | None = Field(description="What LoRA/QLoRA trade against a full fine-tune (cited).")
+    lora_rank: int | None
+    lora_targets: str | None
+    adapter_params: float | None = Field(description="Trainable adapter parameters.")
+    frozen_base_gb: float | None = Field(description="The frozen base weights, GB (bf16 for LoRA, NF4 + double quantisation for QLoRA).")
+    examples: float | None
+    tokens_per_example: int | None
+    epochs: float | None
+
+
 class Report(_Part):
     """advisor's advice for one answers file."""
 
@@ -215,6 +232,7 @@ class Report(_Part):
     fired_rules: list[FiredRule]
     scale: Scale
     shape: Shape
+    method: MethodReport | None = Field(default=None, description="The job kind (absent in reports from before fine-tuning was priced).")
     assumptions: list[str]
     answers: dict[str, Any] = Field(description="The answers as validated (see `advisor schema`).")
 

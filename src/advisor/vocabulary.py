@@ -80,6 +80,13 @@ def _registry() -> dict[str, FactSpec]:
         FactSpec("over_deadline", BOOL, "Even the fastest fitting strategy misses deadline_days."),
         FactSpec("over_monthly_limit", BOOL, "monthly_spend exceeds monthly_limit."),
         FactSpec("zero_memory_saving_pct", NUMBER, "GPU memory saved by ZeRO-2 against DDP, percent (seed:K15)."),
+        FactSpec("method", TEXT, "The job kind the estimate prices: pretrain, finetune (every weight), lora or qlora.",
+                 ("pretrain", "finetune", "lora", "qlora")),
+        FactSpec("is_finetune", BOOL, "method is finetune, lora or qlora (an existing model is adapted)."),
+        FactSpec("is_peft", BOOL, "method is lora or qlora: a frozen base plus trained low-rank adapters."),
+        FactSpec("lora_rank", NUMBER, "LoRA/QLoRA adapter rank r (only when is_peft)."),
+        FactSpec("adapter_params_m", NUMBER, "Trainable adapter parameters, millions (only when is_peft)."),
+        FactSpec("frozen_base_gb", NUMBER, "The frozen base weights, GB: bf16 for lora, NF4 + double quantisation for qlora (only when is_peft)."),
     ]
     per_strategy = [
         ("fits", BOOL, "fits in GPU memory"),

@@ -76,7 +76,9 @@ def communication_plan(
     sp = spec(strategy)
     ep = expert_degree(strategy, w, n, n / (tp * pp), g)  # experts spread over data x context ranks (MoE parallel folding)
     moved_params = w.dense_params + w.expert_params / ep if sp.expert_parallel else w.params * np.ones_like(n)
-    grads = w.grad_bytes * moved_params
+    # LoRA/QLoRA: only the adapters are trained, so only they have gradients and updated weights to move.
+    updated = moved_params if w.trainable_params == w.params else w.trainable_params * np.ones_like(n)
+    grads = w.grad_bytes * updated
     if sp.gradient_sync == "all-reduce-per-step":
         # DDP (with no_sync) and ZeRO-1 accumulate locally and reduce once per optimizer step; ZeRO-1's reduce-scatter +
         # all-gather move the same 2P as one all-reduce (Ultra-Scale Playbook).
@@ -87,9 +89,9 @@ def communication_plan(
         # (stage_1_and_2.py: reduce_ipg_grads from the backward hooks), so accumulation does not cut its traffic; the
         # updated 16-bit parameters are all-gathered once per optimizer step.
         plan.append(_group_collective("gradient reduce-scatter (every micro-batch)", "reduce-scatter", grads, micro, n, local_all, hw, "backward"))
-        plan.append(_group_collective("parameter all-gather", "all-gather", 2.0 * moved_params, 1.0, n, local_all, hw, "backward"))
+        plan.append(_group_collective("parameter all-gather", "all-gather", 2.0 * updated, 1.0, n, local_all, hw, "backward"))
     elif sp.gradient_sync == "sharded-params":
-        params16 = 2.0 * moved_params
+        params16 = w.weight_bytes * moved_params / w.params  # 16-bit weights, or the frozen LoRA/QLoRA base as stored (NF4 for QLoRA)
         gather = _group_collective("parameter all-gather (forward and backward)", "all-gather", params16, 2.0 * micro, n, local_all, hw, "compute")
         plan.append(gather)
         plan.append(_group_collective("gradient reduce-scatter", "reduce-scatter", grads, micro, n, local_all, hw, "compute"))
@@ -102,17 +104,17 @@ def communication_plan(
             # ZeRO-Offload's schedule (arXiv:2101.06840 Sec 4.1): gradient shards go to the CPU, Adam runs there, and the
             # updated 16-bit parameters come back before the next forward — on the critical path once per step; with
             # offload_param the parameter shards also cross PCIe for every forward and backward, behind compute.
-            shard = 2.0 * w.params / n
+            shard = 2.0 * w.trainable_params / n
             zeros = np.zeros_like(n)
             step_bytes = 2.0 * shard
             plan.append(Collective("optimizer step over PCIe (gradients out, parameters back)", "pcie", step_bytes, np.ones_like(n),
                                    zeros, zeros, step_bytes / hw.host_bw, "none"))
             # The Adam update itself runs on the host, bound by its memory bandwidth: each node updates its GPUs' shards.
             per_node = np.minimum(n, g)
-            cpu_s = CPU_ADAM_BYTES_PER_PARAM * w.params / n * per_node / HOST_MEMORY_BW
+            cpu_s = CPU_ADAM_BYTES_PER_PARAM * w.trainable_params / n * per_node / HOST_MEMORY_BW
             plan.append(Collective("CPU Adam step (host memory)", "cpu", zeros, np.ones_like(n), zeros, zeros, cpu_s, "none"))
-            fetch = 2.0 * micro * shard
-            plan.append(Collective("parameter fetch from CPU over PCIe", "pcie", shard, 2.0 * micro, zeros, zeros, fetch / hw.host_bw, "compute"))
+            fetch = 2.0 * micro * w.weight_bytes / n
+            plan.append(Collective("parameter fetch from CPU over PCIe", "pcie", w.weight_bytes / n, 2.0 * micro, zeros, zeros, fetch / hw.host_bw, "compute"))
     if sp.gradient_sync != "megatron":
         if w.is_moe and sp.expert_parallel:
             plan.append(_expert_all_to_all(w, hw, n, ep, 1.0, 1.0, mb, micro))

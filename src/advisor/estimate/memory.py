@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import dsmem
 from ..strategies import spec
+from .finetune import is_peft, peft_cpu_bytes_per_node, peft_state_bytes
 from .layout import expert_degree, stage_factor
 from .workload import Hardware, Workload
 
@@ -35,6 +36,8 @@ def model_state_bytes(strategy: str, w: Workload, gpus: np.ndarray, tp: np.ndarr
 
     ZeRO-2/3 and offload are DeepSpeed's own estimators (dsmem.py), evaluated elementwise.
     """
+    if is_peft(w):
+        return peft_state_bytes(strategy, w, gpus, tp, pp)
     P = w.params
     n = gpus.astype(float)
     ll = w.largest_layer
@@ -87,6 +90,8 @@ def deepspeed_table(strategy: str, w: Workload, gpus: int, gpus_per_node: int) -
 
 def cpu_bytes_per_node(strategy: str, w: Workload, gpus: np.ndarray, hw: Hardware) -> np.ndarray:
     """Host memory per node that DeepSpeed's estimators ask for (zero_init=1); 0 where none is needed."""
+    if is_peft(w):
+        return peft_cpu_bytes_per_node(strategy, w, gpus, hw.gpus_per_node)
     if spec(strategy).states != "deepspeed-estimator":
         return np.zeros(gpus.shape)
     return _deepspeed(strategy, w, gpus.astype(float), hw.gpus_per_node)[0]

@@ -11,6 +11,7 @@ from ..answers import Answers
 from ..catalog import mfu_band
 from ..strategies import spec, STRATEGIES
 from ..vocabulary import PARTIAL_RECOMPUTE_NAMES
+from .finetune import dequant_seconds, is_peft, lora_activation_bytes
 from .communication import Collective, communication_plan, exposed_communication
 from .layout import MEMORY_HEADROOM, _layouts, expert_degree, interleave_memory_factor, stage_factor
 from .memory import activation_bytes, cpu_bytes_per_node, model_state_bytes
@@ -127,7 +128,7 @@ def _activations(strategy: str, w: Workload, tp: np.ndarray, pp: np.ndarray, vpp
         act = np.where(code < 0, activation_bytes(w, "none", tp, seq_parallel=sp, micro_batch=mb), act)
     if sp:
         act = act * stage_factor(w, pp) * interleave_memory_factor(pp, vpp)
-    return act
+    return act + lora_activation_bytes(w, tp, mb)
 
 
 def _evaluate(strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.ndarray, pp: np.ndarray, vpp: np.ndarray,
@@ -147,7 +148,8 @@ def _evaluate(strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.nd
     # Each data-parallel rank runs its share of the batch; where ranks do not divide it, the busiest rank sets the pace.
     share = np.ceil(seqs / dp)
     accumulation = np.maximum(1.0, np.ceil(share / mb))
-    rf = np.where(code < 0, 1.0, (1.0 - full_share) * SELECTIVE_RECOMPUTE_FLOPS + full_share * FULL_RECOMPUTE_FLOPS)
+    full_rf = 1.0 + w.forward_flops_per_token / w.flops_per_token if is_peft(w) else FULL_RECOMPUTE_FLOPS  # one more forward
+    rf = np.where(code < 0, 1.0, (1.0 - full_share) * SELECTIVE_RECOMPUTE_FLOPS + full_share * full_rf)
     work = w.flops_per_token * share * w.seq_len * rf / (tp * pp * cp) * (stage_factor(w, pp) if sp else 1.0)
     band = mfu_band(hw.spec.generation)
     peak = hw.spec.peak_tflops * 1e12
@@ -155,7 +157,7 @@ def _evaluate(strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.nd
     plan = communication_plan(strategy, w, hw, n, tp, pp, mb, accumulation, vpp, cp)
     compute, exposed, step = {}, {}, {}
     for name, mfu in (("low", band.high), ("mid", band.mid), ("high", band.low)):
-        compute[name] = work / (peak * mfu)
+        compute[name] = work / (peak * mfu) + dequant_seconds(w, hw.spec.peak_tflops, accumulation, tp, pp)
         exposed[name] = exposed_communication(plan, compute[name])
         step[name] = compute[name] * (1.0 + bubble) + exposed[name]
     return _Eval(states, act, memory, dp, share, accumulation, compute, bubble, plan, exposed, step)
@@ -270,7 +272,7 @@ def estimate_all(answers: Answers, gpus: np.ndarray | None = None) -> tuple[dict
     hw = hardware_from(answers)
     counts = np.asarray([answers.cluster.gpus] if gpus is None else gpus, dtype=float)
     baseline = answers.training.baseline_hours
-    tokens = answers.training.tokens or w.global_batch_tokens  # placeholder when only a duration is known
+    tokens = answers.training.data_tokens or w.global_batch_tokens  # placeholder when only a duration is known
     results: dict[str, StrategyEstimate] = {}
     for s in STRATEGIES:
         twin = spec(s).resident_twin
@@ -294,7 +296,7 @@ def estimate_all(answers: Answers, gpus: np.ndarray | None = None) -> tuple[dict
             for band in est.hours:
                 est.hours[band] = baseline * est.hours[band] / ref_hours[band][0]
         implied = tokens * baseline / ref_hours["mid"][0]
-        if answers.training.tokens is None:
+        if answers.training.data_tokens is None:
             tokens = implied
             tokens_implied = True
         elif not 1 / TOKENS_DURATION_TOLERANCE <= implied / tokens <= TOKENS_DURATION_TOLERANCE:

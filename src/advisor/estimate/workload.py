@@ -10,6 +10,7 @@ import numpy as np
 from ..answers import Answers
 from ..catalog import efficiency_data, GpuSpec
 from ..i18n import N_
+from .finetune import DEFAULT_RANK, DEFAULT_TARGETS, FINETUNE_BATCH_SEQUENCES, adapter_params
 
 
 GB = 1e9
@@ -159,6 +160,12 @@ class Workload:
     batch_source: str = "given"
     experts: int = 0
     """Routed experts per MoE layer (0 for a dense model)."""
+    method: str = "pretrain"
+    """pretrain, finetune, lora or qlora (estimate/finetune.py holds the fine-tuning terms)."""
+    adapter_params: float = 0.0
+    """Trainable LoRA parameters (lora, qlora); 0 otherwise."""
+    lora_rank: int = 0
+    lora_targets: str = "qv"
 
     @property
     def is_moe(self) -> bool:
@@ -195,8 +202,32 @@ class Workload:
 
     @property
     def flops_per_token(self) -> float:
-        """Model FLOPs per trained token (forward + backward), before any recomputation."""
+        """Model FLOPs per trained token (forward + backward), before any recomputation; a frozen LoRA/QLoRA base
+        skips its weight gradients (estimate/finetune.py)."""
+        if self.method in ("lora", "qlora"):
+            from .finetune import peft_flops_per_token
+
+            return peft_flops_per_token(self)
         return 6.0 * self.active_params + self.attention_flops_per_token
+
+    @property
+    def forward_flops_per_token(self) -> float:
+        """One forward pass: what full recomputation repeats (2N + a third of the attention term; Transformer Math 101)."""
+        return 2.0 * self.active_params + self.attention_flops_per_token / 3.0
+
+    @property
+    def trainable_params(self) -> float:
+        """Parameters whose gradients are reduced across ranks: all of them, or only the adapters of LoRA/QLoRA."""
+        return self.adapter_params if self.method in ("lora", "qlora") else self.params
+
+    @property
+    def weight_bytes(self) -> float:
+        """Bytes of the weights FSDP/ZeRO-3 gather: 16-bit weights, or the frozen LoRA/QLoRA base as stored."""
+        if self.method in ("lora", "qlora"):
+            from .finetune import frozen_base_bytes
+
+            return frozen_base_bytes(self)
+        return 2.0 * self.params
 
 
 @dataclass(frozen=True)
@@ -271,8 +302,13 @@ def workload_from(answers: Answers) -> Workload:
     fp32 = t.precision == "fp32"
     if t.global_batch_tokens is not None:
         batch, batch_source = t.global_batch_tokens, "given"
+    elif t.method != "pretrain":
+        batch, batch_source = finetune_batch_tokens(t.method, m.seq_len)
     else:
         batch, batch_source = default_batch_tokens(m.params)
+    peft = t.method in ("lora", "qlora")
+    rank = (t.lora_rank or DEFAULT_RANK[t.method]) if peft else 0
+    targets = (t.lora_targets or DEFAULT_TARGETS[t.method]) if peft else "qv"
     return Workload(
         params=m.params,
         active_params=active,
@@ -287,7 +323,23 @@ def workload_from(answers: Answers) -> Workload:
         moe_top_k=m.experts_per_token,
         batch_source=batch_source,
         experts=m.moe_experts,
+        method=t.method,
+        adapter_params=adapter_params(shape.layers, shape.hidden, rank, targets) if peft else 0.0,
+        lora_rank=rank,
+        lora_targets=targets,
     )
+
+
+FINETUNE_BATCH_SOURCES: dict[str, str] = {
+    "finetune": N_("64 sequences, Llama 2-Chat's supervised fine-tuning batch (arXiv:2307.09288 Sec 3.1)"),
+    "lora": N_("16 sequences, the QLoRA reference trainer's batch (artidoro/qlora qlora.py: 1 x 16 accumulation)"),
+    "qlora": N_("16 sequences, the QLoRA reference trainer's batch (artidoro/qlora qlora.py: 1 x 16 accumulation)"),
+}
+
+
+def finetune_batch_tokens(method: str, seq_len: int) -> tuple[float, str]:
+    """A fine-tune's default batch from published fine-tune recipes (estimate/finetune.py FINETUNE_BATCH_SEQUENCES)."""
+    return float(FINETUNE_BATCH_SEQUENCES[method] * seq_len), BATCH_NOT_GIVEN + FINETUNE_BATCH_SOURCES[method]
 
 
 def hardware_from(answers: Answers) -> Hardware:

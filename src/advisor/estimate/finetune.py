@@ -1,0 +1,175 @@
+"""Fine-tuning terms: full fine-tunes, LoRA on a frozen bf16 base, QLoRA on a frozen 4-bit NF4 base.
+
+Kept apart from the pre-training formulas (memory.py, communication.py, model.py call in here only where the method is
+lora or qlora), so the efficiency model and the strategies can change without touching these terms. Every constant
+names its source.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..strategies import spec
+
+if TYPE_CHECKING:  # workload.py imports this module's constants; the Workload type is only annotated here
+    from .workload import Workload
+
+METHODS: tuple[str, ...] = ("pretrain", "finetune", "lora", "qlora")
+PEFT_METHODS: tuple[str, ...] = ("lora", "qlora")
+
+DEFAULT_RANK: dict[str, int] = {"lora": 8, "qlora": 64}
+"""lora: PEFT's LoraConfig default r=8 (huggingface/peft src/peft/tuners/lora/config.py; LoraConfig().r == 8 in peft 0.x);
+qlora: r=64, the QLoRA reference trainer's default (artidoro/qlora qlora.py: lora_r=64, lora_alpha=16)."""
+
+DEFAULT_ALPHA: dict[str, int] = {"lora": 8, "qlora": 16}
+"""lora_alpha: PEFT's default 8 (same file); the QLoRA trainer's 16 (artidoro/qlora qlora.py)."""
+
+FINETUNE_BATCH_SEQUENCES: dict[str, int] = {"finetune": 64, "lora": 16, "qlora": 16}
+"""Sequences per optimizer step by default. Full fine-tunes: 64, Llama 2-Chat's supervised fine-tuning batch (arXiv:2307.09288
+Sec 3.1: 'a batch size of 64 and a sequence length of 4096 tokens'). LoRA and QLoRA: 16, the QLoRA reference trainer's
+per_device_train_batch_size=1 x gradient_accumulation_steps=16 (artidoro/qlora qlora.py)."""
+
+DEFAULT_TARGETS: dict[str, str] = {"lora": "qv", "qlora": "all-linear"}
+"""lora: query and value projections, the LoRA paper's choice (arXiv:2106.09685 Sec 7.1) and PEFT's default target_modules
+for LLaMA-family models (q_proj, v_proj); qlora: every linear layer of the block, which the QLoRA paper found necessary to
+match full fine-tuning (arXiv:2305.14314 Sec 4, 'LoRA on all linear transformer block layers')."""
+
+ADAPTER_PARAMS_PER_LAYER_PER_RANK: dict[str, float] = {"qv": 4.0, "attention": 8.0, "all-linear": 18.0}
+"""Adapter parameters per layer, as multiples of r x hidden: a rank-r adapter on a d_in x d_out matrix has r(d_in + d_out)
+parameters (A is r x d_in, B is d_out x r; arXiv:2106.09685 Sec 4.1). q and v (h x h each): 2 x 2rh; q, k, v, o: 4 x 2rh;
+plus the MLP's h x 4h and 4h x h (the 12Lh^2 transformer advisor's shapes use): 2 x 5rh more."""
+
+MATRICES_PER_TARGET: dict[str, int] = {"qv": 2, "attention": 4, "all-linear": 6}
+"""Adapted matrices per layer for each target set (the rank-r intermediates they keep for the backward pass)."""
+
+TARGET_MODULES: dict[str, tuple[str, ...]] = {
+    "qv": ("q_proj", "v_proj"),
+    "attention": ("q_proj", "k_proj", "v_proj", "o_proj"),
+    "all-linear": ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"),
+}
+"""PEFT target_modules names for LLaMA-family models (transformers' LlamaAttention / LlamaMLP module names)."""
+
+ADAPTER_BYTES_PER_PARAM = 16.0
+"""Trainable adapters carry the mixed-precision Adam states of any trained weight: 2 (16-bit weight) + 2 (gradient) + 12
+(fp32 master, m, v) bytes (Transformer Math 101)."""
+
+NF4_BITS_PER_PARAM = 4.0 + 0.127
+"""4-bit NormalFloat weights plus double-quantised constants: 8/64 + 32/(64 x 256) = 0.127 bits per parameter with block
+size 64 (QLoRA, arXiv:2305.14314 Sec 3 'Double Quantization')."""
+
+NF4_BYTES_PER_PARAM = NF4_BITS_PER_PARAM / 8.0
+
+FROZEN_BF16_BYTES_PER_PARAM = 2.0
+"""The frozen base of a LoRA fine-tune is held in bf16: weights only, no gradients or optimizer states
+(arXiv:2106.09685 Sec 4.2: no gradients or optimizer states for most parameters)."""
+
+FROZEN_MATMUL_FLOPS_PER_PARAM = 4.0
+"""A frozen weight costs 2 FLOPs per token forward and 2 backward (the gradient to its input); the 2 for its own weight
+gradient are skipped (Transformer Math 101's 2 + 4 split of 6N; LoRA, arXiv:2106.09685 Sec 4.2: 'we do not need to
+calculate the gradient for the vast majority of the parameters')."""
+
+DEQUANT_SECONDS_PER_PARAM_A100 = 3.1e-11
+"""Seconds per quantized parameter per micro-batch that QLoRA's 4-bit dequantisation adds on an A100 SXM 80GB: the
+Q-LoRA minus LoRA step time at 256 tokens, divided by 8 micro-batches (batch 1, accumulation 8) and the parameters —
+Qwen-7B (7.7B): (3.0 - 1.2) s / 8 / 7.7e9 = 2.9e-11; Qwen-14B (14.2B): (5.3 - 1.6) s / 8 / 14.2e9 = 3.3e-11 (QwenLM/Qwen
+README.md 'Profiling of Memory and Speed') [obs: derived, the mean of the two]. Per micro-batch, not per token: the
+weights are dequantised for every forward and backward however many tokens go through them, which is why the same table
+shows Q-LoRA 35% slower than LoRA at 2,048 tokens and 5% at 8,192."""
+
+A100_PEAK_TFLOPS = 312.0
+"""The GPU the dequantisation constant was measured on (A100 SXM dense BF16; Megatron gpu_peak_flops.py); other GPUs scale
+it by their peak [obs: a proxy — dequantisation is memory-bound, and no catalog figure gives memory bandwidth]."""
+
+
+def is_peft(w: Workload) -> bool:
+    return w.method in PEFT_METHODS
+
+
+def adapter_params(layers: int, hidden: int, rank: int, targets: str) -> float:
+    """Trainable LoRA parameters: r x (d_in + d_out) per adapted matrix, every layer (arXiv:2106.09685 Sec 4.1)."""
+    return ADAPTER_PARAMS_PER_LAYER_PER_RANK[targets] * rank * hidden * layers
+
+
+def quantized_params(w: Workload) -> float:
+    """Parameters in the blocks' linear layers (12·L·h², the part bitsandbytes quantises); embeddings and norms stay bf16."""
+    return float(min(w.params, 12.0 * w.shape.layers * w.shape.hidden ** 2))
+
+
+def frozen_base_bytes(w: Workload) -> float:
+    """The whole frozen base: bf16 for LoRA; NF4 + double quantisation on the linear layers and bf16 elsewhere for QLoRA."""
+    if w.method == "qlora":
+        q = quantized_params(w)
+        return NF4_BYTES_PER_PARAM * q + FROZEN_BF16_BYTES_PER_PARAM * (w.params - q)
+    return FROZEN_BF16_BYTES_PER_PARAM * w.params
+
+
+def peft_state_bytes(strategy: str, w: Workload, gpus: np.ndarray, tp: np.ndarray, pp: np.ndarray) -> np.ndarray:
+    """Per GPU: the frozen base (replicated, or sharded where the strategy shards parameters — FSDP / ZeRO-3 + LoRA, and
+    FSDP-QLoRA, answer.ai/posts/2024-03-06-fsdp-qlora) plus the adapters with their gradients and Adam states."""
+    n = gpus.astype(float)
+    base = frozen_base_bytes(w)
+    adapters = ADAPTER_BYTES_PER_PARAM * w.adapter_params
+    ll = w.largest_layer
+    sp = spec(strategy)
+    if sp.states == "replicated":
+        return np.full_like(n, base + adapters)
+    if sp.states in ("zero1",) or sp.deepspeed_stage == 2:
+        # ZeRO-1/2 shard only optimizer states (and ZeRO-2 gradients): the frozen base stays whole on every GPU.
+        return base + 4.0 * w.adapter_params + 12.0 * w.adapter_params / n
+    if sp.states == "megatron":
+        from .layout import stage_factor
+
+        return (base + adapters) / (tp * pp) * stage_factor(w, pp)
+    if sp.offload:
+        # ZeRO-3 with parameters offloaded: two layers in flight on the GPU (DeepSpeed's 4 x largest layer).
+        return np.full_like(n, 4.0 * ll)
+    # FSDP / ZeRO-3: every state sharded, two unsharded layers in flight (the strategy's own convention).
+    return (base + adapters) / n + 4.0 * ll
+
+
+def peft_cpu_bytes_per_node(strategy: str, w: Workload, gpus: np.ndarray, gpus_per_node: int) -> np.ndarray:
+    """Host memory per node for ZeRO-3 offload of a frozen base: the node's share of base and adapter states."""
+    n = gpus.astype(float)
+    if not spec(strategy).offload:
+        return np.zeros(n.shape)
+    nodes = np.maximum(1.0, np.ceil(n / gpus_per_node))
+    return (frozen_base_bytes(w) + ADAPTER_BYTES_PER_PARAM * w.adapter_params) / nodes
+
+
+def lora_activation_bytes(w: Workload, tp: np.ndarray | float, micro_batch: np.ndarray | float) -> np.ndarray | float:
+    """What adapters add to activations: each adapted matrix keeps its rank-r intermediate x·A (2 bytes each) for the
+    backward pass — s·b·r per matrix per layer; the input x is the one the frozen matrix already saves. The frozen base
+    still back-propagates to every layer's input, so the rest is the full Korthikanti et al. activation set."""
+    if not is_peft(w):
+        return 0.0
+    per_layer = 2.0 * w.seq_len * np.asarray(micro_batch, dtype=float) * w.lora_rank * MATRICES_PER_TARGET[w.lora_targets]
+    return per_layer * w.shape.layers / np.asarray(tp, dtype=float) * w.act_scale
+
+
+def peft_flops_per_token(w: Workload) -> float:
+    """Frozen weights 4 FLOPs per parameter per token, adapters the full 6 (arXiv:2106.09685 Sec 4.2)."""
+    return FROZEN_MATMUL_FLOPS_PER_PARAM * w.active_params + 6.0 * w.adapter_params + w.attention_flops_per_token
+
+
+def dequant_seconds(w: Workload, peak_tflops: float, micro_batches: np.ndarray, tp: np.ndarray | float = 1.0,
+                    pp: np.ndarray | float = 1.0) -> np.ndarray:
+    """QLoRA only: seconds a step spends dequantising the 4-bit base (per micro-batch, on this GPU's share of the layers)."""
+    if w.method != "qlora":
+        return np.zeros(np.shape(micro_batches))
+    per_mb = DEQUANT_SECONDS_PER_PARAM_A100 * quantized_params(w) * (A100_PEAK_TFLOPS / peak_tflops)
+    return per_mb * np.asarray(micro_batches, dtype=float) / (np.asarray(tp, dtype=float) * np.asarray(pp, dtype=float))
+
+
+def finetune_facts(w: Workload) -> dict[str, object]:
+    """The fine-tuning facts rules may test (advisor.vocabulary): the method, and for LoRA/QLoRA the adapters and the base."""
+    peft = is_peft(w)
+    return {
+        "method": w.method,
+        "is_finetune": w.method != "pretrain",
+        "is_peft": peft,
+        "lora_rank": float(w.lora_rank) if peft else None,
+        "adapter_params_m": w.adapter_params / 1e6 if peft else None,
+        "frozen_base_gb": frozen_base_bytes(w) / 1e9 if peft else None,
+    }

@@ -1,0 +1,151 @@
+"""Launch files for fine-tunes: PEFT adapter settings, bitsandbytes 4-bit settings, and the accelerate / DeepSpeed
+configs that run a full, LoRA or QLoRA fine-tune with the recommended strategy.
+
+Pure functions of the advice (no I/O). Keys follow each library's own names: peft.LoraConfig's keyword arguments,
+transformers' BitsAndBytesConfig's, accelerate's config file (``accelerate launch --config_file``) and DeepSpeed's JSON.
+tests/test_finetune_artifacts.py feeds them to the libraries' own parsers.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import yaml
+
+from .advice import Advice
+from .estimate.finetune import DEFAULT_ALPHA, PEFT_METHODS, TARGET_MODULES
+from .strategies import spec
+
+
+def _method(advice: Advice) -> str:
+    return advice.answers.training.method
+
+
+def lora_config_kwargs(advice: Advice) -> dict[str, Any] | None:
+    """peft.LoraConfig(**kwargs) for a LoRA or QLoRA plan (None otherwise): rank and targets as priced, alpha and dropout
+    at the recipe's defaults (PEFT's for LoRA, the QLoRA trainer's for QLoRA; estimate/finetune.py)."""
+    method = _method(advice)
+    if method not in PEFT_METHODS:
+        return None
+    w = advice.evaluation.context["workload"]
+    return {
+        "r": int(w.lora_rank),
+        "lora_alpha": DEFAULT_ALPHA[method],
+        "lora_dropout": 0.0,
+        "target_modules": list(TARGET_MODULES[w.lora_targets]),
+        "bias": "none",
+        "task_type": "CAUSAL_LM",
+    }
+
+
+def bnb_4bit_config_kwargs(advice: Advice) -> dict[str, Any] | None:
+    """transformers.BitsAndBytesConfig(**kwargs) for QLoRA: NF4 with double quantisation (arXiv:2305.14314 Sec 3), bf16
+    compute, and the 4-bit weights stored as bf16 so FSDP or ZeRO-3 can shard them (answer.ai/posts/2024-03-06-fsdp-qlora)."""
+    if _method(advice) != "qlora":
+        return None
+    return {
+        "load_in_4bit": True,
+        "bnb_4bit_quant_type": "nf4",
+        "bnb_4bit_use_double_quant": True,
+        "bnb_4bit_compute_dtype": "bfloat16",
+        "bnb_4bit_quant_storage": "bfloat16",
+    }
+
+
+def _layout(advice: Advice) -> dict[str, Any]:
+    e = advice.estimate_dict(advice.strategy)
+    micro, accum, dp = int(e["micro_batch_size"]), int(e["gradient_accumulation_steps"]), int(e["data_parallel"])
+    return {"micro": micro, "accumulation": accum, "data_parallel": dp, "train_batch_size": micro * accum * dp,
+            "recompute": e["activation_recompute"] != "none"}
+
+
+def deepspeed_finetune_config(advice: Advice) -> dict[str, Any] | None:
+    """DeepSpeed JSON for a fine-tune on a DeepSpeed strategy: the ZeRO stage and batch layout as priced; with LoRA/QLoRA
+    the frozen base is sharded like any parameter under ZeRO-3 (HF PEFT's DeepSpeed guide)."""
+    sp = spec(advice.strategy)
+    if _method(advice) == "pretrain" or sp.launcher != "deepspeed":
+        return None
+    b = _layout(advice)
+    zero: dict[str, Any] = {"stage": sp.deepspeed_stage, "overlap_comm": True, "contiguous_gradients": True}
+    if sp.deepspeed_stage == 3:
+        zero["stage3_gather_16bit_weights_on_model_save"] = True
+    if sp.offload:
+        zero["offload_optimizer"] = {"device": "cpu", "pin_memory": True}
+        zero["offload_param"] = {"device": "cpu", "pin_memory": True}
+    cfg: dict[str, Any] = {
+        "train_batch_size": b["train_batch_size"],
+        "train_micro_batch_size_per_gpu": b["micro"],
+        "gradient_accumulation_steps": b["accumulation"],
+        "gradient_clipping": 1.0,
+        "zero_optimization": zero,
+        "steps_per_print": 10,
+    }
+    precision = advice.answers.training.precision
+    if precision == "bf16":
+        cfg["bf16"] = {"enabled": True}
+    elif precision == "fp16":
+        cfg["fp16"] = {"enabled": True, "loss_scale": 0, "initial_scale_power": 16}
+    return cfg
+
+
+def accelerate_finetune_config(advice: Advice) -> dict[str, Any] | None:
+    """accelerate's config file for the fine-tune: FSDP (LoRA on a sharded base, FSDP-QLoRA), DeepSpeed (pointing at
+    ds_finetune_config.json), or plain multi-GPU data parallelism. None for pre-training and Megatron/Horovod plans."""
+    if _method(advice) == "pretrain":
+        return None
+    a, sp = advice.answers, spec(advice.strategy)
+    b = _layout(advice)
+    base: dict[str, Any] = {
+        "compute_environment": "LOCAL_MACHINE",
+        "mixed_precision": "no" if a.training.precision == "fp32" else a.training.precision,
+        "num_machines": a.cluster.nodes,
+        "num_processes": advice.gpus,
+        "machine_rank": 0,
+        "main_process_ip": "MASTER_ADDR",
+        "main_process_port": 29500,
+        "rdzv_backend": "c10d",
+        "same_network": True,
+    }
+    if sp.states == "fsdp":
+        return {**base, "distributed_type": "FSDP", "fsdp_config": {
+            "fsdp_sharding_strategy": "FULL_SHARD",
+            "fsdp_auto_wrap_policy": "TRANSFORMER_BASED_WRAP",
+            "fsdp_backward_prefetch": "BACKWARD_PRE",
+            "fsdp_state_dict_type": "SHARDED_STATE_DICT",
+            "fsdp_offload_params": False,
+            # PEFT mixes frozen and trainable parameters in one wrapped unit: FSDP needs the original parameters
+            # (HF PEFT 'FSDP' guide); every rank loads on meta and rank 0 broadcasts (FSDP-QLoRA's low-CPU loading).
+            "fsdp_use_orig_params": _method(advice) in PEFT_METHODS,
+            "fsdp_cpu_ram_efficient_loading": True,
+            "fsdp_sync_module_states": True,
+            "fsdp_activation_checkpointing": b["recompute"],
+        }}
+    if sp.launcher == "deepspeed":
+        return {**base, "distributed_type": "DEEPSPEED", "deepspeed_config": {
+            "deepspeed_config_file": "ds_finetune_config.json",
+            "zero3_init_flag": sp.deepspeed_stage == 3,
+        }}
+    if sp.launcher == "torchrun":
+        return {**base, "distributed_type": "MULTI_GPU" if advice.gpus > 1 else "NO"}
+    return None
+
+
+def finetune_files(advice: Advice) -> list[tuple[str, str, str]]:
+    """(file name, description, text) for every fine-tune file of this plan; empty for pre-training."""
+    out: list[tuple[str, str, str]] = []
+    lora = lora_config_kwargs(advice)
+    if lora is not None:
+        out.append(("peft_lora_config.json", "PEFT adapter settings: peft.LoraConfig(**json.load(...))", json.dumps(lora, indent=2) + "\n"))
+    bnb = bnb_4bit_config_kwargs(advice)
+    if bnb is not None:
+        out.append(("bnb_4bit_config.json", "4-bit NF4 base: transformers.BitsAndBytesConfig(**json.load(...)), dtype names as text",
+                    json.dumps(bnb, indent=2) + "\n"))
+    ds = deepspeed_finetune_config(advice)
+    if ds is not None:
+        out.append(("ds_finetune_config.json", "DeepSpeed config for the fine-tune (ZeRO stage, batch layout)", json.dumps(ds, indent=2) + "\n"))
+    acc = accelerate_finetune_config(advice)
+    if acc is not None:
+        out.append(("accelerate_finetune.yaml", "accelerate config for the fine-tune (accelerate launch --config_file ...)",
+                    yaml.safe_dump(acc, sort_keys=False)))
+    return out
