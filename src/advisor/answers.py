@@ -226,7 +226,7 @@ class CustomGpu(_Section):
                       description="Display name: letters, digits, spaces and - _ . + ( ) / , : @ (it is printed in the memo), up to 60 characters.")
     memory_gb: PositiveNumber = Field(description="Device memory, GB.")
     peak_tflops: PositiveNumber = Field(description="Dense BF16/FP16 tensor peak, TFLOP/s.")
-    generation: Literal["volta", "ampere", "ada", "hopper", "cdna3", "davinci"] = Field(default="ampere", description="Architecture family (selects the efficiency band).")
+    generation: Literal["volta", "ampere", "ada", "hopper", "blackwell", "cdna3", "davinci"] = Field(default="ampere", description="Architecture family (selects the efficiency band).")
     intra_node: Literal["nvlink", "pcie", "xgmi", "hccs"] = Field(default="pcie", description="GPU-to-GPU link inside a node.")
     nvlink_gbs: PositiveNumber | None = Field(default=None, description="GPU-to-GPU bandwidth, unidirectional GB/s.")
     pcie_gbs: PositiveNumber = Field(default=31, description="Host link bandwidth, GB/s (default PCIe 4 x16, 31 GB/s).")
