@@ -72,8 +72,10 @@ ASSUMPTIONS: tuple[str, ...] = (
     N_("Compute per token = 6 x active params (Transformer Math 101) + 12 x layers x hidden x seq_len for attention scores "
        "(llm-analysis: 4bs^2h forward FLOPs per layer; the s/6h term of Narayanan et al. 2021 Eq. 3), because the published "
        "MFU figures the bands come from count attention FLOPs too; full recomputation adds a forward pass (8/6), selective 2.7%."),
-    N_("Achieved MFU comes from published runs per GPU generation (low/mid/high band, see data/efficiency.yaml); "
-       "it already includes well-overlapped communication, so only communication that cannot hide behind compute is added."),
+    N_("Achieved efficiency comes from published runs per GPU generation (low/mid/high band of hardware FLOPs utilisation "
+       "at hidden size 4,096, see data/efficiency.yaml), rising with the model's width as published tables do "
+       "(x (hidden/4,096)^0.06); recomputation is charged once, on top. The band already includes well-overlapped "
+       "communication, so only communication that cannot hide behind compute is added."),
     N_("Collectives: ring all-reduce t = 2(n-1)/n x S/B, reduce-scatter and all-gather (n-1)/n x S/B (nccl-tests "
        "PERFORMANCE.md), hierarchical: inside the node over NVLink/PCIe, across nodes over each GPU's share of the node's network."),
     N_("Link efficiency: 0.65 of NVLink/PCIe, 0.9 of the network (Calculon a100_80g.json)."),
@@ -87,8 +89,9 @@ ASSUMPTIONS: tuple[str, ...] = (
     N_("Mixture of experts: memory counts all parameters and compute the active ones; FSDP and ZeRO-3 shard and gather all "
        "parameters and move no tokens; Megatron spreads experts by expert parallelism, whose token all-to-alls overlap compute "
        "as in DeepSeek-V3's DualPipe (arXiv:2412.19437)."),
-    N_("Activations per layer from Korthikanti et al. 2022 Table 2: sbh(34 + 5as/h) none, 34sbh selective, 2sbh full; "
-       "Megatron uses sequence parallelism (divided by TP); the first pipeline stage holds all layers' worth."),
+    N_("Activations per layer from Korthikanti et al. 2022 Table 2 with a fused attention kernel (FlashAttention, as every "
+       "current stack runs): 34sbh with no recomputation or selective, 2sbh full; Megatron uses sequence parallelism "
+       "(divided by TP); the first pipeline stage holds all layers' worth."),
     N_("Memory per GPU adds 2 GB of CUDA runtime overhead (Ultra-Scale Playbook: 1-2 GB); fragmentation is not modelled."),
     N_("Pipeline bubble = (PP-1)/micro-batches of compute (Narayanan et al. 2021), divided by the virtual stages of an "
        "interleaved schedule."),
