@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 import math
 
 import numpy as np
@@ -141,6 +141,13 @@ class Shape:
     hidden: int
     heads: int
     source: str
+    kv_heads: int | None = None
+    """Key-value heads under grouped-query attention (model.kv_heads or model.config); None: as many as heads."""
+
+    @property
+    def kv_share(self) -> float:
+        """Keys and values as a share of full-width multi-head ones (8 of 32 heads: 0.25)."""
+        return min(1.0, (self.kv_heads or self.heads) / max(1, self.heads))
 
 
 @dataclass(frozen=True)
@@ -259,6 +266,10 @@ def workload_from(answers: Answers) -> Workload:
     active = m.active_params or m.params
     # A mixture of experts is as wide and deep as a dense model of its *active* size; the experts add breadth.
     shape = infer_shape(active, m.vocab_size, m.layers, m.hidden_size, m.attention_heads)
+    if m.kv_heads is not None:
+        shape = replace(shape, kv_heads=m.kv_heads)
+    if m.config is not None and shape.source == "given":
+        shape = replace(shape, source=f"{m.config}")
     fp32 = t.precision == "fp32"
     if t.global_batch_tokens is not None:
         batch, batch_source = t.global_batch_tokens, "given"
