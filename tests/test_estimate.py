@@ -70,8 +70,10 @@ def test_ddp_uses_the_16_bytes_per_parameter_convention():
     assert model_state_bytes("fsdp", w, n, np.ones(1), np.ones(1))[0] == pytest.approx(16 * 7e9 / 64 + 4 * w.largest_layer)
 
 
-@pytest.mark.parametrize("mode, per_layer", [("none", "34+5as/h"), ("selective", "34"), ("full", "2")])
+@pytest.mark.parametrize("mode, per_layer", [("none", "34"), ("selective", "34"), ("full", "2")])
 def test_activations_follow_korthikanti_table_2(mode, per_layer):
+    """Korthikanti et al. 2022 Table 2 with a fused attention kernel (issue 24): no checkpointing stores no s x s scores,
+    so it keeps what selective recomputation keeps, 34sbh per layer (the 5as/h term was the unfused kernel's)."""
     a = _answers(model={"params": "7B", "layers": 32, "hidden_size": 4096, "attention_heads": 32, "seq_len": 2048})
     w = workload_from(a)
     s, b, h, L, heads = 2048, 1, 4096, 32, 32

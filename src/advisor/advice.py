@@ -432,7 +432,7 @@ def assumptions(ev: Evaluation) -> list[str]:
     out = [_(text) for text in ASSUMPTIONS]
     out.append(_("GPU: {name}, {memory} GB, {peak} TFLOP/s dense BF16 ({source}).", name=spec.name, memory=f"{spec.memory_gb:g}",
                  peak=f"{spec.peak_tflops:g}", source=spec.source))
-    out.append(_("MFU band for {generation}: {low} / {mid} / {high} (low / mid / high) — {source}.", generation=spec.generation,
+    out.append(_("Efficiency band for {generation} (hardware FLOPs utilisation at hidden 4,096): {low} / {mid} / {high} (low / mid / high) — {source}.", generation=spec.generation,
                  low=f"{band.low:.2f}", mid=f"{band.mid:.2f}", high=f"{band.high:.2f}", source=band.source))
     given = "." if ev.answers.cluster.inter_node_gbps else _(" (not given: {source}).", source=spec.network_source or
                                                               "one 200 Gb/s HDR port per node, estimators-notes §9")

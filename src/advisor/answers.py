@@ -25,6 +25,7 @@ from pydantic import (
 from .catalog import GpuSpec, gpu_catalog, resolve_gpu
 from .strategies import STRATEGIES as STRATEGIES  # re-exported: many modules read it from here
 from .errors import AnswerError
+from .hfconfig import ConfigError, model_fields, read_config
 from .safeload import load_mapping, parse_mapping
 from .i18n import _, zh
 from .units import CURRENCY_MARKS, parse_duration, parse_money, parse_quantity, split_money
@@ -198,10 +199,17 @@ DEFAULT_EXPERTS = 8
 class ModelSection(_Section):
     """What is being trained."""
 
+    config: str | None = Field(
+        default=None, max_length=4096,
+        description="Path to the model's Hugging Face config.json (Llama, Qwen, Mixtral, DeepSeek families), read from disk: "
+        "params, layers, hidden size, heads, key-value heads, vocabulary, tied embeddings and experts come from it; a "
+        "value given here as well wins. A relative path is read from the working directory.",
+    )
     params: Annotated[Quantity, PARAMS_RANGE] = Field(description="Total parameter count, e.g. 7B, 1.3b, 70e9. Drives memory and compute.")
     layers: Count | None = Field(default=None, description="Transformer layers. If omitted, taken from the nearest published shape (Megatron-LM 2021 Table 1).")
     hidden_size: Count | None = Field(default=None, description="Hidden size h. If omitted, solved from params and layers.")
     attention_heads: Count | None = Field(default=None, description="Attention heads. If omitted, hidden_size / 128 (head size of the published shapes).")
+    kv_heads: Count | None = Field(default=None, description="Key-value heads (grouped-query attention, e.g. 8 for Llama 3). If omitted, as many as attention heads.")
     seq_len: Count = Field(default=2048, description="Training sequence length in tokens (default 2048, as in Megatron-LM 2021 and llm-foundry benchmarks).")
     vocab_size: Count = Field(default=32000, description="Vocabulary size (default 32,000, LLaMA's; arXiv:2302.13971).")
     active_params: Annotated[Quantity, PARAMS_RANGE] | None = Field(default=None, description="Mixture-of-experts only: parameters active per token; compute uses this, memory uses params.")
@@ -216,6 +224,25 @@ class ModelSection(_Section):
         "parallelism splits them, so its degree must divide this. Default for a mixture of experts: 8, Mixtral 8x7B's "
         "(arXiv:2401.04088).",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_config(cls, data: Any) -> Any:
+        """Fill what the answers leave out from model.config; an unreadable file is left for the field to report."""
+        if not isinstance(data, dict) or not isinstance(data.get("config"), str):
+            return data
+        try:
+            derived = model_fields(read_config(data["config"]), data["config"])
+        except ConfigError:
+            return data
+        return {**derived, **data}
+
+    @field_validator("config")
+    @classmethod
+    def _readable_config(cls, value: str | None) -> str | None:
+        if value is not None:
+            model_fields(read_config(value), value)  # raises ConfigError (a ValueError) with the reason
+        return value
 
     @model_validator(mode="after")
     def _active_not_more_than_total(self) -> ModelSection:
@@ -322,7 +349,7 @@ class CustomGpu(_Section):
                       description="Display name: letters, digits, spaces and - _ . + ( ) / , : @ (it is printed in the memo), up to 60 characters.")
     memory_gb: Annotated[PositiveNumber, MEMORY_RANGE] = Field(description="Device memory, GB.")
     peak_tflops: Annotated[PositiveNumber, TFLOPS_RANGE] = Field(description="Dense BF16/FP16 tensor peak, TFLOP/s.")
-    generation: Literal["volta", "ampere", "ada", "hopper", "cdna3", "davinci"] = Field(default="ampere", description="Architecture family (selects the efficiency band).")
+    generation: Literal["volta", "ampere", "ada", "hopper", "blackwell", "cdna3", "davinci"] = Field(default="ampere", description="Architecture family (selects the efficiency band).")
     intra_node: Literal["nvlink", "pcie", "xgmi", "hccs"] = Field(default="pcie", description="GPU-to-GPU link inside a node.")
     nvlink_gbs: Annotated[PositiveNumber, BANDWIDTH_RANGE] | None = Field(default=None, description="GPU-to-GPU bandwidth, unidirectional GB/s.")
     pcie_gbs: Annotated[PositiveNumber, BANDWIDTH_RANGE] = Field(default=31, description="Host link bandwidth, GB/s (default PCIe 4 x16, 31 GB/s).")

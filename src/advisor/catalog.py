@@ -88,3 +88,16 @@ def resolve_gpu(name: str) -> str | None:
 def mfu_band(generation: str) -> MfuBand:
     bands, _ = efficiency_data()
     return bands.get(generation, bands["ampere"])
+
+
+@lru_cache(maxsize=1)
+def _hidden_scaling() -> dict[str, Any]:
+    return dict(_data("efficiency.yaml")["hidden_scaling"])
+
+
+def kernel_scale(hidden: float) -> float:
+    """How much more of its band a model of this hidden size reaches than one of the reference width (1 at the
+    reference): (hidden / reference) ** exponent, clipped (data/efficiency.yaml hidden_scaling, with its source)."""
+    hs = _hidden_scaling()
+    scale = (max(float(hidden), 1.0) / float(hs["reference"])) ** float(hs["exponent"])
+    return float(min(max(scale, float(hs["min"])), float(hs["max"])))

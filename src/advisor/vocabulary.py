@@ -45,7 +45,7 @@ def _registry() -> dict[str, FactSpec]:
         FactSpec("multi_node", BOOL, "The run spans more than one node."),
         FactSpec("gpu", TEXT, "GPU catalog id ('custom' for an inline GPU)."),
         FactSpec("gpu_memory_gb", NUMBER, "Memory of one GPU, GB."),
-        FactSpec("gpu_generation", TEXT, "GPU architecture family.", ("volta", "ampere", "ada", "hopper", "cdna3", "davinci")),
+        FactSpec("gpu_generation", TEXT, "GPU architecture family.", ("volta", "ampere", "ada", "hopper", "blackwell", "cdna3", "davinci")),
         FactSpec("intra_node", TEXT, "GPU link inside a node as used by the estimate.", ("nvlink", "pcie", "xgmi", "hccs")),
         FactSpec("inter_node_gbps", NUMBER, "Network bandwidth per node, Gbit/s."),
         FactSpec("inter_node_gbps_per_gpu", NUMBER, "Network bandwidth per node divided by its GPUs, Gbit/s."),

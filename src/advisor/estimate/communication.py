@@ -139,8 +139,8 @@ def communication_plan(
     plan.append(Collective("pipeline send/recv", "send/recv", p2p, p2p_calls, np.zeros_like(n), net, net / hw.inter_bw_per_gpu, "none"))
     # Context parallelism (ring attention): each rank passes its chunk's keys and values round the CP ring, once
     # forward and twice backward per layer, overlapped with the attention it feeds (Llama 3 Sec 3.3.2; Ultra-Scale
-    # Playbook, context parallelism). Keys and values counted at full width (no grouped-query saving assumed).
-    kv = 2.0 * 2.0 * w.seq_len / cp * mb * w.shape.hidden / tp * w.act_scale
+    # Playbook, context parallelism). Keys and values at their grouped-query width (kv_heads / heads of full width).
+    kv = 2.0 * 2.0 * w.seq_len / cp * mb * w.shape.hidden * w.shape.kv_share / tp * w.act_scale
     cp_calls = np.where(cp > 1, 3.0 * micro * np.ceil(w.shape.layers / pp), 0.0)
     moved = kv * (cp - 1.0) * cp_calls
     in_node = tp * cp <= hw.gpus_per_node

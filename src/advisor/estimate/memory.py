@@ -17,17 +17,19 @@ from .workload import Hardware, Workload
 def activation_bytes(
     w: Workload, mode: str, tp: np.ndarray | float = 1.0, seq_parallel: bool = False, micro_batch: np.ndarray | float = 1.0
 ) -> np.ndarray | float:
-    """Activation memory per GPU for one micro-batch through all layers (Korthikanti et al. 2022 Table 2)."""
-    s, b, h, a, L = w.seq_len, np.asarray(micro_batch, dtype=float), w.shape.hidden, w.shape.heads, w.shape.layers
+    """Activation memory per GPU for one micro-batch through all layers (Korthikanti et al. 2022 Table 2).
+
+    A fused attention kernel is assumed, as every current stack runs one (FlashAttention: PyTorch SDPA, Megatron-LM,
+    torchtitan, llm-foundry): it never stores the s x s attention scores, so no checkpointing ("none") keeps what
+    Korthikanti et al.'s selective recomputation keeps, 34sbh per layer, without the 5as/h score term (Dao et al. 2022,
+    arXiv:2205.14135 Sec 3.1: memory linear in sequence length)."""
+    s, b, h, L = w.seq_len, np.asarray(micro_batch, dtype=float), w.shape.hidden, w.shape.layers
     sbh = s * b * h
     tp = np.asarray(tp, dtype=float)
     if mode == "full":
         per_layer = 2.0 * sbh / (tp if seq_parallel else 1.0)
-    elif mode == "selective":
+    else:  # none or selective: the same with a fused attention kernel
         per_layer = sbh * (34.0 / tp) if seq_parallel else sbh * (10.0 + 24.0 / tp)
-    else:  # none
-        scores = 5.0 * a * s / (h * tp)
-        per_layer = sbh * (34.0 / tp + scores) if seq_parallel else sbh * (10.0 + 24.0 / tp + scores)
     return per_layer * L * w.act_scale
 
 

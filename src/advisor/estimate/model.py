@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..answers import Answers
-from ..catalog import mfu_band
+from ..catalog import kernel_scale, mfu_band
 from ..strategies import spec, STRATEGIES
 from ..vocabulary import PARTIAL_RECOMPUTE_NAMES
 from .finetune import dequant_seconds, is_peft, lora_activation_bytes
@@ -98,7 +98,9 @@ _RECOMPUTE_NAME = {v: k for k, v in RECOMPUTE_CODE.items()}
 
 def _recompute_modes(w: Workload) -> tuple[str, ...]:
     """Least recomputation first: the first that fits a layout is its fastest."""
-    return ("selective", *PARTIAL_RECOMPUTE, "full") if w.recompute == "auto" else (w.recompute,)
+    # With a fused attention kernel selective recomputation keeps as much as none and costs 2.7% more, so "auto" starts
+    # from none; the partial modes recompute some layers fully and the rest selectively (Megatron-LM's recipe).
+    return ("none", *PARTIAL_RECOMPUTE, "full") if w.recompute == "auto" else (w.recompute,)
 
 
 @dataclass
@@ -152,7 +154,9 @@ def _evaluate(strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.nd
     rf = np.where(code < 0, 1.0, (1.0 - full_share) * SELECTIVE_RECOMPUTE_FLOPS + full_share * full_rf)
     work = w.flops_per_token * share * w.seq_len * rf / (tp * pp * cp) * (stage_factor(w, pp) if sp else 1.0)
     band = mfu_band(hw.spec.generation)
-    peak = hw.spec.peak_tflops * 1e12
+    # The band is hardware FLOPs utilisation at hidden 4,096: recomputation is charged once, in ``work``; wider layers
+    # run their matrix multiplications more efficiently (hidden_scaling in data/efficiency.yaml).
+    peak = hw.spec.peak_tflops * 1e12 * kernel_scale(w.shape.hidden)
     bubble = np.where(pp > 1, (pp - 1.0) / (vpp * accumulation), 0.0)
     plan = communication_plan(strategy, w, hw, n, tp, pp, mb, accumulation, vpp, cp)
     compute, exposed, step = {}, {}, {}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 import math
 
 import numpy as np
@@ -73,8 +73,10 @@ ASSUMPTIONS: tuple[str, ...] = (
     N_("Compute per token = 6 x active params (Transformer Math 101) + 12 x layers x hidden x seq_len for attention scores "
        "(llm-analysis: 4bs^2h forward FLOPs per layer; the s/6h term of Narayanan et al. 2021 Eq. 3), because the published "
        "MFU figures the bands come from count attention FLOPs too; full recomputation adds a forward pass (8/6), selective 2.7%."),
-    N_("Achieved MFU comes from published runs per GPU generation (low/mid/high band, see data/efficiency.yaml); "
-       "it already includes well-overlapped communication, so only communication that cannot hide behind compute is added."),
+    N_("Achieved efficiency comes from published runs per GPU generation (low/mid/high band of hardware FLOPs utilisation "
+       "at hidden size 4,096, see data/efficiency.yaml), rising with the model's width as published tables do "
+       "(x (hidden/4,096)^0.06); recomputation is charged once, on top. The band already includes well-overlapped "
+       "communication, so only communication that cannot hide behind compute is added."),
     N_("Collectives: ring all-reduce t = 2(n-1)/n x S/B, reduce-scatter and all-gather (n-1)/n x S/B (nccl-tests "
        "PERFORMANCE.md), hierarchical: inside the node over NVLink/PCIe, across nodes over each GPU's share of the node's network."),
     N_("Link efficiency: 0.65 of NVLink/PCIe, 0.9 of the network (Calculon a100_80g.json)."),
@@ -89,8 +91,9 @@ ASSUMPTIONS: tuple[str, ...] = (
        "parallelism) and DeepSpeed-MoE with ZeRO-1/2 split the experts over EP GPUs (EP divides the experts), keep the dense part "
        "and 1/EP of the experts per GPU and route tokens by all-to-all, which overlaps compute as in DeepSeek-V3's DualPipe "
        "(arXiv:2412.19437); ZeRO-3 shards and gathers all parameters (DeepSpeed refuses MoE with stage 3); DDP and Horovod replicate them."),
-    N_("Activations per layer from Korthikanti et al. 2022 Table 2: sbh(34 + 5as/h) none, 34sbh selective, 2sbh full; "
-       "Megatron uses sequence parallelism (divided by TP); the first pipeline stage holds all layers' worth."),
+    N_("Activations per layer from Korthikanti et al. 2022 Table 2 with a fused attention kernel (FlashAttention, as every "
+       "current stack runs): 34sbh with no recomputation or selective, 2sbh full; Megatron uses sequence parallelism "
+       "(divided by TP); the first pipeline stage holds all layers' worth."),
     N_("Memory per GPU adds 2 GB of CUDA runtime overhead (Ultra-Scale Playbook: 1-2 GB); fragmentation is not modelled."),
     N_("Pipeline bubble = (PP-1)/micro-batches of compute (Narayanan et al. 2021), divided by the virtual stages of an "
        "interleaved schedule."),
@@ -140,6 +143,13 @@ class Shape:
     hidden: int
     heads: int
     source: str
+    kv_heads: int | None = None
+    """Key-value heads under grouped-query attention (model.kv_heads or model.config); None: as many as heads."""
+
+    @property
+    def kv_share(self) -> float:
+        """Keys and values as a share of full-width multi-head ones (8 of 32 heads: 0.25)."""
+        return min(1.0, (self.kv_heads or self.heads) / max(1, self.heads))
 
 
 @dataclass(frozen=True)
@@ -299,6 +309,10 @@ def workload_from(answers: Answers) -> Workload:
     active = m.active_params or m.params
     # A mixture of experts is as wide and deep as a dense model of its *active* size; the experts add breadth.
     shape = infer_shape(active, m.vocab_size, m.layers, m.hidden_size, m.attention_heads)
+    if m.kv_heads is not None:
+        shape = replace(shape, kv_heads=m.kv_heads)
+    if m.config is not None and shape.source == "given":
+        shape = replace(shape, source=f"{m.config}")
     fp32 = t.precision == "fp32"
     if t.global_batch_tokens is not None:
         batch, batch_source = t.global_batch_tokens, "given"

@@ -1,0 +1,113 @@
+"""A model's real shape from a local Hugging Face ``config.json`` (model.config): layers, widths, heads, grouped-query
+key-value heads, vocabulary, tied embeddings, and for a mixture of experts the routed and shared experts and the top-k.
+
+Read from disk only (no network at run time). The parameter count is the sum of the weight matrices those keys define,
+as the families' modelling code builds them: Llama, Mistral, Qwen2/Qwen3 (transformers LlamaForCausalLM and its kin:
+q/k/v/o projections, a gated MLP of three h x intermediate matrices, RMSNorm), Mixtral and Qwen-MoE (the MLP replaced
+by routed experts, plus Qwen's shared expert), DeepSeek-V2/V3 (multi-head latent attention, first_k_dense_replace dense
+layers, routed + shared experts). Bottom layer: no pydantic, no numpy.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .i18n import _
+
+MAX_CONFIG_BYTES = 1_000_000
+"""A config.json is a few kilobytes; anything larger is not one."""
+
+
+class ConfigError(ValueError):
+    """A config file advisor cannot read, with the reason (the answers error names the file and the field)."""
+
+
+def _int(cfg: dict[str, Any], *keys: str, default: int | None = None) -> int | None:
+    for key in keys:
+        value = cfg.get(key)
+        if isinstance(value, bool):
+            continue
+        if isinstance(value, int) and value >= 0:
+            return value
+    return default
+
+
+def read_config(path: str | Path) -> dict[str, Any]:
+    """The parsed JSON object at ``path``; ConfigError if it is missing, too large, not JSON or not an object."""
+    p = Path(path).expanduser()
+    try:
+        if p.stat().st_size > MAX_CONFIG_BYTES:
+            raise ConfigError(_("{path} is larger than a config.json can be", path=str(p)))
+        text = p.read_text(encoding="utf-8")
+    except ConfigError:
+        raise
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(_("cannot read {path}: {reason}", path=str(p), reason=exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__)) from None
+    try:
+        cfg = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(_("{path} is not JSON (line {line}: {reason})", path=str(p), line=exc.lineno, reason=exc.msg)) from None
+    if not isinstance(cfg, dict):
+        raise ConfigError(_("{path} holds no JSON object", path=str(p)))
+    return cfg
+
+
+def model_fields(cfg: dict[str, Any], path: str = "config.json") -> dict[str, Any]:
+    """advisor's model answers from a Hugging Face config: params, active_params (MoE), layers, hidden_size,
+    attention_heads, kv_heads, vocab_size, experts_per_token; ConfigError naming the first key it lacks."""
+    if isinstance(cfg.get("text_config"), dict):  # multimodal wrappers (Llama 4, Qwen-VL) keep the LM under text_config
+        cfg = {**cfg, **cfg["text_config"]}
+    need = {"num_hidden_layers": _int(cfg, "num_hidden_layers", "n_layer", "num_layers"),
+            "hidden_size": _int(cfg, "hidden_size", "n_embd", "d_model"),
+            "num_attention_heads": _int(cfg, "num_attention_heads", "n_head"),
+            "vocab_size": _int(cfg, "vocab_size")}
+    for key, value in need.items():
+        if not value:
+            raise ConfigError(_("{path} has no '{key}' (a Hugging Face config.json of a Llama, Qwen, Mixtral or DeepSeek model has it)",
+                                path=path, key=key))
+    L, h, heads, vocab = (int(v) for v in need.values())  # type: ignore[arg-type]
+    kv = _int(cfg, "num_key_value_heads", default=heads) or heads
+    head_dim = _int(cfg, "head_dim") or h // heads
+    ffn = _int(cfg, "intermediate_size", "ffn_dim", "n_inner", default=4 * h) or 4 * h
+    tied = bool(cfg.get("tie_word_embeddings", False))
+
+    # Attention per layer.
+    if _int(cfg, "kv_lora_rank"):  # DeepSeek-V2/V3 multi-head latent attention
+        kv_rank = _int(cfg, "kv_lora_rank") or 0
+        q_rank = _int(cfg, "q_lora_rank") or 0
+        nope, rope, v_dim = (_int(cfg, k) or 0 for k in ("qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"))
+        q = (h * q_rank + q_rank + q_rank * heads * (nope + rope)) if q_rank else h * heads * (nope + rope)
+        attention = q + h * (kv_rank + rope) + kv_rank + kv_rank * heads * (nope + v_dim) + heads * v_dim * h
+    else:
+        attention = h * heads * head_dim + 2 * h * kv * head_dim + heads * head_dim * h
+        if cfg.get("attention_bias") or cfg.get("model_type") in ("qwen2", "qwen2_moe"):  # Qwen2 biases q, k, v
+            attention += heads * head_dim + 2 * kv * head_dim
+
+    # Experts: Mixtral num_local_experts; Qwen-MoE num_experts; DeepSeek n_routed_experts.
+    experts = _int(cfg, "num_local_experts", "num_experts", "n_routed_experts") or 0
+    top_k = _int(cfg, "num_experts_per_tok", "moe_topk", "num_experts_per_token") or 0
+    expert_ffn = _int(cfg, "moe_intermediate_size") or ffn
+    shared = (_int(cfg, "n_shared_experts") or 0) * 3 * h * expert_ffn
+    if _int(cfg, "shared_expert_intermediate_size"):  # Qwen2-MoE: one shared expert of its own width, gated
+        shared = 3 * h * (_int(cfg, "shared_expert_intermediate_size") or 0) + h
+    dense_layers = L
+    if experts > 1:
+        first_dense = _int(cfg, "first_k_dense_replace", default=0) or 0
+        dense_layers = min(L, first_dense)
+    moe_layers = L - dense_layers
+    dense_mlp = 3 * h * ffn
+    routed = experts * 3 * h * expert_ffn + h * experts  # experts plus the router
+    norms = 2 * h
+    per_dense = attention + dense_mlp + norms
+    per_moe = attention + routed + shared + norms
+    embeddings = vocab * h * (1 if tied else 2) + h
+    params = dense_layers * per_dense + moe_layers * per_moe + embeddings
+    out: dict[str, Any] = {"params": float(params), "layers": L, "hidden_size": h, "attention_heads": heads, "kv_heads": kv,
+                           "vocab_size": vocab}
+    if experts > 1 and top_k:
+        active_moe = attention + top_k * 3 * h * expert_ffn + h * experts + shared + norms
+        out["active_params"] = float(dense_layers * per_dense + moe_layers * active_moe + embeddings)
+        out["experts_per_token"] = top_k
+    return out
