@@ -79,3 +79,62 @@ def test_a_point_whose_batch_cannot_feed_every_rank_is_not_feasible():
     from advisor.sweep import sweep_text
 
     assert sweep_text(sw).splitlines()[3].split()[1] == "megatron-3d"
+
+
+# ------------------------------------------------------------------ issue 22 item 5: the sweep a PM can read
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [("256", [256]), ("64,128,256", [64, 128, 256]), ("8..32,256", [8, 16, 24, 32, 256]), (" 4 , 512 ", [4, 512])],
+)
+def test_gpus_take_a_single_count_and_lists(text, expected):
+    assert parse_gpu_range(text, 8).tolist() == expected
+
+
+@pytest.mark.parametrize("text", ["12", "8,,16", "0", "8..16,x"])
+def test_counts_that_are_not_whole_nodes_or_not_counts_are_refused(text):
+    with pytest.raises(AnswerError, match="--gpus"):
+        parse_gpu_range(text, 8)
+
+
+def _rows(text: str) -> list[str]:
+    return [ln for ln in text.splitlines()[1:] if ln.strip() and ln.lstrip()[0].isdigit()]
+
+
+def test_rows_prints_exactly_that_many_points_and_today_is_among_them():
+    from advisor.sweep import sweep_text
+
+    a = answers_from_mapping(with_(MINIMAL, cluster={"gpus": 72}))
+    sw = sweep(a, parse_gpu_range("8..2048", 8))
+    for n in (1, 5, 8, 24):
+        rows = _rows(sweep_text(sw, n))
+        assert len(rows) == n, (n, rows)
+    assert any(r.split()[0] == "72" and "today" in r for r in _rows(sweep_text(sw, 8)))
+
+
+def test_time_is_in_days_and_cost_is_shown_when_the_deadline_is_missed():
+    from advisor.sweep import sweep_text
+
+    a = answers_from_mapping(with_(MINIMAL, training={"deadline_days": 20}))
+    text = sweep_text(sweep(a, parse_gpu_range("8..64", 8)), 8)
+    assert "time (days)" in text.splitlines()[0]
+    eight = next(r for r in _rows(text) if r.split()[0] == "8")
+    assert "misses the 20-day deadline" in eight and "USD" in eight, eight
+
+
+def test_a_point_slower_than_the_one_before_says_why():
+    """Time rising with GPUs (672 -> 46.4 days, 712 -> 52.2) was printed without a word: the batch no longer divides
+    evenly, or the layout changes."""
+    from advisor.sweep import sweep_text
+
+    a = answers_from_mapping({"model": {"params": "7B"}, "training": {"tokens": "1T", "global_batch_tokens": "1M"},
+                              "cluster": {"gpu": "a100-80gb", "gpus": 64, "inter_node_gbps": 100},
+                              "budget": {"price_per_gpu_hour": 2}})
+    sw = sweep(a, parse_gpu_range("256..512", 8))
+    text = sweep_text(sw, 1000)
+    rows = _rows(text)
+    days = [float(r.split()[2].replace(",", "")) for r in rows]
+    rising = [r for r, prev, cur in zip(rows[1:], days, days[1:], strict=False) if cur > prev * 1.001]
+    assert rising, "this range has points slower than the one before"
+    assert all("slower than" in r for r in rising), rising

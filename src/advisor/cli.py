@@ -53,7 +53,8 @@ def _parser() -> argparse.ArgumentParser:
 
     sw = sub.add_parser("sweep", help="what-if: time, cost and fit across GPU counts for every strategy")
     sw.add_argument("answers_file", metavar="ANSWERS")
-    sw.add_argument("--gpus", default=None, metavar="LO..HI", help="GPU counts to price (default: one node .. 4x the answers' count)")
+    sw.add_argument("--gpus", default=None, metavar="COUNTS",
+                    help="GPU counts to price: 256, 8..1024 or a list such as 64,128,256 (default: one node .. 4x the answers' count)")
     sw.add_argument("--format", choices=("text", "json", "md"), default="text")
     sw.add_argument("--rows", type=int, default=24, help="table rows in text/md (the JSON has every point)")
     sw.add_argument("-o", "--output", metavar="PATH")
@@ -386,7 +387,7 @@ def _sweep(args: argparse.Namespace) -> int:
         raise InputFileError("--rows: must be at least 1")
     answers = load_answers(args.answers_file)
     per_node = answers.cluster.gpus_per_node
-    spec = args.gpus or f"{per_node}..{max(per_node, 4 * answers.cluster.gpus)}"
+    spec = args.gpus or f"{per_node}..{max(per_node, 4 * answers.cluster.gpus)},{answers.cluster.gpus}"
     result = sweep(answers, parse_gpu_range(spec, per_node))
     if args.format == "json":
         text = json.dumps(result.to_dict(), indent=2) + "\n"

@@ -16,16 +16,16 @@ from .answers import STRATEGIES, Answers
 from .errors import AnswerError
 from .estimate import GB, cost, estimate_all
 
-_RANGE = re.compile(r"^\s*(\d+)\s*\.\.\s*(\d+)\s*$")
+_RANGE = re.compile(r"^(\d+)\.\.(\d+)$")
+_COUNT = re.compile(r"^\d+$")
 MAX_POINTS = 200_000
 """Refuse sweeps larger than this many GPU counts (a typo like 8..80000000 must not hang)."""
 
 
-def parse_gpu_range(text: str, per_node: int) -> np.ndarray:
-    """'8..1024' -> powers of two below one node, then every whole node up to the top."""
+def _range(text: str, spec: str, per_node: int) -> list[float]:
     m = _RANGE.match(text)
     if not m:
-        raise AnswerError(f"--gpus: cannot read {text!r}; write a range such as 8..1024")
+        raise AnswerError(f"--gpus: cannot read {spec!r}; write a count (256), a range (8..1024) or a list of them (64,128,256)")
     lo, hi = int(m.group(1)), int(m.group(2))
     if lo < 1 or hi < lo:
         raise AnswerError(f"--gpus: {text!r} must run from a positive count up to a larger one")
@@ -33,11 +33,31 @@ def parse_gpu_range(text: str, per_node: int) -> np.ndarray:
     first = max(per_node, -(-lo // per_node) * per_node)
     if (hi - first) // per_node + 1 + len(small) > MAX_POINTS:
         raise AnswerError(f"--gpus: {text!r} is more than {MAX_POINTS:,} GPU counts; narrow the range")
-    nodes = np.arange(first, hi + 1, per_node, dtype=float) if hi >= first else np.zeros(0)
-    counts = np.concatenate([np.asarray(small, dtype=float), nodes])
-    if counts.size == 0:
+    nodes = list(range(first, hi + 1, per_node)) if hi >= first else []
+    if not small and not nodes:
         raise AnswerError(f"--gpus: {text!r} holds no count that fits whole {per_node}-GPU nodes")
-    return counts
+    return [float(c) for c in small + nodes]
+
+
+def parse_gpu_range(text: str, per_node: int) -> np.ndarray:
+    """GPU counts to sweep: '256', '8..1024' (powers of two below one node, then every whole node) or a list of
+    either ('64,128,256', '8..64,512'), sorted and without repeats."""
+    counts: set[float] = set()
+    for part in text.split(","):
+        item = part.strip()
+        if _COUNT.match(item):
+            c = int(item)
+            if c < 1:
+                raise AnswerError(f"--gpus: {item!r} is not a positive GPU count")
+            if c > per_node and c % per_node:
+                lower, upper = c - c % per_node, c + per_node - c % per_node
+                raise AnswerError(f"--gpus: {c} is not whole {per_node}-GPU nodes; use {lower} or {upper}")
+            counts.add(float(c))
+        else:
+            counts.update(_range(item.replace(" ", ""), text, per_node))
+        if len(counts) > MAX_POINTS:
+            raise AnswerError(f"--gpus: {text!r} is more than {MAX_POINTS:,} GPU counts; narrow the range")
+    return np.array(sorted(counts), dtype=float)
 
 
 @dataclass
@@ -55,6 +75,13 @@ class Sweep:
     """Fits, the batch feeds every rank, and it meets any deadline."""
     cheapest: tuple[str, float] | None
     fastest: tuple[str, float] | None
+    runnable: dict[str, np.ndarray]
+    """Fits and the batch feeds every rank (deadline aside)."""
+    per_rank: dict[str, np.ndarray]
+    """Sequences each data-parallel rank runs a step (micro-batch x accumulation): where it does not fall as GPUs are
+    added, the batch no longer divides evenly and the step stays as long."""
+    layout: dict[str, np.ndarray]
+    """TP x PP x v and recomputation, as text, per point (what a point slower than the one before changed)."""
 
     def to_dict(self) -> dict[str, Any]:
         def point(p: tuple[str, float] | None) -> dict[str, Any] | None:
@@ -66,6 +93,7 @@ class Sweep:
 
         return {
             "gpus": self.gpus.tolist(),
+            "today_gpus": self.answers.cluster.gpus,
             "currency": self.answers.budget.currency.upper(),
             "strategies": {
                 s: {
@@ -98,7 +126,16 @@ def sweep(answers: Answers, gpus: np.ndarray) -> Sweep:
         feasible[s] = ok
     cheapest = _best(costs, feasible, gpus)
     fastest = _best(hours, feasible, gpus)
-    return Sweep(answers, gpus, hours, costs, {s: est[s].memory / GB for s in STRATEGIES}, fits, batch_ok, feasible, cheapest, fastest)
+    runnable = {s: est[s].usable for s in STRATEGIES}
+    per_rank = {s: est[s].micro_batch * est[s].accumulation for s in STRATEGIES}
+    layout = {s: np.char.add(np.char.add(np.char.add(np.char.add(_ints(est[s].tp), " x "), _ints(est[s].pp)), ", "),
+                             est[s].recompute.astype(str)) for s in STRATEGIES}
+    return Sweep(answers, gpus, hours, costs, {s: est[s].memory / GB for s in STRATEGIES}, fits, batch_ok, feasible, cheapest, fastest,
+                 runnable, per_rank, layout)
+
+
+def _ints(a: np.ndarray) -> np.ndarray:
+    return np.asarray(a, dtype=np.int64).astype(str)
 
 
 def _best(values: dict[str, np.ndarray], feasible: dict[str, np.ndarray], gpus: np.ndarray) -> tuple[str, float] | None:
@@ -111,46 +148,87 @@ def _best(values: dict[str, np.ndarray], feasible: dict[str, np.ndarray], gpus: 
     return None if best is None else (best[1], best[2])
 
 
+def _rows(sw: Sweep, rows: int) -> np.ndarray:
+    """Exactly min(rows, points) indices, spread over the range; today's count, the cheapest and the fastest first."""
+    n = sw.gpus.size
+    if rows >= n:
+        return np.arange(n)
+    keep = [int(np.searchsorted(sw.gpus, p[1])) for p in (sw.cheapest, sw.fastest) if p]
+    today = float(sw.answers.cluster.gpus)
+    if today in sw.gpus:
+        keep.insert(0, int(np.searchsorted(sw.gpus, today)))
+    keep = list(dict.fromkeys(keep))[:rows]
+    rest = [i for i in range(n) if i not in keep]
+    need = rows - len(keep)
+    spread = [rest[int(round(k))] for k in np.linspace(0, len(rest) - 1, need)] if need > 0 else []
+    return np.array(sorted(set(keep) | set(spread)), dtype=int)
+
+
+def _days(hours: float) -> str:
+    d = hours / 24.0
+    return f"{d:,.2f}" if d < 10 else f"{d:,.1f}"
+
+
 def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False) -> str:
-    """A table of the best feasible strategy per GPU count (thinned to ``rows`` lines), marks included."""
+    """One row per GPU count (``rows`` of them, today's count among them): the cheapest strategy that meets everything,
+    else the fastest that runs with what it misses, its time in days and its cost; a point slower than the row above
+    says why (the batch no longer divides evenly, or the layout changes)."""
     cur = sw.answers.budget.currency.upper()
-    idx = np.unique(np.linspace(0, sw.gpus.size - 1, min(rows, sw.gpus.size)).round().astype(int))
+    deadline = sw.answers.training.deadline_days
+    idx = _rows(sw, rows)
     marks = {sw.cheapest: "cheapest", sw.fastest: "fastest"}
-    extra = [int(np.searchsorted(sw.gpus, p[1])) for p in (sw.cheapest, sw.fastest) if p]
-    idx = np.unique(np.concatenate([idx, np.asarray(extra, dtype=int)]))
+    today = float(sw.answers.cluster.gpus)
     out = []
     if markdown:
-        out += ["| GPUs | best strategy | time (h) | cost | note |", "| --- | --- | --- | --- | --- |"]
+        out += ["| GPUs | best strategy | time (days) | cost | note |", "| --- | --- | --- | --- | --- |"]
     else:
-        out.append(f"{'GPUs':>7}  {'best feasible strategy':<24} {'time (h)':>10} {'cost':>16}  note")
+        out.append(f"{'GPUs':>7}  {'best strategy':<24} {'time (days)':>11} {'cost':>16}  note")
+    prev: tuple[float, str, int] | None = None
     for i in idx:
         g = float(sw.gpus[i])
-        cands = [(float(sw.cost[s][i]), STRATEGIES.index(s), s) for s in STRATEGIES if sw.feasible[s][i]]
-        if not cands:
-            fitting = [s for s in STRATEGIES if sw.fits[s][i]]
-            running = [s for s in fitting if sw.batch_ok[s][i]]
-            why = "none fits in memory"
-            if fitting and not running:
-                why = "the global batch has too few sequences for this many data-parallel ranks"
-            elif running:
-                fitting = running
-                fastest = min(float(sw.hours[s][i]) for s in fitting)
-                why = f"misses the deadline ({fastest / 24.0:,.1f} days at best)"
-            line = (f"| {g:,.0f} | {why} | | | |" if markdown else f"{g:>7,.0f}  {why}")
-            out.append(line)
-            continue
-        c, _, s = min(cands)
-        note = ", ".join(v for k, v in marks.items() if k and k[1] == g)
-        h = float(sw.hours[s][i])
-        if markdown:
-            out.append(f"| {g:,.0f} | `{s}` | {h:,.1f} | {c:,.0f} {cur} | {note} |")
+        notes = ["today"] if g == today else []
+        feasible = [(float(sw.cost[s][i]), STRATEGIES.index(s), s) for s in STRATEGIES if sw.feasible[s][i]]
+        running = [(float(sw.hours[s][i]), STRATEGIES.index(s), s) for s in STRATEGIES if sw.runnable[s][i]]
+        if feasible:
+            s = min(feasible)[2]
+        elif running:
+            s = min(running)[2]
+            notes.append(f"misses the {deadline:g}-day deadline" if deadline is not None else "")
         else:
-            out.append(f"{g:>7,.0f}  {s:<24} {h:>10,.1f} {c:>12,.0f} {cur}  {note}")
+            fitting = [t for t in STRATEGIES if sw.fits[t][i]]
+            why = "the global batch has too few sequences for this many data-parallel ranks" if fitting else "none fits in memory"
+            out.append(f"| {g:,.0f} | {why} | | | {', '.join(notes)} |" if markdown else f"{g:>7,.0f}  {why}  {', '.join(notes)}".rstrip())
+            prev = None
+            continue
+        h, c = float(sw.hours[s][i]), float(sw.cost[s][i])
+        notes += [v for k, v in marks.items() if k and k[1] == g]
+        if prev is not None and h > prev[0] * 1.001:
+            notes.append(_why_slower(sw, s, i, prev))
+        prev = (h, s, i)
+        note = ", ".join(n for n in notes if n)
+        if markdown:
+            out.append(f"| {g:,.0f} | `{s}` | {_days(h)} | {c:,.0f} {cur} | {note} |")
+        else:
+            out.append(f"{g:>7,.0f}  {s:<24} {_days(h):>11} {c:>12,.0f} {cur}  {note}".rstrip())
     for label, p in (("Cheapest feasible", sw.cheapest), ("Fastest feasible", sw.fastest)):
         if p:
             i = int(np.searchsorted(sw.gpus, p[1]))
-            line = f"{label}: {p[0]} on {p[1]:,.0f} GPUs, {sw.hours[p[0]][i]:,.1f} h, {sw.cost[p[0]][i]:,.0f} {cur}"
+            line = f"{label}: {p[0]} on {p[1]:,.0f} GPUs, {_days(float(sw.hours[p[0]][i]))} days, {sw.cost[p[0]][i]:,.0f} {cur}"
         else:
-            line = f"{label}: nothing in this range fits" + (" the deadline" if sw.answers.training.deadline_days else "")
+            line = f"{label}: nothing in this range fits" + (" the deadline" if deadline else "")
         out.append(("" if not markdown else "\n") + line if label.startswith("Cheapest") else line)
     return "\n".join(out) + "\n"
+
+
+def _why_slower(sw: Sweep, s: str, i: int, prev: tuple[float, str, int]) -> str:
+    """Why this point takes longer than the row above with more GPUs."""
+    _, ps, pi = prev
+    g0 = f"{sw.gpus[pi]:,.0f}"
+    if ps != s:
+        return f"slower than {g0} GPUs: {s} is the cheapest that meets everything here, {ps} there"
+    if sw.layout[s][i] != sw.layout[s][pi]:
+        return f"slower than {g0} GPUs: the layout changes (TP x PP, recompute: {sw.layout[s][pi]} -> {sw.layout[s][i]})"
+    if sw.per_rank[s][i] >= sw.per_rank[s][pi]:
+        return (f"slower than {g0} GPUs: the batch no longer divides evenly, so each rank still runs {sw.per_rank[s][i]:,.0f} "
+                "sequences a step while communication grows")
+    return f"slower than {g0} GPUs: communication grows faster than compute shrinks (seed:K6)"
