@@ -25,6 +25,7 @@ from .estimate import (
 )
 from .deployment import deployment
 from .estimate.finetune import frozen_base_bytes
+from .takes import what_it_takes
 from .facts import Evaluation, evaluate_counts, gpu_bound_hours
 from .strategies import DEEPSPEED_ESTIMATED, SIMPLICITY
 from .strategies import FRAMEWORKS, MEMORY_CONVENTION
@@ -565,6 +566,8 @@ def advise(answers: Answers, rules: RuleSet) -> Advice:
         alt = _advise_one(answers.model_copy(update={"training": training}), rules)
         if _lighter_wins(alt, best):
             best = alt
+    allowed = {st for st in STRATEGIES if st not in best.excluded}
+    best.plan.what_it_takes = what_it_takes(best.answers, best.plan, allowed)
     if best is not first:
         # Today is what the team asked for (the method as asked, today's framework and GPUs): the summary compares with it.
         best.asked_method = asked

@@ -78,6 +78,8 @@ class Plan:
     """The chosen framework on more GPUs, finishing sooner for about the same cost per run or less (near-linear
     scaling): what a PM without a deadline should still hear."""
     constraints_broken: list[str] = field(default_factory=list)
+    what_it_takes: list[Any] = field(default_factory=list)
+    """takes.Change: the smallest changes that meet what the plan misses (more GPUs, a later date, a bigger budget)."""
 
     @property
     def status_quo(self) -> bool:
@@ -115,6 +117,7 @@ class Plan:
             "cheaper_slower": opt(self.cheaper_slower),
             "faster_same_cost": opt(self.faster_same_cost),
             "searched_gpu_counts": sorted({o.gpus for o in self.options}),
+            "what_it_takes": [c.to_dict() for c in self.what_it_takes],
         }
 
 

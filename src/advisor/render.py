@@ -178,12 +178,14 @@ def decision_notes(advice: Advice) -> list[str]:
         if cm is None:
             fastest = p.fastest
             tail = (_(": the fastest option, {strategy} on {gpus} GPUs, takes {time} for {cost} a run.", strategy=fastest.strategy,
-                      gpus=fastest.gpus, time=hours_text(fastest.hours), cost=money(fastest.cost, cur)) if fastest else ".")
+                      gpus=fastest.gpus, time=hours_text(fastest.hours), cost=money(fastest.cost, cur))
+                    if fastest and not p.what_it_takes else ".")
             out.append(_("The {days}-day deadline cannot be met with up to {most} GPUs{tail}", days=format_number(dl),
                          most=f"{max(o.gpus for o in p.options):,}", tail=tail))
         elif cm.gpus != p.chosen.gpus or cm.cost < p.chosen.cost * (1 - COST_TIE):
             out.append(_("Cheapest way to meet the {days}-day deadline: {strategy} on {gpus} GPUs, {time} for {cost} a run.",
                          days=format_number(dl), strategy=cm.strategy, gpus=cm.gpus, time=hours_text(cm.hours), cost=money(cm.cost, cur)))
+    out.extend(what_it_takes_notes(advice))
     if p.cheaper_slower is not None:
         c = p.cheaper_slower
         slow, fast = _same_unit(c.hours, p.chosen.hours)
@@ -195,6 +197,30 @@ def decision_notes(advice: Advice) -> list[str]:
         out.append(_("Faster for no more per run: {gpus} GPUs with {strategy} take {quick} instead of {slow}, for {cost} a run ({change}), "
                      "if the cluster can give them.", gpus=f"{f.gpus:,}", strategy=f.strategy, quick=quick, slow=slow, cost=money(f.cost, cur),
                      change=pct_change(f.cost, p.chosen.cost)))
+    return out
+
+
+def what_it_takes_notes(advice: Advice) -> list[str]:
+    """The smallest changes that meet what the plan misses (takes.what_it_takes), worded for the PM."""
+    p, a, cur = advice.plan, advice.answers, advice.facts["currency"]
+    out = []
+    for c in p.what_it_takes:
+        plan = _("{strategy} on {gpus} GPUs, {time} for {cost} a run", strategy=c.strategy, gpus=f"{c.gpus:,}", time=hours_text(c.hours),
+                 cost=money(c.cost, cur))
+        if c.kind == "more-gpus":
+            most = max(o.gpus for o in p.options)
+            out.append(_("What it takes to meet the {days}-day deadline: {gpus} GPUs, {more} more than the {most} searched ({plan}).",
+                         days=format_number(a.training.deadline_days or 0), gpus=f"{c.gpus:,}", more=f"{c.gpus - most:,}",
+                         most=f"{most:,}", plan=plan))
+        elif c.kind == "later-date":
+            out.append(_("Or move the date: the fastest option within reach needs {days} days ({plan}).", days=f"{c.target:,.1f}", plan=plan))
+        elif c.kind == "bigger-budget":
+            out.append(_("What it takes within the run budget of {limit}: a budget of {cost} ({plan}).",
+                         limit=money(a.budget.limit or 0, cur), cost=money(c.target, cur), plan=plan))
+        else:
+            out.append(_("What it takes within the monthly ceiling of {limit}: {cost} a month at {runs} runs ({plan}).",
+                         limit=money(a.budget.monthly_limit or 0, cur), cost=money(c.target, cur), runs=f"{p.runs_per_month:,.1f}",
+                         plan=plan))
     return out
 
 

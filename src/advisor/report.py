@@ -60,6 +60,15 @@ class PlanPoint(_Part):
     meets_deadline: bool | None
 
 
+class Change(_Part):
+    kind: Literal["more-gpus", "later-date", "bigger-budget", "bigger-monthly"]
+    strategy: str
+    gpus: int
+    wall_clock_hours: float
+    cost: float
+    target: float = Field(description="GPUs (more-gpus), days (later-date) or money (bigger-budget, bigger-monthly).")
+
+
 class Plan(_Part):
     objective: str = Field(description="How the choice was made, in words.")
     status_quo: bool = Field(description="Today's strategy and GPU count are already the answer.")
@@ -75,6 +84,8 @@ class Plan(_Part):
     cheaper_slower: PlanPoint | None
     faster_same_cost: PlanPoint | None = Field(description="More GPUs that finish sooner for about the same cost per run.")
     searched_gpu_counts: list[int]
+    what_it_takes: list[Change] = Field(default_factory=list, description="Where the deadline or a budget is missed: the smallest "
+                                        "changes that meet it (more GPUs, a later date, a bigger budget), each with its plan.")
 
 
 class Ranges(_Part):

@@ -1,0 +1,111 @@
+"""What it takes: where the deadline or the budget cannot be met with what can be had, the smallest change that meets
+it — more GPUs (how many), a later date, a bigger budget — each with its time and cost (issue 22).
+
+Computed once, in the core, from the plan and the estimate; the summary, the memo and the TUI only word it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from .answers import Answers
+from .decide import Plan
+from .estimate import cost, estimate_all
+
+ChangeKind = Literal["more-gpus", "later-date", "bigger-budget", "bigger-monthly"]
+
+GROWTH_LIMIT = 16
+"""How far past what can be had the search for 'more GPUs' looks: 16x the most GPUs searched (advisor's policy: past
+that the answer is 'not with this model on this GPU type', said as such)."""
+
+
+@dataclass(frozen=True)
+class Change:
+    """One change that meets the goal the plan misses, with the plan it gives."""
+
+    kind: ChangeKind
+    strategy: str
+    gpus: int
+    hours: float
+    cost: float
+    target: float
+    """GPUs for more-gpus, days for later-date, money for bigger-budget / bigger-monthly."""
+
+    def to_dict(self) -> dict[str, object]:
+        return {"kind": self.kind, "strategy": self.strategy, "gpus": self.gpus, "wall_clock_hours": self.hours, "cost": self.cost,
+                "target": self.target}
+
+
+def what_it_takes(answers: Answers, plan: Plan, allowed: set[str]) -> list[Change]:
+    """The changes that meet what the plan misses; empty when it misses nothing. ``allowed``: strategies the rules do
+    not exclude at the plan's count (the search past it prices only these). A budget change names what the plan that
+    meets the deadline costs — never a cheaper plan that misses it by years."""
+    out: list[Change] = []
+    deadline = answers.training.deadline_days
+    runnable = [o for o in plan.options if o.runnable]
+    if not runnable:
+        return out
+    more: Change | None = None
+    if deadline is not None and plan.deadline_met is False:
+        more = _more_gpus(answers, plan, allowed, deadline * 24.0)
+        if more is not None:
+            out.append(more)
+        fastest = min(runnable, key=lambda o: (o.hours, o.cost))
+        out.append(Change("later-date", fastest.strategy, fastest.gpus, fastest.hours, fastest.cost, fastest.hours / 24.0))
+    # The budget a plan that meets everything else needs: the more-GPUs plan where the date is out of reach, else the
+    # cheapest option that meets the deadline (or, without one, the plan itself).
+    meeting = [o for o in runnable if o.meets_deadline is not False]
+    target = more if more is not None else (min(meeting, key=lambda o: (o.cost, o.hours)) if meeting else plan.chosen)
+    t_strategy, t_gpus, t_hours, t_cost = ((target.strategy, target.gpus, target.hours, target.cost) if isinstance(target, Change)
+                                           else (target.strategy, target.gpus, target.hours, target.cost))
+    limit = answers.budget.limit
+    if limit is not None and t_cost > limit:
+        out.append(Change("bigger-budget", t_strategy, t_gpus, t_hours, t_cost, t_cost))
+    monthly = answers.budget.monthly_limit
+    runs = plan.runs_per_month
+    if monthly is not None and runs * t_cost > monthly:
+        out.append(Change("bigger-monthly", t_strategy, t_gpus, t_hours, t_cost, runs * t_cost))
+    return out
+
+
+def _more_gpus(answers: Answers, plan: Plan, allowed: set[str], deadline_hours: float) -> Change | None:
+    """The smallest whole-node count past what was searched at which an allowed strategy meets the deadline: a coarse
+    pass in steps of 25%, then every whole node between the last count that misses and the first that meets."""
+    per = answers.cluster.gpus_per_node
+    top = max(o.gpus for o in plan.options)
+    cap = GROWTH_LIMIT * top
+    coarse: list[int] = []
+    g = float(top)
+    while g < cap:
+        g = g * 1.25
+        coarse.append(int(-(-g // per) * per))
+    first = _first_meeting(answers, np.array(sorted(set(coarse)), dtype=float), allowed, deadline_hours)
+    if first is None:
+        return None
+    hit = first[0]
+    below = [c for c in coarse if c < hit]
+    lo = below[-1] if below else top
+    fine = np.arange(lo + per, hit + 1, per, dtype=float)
+    best = _first_meeting(answers, fine, allowed, deadline_hours) if fine.size else None
+    gpus, strategy, hours = best or first
+    price = answers.budget.price_per_gpu_hour
+    return Change("more-gpus", strategy, int(gpus), hours, float(cost(hours, price, gpus)), float(gpus))
+
+
+def _first_meeting(answers: Answers, counts: np.ndarray, allowed: set[str], deadline_hours: float) -> tuple[int, str, float] | None:
+    """(GPUs, strategy, hours) of the smallest count where an allowed, runnable strategy meets the deadline (the
+    cheapest such strategy there), or None."""
+    if counts.size == 0:
+        return None
+    est, _ = estimate_all(answers, counts)
+    price = answers.budget.price_per_gpu_hour
+    for i, g in enumerate(counts):
+        hits = [(float(cost(e.hours["mid"][i], price, g)), s, float(e.hours["mid"][i])) for s, e in est.items()
+                if s in allowed and bool(e.usable[i]) and float(e.hours["mid"][i]) <= deadline_hours]
+        if hits:
+            c, s, h = min(hits)
+            return int(g), s, h
+    return None

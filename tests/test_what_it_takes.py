@@ -1,0 +1,53 @@
+"""Issue 22 item 2: where the deadline or the budget cannot be met with what can be had, the advice names the smallest
+change that meets it — more GPUs (how many), a later date, a bigger budget — with its time and cost."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from advisor.advice import advise
+from advisor.answers import answers_from_mapping
+from advisor.estimate import estimate_all
+from advisor.render import to_markdown, to_text
+
+MISSES = {"model": {"params": "70B"}, "training": {"tokens": "2T", "deadline_days": 10},
+          "cluster": {"gpu": "h100-sxm", "gpus": 256, "inter_node_gbps": 400},
+          "budget": {"price_per_gpu_hour": 3.5, "limit": 1_500_000}}
+
+
+def test_a_missed_deadline_names_how_many_gpus_meet_it(rules):
+    """70B on 2T tokens in 10 days: 1,024 GPUs (4x today) take about 30 days; the advice only warned."""
+    answers = answers_from_mapping(MISSES)
+    advice = advise(answers, rules)
+    assert advice.plan.deadline_met is False
+    kinds = {c.kind: c for c in advice.plan.what_it_takes}
+    more = kinds["more-gpus"]
+    top = max(o.gpus for o in advice.plan.options)
+    assert more.gpus > top and more.hours <= 10 * 24
+    # The smallest whole-node count for that strategy: one node fewer misses the date.
+    est, _ = estimate_all(answers, np.array([more.gpus - 8.0, float(more.gpus)]))
+    e = est[more.strategy]
+    assert e.hours["mid"][1] <= 240 and not (e.usable[0] and e.hours["mid"][0] <= 240)
+    later = kinds["later-date"]
+    fastest = min((o for o in advice.plan.options if o.runnable), key=lambda o: o.hours)
+    assert later.target == fastest.hours / 24 and later.gpus <= top
+    budget = kinds["bigger-budget"]
+    assert budget.target == more.cost > 1_500_000, "the budget named is what the plan that meets the date costs"
+
+
+def test_what_it_takes_is_said_in_the_summary_the_memo_and_the_report_in_both_languages(rules):
+    from advisor.i18n import language
+
+    advice = advise(answers_from_mapping(MISSES), rules)
+    more = next(c for c in advice.plan.what_it_takes if c.kind == "more-gpus")
+    assert f"{more.gpus:,} GPUs" in to_text(advice) and f"{more.gpus:,} GPUs" in to_markdown(advice)
+    assert advice.report().plan.what_it_takes[0].gpus == more.gpus
+    with language("zh"):
+        zh = advise(answers_from_mapping(MISSES), rules)
+        assert "要赶上 10 天的截止日期需要" in to_text(zh)
+
+
+def test_nothing_is_asked_of_a_plan_that_meets_everything(rules):
+    easy = dict(MISSES, training={"tokens": "2T", "deadline_days": 400}, budget={"price_per_gpu_hour": 3.5})
+    advice = advise(answers_from_mapping(easy), rules)
+    assert advice.plan.deadline_met and advice.plan.what_it_takes == []
