@@ -51,3 +51,28 @@ def test_nothing_is_asked_of_a_plan_that_meets_everything(rules):
     easy = dict(MISSES, training={"tokens": "2T", "deadline_days": 400}, budget={"price_per_gpu_hour": 3.5})
     advice = advise(answers_from_mapping(easy), rules)
     assert advice.plan.deadline_met and advice.plan.what_it_takes == []
+
+
+def test_the_memo_draws_time_and_cost_against_gpu_count_as_mermaid_charts(rules):
+    """Issue 22 item 4: the what-if as a chart GitHub renders, the deadline and budget drawn, today and the plan labelled."""
+    import re
+
+    from advisor.answers import load_answers
+
+    from .conftest import EXAMPLES
+
+    advice = advise(load_answers(EXAMPLES / "customer-service.yaml"), rules)
+    memo = to_markdown(advice)
+    charts = re.findall(r"```mermaid\nxychart-beta\n(.*?)```", memo, re.S)
+    assert len(charts) == 2
+    time_chart, cost_chart = charts
+    assert '(today)' in time_chart and '(plan)' in time_chart
+    lines = re.findall(r"line \[(.*?)\]", time_chart)
+    assert len(lines) == 2 and set(lines[1].split(", ")) == {"2"}, "the 2-day deadline is a flat line"
+    for chart in charts:
+        for numbers in re.findall(r"line \[(.*?)\]", chart):
+            assert all(re.fullmatch(r"-?\d+(\.\d+)?", n) for n in numbers.split(", ")), numbers
+        top = float(re.search(r"--> ([\d.]+)", chart).group(1))
+        assert max(float(n) for ln in re.findall(r"line \[(.*?)\]", chart) for n in ln.split(", ")) <= top
+    rows = [r for r in memo.split("## What if", 1)[1].split("```", 1)[0].splitlines() if r.startswith("| ") and r[2].isdigit()]
+    assert time_chart.count('", "') + 1 == len(rows)

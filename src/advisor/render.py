@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import unicodedata
+import math
 from dataclasses import dataclass
 from typing import Any
 from collections.abc import Callable, Mapping, Sequence
@@ -254,6 +255,58 @@ def what_if_rows(advice: Advice) -> list[WhatIfRow]:
             notes.append(_("cheapest meeting the deadline"))
         rows.append(WhatIfRow(g, best, ", ".join(notes)))
     return rows
+
+
+def what_if_charts(advice: Advice) -> list[str]:
+    """The what-if table as two Mermaid xychart-beta charts GitHub renders (time, then cost, against GPU count), the
+    deadline and the run budget drawn as flat lines, today's count and the plan's labelled on the x axis. Nothing
+    where fewer than two counts run."""
+    p, a, cur = advice.plan, advice.answers, advice.facts["currency"]
+    rows = [wi for wi in what_if_rows(advice) if wi.option is not None]
+    if len(rows) < 2:
+        return []
+
+    def label(g: int) -> str:
+        tags = [t for t, hit in ((_("today"), g == p.today.gpus), (_("plan"), g == p.chosen.gpus)) if hit]
+        return f"{g:,}" + (f" ({', '.join(tags)})" if tags else "")
+
+    def chart(title: str, unit: str, values: list[float], limit: float | None, limit_name: str) -> list[str]:
+        top = max(values + ([limit] if limit is not None else []))
+        lines = ["```mermaid", "xychart-beta", f'    title "{title}"',
+                 "    x-axis [" + ", ".join(f'"{label(wi.gpus)}"' for wi in rows) + "]",
+                 f'    y-axis "{unit}" 0 --> {_axis_top(top)}',
+                 "    line [" + ", ".join(_plain(v) for v in values) + "]"]
+        if limit is not None:
+            lines.append("    line [" + ", ".join(_plain(limit) for _ in rows) + "]")
+        lines += ["```", ""]
+        caption = _("Line: the best option at each GPU count (the table above).")
+        if limit is not None:
+            caption += " " + _("Flat line: {what}.", what=limit_name)
+        return lines + [caption, ""]
+
+    days = [wi.option.hours / 24.0 for wi in rows if wi.option]
+    costs = [wi.option.cost for wi in rows if wi.option]
+    out = chart(_("Time per run (days) by GPU count"), _("days"), days, a.training.deadline_days,
+                _("the {days}-day deadline", days=format_number(a.training.deadline_days or 0)))
+    out += chart(_("Cost per run ({currency}) by GPU count", currency=cur), cur, costs, a.budget.limit,
+                 _("the run budget of {limit}", limit=money(a.budget.limit or 0, cur)))
+    return out
+
+
+def _plain(v: float) -> str:
+    """A number as Mermaid's xychart grammar reads it: plain decimals, never an exponent."""
+    return f"{v:.0f}" if abs(v) >= 100 else f"{v:.3f}".rstrip("0").rstrip(".")
+
+
+def _axis_top(value: float) -> str:
+    """A round axis top just above ``value`` (1, 2 or 5 x a power of ten)."""
+    if value <= 0:
+        return "1"
+    mag = 10 ** math.floor(math.log10(value))
+    for m in (1, 2, 5, 10):
+        if value <= m * mag:
+            return _plain(m * mag)
+    return _plain(10 * mag)
 
 
 # ------------------------------------------------------------------------------ text
@@ -554,6 +607,7 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None, convers
         dl = "" if o.meets_deadline is None else (_("met") if o.meets_deadline else _("missed"))
         add(f"| {wi.gpus:,} | `{o.strategy}` | {hours_text(o.hours)} | {money(o.cost, cur)} | {dl} | {_md(wi.note)} |")
     add("")
+    out.extend(what_if_charts(advice))
     add(_("## Trade-offs"))
     add("")
     add(_("No framework is best everywhere: optimising communication costs compute, and saving memory can cost speed; "
