@@ -249,3 +249,13 @@ def test_every_call_passes_exactly_the_placeholders_its_message_names():
                 if not node.keywords and wanted:
                     bad.append((f.name, node.lineno, sorted(wanted)))
     assert not bad, bad
+
+
+def test_the_catalogs_hold_each_msgid_once():
+    """A msgid written twice (easy after a merge) is silently the later translation: the shipped YAML must read under the
+    loader that refuses duplicate keys."""
+    from advisor.safeload import parse_mapping
+
+    root = Path(__file__).resolve().parents[1] / "src" / "advisor" / "data"
+    for path in [*sorted((root / "i18n").glob("*.yaml")), root / "intents.yaml"]:
+        parse_mapping(path.read_text(encoding="utf-8"), path.name)  # raises on a duplicate key

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -12,12 +14,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
+from textual_plotext import PlotextPlot
 from textual.widgets import Button, Checkbox, DataTable, Footer, Header, Input, Markdown, SelectionList, Static, TabbedContent, TabPane
 
 from ..advice import Advice
 from ..errors import AdvisorError
 from ..i18n import _, N_
-from ..render import decision_notes, headline, hours_text, money, option_rows, spread, summary_rows, to_markdown
+from ..render import decision_notes, headline, hours_text, money, option_rows, spread, summary_rows, to_markdown, what_if_rows
 from ..report import Report
 from .ask import AskBox
 from .common import _esc, translate_bindings
@@ -42,12 +45,26 @@ class ResultsView:
     checked: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     """How the choice was made and its trade-offs (the text summary's notes, without the risks shown apart)."""
+    chart: tuple[ChartPoint, ...] = ()
+    """The what-if table as points (the memo's table and Mermaid charts come from the same rows)."""
 
     @classmethod
     def of(cls, advice: Advice, checked: tuple[str, ...] = ()) -> ResultsView:
         report = advice.report()
+        p = advice.plan
+        points = tuple(ChartPoint(wi.gpus, wi.option.hours / 24.0, wi.option.cost, wi.gpus == p.today.gpus, wi.gpus == p.chosen.gpus)
+                       for wi in what_if_rows(advice) if wi.option is not None)
         return cls(report, headline(advice), summary_rows(advice, report), lambda: to_markdown(advice), checked,
-                   tuple(decision_notes(advice)))
+                   tuple(decision_notes(advice)), points)
+
+
+@dataclass(frozen=True)
+class ChartPoint:
+    gpus: int
+    days: float
+    cost: float
+    today: bool
+    plan: bool
 
 
 class ResultsScreen(Screen[None]):
@@ -122,6 +139,12 @@ class ResultsScreen(Screen[None]):
                     yield Static("\n".join(f"[b]{fr.id}[/b] — {_esc(fr.title)} [dim]({_esc(', '.join(fr.source))})[/dim]" for fr in d.fired_rules), id="rules-list")
             with TabPane(_("Memo"), id="memo"):
                 yield VerticalScroll(id="memo-scroll")
+            with TabPane(_("Chart"), id="chart"):
+                with VerticalScroll(id="chart-scroll"):
+                    yield Static(_("[blue]━[/] best option at each GPU count   [red]━[/] deadline or run budget   "
+                                   "[#ffa500]●[/] today   [green]●[/] plan"), id="chart-key")
+                    yield PlotextPlot(id="chart-days")
+                    yield PlotextPlot(id="chart-cost")
             with TabPane(_("Ask"), id="ask"):
                 app = self.app
                 yield AskBox(getattr(app, "conversation", []), bool(getattr(app, "memo_questions", False)), id="ask-box")
@@ -130,6 +153,7 @@ class ResultsScreen(Screen[None]):
     def on_mount(self) -> None:
         if self.tab:
             self.query_one("#tabs", TabbedContent).active = self.tab
+        self._draw_charts()
         table = self.query_one("#options-table", DataTable)
         table.add_columns(_("strategy"), _("fits"), "GB/GPU", _("time"), _("cost"), _("score"), _("why not"))
         chosen = self.view.report.recommendation.strategy
@@ -139,6 +163,38 @@ class ResultsScreen(Screen[None]):
                 est.strategy, _("yes") if est.fits and est.batch_ok else _("no"), f"{est.memory_per_gpu_gb:,.1f}", hours_text(est.wall_clock_hours),
                 money(est.cost, est.currency), f"{est.score:g}", why[:70] + ("…" if len(why) > 70 else ""), key=est.strategy,
             )
+
+    def _draw_charts(self) -> None:
+        """Time and cost per run against GPU count (log scale), the deadline and run budget as flat lines, today's count
+        and the plan's marked: the what-if table as a picture (issue 22)."""
+        pts = self.view.chart
+        answers = self.view.report.answers
+        cur = self.view.report.estimate.currency
+        deadline = (answers.get("training") or {}).get("deadline_days")
+        limit = (answers.get("budget") or {}).get("limit")
+        for widget_id, title, values, line in (
+            ("#chart-days", _("Time per run (days) by GPU count"), [q.days for q in pts], deadline),
+            ("#chart-cost", _("Cost per run ({currency}) by GPU count", currency=cur), [q.cost for q in pts], limit),
+        ):
+            plt = self.query_one(widget_id, PlotextPlot).plt
+            plt.clear_data()
+            plt.title(title)
+            if len(pts) < 2:
+                continue
+            # GPU counts on a log axis, transformed here: plotext's own log scale re-applies itself on every build, so a
+            # second render (a resize, a theme switch) takes the log of a log and fails.
+            xs = [math.log2(q.gpus) for q in pts]
+            # No plotext legend: it indexes past a series whose points all fall outside the canvas (a hidden tab lays out
+            # at zero height), so the colours are named in the caption above instead.
+            plt.plot(xs, values, marker="braille", color="blue")
+            if line is not None:
+                plt.plot([xs[0], xs[-1]], [float(line), float(line)], marker="braille", color="red")
+            for flag, colour in ((lambda q: q.today, "orange"), (lambda q: q.plan, "green")):
+                hit = [(math.log2(q.gpus), v) for q, v in zip(pts, values, strict=True) if flag(q)]
+                if hit:
+                    plt.scatter([h[0] for h in hit], [h[1] for h in hit], marker="hd", color=colour)
+            plt.xticks(xs, [f"{q.gpus:,}" for q in pts])
+            plt.xlabel(_("GPUs"))
 
     @on(DataTable.RowHighlighted, "#options-table")
     def _option_detail(self, event: DataTable.RowHighlighted) -> None:
