@@ -522,6 +522,11 @@ def _plan_text(a: Advice) -> str:
     return _("{strategy} on {gpus} GPUs", strategy=a.plan.chosen.strategy, gpus=a.plan.chosen.gpus)
 
 
+def _plan_cell(strategy: str, gpus: int) -> str:
+    """A plan in a table cell, short enough for two columns at 80: 'deepspeed-zero2, 128 GPUs'."""
+    return _("{strategy}, {gpus} GPUs", strategy=strategy, gpus=gpus)
+
+
 def _status(ok: bool | None) -> str:
     return "—" if ok is None else (_("met") if ok else _("missed"))
 
@@ -535,7 +540,7 @@ def _outcome_rows(a: Advice, b: Advice) -> list[tuple[str, ...]]:
     ca, cb = a.plan.chosen, b.plan.chosen
     cur_a, cur_b = str(a.facts["currency"]), str(b.facts["currency"])
     rows: list[tuple[str, ...]] = [
-        (_("plan"), _plan_text(a), _plan_text(b)),
+        (_("plan"), _plan_cell(ca.strategy, ca.gpus), _plan_cell(cb.strategy, cb.gpus)),
         (_("time per run"), hours_text(ca.hours), hours_text(cb.hours)),
         (_("cost per run"), money(ca.cost, cur_a), money(cb.cost, cur_b)),
         (_("cost per month"), money(ca.monthly, cur_a), money(cb.monthly, cur_b)),
@@ -711,7 +716,7 @@ def _why(ctx: Context, slots: dict[str, list[str]], negative: bool = False) -> R
 def _today_rows(a: Advice) -> list[tuple[str, ...]]:
     t, c, cur = a.plan.today, a.plan.chosen, str(a.facts["currency"])
     return [
-        (_("plan"), _("{strategy} on {gpus} GPUs", strategy=t.strategy, gpus=t.gpus), _plan_text(a)),
+        (_("plan"), _plan_cell(t.strategy, t.gpus), _plan_cell(c.strategy, c.gpus)),
         (_("time per run"), hours_text(t.hours), hours_text(c.hours)),
         (_("cost per run"), money(t.cost, cur), money(c.cost, cur)),
     ]
@@ -759,7 +764,7 @@ def _why_gpus(ctx: Context, raw: str, negative: bool) -> Reply:
         reasons.append(_("it costs about the same; the choice keeps the smaller change from today ({objective})", objective=plan.objective))
     lines = [_("Why not {gpus} GPUs: {reason}.", gpus=n, reason="; ".join(reasons))]
     rows: list[tuple[str, ...]] = [
-        (_("plan"), _plan_text(a), _("{strategy} on {gpus} GPUs", strategy=o.strategy, gpus=o.gpus)),
+        (_("plan"), _plan_cell(c.strategy, c.gpus), _plan_cell(o.strategy, o.gpus)),
         (_("time per run"), hours_text(c.hours), hours_text(o.hours)),
         (_("cost per run"), money(c.cost, cur), money(o.cost, cur)),
         (_("cost per month"), money(c.monthly, cur), money(o.monthly, cur)),
