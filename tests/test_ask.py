@@ -317,7 +317,7 @@ def test_cli_ask_text_and_json(capsys):
 
 def test_cli_ask_in_chinese(capsys):
     code, out, _err = run(capsys, "--lang", "zh", "ask", EXAMPLE, "如果截止日期是 10 天呢？")
-    assert code == 0 and out.startswith("假如 截止日期 = 10（原为 2）：")
+    assert code == 0 and out.startswith("假如 截止日期 = 10.0 天（原为 2.0 天）：")
 
 
 def test_cli_out_of_range_is_one_stderr_line_and_exit_2(capsys, tmp_path):

@@ -559,9 +559,14 @@ def _outcome_rows(a: Advice, b: Advice) -> list[tuple[str, ...]]:
     return rows
 
 
-def _shown(value: Any) -> str:
+def _shown(value: Any, path: str = "", advice: Advice | None = None) -> str:
+    """An answer as the reply quotes it: days and money in their units."""
     if value is None:
         return "—"
+    if path == "training.deadline_days" and isinstance(value, (int, float)):
+        return hours_text(value * 24)
+    if path.startswith("budget.") and path != "budget.currency" and isinstance(value, (int, float)) and advice is not None:
+        return money(value, str(advice.facts["currency"])) if value >= 100 else f"{format_number(value)} {advice.facts['currency']}"
     if isinstance(value, float):
         return format_number(value) if value < 1e6 else f"{value:,.0f}"
     return str(value)
@@ -595,8 +600,8 @@ def _what_if(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     notes = _keep_the_work(ctx, change)
     new = _rerun(ctx, change)
     said = ", ".join(
-        _("{what} = {new} (was {old})", what=_label(ctx, path), new=_shown(_answer_value(new.answers, path)),
-          old=_shown(_answer_value(base.answers, path)))
+        _("{what} = {new} (was {old})", what=_label(ctx, path), new=_shown(_answer_value(new.answers, path), path, new),
+          old=_shown(_answer_value(base.answers, path), path, base))
         for path, value in change.items() if path in asked)
     cb, cn = base.plan.chosen, new.plan.chosen
     lines = [_("What if {change}:", change=said), *notes]
