@@ -238,6 +238,19 @@ def test_why_not_a_gpu_count_prices_that_count_from_the_search(base, rules):
     assert dict((r[0], r[2]) for r in reply.figures)["cost per run"] == money(other.cost, "CNY")
 
 
+def test_why_not_a_gpu_type_says_advisor_does_not_choose_it_and_prices_it(base, rules):
+    reply = asked(base, rules, "why not H800?")
+    assert reply.intent == "why_not" and reply.change["cluster.gpu"] == "h800"
+    assert reply.lines[0].startswith("advisor does not choose the GPU type")
+    assert reply.columns == ("now", "what if")
+
+
+def test_a_name_that_covers_several_strategies_is_not_guessed_for_today_s_framework(base, rules):
+    reply = asked(base, rules, "what if we currently run deepspeed?")
+    assert reply.intent is None and reply.change == {}
+    assert reply.suggestions[0] == "what if we currently run deepspeed-zero1?"
+
+
 def test_explain_a_term_cites_its_source_in_both_languages(base, rules):
     en = asked(base, rules, "what is all-reduce?")
     zh = asked(base, rules, "什么是 all-reduce？", "zh")
