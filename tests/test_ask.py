@@ -196,15 +196,16 @@ def test_a_what_if_that_changes_nothing_says_so(base, rules):
 
 
 def test_a_what_if_answer_takes_at_most_50_ms_in_process(base, rules):
-    # best of 15: the machine is shared, and the target is what one re-run costs, not what a busy neighbour does
+    # CPU time, best of 15: the target is what one re-run of the core costs, not what a busy neighbour on a shared
+    # machine adds (bench/run.py prints the wall-clock figure)
     best = min(_timed(lambda: asked(base, rules, "what if we get 128 GPUs?")) for _ in range(15))
     assert best <= 0.05, f"{best * 1e3:.1f} ms"
 
 
 def _timed(fn):
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     fn()
-    return time.perf_counter() - t0
+    return time.process_time() - t0
 
 
 # ------------------------------------------------------------------------------ why, explain, compare
