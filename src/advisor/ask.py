@@ -845,6 +845,20 @@ def turn(reply: Reply) -> dict[str, str]:
     return {"question": reply.question, "answer": reply.text()}
 
 
+def answers_yaml(data: dict[str, Any]) -> str:
+    """The answers as YAML, a kept answer's several lines as a block (|), readable in the saved file."""
+    import yaml
+
+    class _Dumper(yaml.SafeDumper):
+        pass
+
+    def text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|" if "\n" in value else None)
+
+    _Dumper.add_representer(str, text)
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True)
+
+
 @dataclass
 class CaseResult:
     intent: str
