@@ -141,4 +141,30 @@ async def test_the_ask_box_in_chinese(rules, tmp_path):
             await to_results(pilot)
             await ask(pilot, "如果截止日期是 10 天呢？")
             q, a = log_text(app)
-            assert a.startswith("假如 截止日期 = 10（原为 2）：") and "每次训练成本" in a
+            assert a.startswith("假如 截止日期 = 10.0 天（原为 2.0 天）：") and "每次训练成本" in a
+
+
+class TestAskAt80x24:
+    """The Ask tab with one turn answered, at the size most terminals open at, in both languages (layout pinned)."""
+
+    def _app(self, rules, tmp_path, lang="en"):
+        from advisor.i18n import set_language
+
+        set_language(lang)  # the conftest fixture puts English back after the test
+        app = make_app(rules, tmp_path)
+        app.animation_level = "none"
+        return app
+
+    @staticmethod
+    def _asking(question):
+        async def run_before(pilot):
+            await to_results(pilot)
+            await ask(pilot, question)
+            await pilot.pause()
+        return run_before
+
+    def test_what_if_turn(self, snap_compare, rules, tmp_path):
+        assert snap_compare(self._app(rules, tmp_path), run_before=self._asking("what if we get 128 GPUs?"), terminal_size=SMALL)
+
+    def test_what_if_turn_in_chinese(self, snap_compare, rules, tmp_path):
+        assert snap_compare(self._app(rules, tmp_path, "zh"), run_before=self._asking("如果截止日期是 10 天呢？"), terminal_size=SMALL)

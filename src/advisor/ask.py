@@ -522,6 +522,11 @@ def _plan_text(a: Advice) -> str:
     return _("{strategy} on {gpus} GPUs", strategy=a.plan.chosen.strategy, gpus=a.plan.chosen.gpus)
 
 
+def _plan_cell(strategy: str, gpus: int) -> str:
+    """A plan in a table cell, short enough for two columns at 80: 'deepspeed-zero2, 128 GPUs'."""
+    return _("{strategy}, {gpus} GPUs", strategy=strategy, gpus=gpus)
+
+
 def _status(ok: bool | None) -> str:
     return "—" if ok is None else (_("met") if ok else _("missed"))
 
@@ -535,7 +540,7 @@ def _outcome_rows(a: Advice, b: Advice) -> list[tuple[str, ...]]:
     ca, cb = a.plan.chosen, b.plan.chosen
     cur_a, cur_b = str(a.facts["currency"]), str(b.facts["currency"])
     rows: list[tuple[str, ...]] = [
-        (_("plan"), _plan_text(a), _plan_text(b)),
+        (_("plan"), _plan_cell(ca.strategy, ca.gpus), _plan_cell(cb.strategy, cb.gpus)),
         (_("time per run"), hours_text(ca.hours), hours_text(cb.hours)),
         (_("cost per run"), money(ca.cost, cur_a), money(cb.cost, cur_b)),
         (_("cost per month"), money(ca.monthly, cur_a), money(cb.monthly, cur_b)),
@@ -554,9 +559,14 @@ def _outcome_rows(a: Advice, b: Advice) -> list[tuple[str, ...]]:
     return rows
 
 
-def _shown(value: Any) -> str:
+def _shown(value: Any, path: str = "", advice: Advice | None = None) -> str:
+    """An answer as the reply quotes it: days and money in their units."""
     if value is None:
         return "—"
+    if path == "training.deadline_days" and isinstance(value, (int, float)):
+        return hours_text(value * 24)
+    if path.startswith("budget.") and path != "budget.currency" and isinstance(value, (int, float)) and advice is not None:
+        return money(value, str(advice.facts["currency"])) if value >= 100 else f"{format_number(value)} {advice.facts['currency']}"
     if isinstance(value, float):
         return format_number(value) if value < 1e6 else f"{value:,.0f}"
     return str(value)
@@ -590,8 +600,8 @@ def _what_if(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     notes = _keep_the_work(ctx, change)
     new = _rerun(ctx, change)
     said = ", ".join(
-        _("{what} = {new} (was {old})", what=_label(ctx, path), new=_shown(_answer_value(new.answers, path)),
-          old=_shown(_answer_value(base.answers, path)))
+        _("{what} = {new} (was {old})", what=_label(ctx, path), new=_shown(_answer_value(new.answers, path), path, new),
+          old=_shown(_answer_value(base.answers, path), path, base))
         for path, value in change.items() if path in asked)
     cb, cn = base.plan.chosen, new.plan.chosen
     lines = [_("What if {change}:", change=said), *notes]
@@ -711,7 +721,7 @@ def _why(ctx: Context, slots: dict[str, list[str]], negative: bool = False) -> R
 def _today_rows(a: Advice) -> list[tuple[str, ...]]:
     t, c, cur = a.plan.today, a.plan.chosen, str(a.facts["currency"])
     return [
-        (_("plan"), _("{strategy} on {gpus} GPUs", strategy=t.strategy, gpus=t.gpus), _plan_text(a)),
+        (_("plan"), _plan_cell(t.strategy, t.gpus), _plan_cell(c.strategy, c.gpus)),
         (_("time per run"), hours_text(t.hours), hours_text(c.hours)),
         (_("cost per run"), money(t.cost, cur), money(c.cost, cur)),
     ]
@@ -759,7 +769,7 @@ def _why_gpus(ctx: Context, raw: str, negative: bool) -> Reply:
         reasons.append(_("it costs about the same; the choice keeps the smaller change from today ({objective})", objective=plan.objective))
     lines = [_("Why not {gpus} GPUs: {reason}.", gpus=n, reason="; ".join(reasons))]
     rows: list[tuple[str, ...]] = [
-        (_("plan"), _plan_text(a), _("{strategy} on {gpus} GPUs", strategy=o.strategy, gpus=o.gpus)),
+        (_("plan"), _plan_cell(c.strategy, c.gpus), _plan_cell(o.strategy, o.gpus)),
         (_("time per run"), hours_text(c.hours), hours_text(o.hours)),
         (_("cost per run"), money(c.cost, cur), money(o.cost, cur)),
         (_("cost per month"), money(c.monthly, cur), money(o.monthly, cur)),
@@ -833,6 +843,20 @@ ANSWERERS = {"compare": _compare, "why_not": _why_not, "why": _why, "explain": _
 def turn(reply: Reply) -> dict[str, str]:
     """One turn as the answers keep it (project.conversation) and the memo shows it."""
     return {"question": reply.question, "answer": reply.text()}
+
+
+def answers_yaml(data: dict[str, Any]) -> str:
+    """The answers as YAML, a kept answer's several lines as a block (|), readable in the saved file."""
+    import yaml
+
+    class _Dumper(yaml.SafeDumper):
+        pass
+
+    def text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|" if "\n" in value else None)
+
+    _Dumper.add_representer(str, text)
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True)
 
 
 @dataclass

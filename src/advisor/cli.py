@@ -318,12 +318,12 @@ def _ask(args: argparse.Namespace, extra: list[Path]) -> int:
     reply = ask(args.question, draft, advice, rules, name) if args.question is not None else None
     conversation = kept + ([turn(reply)] if reply is not None else [])
     if args.save:
-        import yaml
+        from .ask import answers_yaml
 
         saved = with_change(draft, reply.change) if args.adopt and reply is not None else draft
         saved = with_change(saved, {"project.conversation": conversation})
         answers_from_mapping(saved, args.save)  # never write answers that would not load
-        text = "# advisor answers (saved by advisor ask); run: advisor advise FILE\n" + yaml.safe_dump(saved, sort_keys=False, allow_unicode=True)
+        text = "# advisor answers (saved by advisor ask); run: advisor advise FILE\n" + answers_yaml(saved)
         _err(f"wrote {write_atomic(args.save, text, force=args.force)}")
     if args.format == "json":
         out = json.dumps(reply.to_dict() if reply else {}, indent=2, ensure_ascii=False) + "\n"

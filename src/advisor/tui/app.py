@@ -16,10 +16,10 @@ from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
-import yaml
 
 from ..advice import Advice, advise
 from ..answers import Answers
+from ..ask import answers_yaml
 from ..errors import AdvisorError
 from ..i18n import _, N_
 from ..io import shown, write_atomic
@@ -196,7 +196,7 @@ class AdvisorApp(App[None]):
             data.setdefault("project", {})["checklist_done"] = list(self.checked)
         if self.conversation:
             data.setdefault("project", {})["conversation"] = [dict(t) for t in self.conversation]
-        text = _("# advisor answers (saved from the guided Q&A); run: advisor advise FILE") + "\n" + yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+        text = _("# advisor answers (saved from the guided Q&A); run: advisor advise FILE") + "\n" + answers_yaml(data)
         saved = (copy.deepcopy(self.draft), list(self.checked))
         turns = len(self.conversation)
         if await self._write_with_confirm(_("Save the answers to:"), "answers.yaml", text, _("answers")):
