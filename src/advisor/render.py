@@ -94,14 +94,15 @@ def summary_rows(advice: Advice, d: Report, user_text: Callable[[str], str] = st
     cannot = _("cannot run")
     yes, no = _("yes"), _("no")
     n_runs = round(runs, 1)
-    rows = []
-    if d.method is not None and d.method.asked != "pretrain":
-        names = method_names()
-        rows.append((_("Method"), names[d.method.asked], method_text(d.method)))
-    rows += [
+    rows = [
         (_("Framework"), FRAMEWORKS[t.strategy], FRAMEWORKS[d.recommendation.strategy]),
         (_("GPUs"), f"{t.gpus:,} × {gpu}", f"{advice.gpus:,} × {gpu}"),
         (_("Fits in GPU memory"), yes if today_runs else no, yes if e.fits and e.batch_ok else no),
+    ]
+    if d.method is not None and d.method.asked != "pretrain":
+        # Fine-tunes only, fourth (the TUI's headline box shows the rows from the fourth on).
+        rows.append((_("Method"), method_names()[d.method.asked], method_text(d.method)))
+    rows += [
         (_("Time per run (today: measured)") if measured else _("Time per run"), t_time, e_time),
         (_("Cost per run"), money(t.cost, cur) if today_runs or measured else cannot, money(e.cost, cur)),
         (_("Per month (1 run)") if n_runs == 1 else _("Per month ({n} runs)", n=format_number(n_runs)),
