@@ -420,6 +420,11 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None) -> str:
     add(_("- GPU-hours: {n}", n=f"{e.gpu_hours:,.0f}"))
     add(_("- Memory per GPU: {need} GB of {has} GB ({fits})", need=f"{e.memory_per_gpu_gb:,.1f}", has=f"{a.cluster.spec.memory_gb:g}",
           fits=_("fits") if e.fits else _("**does not fit**")))
+    m = d.method
+    if m is not None and m.frozen_base_gb_per_gpu is not None:
+        add(_("- Of which: frozen base {base} GB, adapters with gradients and optimizer states {adapters} GB, layers in flight {flight} GB, "
+              "activations {act} GB", base=f"{m.frozen_base_gb_per_gpu:,.1f}", adapters=f"{m.adapter_states_gb_per_gpu or 0:,.2f}",
+              flight=f"{m.layers_in_flight_gb_per_gpu or 0:,.1f}", act=f"{e.activations_gb_per_gpu:,.1f}"))
     add(_("- Exposed communication: {share} of step time", share=f"{e.communication_share:.0%}"))
     if e.tensor_parallel > 1 or e.pipeline_parallel > 1:
         add(_("- Layout: {layout}", layout=layout_text(e)))
