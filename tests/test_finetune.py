@@ -235,3 +235,15 @@ def test_the_fine_tune_example_has_a_chinese_golden_memo():
         golden.write_text(r.stdout, encoding="utf-8")
     assert r.stdout == golden.read_text(encoding="utf-8")
     assert "用 LoRA 代替全参数微调" in r.stdout and "| 方法 | 全参数微调 | LoRA" in r.stdout
+
+
+def test_the_memo_breaks_a_lora_gpus_memory_down_and_the_parts_add_up(rules):
+    from advisor.estimate import CUDA_OVERHEAD_BYTES
+
+    advice = advise(answers_from_mapping(SEVENTY), rules)
+    m = advice.to_dict()["method"]
+    e = advice.estimate_dict(advice.strategy)
+    parts = m["frozen_base_gb_per_gpu"] + m["adapter_states_gb_per_gpu"] + m["layers_in_flight_gb_per_gpu"]
+    assert parts + e["activations_gb_per_gpu"] + CUDA_OVERHEAD_BYTES / GB == pytest.approx(e["memory_per_gpu_gb"])
+    assert m["frozen_base_gb_per_gpu"] == pytest.approx(140.0 / advice.gpus)  # the bf16 base sharded over the GPUs
+    assert "- Of which: frozen base 17.5 GB" in to_markdown(advice)

@@ -24,7 +24,7 @@ from .estimate import (
     deepspeed_table,
 )
 from .deployment import deployment
-from .estimate.finetune import frozen_base_bytes
+from .estimate.finetune import frozen_base_bytes, peft_breakdown
 from .takes import what_it_takes
 from .facts import Evaluation, evaluate_counts, gpu_bound_hours
 from .strategies import DEEPSPEED_ESTIMATED, SIMPLICITY
@@ -314,7 +314,13 @@ class Advice:
         w = self.evaluation.context["workload"]
         t = self.answers.training
         peft = self.method in ("lora", "qlora")
+        per_gpu: dict[str, float | None] = {"frozen_base_gb_per_gpu": None, "adapter_states_gb_per_gpu": None, "layers_in_flight_gb_per_gpu": None}
+        if peft:
+            e = self.evaluation.estimates[self.strategy]
+            parts = peft_breakdown(self.strategy, w, e.gpus, e.tp, e.pp)
+            per_gpu = {k: float(v[0]) / GB for k, v in zip(per_gpu, parts, strict=True)}
         return {
+            **per_gpu,
             "asked": self.asked_method or self.method,
             "planned": self.method,
             "changed": self.method_changed,

@@ -278,12 +278,12 @@ class TrainingSection(_Section):
     epochs: PositiveNumber | None = Field(default=None, description="Passes over the examples (default 1).")
     lora_rank: Count | None = Field(
         default=None,
-        description="LoRA/QLoRA adapter rank r. Default: 8 for lora (PEFT LoraConfig's r=8, the LoRA paper's GPT-3 runs use r=1..8), "
-        "64 for qlora (the QLoRA paper's r=64).",
+        description="LoRA/QLoRA adapter rank r. Default: 8 for lora (PEFT LoraConfig's default r), 64 for qlora (the QLoRA "
+        "reference trainer's default, artidoro/qlora qlora.py).",
     )
     lora_targets: Literal["qv", "attention", "all-linear"] | None = Field(
         default=None,
-        description="Which weight matrices get adapters: qv (query and value, the LoRA paper's and PEFT's default for LLaMA), "
+        description="Which weight matrices get adapters: qv (query and value: the LoRA paper's choice and PEFT's default for LLaMA), "
         "attention (q, k, v, o) or all-linear (attention and MLP, the QLoRA paper's choice). Default: qv for lora, all-linear for qlora.",
     )
     duration_hours: Annotated[Hours, HOURS_RANGE] | None = Field(default=None, description="Known wall-clock hours of one run on this cluster today (the baseline).")

@@ -96,14 +96,15 @@ def summary_rows(advice: Advice, d: Report, user_text: Callable[[str], str] = st
     cannot = _("cannot run")
     yes, no = _("yes"), _("no")
     n_runs = round(runs, 1)
-    rows = []
-    if d.method is not None and d.method.asked != "pretrain":
-        names = method_names()
-        rows.append((_("Method"), names[d.method.asked], method_text(d.method)))
-    rows += [
+    rows = [
         (_("Framework"), FRAMEWORKS[t.strategy], FRAMEWORKS[d.recommendation.strategy]),
         (_("GPUs"), f"{t.gpus:,} × {gpu}", f"{advice.gpus:,} × {gpu}"),
         (_("Fits in GPU memory"), yes if today_runs else no, yes if e.fits and e.batch_ok else no),
+    ]
+    if d.method is not None and d.method.asked != "pretrain":
+        # Fine-tunes only, fourth (the TUI's headline box shows the rows from the fourth on).
+        rows.append((_("Method"), method_names()[d.method.asked], method_text(d.method)))
+    rows += [
         (_("Time per run (today: measured)") if measured else _("Time per run"), t_time, e_time),
         (_("Cost per run"), money(t.cost, cur) if today_runs or measured else cannot, money(e.cost, cur)),
         (_("Per month (1 run)") if n_runs == 1 else _("Per month ({n} runs)", n=format_number(n_runs)),
@@ -501,6 +502,11 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None, convers
     add(_("- GPU-hours: {n}", n=f"{e.gpu_hours:,.0f}"))
     add(_("- Memory per GPU: {need} GB of {has} GB ({fits})", need=f"{e.memory_per_gpu_gb:,.1f}", has=f"{a.cluster.spec.memory_gb:g}",
           fits=_("fits") if e.fits else _("**does not fit**")))
+    m = d.method
+    if m is not None and m.frozen_base_gb_per_gpu is not None:
+        add(_("- Of which: frozen base {base} GB, adapters with gradients and optimizer states {adapters} GB, layers in flight {flight} GB, "
+              "activations {act} GB", base=f"{m.frozen_base_gb_per_gpu:,.1f}", adapters=f"{m.adapter_states_gb_per_gpu or 0:,.2f}",
+              flight=f"{m.layers_in_flight_gb_per_gpu or 0:,.1f}", act=f"{e.activations_gb_per_gpu:,.1f}"))
     add(_("- Exposed communication: {share} of step time", share=f"{e.communication_share:.0%}"))
     if e.tensor_parallel > 1 or e.pipeline_parallel > 1:
         add(_("- Layout: {layout}", layout=layout_text(e)))

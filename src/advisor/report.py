@@ -221,6 +221,9 @@ class MethodReport(_Part):
     lora_targets: str | None
     adapter_params: float | None = Field(description="Trainable adapter parameters.")
     frozen_base_gb: float | None = Field(description="The frozen base weights, GB (bf16 for LoRA, NF4 + double quantisation for QLoRA).")
+    frozen_base_gb_per_gpu: float | None = Field(description="The frozen base's share on one GPU in the plan (replicated or sharded).")
+    adapter_states_gb_per_gpu: float | None = Field(description="Adapters with their gradients and Adam states on one GPU, GB.")
+    layers_in_flight_gb_per_gpu: float | None = Field(description="Unsharded layers gathered for compute (FSDP / ZeRO-3), GB per GPU.")
     examples: float | None
     tokens_per_example: int | None
     epochs: float | None

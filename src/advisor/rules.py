@@ -696,7 +696,8 @@ def format_number(value: float) -> str:
     if abs(value) >= 100:
         return f"{value:,.0f}"
     if abs(value) >= 1:
-        return f"{value:.1f}"
+        # A value given with two decimals (a 1.25-day deadline, a 2.25 price) is shown as given, not rounded to 1.2.
+        return f"{value:.2f}".rstrip("0").rstrip(".") if round(value, 2) == value else f"{value:.1f}"
     return f"{value:.2g}"
 
 

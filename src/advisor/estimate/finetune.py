@@ -105,28 +105,36 @@ def frozen_base_bytes(w: Workload) -> float:
     return FROZEN_BF16_BYTES_PER_PARAM * w.params
 
 
-def peft_state_bytes(strategy: str, w: Workload, gpus: np.ndarray, tp: np.ndarray, pp: np.ndarray) -> np.ndarray:
-    """Per GPU: the frozen base (replicated, or sharded where the strategy shards parameters — FSDP / ZeRO-3 + LoRA, and
-    FSDP-QLoRA, answer.ai/posts/2024-03-06-fsdp-qlora) plus the adapters with their gradients and Adam states."""
-    n = gpus.astype(float)
+def peft_breakdown(strategy: str, w: Workload, gpus: np.ndarray, tp: np.ndarray | float = 1.0,
+                   pp: np.ndarray | float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(frozen base, adapters with gradients and Adam states, layers in flight) per GPU, bytes. The base is replicated,
+    or sharded where the strategy shards parameters — FSDP / ZeRO-3 + LoRA, and FSDP-QLoRA
+    (answer.ai/posts/2024-03-06-fsdp-qlora); ZeRO-1/2 shard only the adapters' optimizer states (and ZeRO-2 gradients)."""
+    n = np.asarray(gpus, dtype=float)
+    ones = np.ones_like(n)
     base = frozen_base_bytes(w)
-    adapters = ADAPTER_BYTES_PER_PARAM * w.adapter_params
-    ll = w.largest_layer
+    a = w.adapter_params
     sp = spec(strategy)
+    zeros = np.zeros_like(n)
     if sp.states == "replicated":
-        return np.full_like(n, base + adapters)
-    if sp.states in ("zero1",) or sp.deepspeed_stage == 2:
-        # ZeRO-1/2 shard only optimizer states (and ZeRO-2 gradients): the frozen base stays whole on every GPU.
-        return base + 4.0 * w.adapter_params + 12.0 * w.adapter_params / n
+        return base * ones, ADAPTER_BYTES_PER_PARAM * a * ones, zeros
+    if sp.states == "zero1" or sp.deepspeed_stage == 2:
+        return base * ones, 4.0 * a + 12.0 * a / n, zeros
     if sp.states == "megatron":
         from .layout import stage_factor
 
-        return (base + adapters) / (tp * pp) * stage_factor(w, pp)
-    if sp.offload:
-        # ZeRO-3 with parameters offloaded: two layers in flight on the GPU (DeepSpeed's 4 x largest layer).
-        return np.full_like(n, 4.0 * ll)
-    # FSDP / ZeRO-3: every state sharded, two unsharded layers in flight (the strategy's own convention).
-    return (base + adapters) / n + 4.0 * ll
+        share = stage_factor(w, pp) / (np.asarray(tp, dtype=float) * np.asarray(pp, dtype=float))
+        return base * share * ones, ADAPTER_BYTES_PER_PARAM * a * share * ones, zeros
+    in_flight = 4.0 * w.largest_layer * ones  # two unsharded layers in flight (DeepSpeed's 4 x largest layer)
+    if sp.offload:  # ZeRO-3 with parameters offloaded: base and adapter states in host memory
+        return zeros, zeros, in_flight
+    return base / n, ADAPTER_BYTES_PER_PARAM * a / n, in_flight
+
+
+def peft_state_bytes(strategy: str, w: Workload, gpus: np.ndarray, tp: np.ndarray, pp: np.ndarray) -> np.ndarray:
+    """Per GPU: the frozen base plus the adapters with their gradients and Adam states (peft_breakdown, summed)."""
+    base, adapters, in_flight = peft_breakdown(strategy, w, gpus, tp, pp)
+    return base + adapters + in_flight
 
 
 def peft_cpu_bytes_per_node(strategy: str, w: Workload, gpus: np.ndarray, gpus_per_node: int) -> np.ndarray:
