@@ -181,7 +181,7 @@ def test_numbers_read_as_people_write_them_with_the_answers_parser(base, rules, 
     ("what if we get 100 GPUs?", "cluster: gpus (100) spans several nodes but is not a multiple of gpus_per_node (8); use 96 or 104"),
     ("what if the price is ¥0?", "budget.price_per_gpu_hour: must be greater than zero"),
     ("what if the price is $3?", "price_per_gpu_hour is written in USD but currency is CNY"),
-    ("what if we use H100?", "cluster.gpu: unknown GPU 'H100'; did you mean"),
+    ("what if we use MI3?", "cluster.gpu: unknown GPU 'MI3'; did you mean"),  # H100 now resolves (issue 24's aliases)
     ("why not 12 GPUs?", "cluster: gpus (12) spans several nodes"),
 ])
 def test_an_out_of_range_value_gets_the_answers_own_one_line_error(base, rules, question, error):

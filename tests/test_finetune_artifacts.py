@@ -46,16 +46,23 @@ def test_pretraining_gets_no_fine_tune_files(rules):
     advice = advise(answers_from_mapping({"model": {"params": "7B"}, "training": {"tokens": "1T"},
                                           "cluster": {"gpu": "a100-80gb", "gpus": 64}, "budget": {"price_per_gpu_hour": 2}}), rules)
     assert finetune_files(advice) == []
-    assert not {a.name for a in build_artifacts(advice)} & {"peft_lora_config.json", "accelerate_finetune.yaml", "ds_finetune_config.json"}
+    assert not {a.name for a in build_artifacts(advice)} & {"peft_lora_config.json", "accelerate_finetune.yaml"}
 
 
 def test_the_70b_job_is_launched_as_lora_on_zero3_with_its_files(rules):
     advice = _advice(rules, "70b-finetune-8xa100")
     assert advice.method == "lora" and advice.asked_method == "finetune"
-    names = {a.name for a in build_artifacts(advice)}
+    files = {a.name: a.text for a in build_artifacts(advice)}
+    names = set(files)
     assert {"peft_lora_config.json", "accelerate_finetune.yaml"} <= names
+    assert "accelerate_fsdp.yaml" not in names, "one accelerate config a run (the fine-tune's)"
     if advice.strategy.startswith("deepspeed"):
-        assert "ds_finetune_config.json" in names
+        # One DeepSpeed config: the fine-tune's, under the name launch.sh and accelerate both point at.
+        assert json.loads(files["ds_config.json"]) == deepspeed_finetune_config(advice)
+        assert yaml.safe_load(files["accelerate_finetune.yaml"])["deepspeed_config"]["deepspeed_config_file"] == "ds_config.json"
+    d = advice.report().deployment
+    acc = yaml.safe_load(files["accelerate_finetune.yaml"])
+    assert acc["num_machines"] == d.nodes and acc["num_processes"] == d.gpus, "the plan's nodes, not today's"
 
 
 def test_adapter_settings_are_what_was_priced(rules):

@@ -332,3 +332,14 @@ def test_an_existing_launch_directory_keeps_its_old_set_when_a_write_fails(tmp_p
         artifacts.write_artifacts(advice, d, force=True)
     assert all(p.read_text() == "old " + p.name for p in written)
     assert sorted(p.name for p in d.iterdir()) == sorted(p.name for p in written)  # no staging left behind
+
+
+def test_max_gpus_below_todays_count_is_one_line_naming_the_field(tmp_path, capsys):
+    """Issue 22: a ceiling under today's count cannot be searched; it was accepted silently."""
+    from advisor.cli import main
+
+    f = tmp_path / "a.yaml"
+    f.write_text("model: {params: 7B}\ntraining: {tokens: 1T}\ncluster: {gpu: a100-80gb, gpus: 64, max_gpus: 32}\nbudget: {price_per_gpu_hour: 2}\n")
+    assert main(["advise", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "max_gpus" in err and "cluster" in err, err

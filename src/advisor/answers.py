@@ -393,6 +393,9 @@ class ClusterSection(_Section):
 
     @model_validator(mode="after")
     def _shape(self) -> ClusterSection:
+        if self.max_gpus is not None and self.max_gpus < self.gpus:
+            raise ValueError(_("max_gpus ({most}) is below gpus ({gpus}), today's count; give at least {gpus}", most=self.max_gpus,
+                               gpus=self.gpus))
         if self.gpus > self.gpus_per_node and self.gpus % self.gpus_per_node:
             raise ValueError(
                 f"gpus ({self.gpus}) spans several nodes but is not a multiple of gpus_per_node ({self.gpus_per_node}); "

@@ -138,8 +138,9 @@ def megatron_args(d: Deployment) -> list[str]:
 def launch_command(d: Deployment) -> str:
     if d.launcher == "horovodrun":
         return f"horovodrun -np {d.gpus} -H $HOROVOD_HOSTS python train.py"
+    # Defaults for the variables Slurm sets, so launch.sh also runs by hand on one node (set -u refuses unset ones).
     run = (f"torchrun --nnodes={d.nodes} --nproc-per-node={d.gpus_per_node} --rdzv-backend=c10d "
-           "--rdzv-endpoint=$MASTER_ADDR:29500 --rdzv-id=$SLURM_JOB_ID")
+           "--rdzv-endpoint=${MASTER_ADDR:-localhost}:29500 --rdzv-id=${SLURM_JOB_ID:-advisor}")
     if d.launcher == "deepspeed":
         moe = (f"  # DeepSpeed-MoE: deepspeed.moe.layer.MoE(num_experts={d.experts}, ep_size={d.expert_parallel}, k={d.experts_per_token}) "
                "in the model" if d.expert_parallel > 1 else "")
@@ -190,7 +191,11 @@ def build_artifacts(advice: Advice) -> list[Artifact]:
 
 
 def artifacts_for(report: Report, extra: list[Artifact] | None = None) -> list[Artifact]:
+    """The launch files of a report; ``extra`` (the fine-tune files) replace a file of the same name, and a fine-tune's
+    accelerate config replaces the pre-training one, so each run has one config of each kind."""
     d = report.deployment
+    extra = list(extra or ())
+    replaced = {a.name for a in extra} | ({"accelerate_fsdp.yaml"} if any(a.name == "accelerate_finetune.yaml" for a in extra) else set())
     out: list[Artifact] = []
     if d.launcher == "deepspeed":
         out.append(Artifact("ds_config.json", f"DeepSpeed config: ZeRO stage, precision, batch layout for {d.strategy}",
@@ -202,7 +207,10 @@ def artifacts_for(report: Report, extra: list[Artifact] | None = None) -> list[A
     out.append(Artifact("launch.sh", "the launch command (horovodrun for Horovod, torchrun otherwise)",
                         "#!/bin/bash\nset -euo pipefail\n" + launch + "\n"))
     out.append(Artifact("job.sbatch", f"Slurm job for {d.nodes} node(s) x {d.gpus_per_node} GPUs", sbatch_script(d, launch)))
-    out.extend(extra or ())
+    out = [a for a in out if a.name not in replaced]
+    first = {a.name for a in out}
+    out[:0] = [a for a in extra if a.name in {"ds_config.json"} and a.name not in first]
+    out.extend(a for a in extra if a.name != "ds_config.json")
     out.append(Artifact("README.md", "what each file is and what to check first", _readme(report, out)))
     return out
 

@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 
 from .advice import Advice
+from .deployment import deployment
 from .estimate.finetune import DEFAULT_ALPHA, PEFT_METHODS, TARGET_MODULES
 from .strategies import spec
 
@@ -91,7 +92,7 @@ def deepspeed_finetune_config(advice: Advice) -> dict[str, Any] | None:
 
 def accelerate_finetune_config(advice: Advice) -> dict[str, Any] | None:
     """accelerate's config file for the fine-tune: FSDP (LoRA on a sharded base, FSDP-QLoRA), DeepSpeed (pointing at
-    ds_finetune_config.json), or plain multi-GPU data parallelism. None for pre-training and Megatron/Horovod plans."""
+    ds_config.json), or plain multi-GPU data parallelism. None for pre-training and Megatron/Horovod plans."""
     if _method(advice) == "pretrain":
         return None
     a, sp = advice.answers, spec(advice.strategy)
@@ -99,7 +100,7 @@ def accelerate_finetune_config(advice: Advice) -> dict[str, Any] | None:
     base: dict[str, Any] = {
         "compute_environment": "LOCAL_MACHINE",
         "mixed_precision": "no" if a.training.precision == "fp32" else a.training.precision,
-        "num_machines": a.cluster.nodes,
+        "num_machines": deployment(advice.evaluation, advice.strategy).nodes,  # the plan's nodes, never today's
         "num_processes": advice.gpus,
         "machine_rank": 0,
         "main_process_ip": "MASTER_ADDR",
@@ -123,7 +124,7 @@ def accelerate_finetune_config(advice: Advice) -> dict[str, Any] | None:
         }}
     if sp.launcher == "deepspeed":
         return {**base, "distributed_type": "DEEPSPEED", "deepspeed_config": {
-            "deepspeed_config_file": "ds_finetune_config.json",
+            "deepspeed_config_file": "ds_config.json",
             "zero3_init_flag": sp.deepspeed_stage == 3,
         }}
     if sp.launcher == "torchrun":
@@ -143,7 +144,8 @@ def finetune_files(advice: Advice) -> list[tuple[str, str, str]]:
                     json.dumps(bnb, indent=2) + "\n"))
     ds = deepspeed_finetune_config(advice)
     if ds is not None:
-        out.append(("ds_finetune_config.json", "DeepSpeed config for the fine-tune (ZeRO stage, batch layout)", json.dumps(ds, indent=2) + "\n"))
+        # The one DeepSpeed config of the run: it replaces the pre-training ds_config.json that launch.sh points at.
+        out.append(("ds_config.json", "DeepSpeed config for the fine-tune (ZeRO stage, batch layout)", json.dumps(ds, indent=2) + "\n"))
     acc = accelerate_finetune_config(advice)
     if acc is not None:
         out.append(("accelerate_finetune.yaml", "accelerate config for the fine-tune (accelerate launch --config_file ...)",

@@ -110,4 +110,5 @@ def model_fields(cfg: dict[str, Any], path: str = "config.json") -> dict[str, An
         active_moe = attention + top_k * 3 * h * expert_ffn + h * experts + shared + norms
         out["active_params"] = float(dense_layers * per_dense + moe_layers * active_moe + embeddings)
         out["experts_per_token"] = top_k
+        out["experts"] = experts  # what expert parallelism splits (EP must divide it)
     return out
