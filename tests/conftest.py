@@ -22,6 +22,24 @@ MINIMAL: dict[str, Any] = {
 }
 
 
+HEAVY = (
+    "test_any_answers_file_gives_advice_or_one_clean_line",  # 2,000 random answer files
+    "test_any_rule_pack_is_checked_or_refused_in_one_line",  # 1,000 random rule packs
+    "test_any_answers_file_renders_text_and_memo_in_both_languages",
+    "test_a_ten_thousand_rule_pack_loads",
+)
+"""The longest tests, ~30-45 s of CPU each: they run first, so that under pytest-xdist each worker starts on one while
+the others share out the many short ones, instead of one worker finishing them alone at the end (issue 19)."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def weight(item: pytest.Item) -> int:
+        name = getattr(item, "originalname", item.name)
+        return HEAVY.index(name) if name in HEAVY else len(HEAVY)
+
+    items.sort(key=weight)  # longest first, in HEAVY's order; stable: the rest as collected
+
+
 @pytest.fixture(scope="session")
 def rules() -> RuleSet:
     return load_rules()

@@ -7,6 +7,7 @@ starts fast. Every expected failure is an AdvisorError rendered as one stderr li
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import signal
@@ -29,7 +30,10 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"advisor: {message} (see '{self.prog} --help')\n")
 
 
+@functools.cache
 def _parser() -> argparse.ArgumentParser:
+    """Built once per process: building it costs ~10 ms (argparse looks up a gettext catalog for every help string), as
+    much as the rest of a cached `advise`; parse_args does not change it (append defaults are copied)."""
     p = _Parser(prog="advisor", description="Rule-based distributed-training advisor. With no command, opens the guided Q&A.")
     p.add_argument("--version", action="version", version=f"advisor {__version__}")
     p.add_argument("--debug", action="store_true", help="print the full traceback of an internal error, for a bug report (also: ADVISOR_DEBUG=1)")

@@ -199,14 +199,38 @@ def load_rules(extra_dirs: list[Path] | None = None, problems: Problems | None =
     return RuleSet(rules=list(by_id.values()), default=default, files=files)
 
 
+_SHIPPED_PACKS: dict[tuple[str, int, int, int], tuple[list[Rule], DefaultOutcome | None]] = {}
+"""The shipped packs, parsed once per process (keyed by path, size, mtime and inode): a program that advises many
+times — the TUI's live estimate, a sweep, a test suite — no longer re-reads and re-validates the same ~100 rules each
+time (about half the cost of one `advise`). User packs are always read afresh: they may change between two calls."""
+
+
 def load_pack(path: Path, problems: Problems) -> tuple[list[Rule], DefaultOutcome | None]:
     name = str(path)
+    key = _shipped_key(path)
+    if key is not None and key in _SHIPPED_PACKS:
+        rules, default = _SHIPPED_PACKS[key]
+        return list(rules), default
+    before = len(problems.items)
     try:
         _name, data = load_mapping(path)
     except AdvisorError as exc:
         problems.add(exc.msg)
         return [], None
-    return parse_pack(data, name, problems)
+    rules, default = parse_pack(data, name, problems)
+    if key is not None and len(problems.items) == before:
+        _SHIPPED_PACKS[key] = (list(rules), default)
+    return rules, default
+
+
+def _shipped_key(path: Path) -> tuple[str, int, int, int] | None:
+    try:
+        if path.parent.resolve() != shipped_rules_dir().resolve():
+            return None
+        st = path.stat()
+    except OSError:
+        return None
+    return (str(path), st.st_size, st.st_mtime_ns, st.st_ino)
 
 
 def parse_pack(data: dict[str, Any], name: str, problems: Problems) -> tuple[list[Rule], DefaultOutcome | None]:
