@@ -220,7 +220,11 @@ class TrainingSection(_Section):
         "setup completes back to back in 30 days (a cluster kept busy); where today's setup cannot run, the fastest option "
         "that can on today's GPUs.",
     )
-    precision: Literal["bf16", "fp16", "fp32"] = Field(default="bf16", description="Training precision: bf16 (default), fp16 or fp32.")
+    precision: Literal["bf16", "fp16", "fp32", "fp8"] = Field(
+        default="bf16",
+        description="Training precision: bf16 (default), fp16, fp32, or fp8 (FP8 matrix multiplications over bf16 weights, e.g. "
+        "torchao Float8 or Transformer Engine; Hopper, Ada and Blackwell GPUs only).",
+    )
     global_batch_tokens: Quantity | None = Field(
         default=None,
         description="Tokens per optimizer step, kept as given (rounded to whole sequences). Default: grows with the model as "
@@ -396,6 +400,10 @@ class Answers(_Section):
     def _tokens_or_duration(self) -> Answers:
         if self.training.tokens is None and self.training.baseline_hours is None:
             raise ValueError(_("training: give tokens (e.g. 1T) or a known duration_hours / duration_days"))
+        if self.training.precision == "fp8" and not self.cluster.spec.has_fp8:
+            raise ValueError(_("training.precision: fp8 needs FP8 tensor cores (Hopper, Ada or Blackwell: H100, H800, H200, H20, "
+                               "L4, L40S, B200...); the {gpu} ({generation}) has none: use bf16",
+                               gpu=self.cluster.spec.name, generation=self.cluster.spec.generation))
         return self
 
 

@@ -58,7 +58,7 @@ def deepspeed_config(advice: Advice) -> dict:
         "steps_per_print": 100,
         "wall_clock_breakdown": False,
     }
-    if a.training.precision == "bf16":
+    if a.training.precision in ("bf16", "fp8"):  # FP8 matmuls (Transformer Engine) run over bf16 weights
         cfg["bf16"] = {"enabled": True}
     elif a.training.precision == "fp16":
         cfg["fp16"] = {"enabled": True, "loss_scale": 0, "initial_scale_power": 16}
@@ -121,6 +121,8 @@ def launch_command(advice: Advice) -> str:
         if b["tensor_parallel"] > 1:
             flags.append("--sequence-parallel")
         flags.append("--bf16" if a.training.precision == "bf16" else ("--fp16" if a.training.precision == "fp16" else ""))
+        if a.training.precision == "fp8":  # Megatron-LM arguments.py: --fp8-format {e4m3,hybrid} over --bf16
+            flags.append("--bf16 --fp8-format hybrid")
         return f"{run} pretrain_gpt.py " + " ".join(f for f in flags if f)
     return f"{run} train.py  # {'wrap the model in FullyShardedDataParallel' if s == 'fsdp' else 'wrap the model in DistributedDataParallel'}"
 

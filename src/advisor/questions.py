@@ -121,7 +121,8 @@ def steps() -> tuple[Step, ...]:
               Field("model.seq_len", _("Sequence length (tokens)"), "text", _("e.g. 2048"), optional=True, number="int"),
               Field("training.global_batch_tokens", _("Global batch (tokens per step)"), "text", _("e.g. 4M"), optional=True),
               Field("training.precision", _("Precision"), "choice",
-                    choices=(Choice("bf16", _("bf16 (default)")), Choice("fp16", "fp16"), Choice("fp32", "fp32"))))),
+                    choices=(Choice("bf16", _("bf16 (default)")), Choice("fp16", "fp16"), Choice("fp32", "fp32"),
+                             Choice("fp8", _("fp8 (Hopper, Ada, Blackwell)")))))),
     )
 
 

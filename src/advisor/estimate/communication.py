@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..strategies import spec
+from .workload import FP8_ALLGATHER_BYTES
 from .workload import CPU_ADAM_BYTES_PER_PARAM, HOST_MEMORY_BW, Hardware, OVERLAP_BACKWARD, Workload
 
 
@@ -91,7 +92,8 @@ def communication_plan(
         plan.append(_group_collective("gradient reduce-scatter (every micro-batch)", "reduce-scatter", grads, micro, n, local_all, hw, "backward"))
         plan.append(_group_collective("parameter all-gather", "all-gather", 2.0 * w.params, 1.0, n, local_all, hw, "backward"))
     elif sp.gradient_sync == "sharded-params":
-        params16 = 2.0 * w.params
+        # FSDP2 under FP8 gathers the weights as float8 (torchtitan's enable_fsdp_float8_all_gather); DeepSpeed does not.
+        params16 = (FP8_ALLGATHER_BYTES if w.fp8 and sp.states == "fsdp" else 2.0) * w.params
         plan.append(_group_collective("parameter all-gather (forward and backward)", "all-gather", params16, 2.0 * micro, n, local_all, hw, "compute"))
         plan.append(_group_collective("gradient reduce-scatter", "reduce-scatter", grads, micro, n, local_all, hw, "compute"))
         if sp.offload:

@@ -14,6 +14,7 @@ from ..vocabulary import PARTIAL_RECOMPUTE_NAMES
 from .communication import Collective, communication_plan, exposed_communication
 from .layout import MEMORY_HEADROOM, _layouts, interleave_memory_factor, stage_factor
 from .memory import activation_bytes, cpu_bytes_per_node, model_state_bytes
+from .workload import FP8_SPEEDUP
 from .workload import CUDA_OVERHEAD_BYTES, FULL_RECOMPUTE_FLOPS, GB, Hardware, MICRO_BATCH_CHOICES, SELECTIVE_RECOMPUTE_FLOPS, Workload, hardware_from, interruption_overhead, workload_from
 
 
@@ -151,6 +152,8 @@ def _evaluate(strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.nd
     accumulation = np.maximum(1.0, np.ceil(share / mb))
     rf = np.where(code < 0, 1.0, (1.0 - full_share) * SELECTIVE_RECOMPUTE_FLOPS + full_share * FULL_RECOMPUTE_FLOPS)
     work = w.flops_per_token * share * w.seq_len * rf / (tp * pp * cp) * (stage_factor(w, pp) if sp else 1.0)
+    if w.fp8:
+        work = work / FP8_SPEEDUP  # torchtitan's measured Float8 gain over bf16 (workload.FP8_SPEEDUP)
     band = mfu_band(hw.spec.generation)
     # The band is hardware FLOPs utilisation at hidden 4,096: recomputation is charged once, in ``work``; wider layers
     # run their matrix multiplications more efficiently (hidden_scaling in data/efficiency.yaml).

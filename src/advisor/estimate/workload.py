@@ -113,6 +113,17 @@ ATTENTION_FLOPS_PER_LAYER_TOKEN = 12.0
 """Attention-score FLOPs per token per layer, as a multiple of seq_len x hidden: forward 4·b·s²·h per layer
 (llm-analysis analysis.py) is 4·s·h per token, and backward doubles it (x3 in all)."""
 
+FP8_SPEEDUP = 8532.0 / 6667.0
+"""FP8 training's throughput over bf16, both with torch.compile: torchtitan docs/performance.md Table 1, Llama 3.1 8B on
+8 H100 with FSDP: 6,667 tokens/s/GPU (bf16 + compile) to 8,532 (+ Float8, tensorwise dynamic scaling) = 1.28. Applied
+to compute only; weights, gradients and optimizer states stay in bf16/fp32 (torchtitan docs/float8.md: Float8Linear
+casts high-precision weights to float8 for each matmul), so model-state memory does not change."""
+
+FP8_ALLGATHER_BYTES = 1.0
+"""Bytes per parameter of FSDP's weight all-gather under FP8: torchtitan docs/float8.md,
+--float8.enable_fsdp_float8_all_gather 'cast Float8Linear.weight ... to float8 before FSDP all-gather ... to save
+bandwidth' (1 byte instead of bf16's 2)."""
+
 OVERLAP_BACKWARD = 2.0 / 3.0
 """Gradient reduction can hide behind the backward pass only: 4PD of the 6PD (Transformer Math 101)."""
 
@@ -166,6 +177,8 @@ class Workload:
     recompute: str
     moe_top_k: int = 1
     batch_source: str = "given"
+    fp8: bool = False
+    """FP8 matrix multiplications (training.precision: fp8): compute / FP8_SPEEDUP, FSDP gathers weights in 1 byte."""
 
     @property
     def is_moe(self) -> bool:
@@ -288,6 +301,7 @@ def workload_from(answers: Answers) -> Workload:
         recompute=t.activation_recompute,
         moe_top_k=m.experts_per_token,
         batch_source=batch_source,
+        fp8=t.precision == "fp8",
     )
 
 
