@@ -200,3 +200,37 @@ def test_fp8_launch_files_keep_bf16_underneath(rules):
     advice = advise(answers_from_mapping(with_(MINIMAL, training={"precision": "fp8"}, cluster={"gpu": "h100", "gpus": 8})), rules)
     assert accelerate_fsdp_config(advice)["mixed_precision"] == "fp8"
     assert deepspeed_config(advice)["bf16"] == {"enabled": True}
+
+
+# ---- a measured smoke test refits the efficiency
+
+
+@pytest.mark.parametrize("measure", [{"tokens_per_sec": 50_000}, {"step_seconds": 30.0}])
+def test_a_measured_step_refits_the_efficiency_and_the_plan_follows(measure):
+    base = {"model": {"params": "7B"}, "training": {"tokens": "1T"}, "cluster": {"gpu": "h100", "gpus": 64}}
+    before, _ = _estimate(**base)
+    after, ctx = _estimate(**{**base, "training": {"tokens": "1T", "measured": {**measure, "gpus": 8, "strategy": "fsdp"}}})
+    m = ctx["measured"]
+    target = measure.get("tokens_per_sec") or ctx["workload"].global_batch_tokens / measure["step_seconds"]
+    assert m["tokens_per_sec_after"] == pytest.approx(target, rel=0.002)  # the refitted model runs as measured
+    assert m["tokens_per_sec_before"] != pytest.approx(target, rel=0.05)  # ... and did not before
+    slower = m["tokens_per_sec_measured"] < m["tokens_per_sec_before"]
+    assert (float(after["fsdp"].hours["mid"][0]) > float(before["fsdp"].hours["mid"][0])) == slower
+
+
+def test_the_memo_shows_the_estimate_before_and_after_the_measurement(rules):
+    from advisor.advice import advise
+    from advisor.render import to_markdown
+
+    a = answers_from_mapping(with_(MINIMAL, training={"measured": {"tokens_per_sec": 60000, "gpus": 8, "strategy": "fsdp"}},
+                                   cluster={"gpu": "h100"}))
+    memo = to_markdown(advise(a, rules))
+    assert "Calibrated to the measured step: fsdp on 8 GPUs ran 60,000 tokens/s where the estimate said" in memo
+    assert "now 60,000 tokens/s" in memo
+
+
+def test_a_measurement_needs_exactly_one_figure():
+    with pytest.raises(AnswerError, match="training.measured: give tokens_per_sec or step_seconds"):
+        answers_from_mapping(with_(MINIMAL, training={"measured": {"gpus": 8}}), name="a.yaml")
+    with pytest.raises(AnswerError, match="training.measured"):
+        answers_from_mapping(with_(MINIMAL, training={"measured": {"gpus": 8, "tokens_per_sec": 1, "step_seconds": 2}}))

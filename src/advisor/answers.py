@@ -206,6 +206,21 @@ class ModelSection(_Section):
         return self
 
 
+class MeasuredSection(_Section):
+    """A short smoke test the team has run: the estimate refits its efficiency to it."""
+
+    tokens_per_sec: PositiveNumber | None = Field(default=None, description="Measured throughput of the whole job, tokens/s (all GPUs together).")
+    step_seconds: PositiveNumber | None = Field(default=None, description="Measured seconds per optimizer step (at the answers' global batch).")
+    gpus: Count = Field(description="GPUs the measurement ran on.")
+    strategy: Strategy | None = Field(default=None, description="Strategy it ran with; default: training.current_strategy.")
+
+    @model_validator(mode="after")
+    def _one_measure(self) -> MeasuredSection:
+        if (self.tokens_per_sec is None) == (self.step_seconds is None):
+            raise ValueError(_("give tokens_per_sec or step_seconds (one of them)"))
+        return self
+
+
 class TrainingSection(_Section):
     """How much training, and how it is run."""
 
@@ -231,6 +246,11 @@ class TrainingSection(_Section):
         "published runs do — 1M below 5B (Megatron-LM 2021), 4M up to 200B (LLaMA, Llama 2), 16M above (Llama 3 405B).",
     )
     micro_batch_size: Count | None = Field(default=None, description="Sequences per GPU per forward pass; default: the largest that fits. Gradient accumulation makes up the rest of the batch.")
+    measured: MeasuredSection | None = Field(
+        default=None,
+        description="A measured smoke test: {tokens_per_sec or step_seconds, gpus, strategy}. The estimate refits its efficiency "
+        "so that plan runs as measured, and the memo shows the estimate before and after.",
+    )
     activation_recompute: Literal["auto", "none", "selective", "full"] = Field(
         default="auto", description="Activation recomputation: auto (least that fits), none, selective (FlashAttention-style) or full."
     )

@@ -223,6 +223,8 @@ class Hardware:
     intra_link: str
     data_tokens_per_sec: float | None = None
     """The data loader's measured throughput, if given: no step is faster than it can feed the batch."""
+    efficiency_scale: float = 1.0
+    """Multiplies the efficiency band: 1 by default, refitted to training.measured (model.estimate_all)."""
 
     @property
     def inter_bw_per_gpu(self) -> float:
