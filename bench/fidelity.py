@@ -182,7 +182,7 @@ def _recompute_of(run: dict[str, Any]) -> tuple[str, bool]:
 
 
 def benchmark_rows(runs: list[dict[str, Any]], shapes: dict[str, Any] | None = None) -> list[tuple]:
-    """(name, strategy, GPUs, recompute, hidden, published, modelled) for every throughput benchmark: modelled is
+    """(name, strategy, GPUs, recompute, hidden, published, modelled, usable) for every throughput benchmark: modelled is
     useful-FLOPs MFU, or hardware FLOPs (x the recomputation) where the published figure counts recomputation."""
     rows = []
     for run in runs:
@@ -223,7 +223,7 @@ def benchmark_rows(runs: list[dict[str, Any]], shapes: dict[str, Any] | None = N
         chosen = str(e.recompute[0])
         if counts_recompute:
             modelled *= RECOMPUTE_FLOPS.get(chosen, 1.0)
-        rows.append((run["name"], strategy, gpus, chosen, w.shape.hidden, float(published), modelled))
+        rows.append((run["name"], strategy, gpus, chosen, w.shape.hidden, float(published), modelled, bool(e.usable[0])))
     return rows
 
 
@@ -234,14 +234,17 @@ def benchmarks(runs: list[dict[str, Any]], shapes: dict[str, Any] | None = None)
     print("\n2. Throughput benchmarks: published vs modelled MFU at the benchmark's own GPU count (HFU where the published "
           "figure counts recomputation)\n")
     print(f"{'benchmark':<52} {'strategy':<16} {'GPUs':>6} {'recompute':<10} {'hidden':>6} {'published':>9} {'modelled':>9} {'ratio':>6}")
-    ratios = []
-    for name, strategy, gpus, recompute, hidden, published, modelled in benchmark_rows(runs, shapes):
+    ratios, unusable = [], []
+    for name, strategy, gpus, recompute, hidden, published, modelled, usable in benchmark_rows(runs, shapes):
         ratios.append(modelled / published)
+        if not usable:
+            unusable.append(name)
         print(f"{name[:52]:<52} {strategy:<16} {gpus:>6,} {recompute:<10} {hidden:>6,} {published:>9.2f} {modelled:>9.2f} {modelled / published:>6.2f}")
     if ratios:
         inside = sum(0.75 <= r <= 1.33 for r in ratios)
         print(f"\nmodelled / published: median {statistics.median(ratios):.2f} (target 0.9-1.1), range {min(ratios):.2f}-{max(ratios):.2f}, "
               f"{inside} of {len(ratios)} within 0.75-1.33")
+        print(f"published working configurations judged not to fit or not to feed their ranks: {', '.join(unusable) or 'none'}")
     return ratios
 
 

@@ -173,19 +173,20 @@ def test_one_interruption_is_singular_and_a_small_overhead_never_reads_zero(rule
 
 
 def test_out_of_reach_and_over_budget_the_summary_says_the_budget_chose(rules):
-    """70B on 8 H100s, 7-day deadline, 18,000 USD run budget: the fastest option (FSDP on 32 GPUs) costs more than the
+    """70B on 8 H100s, 7-day deadline, 19,000 USD run budget: the fastest option (FSDP on 32 GPUs) costs more than the
     budget, so the plan is the fastest within it — and 'How it was chosen' must say so, not 'the fastest option'.
-    (The budget was 20,000 until issue 24's efficiency model priced the fastest option at 19,600.)"""
+    (The budget was 20,000 until issue 24's efficiency model priced the fastest option at 19,600, then 18,000 until FSDP's exposed first
+    all-gather priced the cheapest at 18,038: the budget sits between the cheapest and the fastest.)"""
     from advisor.render import to_text
 
     a = answers_from_mapping({"model": {"params": "70B"}, "training": {"tokens": "20B", "deadline_days": 7},
-                              "cluster": {"gpu": "h100-sxm", "gpus": 8}, "budget": {"price_per_gpu_hour": 3, "limit": 18000}})
+                              "cluster": {"gpu": "h100-sxm", "gpus": 8}, "budget": {"price_per_gpu_hour": 3, "limit": 19000}})
     advice = advise(a, rules)
     fastest = advice.plan.fastest
-    assert fastest is not None and fastest.cost > 18000 and advice.plan.chosen.cost <= 18000
+    assert fastest is not None and fastest.cost > 19000 and advice.plan.chosen.cost <= 19000
     text = to_text(advice)
     assert "so the fastest option within the budget is shown" in text
-    assert f"takes {fastest.hours / 24:.1f} days for" in text
+    assert f"{fastest.hours / 24:.1f} days for" in text  # the fastest option, said once (what it takes: a later date)
 
 
 def test_why_holds_only_reasons_for_the_choice(rules):

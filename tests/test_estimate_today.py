@@ -164,3 +164,78 @@ def test_the_cli_reads_a_config_and_a_missing_one_exits_2(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "advisor", "advise", str(answers)], capture_output=True, text=True)
     assert bad.returncode == 2 and "model.config" in bad.stderr and "nowhere/config.json" in bad.stderr
     assert "Traceback" not in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+
+
+# ---- FP8 on the GPUs that have it
+
+
+def test_fp8_is_refused_on_a_gpu_without_fp8_tensor_cores():
+    with pytest.raises(AnswerError) as err:
+        answers_from_mapping(with_(MINIMAL, training={"precision": "fp8"}, cluster={"gpu": "a100-80gb"}), name="a.yaml")
+    assert "training.precision: fp8 needs FP8 tensor cores" in str(err.value) and "A100" in str(err.value)
+
+
+@pytest.mark.parametrize("gpu", ["h100", "h800", "h200", "h20", "b200", "gb200", "l4", "l40s"])
+def test_fp8_is_accepted_where_the_gpu_has_it(gpu):
+    assert answers_from_mapping(with_(MINIMAL, training={"precision": "fp8"}, cluster={"gpu": gpu})).training.precision == "fp8"
+
+
+def test_fp8_runs_torchtitans_28_percent_faster_in_the_same_memory_and_gathers_weights_in_one_byte():
+    bf16, _ = _estimate(model={"params": "8B"}, training={"micro_batch_size": 1, "activation_recompute": "none"}, cluster={"gpu": "h100", "gpus": 8})
+    fp8, _ = _estimate(model={"params": "8B"}, training={"precision": "fp8", "micro_batch_size": 1, "activation_recompute": "none"},
+                       cluster={"gpu": "h100", "gpus": 8})
+    b, f = bf16["fsdp"], fp8["fsdp"]
+    assert float(b.compute_s[0] / f.compute_s[0]) == pytest.approx(8532 / 6667)
+    assert float(f.memory[0]) == pytest.approx(float(b.memory[0]))
+    gather = {c.name: c for c in f.collectives}["parameter all-gather (forward and backward)"]
+    assert float(gather.payload[0]) == pytest.approx(8e9)  # 1 byte per parameter (bf16: 2)
+    zero3 = {c.name: c for c in fp8["deepspeed-zero3"].collectives}["parameter all-gather (forward and backward)"]
+    assert float(zero3.payload[0]) == pytest.approx(16e9)  # DeepSpeed gathers bf16 weights
+
+
+def test_fp8_launch_files_keep_bf16_underneath(rules):
+    from advisor.advice import advise
+    from advisor.artifacts import accelerate_fsdp_config, deepspeed_config
+
+    from advisor.artifacts import megatron_args
+    from advisor.deployment import deployment
+
+    advice = advise(answers_from_mapping(with_(MINIMAL, training={"precision": "fp8"}, cluster={"gpu": "h100", "gpus": 8})), rules)
+    assert accelerate_fsdp_config(deployment(advice.evaluation, "fsdp"))["mixed_precision"] == "fp8"
+    assert deepspeed_config(deployment(advice.evaluation, "deepspeed-zero3"))["bf16"] == {"enabled": True}
+    flags = megatron_args(deployment(advice.evaluation, "megatron-3d"))
+    assert "--bf16" in flags and "--fp8-format hybrid" in flags
+
+
+# ---- a measured smoke test refits the efficiency
+
+
+@pytest.mark.parametrize("measure", [{"tokens_per_sec": 50_000}, {"step_seconds": 30.0}])
+def test_a_measured_step_refits_the_efficiency_and_the_plan_follows(measure):
+    base = {"model": {"params": "7B"}, "training": {"tokens": "1T"}, "cluster": {"gpu": "h100", "gpus": 64}}
+    before, _ = _estimate(**base)
+    after, ctx = _estimate(**{**base, "training": {"tokens": "1T", "measured": {**measure, "gpus": 8, "strategy": "fsdp"}}})
+    m = ctx["measured"]
+    target = measure.get("tokens_per_sec") or ctx["workload"].global_batch_tokens / measure["step_seconds"]
+    assert m["tokens_per_sec_after"] == pytest.approx(target, rel=0.002)  # the refitted model runs as measured
+    assert m["tokens_per_sec_before"] != pytest.approx(target, rel=0.05)  # ... and did not before
+    slower = m["tokens_per_sec_measured"] < m["tokens_per_sec_before"]
+    assert (float(after["fsdp"].hours["mid"][0]) > float(before["fsdp"].hours["mid"][0])) == slower
+
+
+def test_the_memo_shows_the_estimate_before_and_after_the_measurement(rules):
+    from advisor.advice import advise
+    from advisor.render import to_markdown
+
+    a = answers_from_mapping(with_(MINIMAL, training={"measured": {"tokens_per_sec": 60000, "gpus": 8, "strategy": "fsdp"}},
+                                   cluster={"gpu": "h100"}))
+    memo = to_markdown(advise(a, rules))
+    assert "Calibrated to the measured step: fsdp on 8 GPUs ran 60,000 tokens/s where the estimate said" in memo
+    assert "now 60,000 tokens/s" in memo
+
+
+def test_a_measurement_needs_exactly_one_figure():
+    with pytest.raises(AnswerError, match="training.measured: give tokens_per_sec or step_seconds"):
+        answers_from_mapping(with_(MINIMAL, training={"measured": {"gpus": 8}}), name="a.yaml")
+    with pytest.raises(AnswerError, match="training.measured"):
+        answers_from_mapping(with_(MINIMAL, training={"measured": {"gpus": 8, "tokens_per_sec": 1, "step_seconds": 2}}))

@@ -448,6 +448,13 @@ def assumptions(ev: Evaluation) -> list[str]:
     shape = ev.context["workload"].shape
     out.append(_("Model shape: {layers} layers, hidden {hidden}, {heads} heads ({source}).", layers=shape.layers, hidden=shape.hidden,
                  heads=shape.heads, source=shape.source))
+    measured = ev.context.get("measured")
+    if measured:
+        out.append(_("Calibrated to the measured step: {strategy} on {gpus} GPUs ran {measured} tokens/s where the estimate said "
+                     "{before} tokens/s before, so the efficiency band is scaled x{scale} (now {after} tokens/s); every time and "
+                     "cost here uses it.", strategy=measured["strategy"], gpus=measured["gpus"],
+                     measured=f"{measured['tokens_per_sec_measured']:,.0f}", before=f"{measured['tokens_per_sec_before']:,.0f}",
+                     scale=f"{measured['efficiency_scale']:.2f}", after=f"{measured['tokens_per_sec_after']:,.0f}"))
     if ev.context["tokens_implied"]:
         out.append(_("Tokens were not given: {tokens}B tokens implied by the known {hours} h run with {strategy} at mid efficiency.",
                      tokens=f"{ev.context['tokens'] / 1e9:,.1f}", hours=f"{ev.context['baseline_hours']:g}",

@@ -264,6 +264,21 @@ class ModelSection(_Section):
         return self.experts or DEFAULT_EXPERTS
 
 
+class MeasuredSection(_Section):
+    """A short smoke test the team has run: the estimate refits its efficiency to it."""
+
+    tokens_per_sec: PositiveNumber | None = Field(default=None, description="Measured throughput of the whole job, tokens/s (all GPUs together).")
+    step_seconds: PositiveNumber | None = Field(default=None, description="Measured seconds per optimizer step (at the answers' global batch).")
+    gpus: Count = Field(description="GPUs the measurement ran on.")
+    strategy: Strategy | None = Field(default=None, description="Strategy it ran with; default: training.current_strategy.")
+
+    @model_validator(mode="after")
+    def _one_measure(self) -> MeasuredSection:
+        if (self.tokens_per_sec is None) == (self.step_seconds is None):
+            raise ValueError(_("give tokens_per_sec or step_seconds (one of them)"))
+        return self
+
+
 class TrainingSection(_Section):
     """How much training, and how it is run."""
 
@@ -296,13 +311,22 @@ class TrainingSection(_Section):
         "setup completes back to back in 30 days (a cluster kept busy); where today's setup cannot run, the fastest option "
         "that can on today's GPUs.",
     )
-    precision: Literal["bf16", "fp16", "fp32"] = Field(default="bf16", description="Training precision: bf16 (default), fp16 or fp32.")
+    precision: Literal["bf16", "fp16", "fp32", "fp8"] = Field(
+        default="bf16",
+        description="Training precision: bf16 (default), fp16, fp32, or fp8 (FP8 matrix multiplications over bf16 weights, e.g. "
+        "torchao Float8 or Transformer Engine; Hopper, Ada and Blackwell GPUs only).",
+    )
     global_batch_tokens: Quantity | None = Field(
         default=None,
         description="Tokens per optimizer step, kept as given (rounded to whole sequences). Default: grows with the model as "
         "published runs do — 1M below 5B (Megatron-LM 2021), 4M up to 200B (LLaMA, Llama 2), 16M above (Llama 3 405B).",
     )
     micro_batch_size: Count | None = Field(default=None, description="Sequences per GPU per forward pass; default: the largest that fits. Gradient accumulation makes up the rest of the batch.")
+    measured: MeasuredSection | None = Field(
+        default=None,
+        description="A measured smoke test: {tokens_per_sec or step_seconds, gpus, strategy}. The estimate refits its efficiency "
+        "so that plan runs as measured, and the memo shows the estimate before and after.",
+    )
     activation_recompute: Literal["auto", "none", "selective", "full"] = Field(
         default="auto", description="Activation recomputation: auto (least that fits), none, selective (FlashAttention-style) or full."
     )
@@ -505,6 +529,10 @@ class Answers(_Section):
     def _tokens_or_duration(self) -> Answers:
         if self.training.data_tokens is None and self.training.baseline_hours is None:
             raise ValueError(_("training: give tokens (e.g. 1T), examples with tokens_per_example, or a known duration_hours / duration_days"))
+        if self.training.precision == "fp8" and not self.cluster.spec.has_fp8:
+            raise ValueError(_("training.precision: fp8 needs FP8 tensor cores (Hopper, Ada or Blackwell: H100, H800, H200, H20, "
+                               "L4, L40S, B200...); the {gpu} ({generation}) has none: use bf16",
+                               gpu=self.cluster.spec.name, generation=self.cluster.spec.generation))
         return self
 
 

@@ -57,7 +57,7 @@ def deepspeed_config(d: Deployment) -> dict:
         "steps_per_print": 100,
         "wall_clock_breakdown": False,
     }
-    if d.precision == "bf16":
+    if d.precision in ("bf16", "fp8"):  # FP8 matmuls (Transformer Engine) run over bf16 weights
         cfg["bf16"] = {"enabled": True}
     elif d.precision == "fp16":
         cfg["fp16"] = {"enabled": True, "loss_scale": 0, "initial_scale_power": 16}
@@ -130,6 +130,8 @@ def megatron_args(d: Deployment) -> list[str]:
         flags += ["--recompute-granularity full", "--recompute-method block", f"--recompute-num-layers {block}"]
     if d.precision == "bf16":
         flags.append("--bf16")
+    elif d.precision == "fp8":
+        flags += ["--bf16", "--fp8-format hybrid"]  # FP8 matmuls (Transformer Engine) over bf16 weights
     elif d.precision == "fp16":
         flags.append("--fp16")
     return flags

@@ -15,6 +15,10 @@ DEFAULT_NETWORK_GBPS = 200.0
 """One HDR InfiniBand port, 200 Gb/s, per node (estimators-notes §9) where the GPU has no usual fabric on record."""
 
 
+FP8_GENERATIONS: tuple[str, ...] = ("hopper", "ada", "blackwell")
+"""GPU generations with FP8 tensor cores (torchao float8 training needs compute capability 8.9+: Ada and later)."""
+
+
 class GpuSpec(BaseModel):
     """One accelerator: the figures the estimate needs, with where they were read."""
 
@@ -32,6 +36,12 @@ class GpuSpec(BaseModel):
     network_gbps: float | None = Field(default=None, gt=0, description="Usual network per node, Gbit/s (the default for cluster.inter_node_gbps).")
     network_source: str | None = Field(default=None, description="Where the usual network figure comes from.")
     aliases: tuple[str, ...] = Field(default=(), description="Other names people type for it (a800-sxm, 910b).")
+
+    @property
+    def has_fp8(self) -> bool:
+        """FP8 tensor cores: Hopper, Ada and Blackwell (FP8 columns of the H100/H200/H800, L4/L40S and B200 datasheets,
+        astroC86/gpu-datasheet README.md); Ampere, Volta and the others have none that PyTorch's float8 training uses."""
+        return self.generation in FP8_GENERATIONS
 
     @property
     def default_network_gbps(self) -> float:

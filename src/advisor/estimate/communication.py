@@ -9,6 +9,7 @@ import numpy as np
 
 from ..strategies import spec
 from .layout import expert_degree
+from .workload import FP8_ALLGATHER_BYTES
 from .workload import CPU_ADAM_BYTES_PER_PARAM, HOST_MEMORY_BW, Hardware, OVERLAP_BACKWARD, Workload
 
 
@@ -91,7 +92,9 @@ def communication_plan(
         plan.append(_group_collective("gradient reduce-scatter (every micro-batch)", "reduce-scatter", grads, micro, n, local_all, hw, "backward"))
         plan.append(_group_collective("parameter all-gather", "all-gather", 2.0 * updated, 1.0, n, local_all, hw, "backward"))
     elif sp.gradient_sync == "sharded-params":
-        params16 = w.weight_bytes * moved_params / w.params  # 16-bit weights, or the frozen LoRA/QLoRA base as stored (NF4 for QLoRA)
+        # FSDP2 under FP8 gathers the weights as float8 (torchtitan's enable_fsdp_float8_all_gather); DeepSpeed does not.
+        fp8_scale = FP8_ALLGATHER_BYTES / 2.0 if w.fp8 and sp.states == "fsdp" else 1.0
+        params16 = w.weight_bytes * moved_params / w.params * fp8_scale  # 16-bit weights, or the frozen LoRA/QLoRA base as stored (NF4 for QLoRA)
         gather = _group_collective("parameter all-gather (forward and backward)", "all-gather", params16, 2.0 * micro, n, local_all, hw, "compute")
         plan.append(gather)
         plan.append(_group_collective("gradient reduce-scatter", "reduce-scatter", grads, micro, n, local_all, hw, "compute"))

@@ -115,6 +115,17 @@ ATTENTION_FLOPS_PER_LAYER_TOKEN = 12.0
 """Attention-score FLOPs per token per layer, as a multiple of seq_len x hidden: forward 4·b·s²·h per layer
 (llm-analysis analysis.py) is 4·s·h per token, and backward doubles it (x3 in all)."""
 
+FP8_SPEEDUP = 8532.0 / 6667.0
+"""FP8 training's throughput over bf16, both with torch.compile: torchtitan docs/performance.md Table 1, Llama 3.1 8B on
+8 H100 with FSDP: 6,667 tokens/s/GPU (bf16 + compile) to 8,532 (+ Float8, tensorwise dynamic scaling) = 1.28. Applied
+to compute only; weights, gradients and optimizer states stay in bf16/fp32 (torchtitan docs/float8.md: Float8Linear
+casts high-precision weights to float8 for each matmul), so model-state memory does not change."""
+
+FP8_ALLGATHER_BYTES = 1.0
+"""Bytes per parameter of FSDP's weight all-gather under FP8: torchtitan docs/float8.md,
+--float8.enable_fsdp_float8_all_gather 'cast Float8Linear.weight ... to float8 before FSDP all-gather ... to save
+bandwidth' (1 byte instead of bf16's 2)."""
+
 OVERLAP_BACKWARD = 2.0 / 3.0
 """Gradient reduction can hide behind the backward pass only: 4PD of the 6PD (Transformer Math 101)."""
 
@@ -176,6 +187,8 @@ class Workload:
     """Trainable LoRA parameters (lora, qlora); 0 otherwise."""
     lora_rank: int = 0
     lora_targets: str = "qv"
+    fp8: bool = False
+    """FP8 matrix multiplications (training.precision: fp8): compute / FP8_SPEEDUP, FSDP gathers weights in 1 byte."""
 
     @property
     def is_moe(self) -> bool:
@@ -253,6 +266,8 @@ class Hardware:
     intra_link: str
     data_tokens_per_sec: float | None = None
     """The data loader's measured throughput, if given: no step is faster than it can feed the batch."""
+    efficiency_scale: float = 1.0
+    """Multiplies the efficiency band: 1 by default, refitted to training.measured (model.estimate_all)."""
 
     @property
     def inter_bw_per_gpu(self) -> float:
@@ -341,6 +356,7 @@ def workload_from(answers: Answers) -> Workload:
         adapter_params=adapter_params(shape.layers, shape.hidden, rank, targets) if peft else 0.0,
         lora_rank=rank,
         lora_targets=targets,
+        fp8=t.precision == "fp8",
     )
 
 
