@@ -392,3 +392,52 @@ def test_memo_appendix_only_on_request(base, rules):
 def test_suggestions_helper_uses_the_current_language():
     with language("zh"):
         assert suggestions("64 张卡")[0] == "如果 GPU 数 = 64 呢？"
+
+
+# ---- review findings (a new user's try of the merged product)
+
+
+def _ask_text(question: str, example: str = "customer-service.yaml") -> str:
+    import io
+    from contextlib import redirect_stdout
+
+    from advisor.cli import main
+
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert main(["ask", str(EXAMPLES / example), question]) == 0
+    return out.getvalue()
+
+
+def test_a_gpu_type_what_if_on_a_measured_run_prices_the_new_gpu():
+    """The measured 3-day A100 run was re-used as if measured on H800, so H800 came out no faster."""
+    text = _ask_text("what if H800 at ¥15?")
+    assert "on another setup the run keeps its work" in text
+    hours = float(text.split("The plan becomes", 1)[1].split(" a run", 1)[0].split(":")[-1].split()[0])
+    assert hours < 30, text  # 64 H800s: well under the 36 h of 128 A100s
+
+
+def test_a_tokens_what_if_on_a_measured_run_scales_the_time():
+    text = _ask_text("what if we train on 2T tokens?")
+    assert "on the same setup take" in text and "about the same" not in text.split("The plan", 1)[1].split("\n", 1)[0]
+
+
+def test_why_not_n_gpus_answers_with_the_best_option_there_as_the_what_if_does(tmp_path):
+    """'why not 24 GPUs?' quoted the plan's framework at 24 GPUs (fsdp, 45 h, past the 1-day deadline) while 'what if 24
+    GPUs?' found megatron-3d there meeting it for less: both now read the best option at that count."""
+    import io
+    from contextlib import redirect_stdout
+
+    import yaml
+
+    from advisor.cli import main
+
+    data = yaml.safe_load((EXAMPLES / "customer-service-finetune.yaml").read_text(encoding="utf-8"))
+    data["training"]["deadline_days"] = 1
+    f = tmp_path / "a.yaml"
+    f.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert main(["ask", str(f), "why not 24 GPUs?", "--format", "json"]) == 0
+    reply = json.loads(out.getvalue())
+    assert "megatron-3d" in json.dumps(reply["figures"]) and "past the deadline" not in " ".join(reply["answer"]), reply

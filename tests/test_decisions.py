@@ -252,3 +252,29 @@ def test_fewer_gpus_that_finish_as_fast_for_much_less_are_the_plan(rules):
     assert p.chosen.gpus < 64 and p.chosen.hours <= at_64.hours * 1.05 and p.chosen.cost <= at_64.cost * 0.9
     text = to_text(advice)
     assert not any("instead of" in line and line.count(f"{p.chosen.hours / 24:.1f} days") == 2 for line in text.splitlines())
+
+
+def test_a_plan_on_fewer_gpus_because_nothing_runs_on_todays_count_says_so_not_budget(rules):
+    """Review: LoRA's 16-sequence default batch cannot feed 64 ranks, and 'How it was chosen' blamed a budget nobody gave."""
+    from advisor.render import to_text
+
+    a = answers_from_mapping({"model": {"params": "7B"}, "training": {"method": "lora", "tokens": "1T"},
+                              "cluster": {"gpu": "a100-80gb", "gpus": 64}, "budget": {"price_per_gpu_hour": 2}})
+    advice = advise(a, rules)
+    assert advice.plan.chosen.gpus < 64
+    text = to_text(advice)
+    assert "stays within budget" not in text and "nothing can run on 64 GPUs as asked" in text
+
+
+def test_an_option_within_the_tie_is_not_called_the_cheapest_beside_another_choice(rules):
+    """Review: 'Cheapest way to meet the 1-day deadline: megatron-3d on 24 GPUs, 2,965 CNY' beside a plan of fsdp on 16 GPUs
+    at 3,082 CNY, with the 5% tie never stated. Within the tie the summary now says why the other one is not the plan."""
+    from advisor.render import decision_notes
+
+    data = yaml.safe_load((EXAMPLES / "customer-service-finetune.yaml").read_text(encoding="utf-8"))
+    data["training"]["deadline_days"] = 1
+    advice = advise(answers_from_mapping(data), rules)
+    cm, chosen = advice.plan.cheapest_meeting_deadline, advice.plan.chosen
+    assert cm is not None and cm.gpus != chosen.gpus and cm.cost >= chosen.cost * 0.95
+    notes = " ".join(decision_notes(advice))
+    assert "Cheapest way to meet" not in notes and "a tie here" in notes

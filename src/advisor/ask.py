@@ -505,11 +505,31 @@ def _keep_the_work(ctx: Context, change: dict[str, Any]) -> list[str]:
         runs = ctx.advice.plan.runs_per_month
         change["training.runs_per_month"] = round(runs, 4)
         notes.append(_("Runs a month kept at today's {runs}.", runs=format_number(runs)))
-    if "cluster.gpus" not in change or a.training.baseline_hours is None or a.training.tokens is not None:
+    if a.training.baseline_hours is None:
+        return notes
+    if "training.tokens" in change:
+        # More or less data on the same setup: the measured run scales with the work (review: a 2T-token what-if on a
+        # measured 3-day run answered 'about the same').
+        try:
+            new = parse_quantity(change["training.tokens"])
+        except (TypeError, ValueError):
+            return notes  # the answers' own parser gives the one-line error on the re-run
+        implied = float(ctx.advice.evaluation.context["tokens"])
+        hours = a.training.baseline_hours * new / implied
+        change.update({"training.duration_hours": round(hours, 6), "training.duration_days": None})
+        return notes + [_("The measured {time} trains about {implied} tokens; {tokens} tokens on the same setup take {hours}.",
+                          time=hours_text(a.training.baseline_hours), implied=f"{implied / 1e9:,.4g}B", tokens=f"{new / 1e9:,.4g}B",
+                          hours=hours_text(hours))]
+    # The measured run holds for today's GPUs, their count, links and precision and today's framework: any change to
+    # those keeps the work of a run (the tokens it implies) and lets the model price the new setup (review: an H800
+    # what-if re-used the A100 run's time).
+    moved = {"cluster.gpus", "cluster.gpu", "cluster.gpus_per_node", "cluster.inter_node_gbps", "cluster.intra_node",
+             "training.precision", "training.current_strategy"}
+    if not moved & set(change) or a.training.tokens is not None:
         return notes
     tokens = float(ctx.advice.evaluation.context["tokens"])
     change.update({"training.tokens": f"{tokens / 1e9:.4g}B", "training.duration_days": None, "training.duration_hours": None})
-    return notes + [_("The measured {time} was on today's {gpus} GPUs; on another count the run keeps its work, {tokens} tokens.",
+    return notes + [_("The measured {time} was on today's {gpus} GPUs; on another setup the run keeps its work, {tokens} tokens.",
               time=hours_text(a.training.baseline_hours), gpus=a.cluster.gpus, tokens=f"{tokens / 1e9:,.4g}B")]
 
 
@@ -750,9 +770,10 @@ def _why_gpus(ctx: Context, raw: str, negative: bool) -> Reply:
                      lines=[_("{gpus} GPUs was not searched: the search priced {counts}.", gpus=n,
                               counts=", ".join(str(x) for x in searched))],
                      suggestions=[_("what if GPUs = {n}?", n=n)])
-    same = next((o for o in at_n if o.strategy == c.strategy), None)
     runs = [o for o in at_n if o.runnable]
-    o = same if same is not None and same.runnable else (min(runs, key=lambda x: x.cost) if runs else at_n[0])
+    # The best option at that count by the plan's own objective (the what-if answers with it): meets the deadline, then
+    # the budgets, then costs least — not the plan's framework, which may be the slowest there.
+    o = min(runs, key=lambda x: (x.meets_deadline is False, not x.within_budget, not x.within_monthly, x.cost)) if runs else at_n[0]
     reasons = []
     if not o.runnable:
         reasons.append(_("nothing runs on {gpus} GPUs as asked", gpus=n) if not runs else _("{strategy} cannot run there", strategy=o.strategy))

@@ -182,6 +182,11 @@ def choose(options: list[Option], a: Answers, runs_per_month: float, default_str
         if same and (affordable_same or not [o for o in within if o.within_budget and o.within_monthly]):
             cands = same
             objective = _("no deadline given, so the GPU count stays at {gpus}; the cheapest option wins", gpus=given)
+        elif not same:
+            # Nothing runs on today's count (out of memory, or more data-parallel ranks than the batch has sequences):
+            # the reason is that, not a budget nobody gave.
+            cands = within
+            objective = _("nothing can run on {gpus} GPUs as asked, so fewer GPUs were searched; the cheapest option wins", gpus=given)
         else:
             cands = within
             objective = _("no option on {gpus} GPUs stays within budget, so fewer GPUs were searched; the cheapest option wins", gpus=given)

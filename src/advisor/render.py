@@ -184,9 +184,14 @@ def decision_notes(advice: Advice) -> list[str]:
                     if fastest and not p.what_it_takes else ".")
             out.append(_("The {days}-day deadline cannot be met with up to {most} GPUs{tail}", days=format_number(dl),
                          most=f"{max(o.gpus for o in p.options):,}", tail=tail))
-        elif cm.gpus != p.chosen.gpus or cm.cost < p.chosen.cost * (1 - COST_TIE):
+        elif cm.cost < p.chosen.cost * (1 - COST_TIE):
             out.append(_("Cheapest way to meet the {days}-day deadline: {strategy} on {gpus} GPUs, {time} for {cost} a run.",
                          days=format_number(dl), strategy=cm.strategy, gpus=cm.gpus, time=hours_text(cm.hours), cost=money(cm.cost, cur)))
+        elif cm.gpus != p.chosen.gpus:
+            # Within the tie: say why the cheapest is not the plan, instead of naming it 'cheapest' beside another choice.
+            out.append(_("{strategy} on {gpus} GPUs also meets the {days}-day deadline, for {cost} a run ({change}): costs within 5% are a "
+                         "tie here, and the smaller change from today wins it.", strategy=cm.strategy, gpus=cm.gpus,
+                         days=format_number(dl), cost=money(cm.cost, cur), change=pct_change(cm.cost, p.chosen.cost)))
     out.extend(what_it_takes_notes(advice))
     if p.cheaper_slower is not None:
         c = p.cheaper_slower
