@@ -224,7 +224,7 @@ def test_a_rule_text_missing_a_language_is_refused_naming_file_rule_and_key(tmp_
 
 def test_chinese_text_tables_line_up_in_terminal_columns():
     """CJK characters are two columns wide: padding by characters would push every Chinese row out of line."""
-    from advisor.render import width
+    from advisor.i18n import width
 
     r = cli("--lang", "zh", "advise", str(EXAMPLES / "customer-service.yaml"))
     rows = [line for line in r.stdout.splitlines()[:12] if "→" in line]

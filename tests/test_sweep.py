@@ -138,3 +138,17 @@ def test_a_point_slower_than_the_one_before_says_why():
     rising = [r for r, prev, cur in zip(rows[1:], days, days[1:], strict=False) if cur > prev * 1.001]
     assert rising, "this range has points slower than the one before"
     assert all("slower than" in r for r in rising), rising
+
+
+def test_the_sweep_follows_the_language():
+    """Review: `advisor --lang zh sweep` was entirely English."""
+    from advisor.i18n import language
+    from advisor.i18n import width
+    from advisor.sweep import sweep_text
+
+    with language("zh"):
+        a = answers_from_mapping(with_(MINIMAL, training={"deadline_days": 20}))
+        text = sweep_text(sweep(a, parse_gpu_range("8..64", 8)), 8)
+    assert "最佳策略" in text and "赶不上 20 天的截止日期" in text and "最便宜的可行方案" in text
+    header, first = text.splitlines()[:2]
+    assert width(header.split("最佳策略")[0]) == width(first.split("deepspeed")[0].split("fsdp")[0].split("megatron")[0].split("ddp")[0])

@@ -426,7 +426,7 @@ class Reply:
 
 
 def reply_text(reply: Reply) -> str:
-    from .render import pad, width
+    from .i18n import pad, width
 
     out = list(reply.lines)
     if reply.figures:
@@ -684,7 +684,7 @@ def _strategy_rows(ctx: Context, strategies: list[str]) -> list[tuple[str, ...]]
 
 def _clip(text: str, cols: int) -> str:
     """At most ``cols`` terminal columns (a Chinese character takes two), '…' where cut: a cell stays a cell at 80 columns."""
-    from .render import width
+    from .i18n import width
 
     if width(text) <= cols:
         return text

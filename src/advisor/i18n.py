@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+import unicodedata
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import cache
@@ -99,3 +100,14 @@ def N_(msgid: str, /) -> str:
 
 def zh() -> bool:
     return _current.get() == "zh"
+
+
+def width(text: str) -> int:
+    """Terminal columns: CJK characters take two (Unicode East Asian Width W/F), so f-string padding misaligns them."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def pad(text: str, cols: int, right: bool = False) -> str:
+    """Pad to ``cols`` terminal columns (left-aligned, or right-aligned)."""
+    fill = " " * max(0, cols - width(text))
+    return fill + text if right else text + fill

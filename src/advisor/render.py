@@ -7,7 +7,6 @@ which is what makes the golden-file memo tests meaningful.
 from __future__ import annotations
 
 import json
-import unicodedata
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -22,22 +21,11 @@ from .answers import STRATEGIES, Answers
 from .estimate import BATCH_NOT_GIVEN
 from .report import Alternative, Estimate, MethodReport, Report
 from .strategies import FRAMEWORKS
-from .i18n import N_, _
+from .i18n import N_, _, pad
 
 ANSWER_WORDS = (N_("none"), N_("some"), N_("expert"), N_("mvp"), N_("stable"), N_("frontier"))
 """Answer values the memo shows in words (team experience, project stage): marked so the catalog has them."""
 from .rules import format_number
-
-
-def width(text: str) -> int:
-    """Terminal columns: CJK characters take two (Unicode East Asian Width W/F), so f-string padding misaligns them."""
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
-
-
-def pad(text: str, cols: int, right: bool = False) -> str:
-    """Pad to ``cols`` terminal columns (left-aligned, or right-aligned)."""
-    fill = " " * max(0, cols - width(text))
-    return fill + text if right else text + fill
 
 
 def spread(lo: float, hi: float, fmt, calibrated: bool) -> str:

@@ -14,6 +14,7 @@ import numpy as np
 
 from .answers import STRATEGIES, Answers
 from .errors import AnswerError
+from .i18n import _, pad
 from .estimate import GB, cost, estimate_all
 
 _RANGE = re.compile(r"^(\d+)\.\.(\d+)$")
@@ -112,7 +113,7 @@ class Sweep:
 
 
 def sweep(answers: Answers, gpus: np.ndarray) -> Sweep:
-    est, _ = estimate_all(answers, gpus)
+    est, _ctx = estimate_all(answers, gpus)
     price = answers.budget.price_per_gpu_hour
     hours = {s: est[s].hours["mid"] for s in STRATEGIES}
     costs = {s: cost(hours[s], price, gpus) for s in STRATEGIES}
@@ -176,27 +177,28 @@ def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False) -> str:
     cur = sw.answers.budget.currency.upper()
     deadline = sw.answers.training.deadline_days
     idx = _rows(sw, rows)
-    marks = {sw.cheapest: "cheapest", sw.fastest: "fastest"}
+    marks = {sw.cheapest: _("cheapest"), sw.fastest: _("fastest")}
     today = float(sw.answers.cluster.gpus)
     out = []
     if markdown:
-        out += ["| GPUs | best strategy | time (days) | cost | note |", "| --- | --- | --- | --- | --- |"]
+        out += [_("| GPUs | best strategy | time (days) | cost | note |"), "| --- | --- | --- | --- | --- |"]
     else:
-        out.append(f"{'GPUs':>7}  {'best strategy':<24} {'time (days)':>11} {'cost':>16}  note")
+        out.append(f"{pad(_('GPUs'), 7, right=True)}  {pad(_('best strategy'), 24)} {pad(_('time (days)'), 11, right=True)} "
+                   f"{pad(_('cost'), 16, right=True)}  {_('note')}")
     prev: tuple[float, str, int] | None = None
     for i in idx:
         g = float(sw.gpus[i])
-        notes = ["today"] if g == today else []
+        notes = [_("today")] if g == today else []
         feasible = [(float(sw.cost[s][i]), STRATEGIES.index(s), s) for s in STRATEGIES if sw.feasible[s][i]]
         running = [(float(sw.hours[s][i]), STRATEGIES.index(s), s) for s in STRATEGIES if sw.runnable[s][i]]
         if feasible:
             s = min(feasible)[2]
         elif running:
             s = min(running)[2]
-            notes.append(f"misses the {deadline:g}-day deadline" if deadline is not None else "")
+            notes.append(_("misses the {days}-day deadline", days=f"{deadline:g}") if deadline is not None else "")
         else:
             fitting = [t for t in STRATEGIES if sw.fits[t][i]]
-            why = "the global batch has too few sequences for this many data-parallel ranks" if fitting else "none fits in memory"
+            why = _("the global batch has too few sequences for this many data-parallel ranks") if fitting else _("none fits in memory")
             out.append(f"| {g:,.0f} | {why} | | | {', '.join(notes)} |" if markdown else f"{g:>7,.0f}  {why}  {', '.join(notes)}".rstrip())
             prev = None
             continue
@@ -210,25 +212,28 @@ def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False) -> str:
             out.append(f"| {g:,.0f} | `{s}` | {_days(h)} | {c:,.0f} {cur} | {note} |")
         else:
             out.append(f"{g:>7,.0f}  {s:<24} {_days(h):>11} {c:>12,.0f} {cur}  {note}".rstrip())
-    for label, p in (("Cheapest feasible", sw.cheapest), ("Fastest feasible", sw.fastest)):
+    for first, label, p in ((True, _("Cheapest feasible"), sw.cheapest), (False, _("Fastest feasible"), sw.fastest)):
         if p:
             i = int(np.searchsorted(sw.gpus, p[1]))
-            line = f"{label}: {p[0]} on {p[1]:,.0f} GPUs, {_days(float(sw.hours[p[0]][i]))} days, {sw.cost[p[0]][i]:,.0f} {cur}"
+            line = _("{label}: {strategy} on {gpus} GPUs, {days} days, {cost}", label=label, strategy=p[0], gpus=f"{p[1]:,.0f}",
+                     days=_days(float(sw.hours[p[0]][i])), cost=f"{sw.cost[p[0]][i]:,.0f} {cur}")
         else:
-            line = f"{label}: nothing in this range fits" + (" the deadline" if deadline else "")
-        out.append(("" if not markdown else "\n") + line if label.startswith("Cheapest") else line)
+            line = (_("{label}: nothing in this range meets the deadline", label=label) if deadline
+                    else _("{label}: nothing in this range fits", label=label))
+        out.append(("" if not markdown else "\n") + line if first else line)
     return "\n".join(out) + "\n"
 
 
 def _why_slower(sw: Sweep, s: str, i: int, prev: tuple[float, str, int]) -> str:
     """Why this point takes longer than the row above with more GPUs."""
-    _, ps, pi = prev
+    _hours, ps, pi = prev
     g0 = f"{sw.gpus[pi]:,.0f}"
     if ps != s:
-        return f"slower than {g0} GPUs: {s} is the cheapest that meets everything here, {ps} there"
+        return _("slower than {gpus} GPUs: {here} is the cheapest that meets everything here, {there} there", gpus=g0, here=s, there=ps)
     if sw.layout[s][i] != sw.layout[s][pi]:
-        return f"slower than {g0} GPUs: the layout changes (TP x PP, recompute: {sw.layout[s][pi]} -> {sw.layout[s][i]})"
+        return _("slower than {gpus} GPUs: the layout changes (TP x PP, recompute: {before} -> {after})", gpus=g0,
+                 before=sw.layout[s][pi], after=sw.layout[s][i])
     if sw.per_rank[s][i] >= sw.per_rank[s][pi]:
-        return (f"slower than {g0} GPUs: the batch no longer divides evenly, so each rank still runs {sw.per_rank[s][i]:,.0f} "
-                "sequences a step while communication grows")
-    return f"slower than {g0} GPUs: communication grows faster than compute shrinks (seed:K6)"
+        return _("slower than {gpus} GPUs: the batch no longer divides evenly, so each rank still runs {n} sequences a step while "
+                 "communication grows", gpus=g0, n=f"{sw.per_rank[s][i]:,.0f}")
+    return _("slower than {gpus} GPUs: communication grows faster than compute shrinks (seed:K6)", gpus=g0)
