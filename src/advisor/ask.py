@@ -524,7 +524,7 @@ def _keep_the_work(ctx: Context, change: dict[str, Any]) -> list[str]:
     # those keeps the work of a run (the tokens it implies) and lets the model price the new setup (review: an H800
     # what-if re-used the A100 run's time).
     moved = {"cluster.gpus", "cluster.gpu", "cluster.gpus_per_node", "cluster.inter_node_gbps", "cluster.intra_node",
-             "training.precision", "training.current_strategy"}
+             "training.precision", "training.current_strategy", "training.method"}
     if not moved & set(change) or a.training.tokens is not None:
         return notes
     tokens = float(ctx.advice.evaluation.context["tokens"])
