@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import time
 
 import pytest
@@ -442,3 +443,11 @@ def test_why_not_n_gpus_answers_with_the_best_option_there_as_the_what_if_does(t
         assert main(["ask", str(f), "why not 24 GPUs?", "--format", "json"]) == 0
     reply = json.loads(out.getvalue())
     assert "megatron-3d" in json.dumps(reply["figures"]) and "past the deadline" not in " ".join(reply["answer"]), reply
+
+
+@pytest.mark.parametrize("question", ["asdf qwerty", "what if we get a million GPUs?", "how is the weather"])
+def test_no_suggestion_offers_a_negative_count(question):
+    """Review: 'Did you mean: what if we get -8 GPUs?' — a suggestion that is then refused."""
+    for lang in ("en", "zh"):
+        with language(lang):
+            assert not any(re.search(r"-\s*\d", q) for q in suggestions(question)), suggestions(question)

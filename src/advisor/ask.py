@@ -382,7 +382,8 @@ def suggestions(question: str, data: Intents | None = None, n: int = 3) -> list[
             filled.append((it.id != "what_if", it.example[lang].format(a=shown[0], b=shown[-1])))
     out = [q for _later, q in sorted(filled, key=lambda f: f[0])]
     if len(out) < n:
-        cases = [c["q"] for it in data.intents for c in it.cases if _is_zh(c["q"]) == (lang == "zh") and "-" not in c["q"][:12]]
+        # Never offer a case written to test a refusal (a negative count): a suggestion must itself be answerable.
+        cases = [c["q"] for it in data.intents for c in it.cases if _is_zh(c["q"]) == (lang == "zh") and not re.search(r"-\s*\d", c["q"])]
         out += sorted(cases, key=lambda q: -difflib.SequenceMatcher(None, text.lower(), normalise(q).lower()).ratio())
     unique: list[str] = []
     for q in out:
