@@ -35,14 +35,6 @@ class Artifact:
     text: str
 
 
-def batch_layout(d: Deployment) -> dict[str, int]:
-    """Micro-batch, accumulation and data-parallel size, consistent by construction (seed:K17)."""
-    return {"micro": d.micro_batch, "accumulation": d.accumulation, "data_parallel": d.data_parallel,
-            "train_batch_size": d.train_batch_sequences, "tensor_parallel": d.tensor_parallel,
-            "pipeline_parallel": d.pipeline_parallel, "virtual_stages": d.virtual_stages, "context_parallel": d.context_parallel,
-            "expert_parallel": d.expert_parallel}
-
-
 def deepspeed_config(d: Deployment) -> dict:
     zero: dict = {"stage": d.zero_stage, "overlap_comm": True, "contiguous_gradients": True}
     if d.offload:
@@ -196,23 +188,20 @@ def artifacts_for(report: Report, extra: list[Artifact] | None = None) -> list[A
     """The launch files of a report; ``extra`` (the fine-tune files) replace a file of the same name, and a fine-tune's
     accelerate config replaces the pre-training one, so each run has one config of each kind."""
     d = report.deployment
-    extra = list(extra or ())
-    replaced = {a.name for a in extra} | ({"accelerate_fsdp.yaml"} if any(a.name == "accelerate_finetune.yaml" for a in extra) else set())
+    by_name = {a.name: a for a in extra or ()}
     out: list[Artifact] = []
     if d.launcher == "deepspeed":
         out.append(Artifact("ds_config.json", f"DeepSpeed config: ZeRO stage, precision, batch layout for {d.strategy}",
                             json.dumps(deepspeed_config(d), indent=2) + "\n"))
-    if d.strategy == "fsdp":
+    if d.strategy == "fsdp" and "accelerate_finetune.yaml" not in by_name:
         out.append(Artifact("accelerate_fsdp.yaml", "Accelerate config for FSDP FULL_SHARD (accelerate launch --config_file ...)",
                             yaml.safe_dump(accelerate_fsdp_config(d), sort_keys=False)))
     launch = launch_command(d)
     out.append(Artifact("launch.sh", "the launch command (horovodrun for Horovod, torchrun otherwise)",
                         "#!/bin/bash\nset -euo pipefail\n" + launch + "\n"))
     out.append(Artifact("job.sbatch", f"Slurm job for {d.nodes} node(s) x {d.gpus_per_node} GPUs", sbatch_script(d, launch)))
-    out = [a for a in out if a.name not in replaced]
-    first = {a.name for a in out}
-    out[:0] = [a for a in extra if a.name in {"ds_config.json"} and a.name not in first]
-    out.extend(a for a in extra if a.name != "ds_config.json")
+    out = [by_name.pop(a.name, a) for a in out]  # an extra file takes the place of the one of its name
+    out.extend(by_name.values())
     out.append(Artifact("README.md", "what each file is and what to check first", _readme(report, out)))
     return out
 

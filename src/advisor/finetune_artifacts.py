@@ -54,20 +54,13 @@ def bnb_4bit_config_kwargs(advice: Advice) -> dict[str, Any] | None:
     }
 
 
-def _layout(advice: Advice) -> dict[str, Any]:
-    e = advice.estimate_dict(advice.strategy)
-    micro, accum, dp = int(e["micro_batch_size"]), int(e["gradient_accumulation_steps"]), int(e["data_parallel"])
-    return {"micro": micro, "accumulation": accum, "data_parallel": dp, "train_batch_size": micro * accum * dp,
-            "recompute": e["activation_recompute"] != "none"}
-
-
 def deepspeed_finetune_config(advice: Advice) -> dict[str, Any] | None:
     """DeepSpeed JSON for a fine-tune on a DeepSpeed strategy: the ZeRO stage and batch layout as priced; with LoRA/QLoRA
     the frozen base is sharded like any parameter under ZeRO-3 (HF PEFT's DeepSpeed guide)."""
     sp = spec(advice.strategy)
     if _method(advice) == "pretrain" or sp.launcher != "deepspeed":
         return None
-    b = _layout(advice)
+    d = deployment(advice.evaluation, advice.strategy)  # the plan's batch layout, as every launch file has it
     zero: dict[str, Any] = {"stage": sp.deepspeed_stage, "overlap_comm": True, "contiguous_gradients": True}
     if sp.deepspeed_stage == 3:
         zero["stage3_gather_16bit_weights_on_model_save"] = True
@@ -75,9 +68,9 @@ def deepspeed_finetune_config(advice: Advice) -> dict[str, Any] | None:
         zero["offload_optimizer"] = {"device": "cpu", "pin_memory": True}
         zero["offload_param"] = {"device": "cpu", "pin_memory": True}
     cfg: dict[str, Any] = {
-        "train_batch_size": b["train_batch_size"],
-        "train_micro_batch_size_per_gpu": b["micro"],
-        "gradient_accumulation_steps": b["accumulation"],
+        "train_batch_size": d.train_batch_sequences,
+        "train_micro_batch_size_per_gpu": d.micro_batch,
+        "gradient_accumulation_steps": d.accumulation,
         "gradient_clipping": 1.0,
         "zero_optimization": zero,
         "steps_per_print": 10,
@@ -96,12 +89,12 @@ def accelerate_finetune_config(advice: Advice) -> dict[str, Any] | None:
     if _method(advice) == "pretrain":
         return None
     a, sp = advice.answers, spec(advice.strategy)
-    b = _layout(advice)
+    d = deployment(advice.evaluation, advice.strategy)
     base: dict[str, Any] = {
         "compute_environment": "LOCAL_MACHINE",
         "mixed_precision": "no" if a.training.precision == "fp32" else a.training.precision,
-        "num_machines": deployment(advice.evaluation, advice.strategy).nodes,  # the plan's nodes, never today's
-        "num_processes": advice.gpus,
+        "num_machines": d.nodes,  # the plan's nodes, never today's
+        "num_processes": d.gpus,
         "machine_rank": 0,
         "main_process_ip": "MASTER_ADDR",
         "main_process_port": 29500,
@@ -120,7 +113,7 @@ def accelerate_finetune_config(advice: Advice) -> dict[str, Any] | None:
             "fsdp_use_orig_params": _method(advice) in PEFT_METHODS,
             "fsdp_cpu_ram_efficient_loading": True,
             "fsdp_sync_module_states": True,
-            "fsdp_activation_checkpointing": b["recompute"],
+            "fsdp_activation_checkpointing": d.recompute != "none",
         }}
     if sp.launcher == "deepspeed":
         return {**base, "distributed_type": "DEEPSPEED", "deepspeed_config": {

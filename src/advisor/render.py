@@ -251,12 +251,12 @@ def what_if_rows(advice: Advice) -> list[WhatIfRow]:
     return rows
 
 
-def what_if_charts(advice: Advice) -> list[str]:
+def what_if_charts(advice: Advice, what_if: list[WhatIfRow]) -> list[str]:
     """The what-if table as two Mermaid xychart-beta charts GitHub renders (time, then cost, against GPU count), the
     deadline and the run budget drawn as flat lines, today's count and the plan's labelled on the x axis. Nothing
     where fewer than two counts run."""
     p, a, cur = advice.plan, advice.answers, advice.facts["currency"]
-    rows = [wi for wi in what_if_rows(advice) if wi.option is not None]
+    rows = [wi for wi in what_if if wi.option is not None]
     if len(rows) < 2:
         return []
 
@@ -598,7 +598,8 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None, convers
     add("")
     add(_("| GPUs | Best strategy | Time | Cost per run | Deadline | Note |"))
     add("| --- | --- | --- | --- | --- | --- |")
-    for wi in what_if_rows(advice):
+    what_if = what_if_rows(advice)
+    for wi in what_if:
         o = wi.option
         if o is None:
             add(f"| {wi.gpus:,} | {_('nothing fits')} | | | | |")
@@ -606,7 +607,7 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None, convers
         dl = "" if o.meets_deadline is None else (_("met") if o.meets_deadline else _("missed"))
         add(f"| {wi.gpus:,} | `{o.strategy}` | {hours_text(o.hours)} | {money(o.cost, cur)} | {dl} | {_md(wi.note)} |")
     add("")
-    out.extend(what_if_charts(advice))
+    out.extend(what_if_charts(advice, what_if))
     add(_("## Trade-offs"))
     add("")
     add(_("No framework is best everywhere: optimising communication costs compute, and saving memory can cost speed; "

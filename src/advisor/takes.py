@@ -59,15 +59,13 @@ def what_it_takes(answers: Answers, plan: Plan, allowed: set[str]) -> list[Chang
     # cheapest option that meets the deadline (or, without one, the plan itself).
     meeting = [o for o in runnable if o.meets_deadline is not False]
     target = more if more is not None else (min(meeting, key=lambda o: (o.cost, o.hours)) if meeting else plan.chosen)
-    t_strategy, t_gpus, t_hours, t_cost = ((target.strategy, target.gpus, target.hours, target.cost) if isinstance(target, Change)
-                                           else (target.strategy, target.gpus, target.hours, target.cost))
     limit = answers.budget.limit
-    if limit is not None and t_cost > limit:
-        out.append(Change("bigger-budget", t_strategy, t_gpus, t_hours, t_cost, t_cost))
+    if limit is not None and target.cost > limit:
+        out.append(Change("bigger-budget", target.strategy, target.gpus, target.hours, target.cost, target.cost))
     monthly = answers.budget.monthly_limit
     runs = plan.runs_per_month
-    if monthly is not None and runs * t_cost > monthly:
-        out.append(Change("bigger-monthly", t_strategy, t_gpus, t_hours, t_cost, runs * t_cost))
+    if monthly is not None and runs * target.cost > monthly:
+        out.append(Change("bigger-monthly", target.strategy, target.gpus, target.hours, target.cost, runs * target.cost))
     return out
 
 
