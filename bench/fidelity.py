@@ -22,11 +22,11 @@ from typing import Any
 
 import yaml
 
-from advisor.advice import advise
-from advisor.answers import answers_from_mapping
-from advisor.catalog import gpu_catalog
+from advisor.decision.advice import advise
+from advisor.inputs.answers import answers_from_mapping
+from advisor.knowledge.catalog import gpu_catalog
 from advisor.estimate import FULL_RECOMPUTE_FLOPS, SELECTIVE_RECOMPUTE_FLOPS, estimate_all
-from advisor.rules import load_rules
+from advisor.knowledge.rules import load_rules
 
 ROOT = Path(__file__).resolve().parent
 DEFAULT = ROOT.parent.parent / "shared" / "reference" / "published_runs.yaml"

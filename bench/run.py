@@ -45,10 +45,10 @@ def main() -> None:
     best, med = _best(lambda: _proc([py, "-m", "advisor.cli", "advise", str(EXAMPLE), "--format", "json"]), 7)
     print(f"advisor advise (process, e2e)      best {best:7.1f} ms   median {med:7.1f} ms   {best / bare:.2f}x bare import (target <= 1.3x)")
 
-    from advisor.advice import advise
-    from advisor.answers import load_answers
-    from advisor.render import to_markdown
-    from advisor.rules import load_rules
+    from advisor.decision.advice import advise
+    from advisor.inputs.answers import load_answers
+    from advisor.outputs.render import to_markdown
+    from advisor.knowledge.rules import load_rules
 
     t0 = time.perf_counter()
     rules = load_rules()
@@ -67,9 +67,9 @@ def main() -> None:
 
 def _ask_what_if(answers, rules) -> None:
     """Issue 21: one what-if question answered in process — read, one re-run of the core, the difference worded."""
-    from advisor.advice import advise
-    from advisor.ask import ask, load_intents
-    from advisor.safeload import load_mapping
+    from advisor.decision.advice import advise
+    from advisor.outputs.ask import ask, load_intents
+    from advisor.base.safeload import load_mapping
 
     name, draft = load_mapping(EXAMPLE)
     advice = advise(answers, rules)
@@ -85,8 +85,8 @@ def _ask_what_if(answers, rules) -> None:
 def _sweep_scale() -> None:
     import numpy as np
 
-    from advisor.answers import STRATEGIES, load_answers
-    from advisor.sweep import sweep
+    from advisor.inputs.answers import STRATEGIES, load_answers
+    from advisor.outputs.sweep import sweep
 
     answers = load_answers(EXAMPLE)
     gpus = np.arange(1, 12_501, dtype=float) * 8  # 12,500 GPU counts x 8 strategies = 100,000 configurations
@@ -95,9 +95,9 @@ def _sweep_scale() -> None:
 
 
 def _rule_scale(n: int) -> None:
-    from advisor.facts import compute_facts
-    from advisor.answers import load_answers
-    from advisor.rules import Problems, RuleSet, parse_pack
+    from advisor.decision.facts import compute_facts
+    from advisor.inputs.answers import load_answers
+    from advisor.knowledge.rules import Problems, RuleSet, parse_pack
 
     ops = [("gpus", "gt", 64), ("params_b", "ge", 7), ("multi_tenant", "eq", True), ("experience", "in", ["none", "some"])]
     raw = []
@@ -142,9 +142,9 @@ def _rule_pack_files(n: int, leaves: int) -> None:
     import shutil
     import tempfile
 
-    from advisor.facts import compute_facts
-    from advisor.answers import load_answers
-    from advisor.rules import Problems, load_rules
+    from advisor.decision.facts import compute_facts
+    from advisor.inputs.answers import load_answers
+    from advisor.knowledge.rules import Problems, load_rules
 
     tmp = Path(tempfile.mkdtemp(prefix="advisor-bench-"))
     try:

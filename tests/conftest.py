@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from advisor.rules import RuleSet, load_rules
+from advisor.knowledge.rules import RuleSet, load_rules
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
@@ -72,7 +72,7 @@ def _settings_in_tmp(tmp_path, monkeypatch):
 @pytest.fixture(autouse=True)
 def _english_unless_asked(monkeypatch):
     """Tests read English output unless they ask for another language: a developer's zh_CN locale must not change them."""
-    from advisor.i18n import set_language
+    from advisor.base.i18n import set_language
 
     monkeypatch.setenv("ADVISOR_LANG", "en")
     set_language("en")

@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from advisor.answers import Answers, answers_from_mapping, load_answers
-from advisor.errors import AnswerError, InputFileError
+from advisor.inputs.answers import Answers, answers_from_mapping, load_answers
+from advisor.base.errors import AnswerError, InputFileError
 
 from .conftest import EXAMPLES, MINIMAL, with_
 

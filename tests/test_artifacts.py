@@ -7,12 +7,12 @@ import json
 import pytest
 import yaml
 
-from advisor.advice import advise
-from advisor.answers import STRATEGIES, answers_from_mapping, load_answers
-from advisor.artifacts import build_artifacts, deepspeed_config, write_artifacts
+from advisor.decision.advice import advise
+from advisor.inputs.answers import STRATEGIES, answers_from_mapping, load_answers
+from advisor.outputs.artifacts import build_artifacts, deepspeed_config, write_artifacts
 from advisor.cli import main
-from advisor.deployment import deployment
-from advisor.errors import OutputError
+from advisor.decision.deployment import deployment
+from advisor.base.errors import OutputError
 
 from .deepspeed_check import parsed_by_deepspeed
 from .conftest import EXAMPLES, MINIMAL, with_

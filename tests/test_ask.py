@@ -13,15 +13,15 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from advisor.advice import advise
-from advisor.answers import answers_from_mapping, load_answers
-from advisor.ask import IntentLoadError, ask, load_intents, parse, parse_intents, run_cases, suggestions, turn, with_change
+from advisor.decision.advice import advise
+from advisor.inputs.answers import answers_from_mapping, load_answers
+from advisor.outputs.ask import IntentLoadError, ask, load_intents, parse, parse_intents, run_cases, suggestions, turn, with_change
 from advisor.cli import main
-from advisor.errors import AnswerError
-from advisor.i18n import language
-from advisor.render import to_markdown
-from advisor.rules import load_rules
-from advisor.safeload import load_mapping, parse_trusted
+from advisor.base.errors import AnswerError
+from advisor.base.i18n import language
+from advisor.outputs.render import to_markdown
+from advisor.knowledge.rules import load_rules
+from advisor.base.safeload import load_mapping, parse_trusted
 
 from .conftest import EXAMPLES
 
@@ -137,7 +137,7 @@ def test_what_if_reruns_the_core_with_that_one_change_and_answers_with_the_diffe
     new = advise(answers_from_mapping(with_change(draft, reply.change), name), rules)
     assert new.answers.cluster.gpus == 128
     rows = {r[0]: r[1:] for r in reply.figures}
-    from advisor.advice import hours_text, money
+    from advisor.decision.advice import hours_text, money
 
     assert rows["time per run"] == (hours_text(advice.plan.chosen.hours), hours_text(new.plan.chosen.hours))
     assert rows["cost per run"] == (money(advice.plan.chosen.cost, "CNY"), money(new.plan.chosen.cost, "CNY"))
@@ -235,7 +235,7 @@ def test_why_not_a_gpu_count_prices_that_count_from_the_search(base, rules):
     other = next(o for o in advice.plan.options if o.gpus != advice.gpus and o.strategy == advice.strategy)
     reply = asked(base, rules, f"why not {other.gpus} GPUs?")
     assert reply.lines[0].startswith(f"Why not {other.gpus} GPUs: ")
-    from advisor.advice import money
+    from advisor.decision.advice import money
 
     assert dict((r[0], r[2]) for r in reply.figures)["cost per run"] == money(other.cost, "CNY")
 

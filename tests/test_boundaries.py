@@ -1,4 +1,8 @@
-"""Dependencies point UI -> core only: the core never imports Textual, and headless advice never loads it."""
+"""Dependencies point UI -> core only, and each stage of the pipeline imports only the stages below it.
+
+The core never imports Textual, headless advice never loads it, and the layer contract in pyproject.toml
+(``[tool.importlinter]``) holds: checked here with import-linter's own engine when it is installed (CI installs it).
+"""
 
 from __future__ import annotations
 
@@ -10,10 +14,17 @@ from pathlib import Path
 import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "advisor"
-CORE = [p for p in SRC.glob("*.py") if p.name not in ("cli.py",)]
+CORE_STAGES = ("base", "knowledge", "inputs", "estimate", "decision", "outputs")
+CORE = sorted(p for stage in CORE_STAGES for p in (SRC / stage).rglob("*.py"))
 
 
-@pytest.mark.parametrize("path", CORE, ids=lambda p: p.name)
+def test_the_core_stages_hold_every_module():
+    """A module dropped at the top of the package escapes the layer contract: only the entry points live there."""
+    assert sorted(p.name for p in SRC.glob("*.py")) == ["__init__.py", "__main__.py", "_entry.py", "cli.py"]
+    assert len(CORE) > 30
+
+
+@pytest.mark.parametrize("path", CORE, ids=lambda p: str(p.relative_to(SRC)))
 def test_core_modules_import_no_ui(path):
     tree = ast.parse(path.read_text())
     for node in ast.walk(tree):
@@ -39,3 +50,14 @@ def test_headless_advice_does_not_load_textual():
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_stages_import_only_downward():
+    """import-linter's layer contract (pyproject.toml): e.g. the estimate never imports the decision or a renderer."""
+    pytest.importorskip("importlinter")
+    proc = subprocess.run(
+        [sys.executable, "-c", "import sys; from importlinter.cli import lint_imports_command; sys.exit(lint_imports_command())"],
+        capture_output=True, text=True, timeout=120, cwd=SRC.parents[1],
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    assert "0 broken" in proc.stdout

@@ -10,7 +10,7 @@ import sys
 import pytest
 import yaml
 
-from advisor.answers import answers_from_text
+from advisor.inputs.answers import answers_from_text
 from advisor.cli import main
 
 from .conftest import EXAMPLES, MINIMAL

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 import yaml
 
-from advisor.advice import advise
-from advisor.answers import answers_from_mapping
-from advisor.render import headline, to_text
-from advisor.safeload import load_mapping
+from advisor.decision.advice import advise
+from advisor.inputs.answers import answers_from_mapping
+from advisor.outputs.render import headline, to_text
+from advisor.base.safeload import load_mapping
 
 from .conftest import EXAMPLES
 
@@ -93,7 +93,7 @@ def test_the_monthly_cadence_never_comes_from_a_setup_that_cannot_run(rules):
     keeping the cluster busy costs. Where today's setup cannot run, the cadence is that of the fastest option that can
     (the recommendation may be one within the cost tie and up to 2% slower: FSDP's first all-gather per pass is exposed,
     ZeRO-2's gradients hide behind the backward)."""
-    from advisor.questions import default_draft
+    from advisor.inputs.questions import default_draft
 
     advice = advise(answers_from_mapping(default_draft()), rules)
     report = advice.report()
@@ -122,8 +122,8 @@ def test_no_question_or_checklist_item_is_word_for_word_the_same_in_every_scenar
 def test_a_faster_plan_at_about_the_same_cost_is_named(rules):
     """The shipped defaults: FSDP on 64 GPUs takes 57.7 days; the what-if table priced 256 GPUs at 14.4 days for +0.1%,
     but the summary said only 'the GPU count stays at 64'. A PM must see that 4x faster costs about the same."""
-    from advisor.questions import default_draft
-    from advisor.render import to_text
+    from advisor.inputs.questions import default_draft
+    from advisor.outputs.render import to_text
 
     advice = advise(answers_from_mapping(default_draft()), rules)
     fast = advice.plan.faster_same_cost
@@ -147,7 +147,7 @@ def test_when_no_count_meets_the_deadline_the_plan_is_the_fastest_searched_not_t
     32.9 days for 18,942 USD, while its own note said FSDP on 32 GPUs takes 8.1 days — for less money. When the deadline
     is out of reach the fastest option searched (within the budget) is the plan, as its objective sentence says, and the
     warning quotes the plan's own time."""
-    from advisor.render import to_text
+    from advisor.outputs.render import to_text
 
     a = answers_from_mapping({"model": {"params": "70B"}, "training": {"tokens": "20B", "deadline_days": 7},
                               "cluster": {"gpu": "h100-sxm", "gpus": 8}, "budget": {"price_per_gpu_hour": 3, "limit": 20000}})
@@ -164,7 +164,7 @@ def test_when_no_count_meets_the_deadline_the_plan_is_the_fastest_searched_not_t
 def test_one_interruption_is_singular_and_a_small_overhead_never_reads_zero(rules):
     """Mixtral on 256 H100s for 9.7 days said 'Expect about 1 interruptions'; a 13B fine-tune said 'restarts ... add 0.0%'
     while expecting restarts."""
-    from advisor.render import _restart_pct, to_text
+    from advisor.outputs.render import _restart_pct, to_text
 
     case = next(c for c in CASES if c["id"] == "mixtral-8x7b-256-h100")
     text = to_text(advise(_answers(case), rules))
@@ -177,7 +177,7 @@ def test_out_of_reach_and_over_budget_the_summary_says_the_budget_chose(rules):
     budget, so the plan is the fastest within it — and 'How it was chosen' must say so, not 'the fastest option'.
     (The budget was 20,000 until issue 24's efficiency model priced the fastest option at 19,600, then 18,000 until FSDP's exposed first
     all-gather priced the cheapest at 18,038: the budget sits between the cheapest and the fastest.)"""
-    from advisor.render import to_text
+    from advisor.outputs.render import to_text
 
     a = answers_from_mapping({"model": {"params": "70B"}, "training": {"tokens": "20B", "deadline_days": 7},
                               "cluster": {"gpu": "h100-sxm", "gpus": 8}, "budget": {"price_per_gpu_hour": 3, "limit": 19000}})
@@ -218,7 +218,7 @@ def test_a_slow_data_pipeline_bounds_the_time_it_warns_about(rules):
     """13B on 256 Ascend 910B with a 300,000 tokens/s loader: the warning said the GPUs would be at most 67% busy, yet
     the time (12.9 days) and cost assumed full speed, and the summary offered 1,024 GPUs finishing in 3.2 days — four
     times the rate the loader can deliver. The run takes at least tokens / loader rate."""
-    from advisor.render import to_text
+    from advisor.outputs.render import to_text
 
     a = answers_from_mapping({"model": {"params": "13B"}, "training": {"tokens": "500B", "deadline_days": 20},
                               "cluster": {"gpu": "910B", "gpus": 256, "inter_node_gbps": 800, "data_pipeline_tokens_per_sec": 300000},
@@ -240,8 +240,8 @@ def test_fewer_gpus_that_finish_as_fast_for_much_less_are_the_plan(rules):
     """The shipped defaults with a 100,000 tokens/s loader: 64 GPUs wait on data, and the summary read 'Cheaper but
     slower: 32 GPUs cost 50% less and take 115.8 days instead of 115.8 days' — while recommending the 64. An option no
     slower (within the 5% tie) and at least 10% cheaper is the better plan, deadline or not."""
-    from advisor.questions import default_draft
-    from advisor.render import to_text
+    from advisor.inputs.questions import default_draft
+    from advisor.outputs.render import to_text
 
     draft = default_draft()
     draft["cluster"]["data_pipeline_tokens_per_sec"] = 100000
@@ -256,7 +256,7 @@ def test_fewer_gpus_that_finish_as_fast_for_much_less_are_the_plan(rules):
 
 def test_a_plan_on_fewer_gpus_because_nothing_runs_on_todays_count_says_so_not_budget(rules):
     """Review: LoRA's 16-sequence default batch cannot feed 64 ranks, and 'How it was chosen' blamed a budget nobody gave."""
-    from advisor.render import to_text
+    from advisor.outputs.render import to_text
 
     a = answers_from_mapping({"model": {"params": "7B"}, "training": {"method": "lora", "tokens": "1T"},
                               "cluster": {"gpu": "a100-80gb", "gpus": 64}, "budget": {"price_per_gpu_hour": 2}})
@@ -269,7 +269,7 @@ def test_a_plan_on_fewer_gpus_because_nothing_runs_on_todays_count_says_so_not_b
 def test_an_option_within_the_tie_is_not_called_the_cheapest_beside_another_choice(rules):
     """Review: 'Cheapest way to meet the 1-day deadline: megatron-3d on 24 GPUs, 2,965 CNY' beside a plan of fsdp on 16 GPUs
     at 3,082 CNY, with the 5% tie never stated. Within the tie the summary now says why the other one is not the plan."""
-    from advisor.render import decision_notes
+    from advisor.outputs.render import decision_notes
 
     data = yaml.safe_load((EXAMPLES / "customer-service-finetune.yaml").read_text(encoding="utf-8"))
     data["training"]["deadline_days"] = 1

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from advisor.advice import advise
-from advisor.answers import STRATEGIES, answers_from_mapping
+from advisor.decision.advice import advise
+from advisor.inputs.answers import STRATEGIES, answers_from_mapping
 from advisor.estimate import (
     CUDA_OVERHEAD_BYTES,
     activation_bytes,

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from advisor import dsmem
-from advisor.advice import advise
-from advisor.answers import answers_from_mapping
+from advisor.estimate import dsmem
+from advisor.decision.advice import advise
+from advisor.inputs.answers import answers_from_mapping
 from advisor.estimate import (
     LLAMA3_EFFECTIVE,
     LLAMA3_GPUS,
@@ -24,7 +24,7 @@ from advisor.estimate import (
     pipeline_choices,
     workload_from,
 )
-from advisor.render import to_json, to_markdown, to_text
+from advisor.outputs.render import to_json, to_markdown, to_text
 
 from .conftest import MINIMAL, with_
 

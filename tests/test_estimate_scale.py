@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from advisor.advice import estimate_dict
-from advisor.answers import answers_from_mapping
+from advisor.decision.advice import estimate_dict
+from advisor.inputs.answers import answers_from_mapping
 from advisor.estimate import GB, estimate_all, hardware_from, pipeline_choices, workload_from
-from advisor.facts import compute_facts
+from advisor.decision.facts import compute_facts
 
 from .conftest import MINIMAL, with_
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from advisor.answers import answers_from_mapping
-from advisor.catalog import gpu_catalog, mfu_band, resolve_gpu
-from advisor.errors import AnswerError
+from advisor.inputs.answers import answers_from_mapping
+from advisor.knowledge.catalog import gpu_catalog, mfu_band, resolve_gpu
+from advisor.base.errors import AnswerError
 
 from .conftest import MINIMAL, with_
 
@@ -88,7 +88,7 @@ def test_full_checkpointing_is_charged_one_extra_forward_once():
 
 
 def test_wider_models_run_closer_to_peak():
-    from advisor.catalog import kernel_scale
+    from advisor.knowledge.catalog import kernel_scale
 
     assert kernel_scale(4096) == 1.0
     assert kernel_scale(2304) < kernel_scale(4096) < kernel_scale(8192) < kernel_scale(16384)
@@ -194,11 +194,11 @@ def test_fp8_runs_torchtitans_28_percent_faster_in_the_same_memory_and_gathers_w
 
 
 def test_fp8_launch_files_keep_bf16_underneath(rules):
-    from advisor.advice import advise
-    from advisor.artifacts import accelerate_fsdp_config, deepspeed_config
+    from advisor.decision.advice import advise
+    from advisor.outputs.artifacts import accelerate_fsdp_config, deepspeed_config
 
-    from advisor.artifacts import megatron_args
-    from advisor.deployment import deployment
+    from advisor.outputs.artifacts import megatron_args
+    from advisor.decision.deployment import deployment
 
     advice = advise(answers_from_mapping(with_(MINIMAL, training={"precision": "fp8"}, cluster={"gpu": "h100", "gpus": 8})), rules)
     assert accelerate_fsdp_config(deployment(advice.evaluation, "fsdp"))["mixed_precision"] == "fp8"
@@ -224,8 +224,8 @@ def test_a_measured_step_refits_the_efficiency_and_the_plan_follows(measure):
 
 
 def test_the_memo_shows_the_estimate_before_and_after_the_measurement(rules):
-    from advisor.advice import advise
-    from advisor.render import to_markdown
+    from advisor.decision.advice import advise
+    from advisor.outputs.render import to_markdown
 
     a = answers_from_mapping(with_(MINIMAL, training={"measured": {"tokens_per_sec": 60000, "gpus": 8, "strategy": "fsdp"}},
                                    cluster={"gpu": "h100"}))

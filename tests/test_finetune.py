@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from advisor.advice import advise
-from advisor.answers import answers_from_mapping
+from advisor.decision.advice import advise
+from advisor.inputs.answers import answers_from_mapping
 from advisor.cli import main
-from advisor.errors import AnswerError
+from advisor.base.errors import AnswerError
 from advisor.estimate import GB, estimate_all, workload_from
 from advisor.estimate.finetune import (
     DEQUANT_SECONDS_PER_PARAM_A100,
@@ -17,7 +17,7 @@ from advisor.estimate.finetune import (
     frozen_base_bytes,
     quantized_params,
 )
-from advisor.render import summary_rows, to_markdown, to_text
+from advisor.outputs.render import summary_rows, to_markdown, to_text
 
 
 def job(**training):

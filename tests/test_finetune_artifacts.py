@@ -10,11 +10,11 @@ import warnings
 import pytest
 import yaml
 
-from advisor.advice import advise
-from advisor.answers import answers_from_mapping
-from advisor.artifacts import build_artifacts
+from advisor.decision.advice import advise
+from advisor.inputs.answers import answers_from_mapping
+from advisor.outputs.artifacts import build_artifacts
 from .deepspeed_check import parsed_by_deepspeed
-from advisor.finetune_artifacts import (
+from advisor.outputs.finetune_artifacts import (
     accelerate_finetune_config,
     bnb_4bit_config_kwargs,
     deepspeed_finetune_config,

@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
-from advisor.errors import RuleLoadError
-from advisor.rules import Problems, parse_pack
+from advisor.base.errors import RuleLoadError
+from advisor.knowledge.rules import Problems, parse_pack
 
 BASE = "model: {{params: {params}}}\ntraining: {{tokens: {tokens}{extra}}}\ncluster: {{gpu: a100-80gb, gpus: {gpus}}}\nbudget: {{price_per_gpu_hour: {price}}}\n"
 
@@ -195,7 +195,7 @@ def test_force_keeps_the_files_permissions(tmp_path):
 
 def test_without_force_the_final_step_cannot_clobber_a_file_that_appeared(tmp_path, monkeypatch):
     """Check-then-rename let two writers both win; the final link is exclusive."""
-    from advisor import io
+    from advisor.outputs import io
 
     out = tmp_path / "memo.md"
     real = io._check_writable
@@ -214,7 +214,8 @@ def test_without_force_the_final_step_cannot_clobber_a_file_that_appeared(tmp_pa
 
 def fail_third_write(monkeypatch):
     """The third file the launch set writes fails, as a full disk would."""
-    from advisor import artifacts, io
+    from advisor.outputs import artifacts
+    from advisor.outputs import io
 
     calls = {"n": 0}
     real = io.write_atomic
@@ -230,9 +231,10 @@ def fail_third_write(monkeypatch):
 
 def test_launch_artifacts_appear_all_at_once(tmp_path, monkeypatch, rules):
     """A failure half-way leaves no directory, not a partial set."""
-    from advisor import artifacts, io
-    from advisor.advice import advise
-    from advisor.answers import load_answers
+    from advisor.outputs import artifacts
+    from advisor.outputs import io
+    from advisor.decision.advice import advise
+    from advisor.inputs.answers import load_answers
 
     advice = advise(load_answers(good(tmp_path)), rules)
     fail_third_write(monkeypatch)
@@ -246,7 +248,7 @@ def test_launch_artifacts_appear_all_at_once(tmp_path, monkeypatch, rules):
 
 
 def test_yaml_merge_keys_are_read_with_explicit_keys_winning(tmp_path):
-    from advisor.safeload import parse_mapping
+    from advisor.base.safeload import parse_mapping
 
     text = "base: &b {params: 7B, layers: 32}\nmodel:\n  <<: *b\n  layers: 40\n"
     assert parse_mapping(text, "a.yaml")["model"] == {"params": "7B", "layers": 40}
@@ -266,7 +268,7 @@ def test_a_yaml_flow_mapping_starting_with_a_brace_is_yaml_not_refused_json(tmp_
 
 
 def test_rule_templates_take_doubled_braces_as_literal_braces(tmp_path):
-    from advisor.rules import render_template
+    from advisor.knowledge.rules import render_template
 
     problems = Problems(collect=True)
     parse_pack({"pack": "p", "rules": [{"id": "r-one", "title": {"en": "t", "zh": "t"}, "source": ["seed:K1"], "priority": 50, "when": {"fact": "gpus", "op": "ge", "value": 1},
@@ -285,7 +287,7 @@ def test_a_custom_gpu_name_cannot_inject_markdown(tmp_path, name):
 
 
 def test_the_memo_escapes_markdown_in_a_gpu_name():
-    from advisor.render import _md_text
+    from advisor.outputs.render import _md_text
 
     assert _md_text("a_b *c* [d] <e> #f") == "a\\_b \\*c\\* \\[d\\] \\<e\\> \\#f"
 
@@ -318,9 +320,10 @@ def test_the_console_script_is_the_interrupt_safe_entry():
 
 def test_an_existing_launch_directory_keeps_its_old_set_when_a_write_fails(tmp_path, monkeypatch, rules):
     """Into an existing directory with --force, a failure on the third file leaves every old file as it was."""
-    from advisor import artifacts, io
-    from advisor.advice import advise
-    from advisor.answers import load_answers
+    from advisor.outputs import artifacts
+    from advisor.outputs import io
+    from advisor.decision.advice import advise
+    from advisor.inputs.answers import load_answers
 
     advice = advise(load_answers(good(tmp_path)), rules)
     d = tmp_path / "launch"

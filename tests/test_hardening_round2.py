@@ -135,7 +135,7 @@ BOUNDS = [
 
 
 def _bounds(name):
-    from advisor import answers
+    from advisor.inputs import answers
 
     cells = [c.cell_contents for c in getattr(answers, name).func.__closure__]  # the range's (low, high)
     return min(cells), max(cells)
@@ -177,15 +177,15 @@ def test_a_lone_surrogate_in_json_names_its_field(tmp_path, capsys):
 
 
 def test_a_large_document_without_aliases_is_not_an_alias_bomb():
-    from advisor.safeload import parse_mapping
+    from advisor.base.safeload import parse_mapping
 
     data = parse_mapping("items: [" + ", ".join(["1"] * 210_000) + "]\n", "big.yaml")  # the old limit counted 200,000
     assert len(data["items"]) == 210_000
 
 
 def test_an_alias_bomb_is_still_refused():
-    from advisor.errors import InputFileError
-    from advisor.safeload import parse_mapping
+    from advisor.base.errors import InputFileError
+    from advisor.base.safeload import parse_mapping
 
     bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
         f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 10)}]\n" for i in range(8))
@@ -194,7 +194,7 @@ def test_an_alias_bomb_is_still_refused():
 
 
 def test_a_ten_thousand_rule_pack_loads(tmp_path):
-    from advisor.rules import Problems, load_rules
+    from advisor.knowledge.rules import Problems, load_rules
 
     d = tmp_path / "pack"
     d.mkdir()
@@ -243,7 +243,7 @@ def test_an_empty_init_path_is_refused(tmp_path, capsys, monkeypatch):
 
 def full_disk_for(monkeypatch, prefix):
     """mkstemp fails with ENOSPC for files whose name starts with ``prefix``, as a nearly full disk would."""
-    from advisor import io
+    from advisor.outputs import io
 
     real = tempfile.mkstemp
 
@@ -279,7 +279,7 @@ def test_launch_files_that_cannot_be_written_leave_no_memo_and_name_the_users_di
 
 
 def test_a_memo_that_appears_meanwhile_rolls_the_launch_files_back(tmp_path, capsys, monkeypatch):
-    from advisor import artifacts
+    from advisor.outputs import artifacts
 
     f = answers_file(tmp_path, json.dumps(BASE), ".json")
     real = artifacts.write_artifacts
@@ -305,7 +305,7 @@ def boom(*args, **kw):
 
 @pytest.mark.parametrize("how", ["flag", "env"])
 def test_debug_prints_the_traceback_of_an_internal_error(tmp_path, capsys, monkeypatch, how):
-    monkeypatch.setattr("advisor.advice.advise", boom)
+    monkeypatch.setattr("advisor.decision.advice.advise", boom)
     f = answers_file(tmp_path, json.dumps(BASE), ".json")
     if how == "env":
         monkeypatch.setenv("ADVISOR_DEBUG", "1")
@@ -317,7 +317,7 @@ def test_debug_prints_the_traceback_of_an_internal_error(tmp_path, capsys, monke
 
 
 def test_without_debug_an_internal_error_is_one_line_that_says_how_to_see_more(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr("advisor.advice.advise", boom)
+    monkeypatch.setattr("advisor.decision.advice.advise", boom)
     monkeypatch.setenv("ADVISOR_DEBUG", "0")
     f = answers_file(tmp_path, json.dumps(BASE), ".json")
     code = main(["advise", str(f)])
@@ -327,8 +327,8 @@ def test_without_debug_an_internal_error_is_one_line_that_says_how_to_see_more(t
 
 TUI_CRASH = """
 import sys
-from advisor.answers import answers_from_mapping
-from advisor.rules import load_rules
+from advisor.inputs.answers import answers_from_mapping
+from advisor.knowledge.rules import load_rules
 from advisor.tui import app as tui_app
 
 def boom(*args, **kw):

@@ -14,13 +14,13 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from advisor.advice import advise
-from advisor.answers import answers_from_mapping, load_answers
-from advisor.artifacts import artifacts_for, build_artifacts, launch_command
-from advisor.deployment import Deployment, deployment, pipeline_layout
+from advisor.decision.advice import advise
+from advisor.inputs.answers import answers_from_mapping, load_answers
+from advisor.outputs.artifacts import artifacts_for, build_artifacts, launch_command
+from advisor.decision.deployment import Deployment, deployment, pipeline_layout
 from advisor.estimate.layout import stage_split
-from advisor.render import to_markdown
-from advisor.rules import load_rules
+from advisor.outputs.render import to_markdown
+from advisor.knowledge.rules import load_rules
 
 from .conftest import EXAMPLES
 

@@ -11,9 +11,9 @@ import re
 
 import pytest
 
-from advisor.advice import advise
-from advisor.answers import load_answers
-from advisor.render import to_markdown
+from advisor.decision.advice import advise
+from advisor.inputs.answers import load_answers
+from advisor.outputs.render import to_markdown
 
 from .conftest import EXAMPLES
 

@@ -1,4 +1,4 @@
-"""Issue 13: the JSON contract as types — every advice validates against advisor.report.Report, and
+"""Issue 13: the JSON contract as types — every advice validates against advisor.decision.report.Report, and
 `advisor schema --report` prints its JSON Schema."""
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ from contextlib import redirect_stdout
 
 import pytest
 
-from advisor.advice import advise
-from advisor.answers import load_answers
+from advisor.decision.advice import advise
+from advisor.inputs.answers import load_answers
 from advisor.cli import main
-from advisor.i18n import language
-from advisor.render import to_json
-from advisor.report import Report
+from advisor.base.i18n import language
+from advisor.outputs.render import to_json
+from advisor.decision.report import Report
 
 from .conftest import EXAMPLES
 

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
-from advisor.rules import shipped_rules_dir
-from advisor.ruletests import load_cases, run_case
+from advisor.decision.ruletests import load_cases, run_case
 
 CASES = load_cases()
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["note"] for c in CASES])
@@ -35,17 +32,16 @@ def test_every_rule_fires_in_some_case_and_not_in_another(rules):
     assert always == [], f"rules that fire in every case (add a case where they stay silent): {always}"
 
 
-def test_every_seed_item_is_encoded_and_cited():
-    """K1-K21 each appear as a source in rules/ or in the model code."""
-    text = "".join(p.read_text() for p in shipped_rules_dir().glob("*.yaml"))
-    text += "".join(p.read_text() for p in (ROOT / "src" / "advisor").rglob("*.py"))
-    cited = {int(n) for n in re.findall(r"seed:K(\d+)", text)}
-    assert set(range(1, 22)) <= cited, f"missing: {sorted(set(range(1, 22)) - cited)}"
-
-
-def test_every_rule_cites_a_source(rules):
-    for r in rules.rules:
-        assert r.source and all(s.strip() for s in r.source)
+def test_every_seed_item_is_cited_by_a_rule_that_fires(rules):
+    """K1-K21 each reach a reader: cited in the source of a rule that fires in at least one case (not only named in a
+    comment, which the old test counted). Replaces two checks that could not fail (issue 23)."""
+    reached: set[int] = set()
+    for case in CASES:
+        advice = run_case(case, rules).advice
+        assert advice is not None
+        for f in advice.fired:
+            reached |= {int(n) for s in f.rule.source for n in re.findall(r"seed:K(\d+)", s)}
+    assert set(range(1, 22)) <= reached, f"seed items no firing rule cites: {sorted(set(range(1, 22)) - reached)}"
 
 
 def test_rules_test_command_runs_the_same_cases(capsys):

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from advisor.advice import advise
-from advisor.answers import STRATEGIES, answers_from_mapping
-from advisor.errors import RuleLoadError
-from advisor.rules import Problems, load_rules
+from advisor.decision.advice import advise
+from advisor.inputs.answers import STRATEGIES, answers_from_mapping
+from advisor.base.errors import RuleLoadError
+from advisor.knowledge.rules import Problems, load_rules
 
 from .conftest import DATA, MINIMAL
 
@@ -76,8 +76,8 @@ def test_the_shipped_rules_have_no_problems():
 
 def test_a_packs_default_outcome_is_reached_when_no_rule_scores(tmp_path):
     """Issue 13: the default outcome must be reachable, not decoration: with no scoring rule it is the reason given."""
-    from advisor.advice import advise
-    from advisor.answers import answers_from_mapping
+    from advisor.decision.advice import advise
+    from advisor.inputs.answers import answers_from_mapping
 
     pack = tmp_path / "site"
     pack.mkdir()
@@ -160,7 +160,7 @@ def test_a_missing_rules_directory_is_a_clear_error(tmp_path):
 def test_excluding_every_fitting_strategy_is_blocked_not_misreported(tmp_path, rules):
     d = tmp_path / "strict"
     d.mkdir()
-    from advisor.answers import STRATEGIES
+    from advisor.inputs.answers import STRATEGIES
 
     (d / "strict.yaml").write_text(
         "rules:\n  - id: forbid-all\n    title: {en: Forbid all, zh: 全部禁用}\n    source: 'internal: test policy'\n    priority: 1\n"

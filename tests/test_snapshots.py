@@ -5,8 +5,8 @@ Update only after reading the HTML report:  python -m pytest tests/test_snapshot
 
 from __future__ import annotations
 
-from advisor.answers import load_answers
-from advisor.questions import steps
+from advisor.inputs.answers import load_answers
+from advisor.inputs.questions import steps
 from advisor.tui.app import AdvisorApp
 
 from .conftest import EXAMPLES
@@ -96,7 +96,7 @@ class TestChineseAt80x24:
     """Issue 12: the Q&A in 简体中文 at 80x24 — CJK characters are two cells wide, so every line must still fit."""
 
     def _zh_app(self, rules, tmp_path, answers=None):
-        from advisor.i18n import set_language
+        from advisor.base.i18n import set_language
 
         set_language("zh")  # the conftest fixture puts English back after the test
         return _app(rules, tmp_path, answers)
@@ -137,7 +137,7 @@ class TestResultsOnAFixedReport:
         import json
         from pathlib import Path
 
-        from advisor.report import Report
+        from advisor.decision.report import Report
         from advisor.tui.results import ResultsView
 
         data = json.loads((Path(__file__).parent / "data" / "fixed_results.json").read_text(encoding="utf-8"))

@@ -6,7 +6,8 @@ import subprocess
 import sys
 import typing
 
-from advisor import answers, strategies
+from advisor.inputs import answers
+from advisor.knowledge import strategies
 
 
 def test_the_answers_literal_lists_exactly_the_registry():
@@ -28,7 +29,7 @@ def test_derived_tables_follow_the_registry_order():
 
 
 def test_loading_and_checking_rules_imports_neither_numpy_nor_the_estimate():
-    code = ("import sys\nfrom advisor.rules import load_rules, Problems\nload_rules(problems=Problems(collect=True))\n"
-            "bad = [m for m in ('numpy', 'advisor.estimate', 'advisor.facts', 'pydantic') if m in sys.modules]\nprint(bad)\n")
+    code = ("import sys\nfrom advisor.knowledge.rules import load_rules, Problems\nload_rules(problems=Problems(collect=True))\n"
+            "bad = [m for m in ('numpy', 'advisor.estimate', 'advisor.decision.facts', 'pydantic') if m in sys.modules]\nprint(bad)\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and r.stdout.strip() == "[]", r.stdout + r.stderr

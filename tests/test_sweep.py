@@ -7,11 +7,11 @@ import json
 import numpy as np
 import pytest
 
-from advisor.answers import STRATEGIES, answers_from_mapping
+from advisor.inputs.answers import STRATEGIES, answers_from_mapping
 from advisor.cli import main
-from advisor.errors import AnswerError
+from advisor.base.errors import AnswerError
 from advisor.estimate import estimate_all
-from advisor.sweep import parse_gpu_range, sweep
+from advisor.outputs.sweep import parse_gpu_range, sweep
 
 from .conftest import EXAMPLES, MINIMAL, with_
 
@@ -76,7 +76,7 @@ def test_a_point_whose_batch_cannot_feed_every_rank_is_not_feasible():
     assert sw.batch_ok["ddp"].tolist() == [True, True, False]
     assert not sw.feasible["ddp"][2] and not any(sw.feasible[s][2] for s in STRATEGIES if not sw.batch_ok[s][2])
     assert sw.batch_ok["megatron-3d"][2]  # model parallelism keeps data parallelism within the batch
-    from advisor.sweep import sweep_text
+    from advisor.outputs.sweep import sweep_text
 
     assert sweep_text(sw).splitlines()[3].split()[1] == "megatron-3d"
 
@@ -103,7 +103,7 @@ def _rows(text: str) -> list[str]:
 
 
 def test_rows_prints_exactly_that_many_points_and_today_is_among_them():
-    from advisor.sweep import sweep_text
+    from advisor.outputs.sweep import sweep_text
 
     a = answers_from_mapping(with_(MINIMAL, cluster={"gpus": 72}))
     sw = sweep(a, parse_gpu_range("8..2048", 8))
@@ -114,7 +114,7 @@ def test_rows_prints_exactly_that_many_points_and_today_is_among_them():
 
 
 def test_time_is_in_days_and_cost_is_shown_when_the_deadline_is_missed():
-    from advisor.sweep import sweep_text
+    from advisor.outputs.sweep import sweep_text
 
     a = answers_from_mapping(with_(MINIMAL, training={"deadline_days": 20}))
     text = sweep_text(sweep(a, parse_gpu_range("8..64", 8)), 8)
@@ -126,7 +126,7 @@ def test_time_is_in_days_and_cost_is_shown_when_the_deadline_is_missed():
 def test_a_point_slower_than_the_one_before_says_why():
     """Time rising with GPUs (672 -> 46.4 days, 712 -> 52.2) was printed without a word: the batch no longer divides
     evenly, or the layout changes."""
-    from advisor.sweep import sweep_text
+    from advisor.outputs.sweep import sweep_text
 
     a = answers_from_mapping({"model": {"params": "7B"}, "training": {"tokens": "1T", "global_batch_tokens": "1M"},
                               "cluster": {"gpu": "a100-80gb", "gpus": 64, "inter_node_gbps": 100},
@@ -142,9 +142,9 @@ def test_a_point_slower_than_the_one_before_says_why():
 
 def test_the_sweep_follows_the_language():
     """Review: `advisor --lang zh sweep` was entirely English."""
-    from advisor.i18n import language
-    from advisor.i18n import width
-    from advisor.sweep import sweep_text
+    from advisor.base.i18n import language
+    from advisor.base.i18n import width
+    from advisor.outputs.sweep import sweep_text
 
     with language("zh"):
         a = answers_from_mapping(with_(MINIMAL, training={"deadline_days": 20}))

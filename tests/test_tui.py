@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 
-from advisor.answers import load_answers
-from advisor.questions import steps
+from advisor.inputs.answers import load_answers
+from advisor.inputs.questions import steps
 from advisor.tui.app import AdvisorApp, AnswersChanged, ConfirmDialog, PathDialog, QuestionScreen, ResultsScreen
 
 from .conftest import EXAMPLES
@@ -163,7 +163,7 @@ async def test_saved_answers_load_in_the_headless_advisor(rules, tmp_path):
         await pilot.press("enter")
         await pilot.pause()
     saved = load_answers(tmp_path / "answers.yaml")
-    from advisor.advice import advise
+    from advisor.decision.advice import advise
 
     assert advise(saved, rules).strategy == strategy
 

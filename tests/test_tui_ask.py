@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import yaml
 
-from advisor.answers import load_answers
-from advisor.i18n import language
-from advisor.safeload import load_mapping
+from advisor.inputs.answers import load_answers
+from advisor.base.i18n import language
+from advisor.base.safeload import load_mapping
 from advisor.tui.app import AdvisorApp, ResultsScreen
 from advisor.tui.ask import AskBox
 
@@ -148,7 +148,7 @@ class TestAskAt80x24:
     """The Ask tab with one turn answered, at the size most terminals open at, in both languages (layout pinned)."""
 
     def _app(self, rules, tmp_path, lang="en"):
-        from advisor.i18n import set_language
+        from advisor.base.i18n import set_language
 
         set_language(lang)  # the conftest fixture puts English back after the test
         app = make_app(rules, tmp_path)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from advisor.advice import advise
-from advisor.answers import load_answers
-from advisor.i18n import language
+from advisor.decision.advice import advise
+from advisor.inputs.answers import load_answers
+from advisor.base.i18n import language
 from advisor.tui.app import AdvisorApp
 from advisor.tui.results import ResultsScreen
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from advisor.i18n import _, language
+from advisor.base.i18n import _, language
 from advisor.tui.app import AdvisorApp
 from advisor.tui.dialogs import ConfirmDialog
 

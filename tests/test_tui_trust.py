@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from advisor.questions import steps
-from advisor.rules import load_rules
+from advisor.inputs.questions import steps
+from advisor.knowledge.rules import load_rules
 from advisor.tui.app import AdvisorApp, QuestionScreen, ResultsScreen
 
 SMALL = (80, 24)
@@ -205,7 +205,7 @@ async def test_every_field_of_every_step_is_on_screen_when_focused(rules, tmp_pa
 
 
 async def test_the_gpu_list_shows_the_selected_gpu(rules, tmp_path):
-    from advisor.answers import answers_from_mapping
+    from advisor.inputs.answers import answers_from_mapping
 
     answers = answers_from_mapping({"model": {"params": "7B"}, "training": {"tokens": "1T"},
                                     "cluster": {"gpu": "mi300x", "gpus": 64}, "budget": {"price_per_gpu_hour": 2}})
@@ -376,7 +376,7 @@ def test_advisor_tui_opens_a_file_with_one_bad_answer_instead_of_exiting(tmp_pat
 
 
 async def test_q_on_the_results_quits_when_nothing_is_unsaved(rules, tmp_path):
-    from advisor.answers import load_answers
+    from advisor.inputs.answers import load_answers
 
     from .conftest import EXAMPLES
 
@@ -419,7 +419,7 @@ async def test_the_theme_choice_persists(rules, tmp_path):
 
 
 async def test_the_chinese_q_and_a_reads_wan_and_yi_and_explains_errors_in_chinese(rules, tmp_path):
-    from advisor.i18n import set_language
+    from advisor.base.i18n import set_language
 
     set_language("zh")  # the conftest fixture puts English back
     app = make_app(rules, tmp_path)

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from advisor.units import format_quantity, parse_quantity
+from advisor.base.units import format_quantity, parse_quantity
 
 
 @pytest.mark.parametrize(
@@ -51,7 +51,7 @@ def test_quantities_format_for_humans(value, text):
 
 # ---------------------------------------------------------------- numbers as people write them (issue 12)
 
-from advisor.units import parse_duration, parse_money  # noqa: E402
+from advisor.base.units import parse_duration, parse_money  # noqa: E402
 
 
 @pytest.mark.parametrize("text, expected", [

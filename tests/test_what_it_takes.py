@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from advisor.advice import advise
-from advisor.answers import answers_from_mapping
+from advisor.decision.advice import advise
+from advisor.inputs.answers import answers_from_mapping
 from advisor.estimate import estimate_all
-from advisor.render import to_markdown, to_text
+from advisor.outputs.render import to_markdown, to_text
 
 MISSES = {"model": {"params": "70B"}, "training": {"tokens": "2T", "deadline_days": 10},
           "cluster": {"gpu": "h100-sxm", "gpus": 256, "inter_node_gbps": 400},
@@ -36,7 +36,7 @@ def test_a_missed_deadline_names_how_many_gpus_meet_it(rules):
 
 
 def test_what_it_takes_is_said_in_the_summary_the_memo_and_the_report_in_both_languages(rules):
-    from advisor.i18n import language
+    from advisor.base.i18n import language
 
     advice = advise(answers_from_mapping(MISSES), rules)
     more = next(c for c in advice.plan.what_it_takes if c.kind == "more-gpus")
@@ -57,7 +57,7 @@ def test_the_memo_draws_time_and_cost_against_gpu_count_as_mermaid_charts(rules)
     """Issue 22 item 4: the what-if as a chart GitHub renders, the deadline and budget drawn, today and the plan labelled."""
     import re
 
-    from advisor.answers import load_answers
+    from advisor.inputs.answers import load_answers
 
     from .conftest import EXAMPLES
 

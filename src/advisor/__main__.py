@@ -2,6 +2,6 @@
 
 import sys
 
-from ._entry import main
+from advisor._entry import main
 
 sys.exit(main())

@@ -10,7 +10,7 @@ import sys
 
 def main() -> int:
     try:
-        from .cli import main as cli_main
+        from advisor.cli import main as cli_main
     except KeyboardInterrupt:
         try:
             sys.stderr.write("advisor: interrupted\n")

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any, NoReturn
 from collections.abc import Sequence
 
-from . import __version__
-from .errors import AdvisorError, AnswerError, InputFileError, OutputError
+from advisor import __version__
+from advisor.base.errors import AdvisorError, AnswerError, InputFileError, OutputError
 
 EXIT_BAD_INPUT = 2
 EXIT_FAILED_CHECK = 1
@@ -160,7 +160,7 @@ def _err(msg: str) -> None:
 
 def _main(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
-    from .i18n import detect, normalise, set_language
+    from advisor.base.i18n import detect, normalise, set_language
 
     try:
         set_language(normalise(args.lang) if args.lang else detect())
@@ -180,12 +180,12 @@ def _main(argv: Sequence[str] | None) -> int:
     if cmd == "sweep":
         return _sweep(args)
     if cmd == "schema" and args.report:
-        from .report import report_schema
+        from advisor.decision.report import report_schema
 
         _out(json.dumps(report_schema(), indent=2) + "\n")
         return 0
     if cmd == "schema":
-        from .answers import answers_schema
+        from advisor.inputs.answers import answers_schema
 
         _out(json.dumps(answers_schema(), indent=2) + "\n")
         return 0
@@ -212,9 +212,9 @@ def _out(text: str) -> None:
 
 
 def _run_tui(answers_path: str | None, extra: list[Path]) -> int:
-    from .answers import answers_from_mapping
-    from .rules import load_rules
-    from .safeload import load_mapping
+    from advisor.inputs.answers import answers_from_mapping
+    from advisor.knowledge.rules import load_rules
+    from advisor.base.safeload import load_mapping
 
     rules = load_rules(extra)  # bad rules fail here, before the screen opens
     answers, draft = None, None
@@ -224,8 +224,8 @@ def _run_tui(answers_path: str | None, extra: list[Path]) -> int:
             answers = answers_from_mapping(draft, name)
         except AnswerError as exc:
             # One bad answer a step can show: open on that step with it marked. Anything else (a typo'd key): refuse.
-            from .answers import field_path
-            from .questions import steps, validate
+            from advisor.inputs.answers import field_path
+            from advisor.inputs.questions import steps, validate
 
             paths = {f.path for s in steps() for f in s.fields}
             _answers, errors = validate(draft)
@@ -234,7 +234,7 @@ def _run_tui(answers_path: str | None, extra: list[Path]) -> int:
                 raise exc from None
     if not sys.stdin.isatty() or not sys.stdout.isatty():
         raise InputFileError("the guided Q&A needs a terminal; for scripts use 'advisor advise ANSWERS'")
-    from .tui.app import AdvisorApp
+    from advisor.tui.app import AdvisorApp
 
     app = AdvisorApp(rules=rules, answers=answers, draft=draft, show_tracebacks=debugging())
     app.run()
@@ -248,11 +248,11 @@ def _run_tui(answers_path: str | None, extra: list[Path]) -> int:
 
 
 def _advise(args: argparse.Namespace, extra: list[Path]) -> int:
-    from .advice import advise
-    from .answers import load_answers
-    from .io import check_writable, stage_atomic
-    from .render import to_json, to_markdown, to_text
-    from .rules import load_rules
+    from advisor.decision.advice import advise
+    from advisor.inputs.answers import load_answers
+    from advisor.outputs.io import check_writable, stage_atomic
+    from advisor.outputs.render import to_json, to_markdown, to_text
+    from advisor.knowledge.rules import load_rules
 
     to_file = _output_path(args.output)
     if to_file:
@@ -263,7 +263,7 @@ def _advise(args: argparse.Namespace, extra: list[Path]) -> int:
     advice = advise(answers, load_rules(extra))
     links, artifacts = None, None
     if args.artifacts:
-        from .artifacts import artifact_links, build_artifacts
+        from advisor.outputs.artifacts import artifact_links, build_artifacts
 
         artifacts = build_artifacts(advice)
         links = artifact_links(artifacts, args.artifacts)
@@ -292,14 +292,14 @@ def _advise(args: argparse.Namespace, extra: list[Path]) -> int:
 
 
 def _ask(args: argparse.Namespace, extra: list[Path]) -> int:
-    """One follow-up question about the advice (advisor.ask); the answer as text, JSON or in the memo's appendix."""
-    from .advice import advise
-    from .answers import answers_from_mapping
-    from .ask import ask, turn, with_change
-    from .io import check_writable, write_atomic
-    from .render import to_markdown
-    from .rules import load_rules
-    from .safeload import load_mapping
+    """One follow-up question about the advice (advisor.outputs.ask); the answer as text, JSON or in the memo's appendix."""
+    from advisor.decision.advice import advise
+    from advisor.inputs.answers import answers_from_mapping
+    from advisor.outputs.ask import ask, turn, with_change
+    from advisor.outputs.io import check_writable, write_atomic
+    from advisor.outputs.render import to_markdown
+    from advisor.knowledge.rules import load_rules
+    from advisor.base.safeload import load_mapping
 
     for given in (args.output, args.save):
         if given and given != "-":
@@ -308,7 +308,7 @@ def _ask(args: argparse.Namespace, extra: list[Path]) -> int:
         raise InputFileError("--adopt: needs --save PATH (the answers file to write)")
     if args.question is None and args.format != "md":
         raise InputFileError("QUESTION: is required (only --format md, the memo with the questions already kept, runs without one)")
-    from .ask import MAX_QUESTION
+    from advisor.outputs.ask import MAX_QUESTION
 
     if args.question is not None and not args.question.strip():
         raise InputFileError("QUESTION: is empty; ask e.g. 'what if we get 128 GPUs?', 'why not DeepSpeed?' or 'what is all-reduce?'")
@@ -322,7 +322,7 @@ def _ask(args: argparse.Namespace, extra: list[Path]) -> int:
     reply = ask(args.question, draft, advice, rules, name) if args.question is not None else None
     conversation = kept + ([turn(reply)] if reply is not None else [])
     if args.save:
-        from .ask import answers_yaml
+        from advisor.outputs.ask import answers_yaml
 
         saved = with_change(draft, reply.change) if args.adopt and reply is not None else draft
         saved = with_change(saved, {"project.conversation": conversation})
@@ -358,7 +358,7 @@ def _write_artifacts(advice: Any, args: argparse.Namespace, artifacts: list[Any]
     call wrote are removed again (a new directory whole; in an existing one, the files it added)."""
     import shutil
 
-    from .artifacts import write_artifacts
+    from advisor.outputs.artifacts import write_artifacts
 
     d = Path(args.artifacts)
     existed = d.exists()
@@ -380,9 +380,9 @@ def _write_artifacts(advice: Any, args: argparse.Namespace, artifacts: list[Any]
 
 
 def _sweep(args: argparse.Namespace) -> int:
-    from .answers import load_answers
-    from .io import check_writable, write_atomic
-    from .sweep import parse_gpu_range, sweep, sweep_text
+    from advisor.inputs.answers import load_answers
+    from advisor.outputs.io import check_writable, write_atomic
+    from advisor.outputs.sweep import parse_gpu_range, sweep, sweep_text
 
     to_file = _output_path(args.output)
     if to_file:
@@ -405,13 +405,13 @@ def _sweep(args: argparse.Namespace) -> int:
 
 
 def _init(args: argparse.Namespace) -> int:
-    from .template import answers_template
+    from advisor.inputs.template import answers_template
 
     text = answers_template()
     if args.path == "-":
         _out(text)
         return 0
-    from .io import write_atomic
+    from advisor.outputs.io import write_atomic
 
     path = write_atomic(args.path, text, force=args.force)
     _err(f"wrote {path}; edit it, then run: advisor advise {path}")
@@ -419,7 +419,7 @@ def _init(args: argparse.Namespace) -> int:
 
 
 def _gpus(args: argparse.Namespace) -> int:
-    from .catalog import gpu_catalog
+    from advisor.knowledge.catalog import gpu_catalog
 
     cat = gpu_catalog()
     if args.format == "json":
@@ -436,7 +436,7 @@ def _gpus(args: argparse.Namespace) -> int:
 
 
 def _rules(args: argparse.Namespace, extra: list[Path]) -> int:
-    from .rules import Problems, load_rules
+    from advisor.knowledge.rules import Problems, load_rules
 
     sub = args.rules_command
     if sub == "check":
@@ -452,7 +452,7 @@ def _rules(args: argparse.Namespace, extra: list[Path]) -> int:
         _err(summary)
         return EXIT_FAILED_CHECK if n else 0
     if sub == "facts":
-        from .vocabulary import FACTS
+        from advisor.knowledge.vocabulary import FACTS
 
         for spec in FACTS.values():
             choices = f" ({' | '.join(spec.choices)})" if spec.choices else ""
@@ -464,7 +464,7 @@ def _rules(args: argparse.Namespace, extra: list[Path]) -> int:
             _out(f"{r.priority:>4}  {r.id:<38} {', '.join(r.source)[:60]}\n")
         return 0
     if sub == "test":
-        from .ruletests import run_cases
+        from advisor.decision.ruletests import run_cases
 
         ruleset = load_rules(extra)
         results = run_cases(args.cases or None, ruleset)

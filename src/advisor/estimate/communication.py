@@ -7,10 +7,10 @@ from typing import Any
 
 import numpy as np
 
-from ..strategies import spec
-from .layout import expert_degree
-from .workload import FP8_ALLGATHER_BYTES
-from .workload import CPU_ADAM_BYTES_PER_PARAM, HOST_MEMORY_BW, Hardware, OVERLAP_BACKWARD, Workload
+from advisor.knowledge.strategies import spec
+from advisor.estimate.layout import expert_degree
+from advisor.estimate.workload import FP8_ALLGATHER_BYTES
+from advisor.estimate.workload import CPU_ADAM_BYTES_PER_PARAM, HOST_MEMORY_BW, Hardware, OVERLAP_BACKWARD, Workload
 
 
 # ------------------------------------------------------------------------------ collectives

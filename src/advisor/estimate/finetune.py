@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..strategies import spec
+from advisor.knowledge.strategies import spec
 
 if TYPE_CHECKING:  # workload.py imports this module's constants; the Workload type is only annotated here
-    from .workload import Workload
+    from advisor.estimate.workload import Workload
 
 METHODS: tuple[str, ...] = ("pretrain", "finetune", "lora", "qlora")
 PEFT_METHODS: tuple[str, ...] = ("lora", "qlora")
@@ -121,7 +121,7 @@ def peft_breakdown(strategy: str, w: Workload, gpus: np.ndarray, tp: np.ndarray 
     if sp.states == "zero1" or sp.deepspeed_stage == 2:
         return base * ones, 4.0 * a + 12.0 * a / n, zeros
     if sp.states == "megatron":
-        from .layout import stage_factor
+        from advisor.estimate.layout import stage_factor
 
         share = stage_factor(w, pp) / (np.asarray(tp, dtype=float) * np.asarray(pp, dtype=float))
         return base * share * ones, ADAPTER_BYTES_PER_PARAM * a * share * ones, zeros
@@ -171,7 +171,7 @@ def dequant_seconds(w: Workload, peak_tflops: float, micro_batches: np.ndarray, 
 
 
 def finetune_facts(w: Workload) -> dict[str, object]:
-    """The fine-tuning facts rules may test (advisor.vocabulary): the method, and for LoRA/QLoRA the adapters and the base."""
+    """The fine-tuning facts rules may test (advisor.knowledge.vocabulary): the method, and for LoRA/QLoRA the adapters and the base."""
     peft = is_peft(w)
     return {
         "method": w.method,

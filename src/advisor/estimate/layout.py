@@ -7,7 +7,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .workload import Hardware, Workload
+from advisor.estimate.workload import Hardware, Workload
 
 
 # ------------------------------------------------------------------------------ megatron layout
@@ -144,7 +144,7 @@ def expert_degree(strategy: str, w: Workload, n: np.ndarray, dp: np.ndarray, gpu
     ones = np.ones(np.broadcast_shapes(np.shape(n), np.shape(dp)))
     if not w.is_moe or w.experts <= 1:
         return ones
-    from ..strategies import spec  # bottom layer; imported here to keep layout's imports to the workload
+    from advisor.knowledge.strategies import spec  # bottom layer; imported here to keep layout's imports to the workload
 
     sp = spec(strategy)
     if sp.model_parallel:

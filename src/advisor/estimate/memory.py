@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dsmem
-from ..strategies import spec
-from .finetune import is_peft, peft_cpu_bytes_per_node, peft_state_bytes
-from .layout import expert_degree, stage_factor
-from .workload import Hardware, Workload
+from advisor.estimate import dsmem
+from advisor.knowledge.strategies import spec
+from advisor.estimate.finetune import is_peft, peft_cpu_bytes_per_node, peft_state_bytes
+from advisor.estimate.layout import expert_degree, stage_factor
+from advisor.estimate.workload import Hardware, Workload
 
 
 # ------------------------------------------------------------------------------ memory

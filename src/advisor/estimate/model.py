@@ -7,16 +7,27 @@ from typing import Any
 
 import numpy as np
 
-from ..answers import Answers
-from ..catalog import kernel_scale, mfu_band
-from ..strategies import spec, STRATEGIES
-from ..vocabulary import PARTIAL_RECOMPUTE_NAMES
-from .finetune import dequant_seconds, is_peft, lora_activation_bytes
-from .communication import Collective, communication_plan, exposed_communication
-from .layout import MEMORY_HEADROOM, _layouts, expert_degree, interleave_memory_factor, stage_factor
-from .memory import activation_bytes, cpu_bytes_per_node, model_state_bytes
-from .workload import FP8_SPEEDUP
-from .workload import CUDA_OVERHEAD_BYTES, FULL_RECOMPUTE_FLOPS, GB, Hardware, MICRO_BATCH_CHOICES, SELECTIVE_RECOMPUTE_FLOPS, Workload, hardware_from, interruption_overhead, workload_from
+from advisor.inputs.answers import Answers
+from advisor.knowledge.catalog import kernel_scale, mfu_band
+from advisor.knowledge.strategies import spec, STRATEGIES
+from advisor.knowledge.vocabulary import PARTIAL_RECOMPUTE_NAMES
+from advisor.estimate.finetune import dequant_seconds, is_peft, lora_activation_bytes
+from advisor.estimate.communication import Collective, communication_plan, exposed_communication
+from advisor.estimate.layout import MEMORY_HEADROOM, _layouts, expert_degree, interleave_memory_factor, stage_factor
+from advisor.estimate.memory import activation_bytes, cpu_bytes_per_node, model_state_bytes
+from advisor.estimate.workload import FP8_SPEEDUP
+from advisor.estimate.workload import (
+    CUDA_OVERHEAD_BYTES,
+    FULL_RECOMPUTE_FLOPS,
+    GB,
+    Hardware,
+    MICRO_BATCH_CHOICES,
+    SELECTIVE_RECOMPUTE_FLOPS,
+    Workload,
+    hardware_from,
+    interruption_overhead,
+    workload_from,
+)
 
 
 # ------------------------------------------------------------------------------ the estimate

@@ -7,10 +7,10 @@ import math
 
 import numpy as np
 
-from ..answers import Answers
-from ..catalog import efficiency_data, GpuSpec
-from ..i18n import N_
-from .finetune import DEFAULT_RANK, DEFAULT_TARGETS, FINETUNE_BATCH_SEQUENCES, adapter_params
+from advisor.inputs.answers import Answers
+from advisor.knowledge.catalog import efficiency_data, GpuSpec
+from advisor.base.i18n import N_
+from advisor.estimate.finetune import DEFAULT_RANK, DEFAULT_TARGETS, FINETUNE_BATCH_SEQUENCES, adapter_params
 
 
 GB = 1e9
@@ -228,7 +228,7 @@ class Workload:
         """Model FLOPs per trained token (forward + backward), before any recomputation; a frozen LoRA/QLoRA base
         skips its weight gradients (estimate/finetune.py)."""
         if self.method in ("lora", "qlora"):
-            from .finetune import peft_flops_per_token
+            from advisor.estimate.finetune import peft_flops_per_token
 
             return peft_flops_per_token(self)
         return 6.0 * self.active_params + self.attention_flops_per_token
@@ -247,7 +247,7 @@ class Workload:
     def weight_bytes(self) -> float:
         """Bytes of the weights FSDP/ZeRO-3 gather: 16-bit weights, or the frozen LoRA/QLoRA base as stored."""
         if self.method in ("lora", "qlora"):
-            from .finetune import frozen_base_bytes
+            from advisor.estimate.finetune import frozen_base_bytes
 
             return frozen_base_bytes(self)
         return 2.0 * self.params

@@ -1,6 +1,6 @@
 """The guided Q&A: `advisor` with no arguments.
 
-A thin front end. Steps, explanations and validation come from ``advisor.questions``; estimates,
+A thin front end. Steps, explanations and validation come from ``advisor.inputs.questions``; estimates,
 rules and the memo from the core. Screens only move values between widgets and the draft.
 """
 
@@ -17,20 +17,20 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from ..advice import Advice, advise
-from ..answers import Answers
-from ..ask import answers_yaml
-from ..errors import AdvisorError
-from ..i18n import _, N_
-from ..io import shown, write_atomic
-from ..questions import display, draft_from, get_value, steps, validate
-from ..render import to_markdown
-from ..rules import RuleSet
-from .common import AnswersChanged, translate_bindings
-from .dialogs import GLOSSARY, ConfirmDialog, HelpScreen, PathDialog, ReviewScreen
-from .look import load_theme, save_theme
-from .question import LivePanel, QuestionScreen, first_problem
-from .results import ResultsScreen, ResultsView
+from advisor.decision.advice import Advice, advise
+from advisor.inputs.answers import Answers
+from advisor.outputs.ask import answers_yaml
+from advisor.base.errors import AdvisorError
+from advisor.base.i18n import _, N_
+from advisor.outputs.io import shown, write_atomic
+from advisor.inputs.questions import display, draft_from, get_value, steps, validate
+from advisor.outputs.render import to_markdown
+from advisor.knowledge.rules import RuleSet
+from advisor.tui.common import AnswersChanged, translate_bindings
+from advisor.tui.dialogs import GLOSSARY, ConfirmDialog, HelpScreen, PathDialog, ReviewScreen
+from advisor.tui.look import load_theme, save_theme
+from advisor.tui.question import LivePanel, QuestionScreen, first_problem
+from advisor.tui.results import ResultsScreen, ResultsView
 
 
 # ------------------------------------------------------------------------------ the app
@@ -209,7 +209,7 @@ class AdvisorApp(App[None]):
         advice = self.last_advice
         if advice is None:
             return
-        from ..artifacts import build_artifacts, write_artifacts
+        from advisor.outputs.artifacts import build_artifacts, write_artifacts
 
         name = await self.push_screen_wait(PathDialog(_("Write launch files into the directory:"), "launch"))
         path = self._resolve(name) if name else None

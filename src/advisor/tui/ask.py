@@ -1,4 +1,4 @@
-"""The Ask box on the results screen: a question typed, the answer shown as a chat turn under it (advisor.ask does
+"""The Ask box on the results screen: a question typed, the answer shown as a chat turn under it (advisor.outputs.ask does
 the work; this widget only moves text between the input and the log)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, Checkbox, Input, Static
 
-from ..i18n import _
+from advisor.base.i18n import _
 
 
 class AskBox(Vertical):

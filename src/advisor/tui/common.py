@@ -7,8 +7,8 @@ from typing import Any
 
 from textual.message import Message
 
-from ..answers import Answers
-from ..i18n import _, N_
+from advisor.inputs.answers import Answers
+from advisor.base.i18n import _, N_
 
 
 def translate_bindings(node: Any) -> None:

@@ -12,8 +12,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, Markdown, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ..i18n import _, N_
-from .common import translate_bindings
+from advisor.base.i18n import _, N_
+from advisor.tui.common import translate_bindings
 
 
 # ------------------------------------------------------------------------------ modal dialogs

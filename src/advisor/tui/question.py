@@ -14,17 +14,17 @@ from textual.widget import Widget
 from textual.widgets import Button, Footer, Header, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ..advice import Advice
-from ..strategies import FRAMEWORKS
-from ..i18n import _, N_
-from ..questions import coerce, display, get_value, reconcile, set_value, Step, step_error
-from ..render import hours_text, money
-from .common import translate_bindings
-from .dialogs import HelpScreen
-from .look import palette
+from advisor.decision.advice import Advice
+from advisor.knowledge.strategies import FRAMEWORKS
+from advisor.base.i18n import _, N_
+from advisor.inputs.questions import coerce, display, get_value, reconcile, set_value, Step, step_error
+from advisor.outputs.render import hours_text, money
+from advisor.tui.common import translate_bindings
+from advisor.tui.dialogs import HelpScreen
+from advisor.tui.look import palette
 
 if TYPE_CHECKING:
-    from .app import AdvisorApp
+    from advisor.tui.app import AdvisorApp
 
 
 # ------------------------------------------------------------------------------ side panel
@@ -122,7 +122,7 @@ class QuestionScreen(Screen[None]):
 
     @property
     def app_(self) -> AdvisorApp:
-        from .app import AdvisorApp  # the app imports this screen: resolved at call time
+        from advisor.tui.app import AdvisorApp  # the app imports this screen: resolved at call time
 
         app = self.app
         assert isinstance(app, AdvisorApp)

@@ -17,17 +17,17 @@ from textual.screen import Screen
 from textual_plotext import PlotextPlot
 from textual.widgets import Button, Checkbox, DataTable, Footer, Header, Input, Markdown, SelectionList, Static, TabbedContent, TabPane
 
-from ..advice import Advice
-from ..errors import AdvisorError
-from ..i18n import _, N_
-from ..render import decision_notes, headline, hours_text, money, option_rows, spread, summary_rows, to_markdown, what_if_rows
-from ..report import Report
-from .ask import AskBox
-from .common import _esc, translate_bindings
-from .look import palette
+from advisor.decision.advice import Advice
+from advisor.base.errors import AdvisorError
+from advisor.base.i18n import _, N_
+from advisor.outputs.render import decision_notes, headline, hours_text, money, option_rows, spread, summary_rows, to_markdown, what_if_rows
+from advisor.decision.report import Report
+from advisor.tui.ask import AskBox
+from advisor.tui.common import _esc, translate_bindings
+from advisor.tui.look import palette
 
 if TYPE_CHECKING:
-    from .app import AdvisorApp
+    from advisor.tui.app import AdvisorApp
 
 
 # ------------------------------------------------------------------------------ results
@@ -230,7 +230,7 @@ class ResultsScreen(Screen[None]):
         if not question:
             return
         app = self.app_
-        from ..ask import ask
+        from advisor.outputs.ask import ask
 
         error = False
         self.change = {}
@@ -253,7 +253,7 @@ class ResultsScreen(Screen[None]):
         if not self.change:
             return
         app = self.app_
-        from ..ask import with_change
+        from advisor.outputs.ask import with_change
 
         before = app.draft
         app.draft = with_change(app.draft, self.change)
@@ -293,7 +293,7 @@ class ResultsScreen(Screen[None]):
 
     @property
     def app_(self) -> AdvisorApp:
-        from .app import AdvisorApp  # the app imports this screen: resolved at call time
+        from advisor.tui.app import AdvisorApp  # the app imports this screen: resolved at call time
 
         app = self.app
         assert isinstance(app, AdvisorApp)

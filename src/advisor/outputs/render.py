@@ -14,18 +14,18 @@ from collections.abc import Callable, Mapping, Sequence
 
 import yaml
 
-from .deployment import layout_lines
-from .advice import Advice, hours_text, method_names, money, pct_change
-from .decide import COST_TIE, Option, preference, tie_band
-from .answers import STRATEGIES, Answers
-from .estimate import BATCH_NOT_GIVEN
-from .report import Alternative, Estimate, MethodReport, Report
-from .strategies import FRAMEWORKS
-from .i18n import N_, _, pad
+from advisor.decision.deployment import layout_lines
+from advisor.decision.advice import Advice, hours_text, method_names, money, pct_change
+from advisor.decision.decide import COST_TIE, Option, preference, tie_band
+from advisor.inputs.answers import STRATEGIES, Answers
+from advisor.estimate import BATCH_NOT_GIVEN
+from advisor.decision.report import Alternative, Estimate, MethodReport, Report
+from advisor.knowledge.strategies import FRAMEWORKS
+from advisor.base.i18n import N_, _, pad
 
 ANSWER_WORDS = (N_("none"), N_("some"), N_("expert"), N_("mvp"), N_("stable"), N_("frontier"))
 """Answer values the memo shows in words (team experience, project stage): marked so the catalog has them."""
-from .rules import format_number
+from advisor.knowledge.rules import format_number
 
 
 def spread(lo: float, hi: float, fmt, calibrated: bool) -> str:

@@ -67,7 +67,7 @@ def catalog(lang: str) -> dict[str, str]:
     """msgid -> translation for ``lang`` (empty for English, the source language)."""
     if lang == "en":
         return {}
-    from .safeload import parse_trusted
+    from advisor.base.safeload import parse_trusted
 
     text = resources.files("advisor").joinpath("data", "i18n", f"{lang}.yaml").read_text(encoding="utf-8")
     data = parse_trusted(text) or {}

@@ -32,11 +32,11 @@ from pathlib import Path
 from typing import Any
 from collections.abc import Callable
 
-from .strategies import STRATEGIES
-from .errors import AdvisorError, RuleLoadError
-from .vocabulary import BOOL, FACTS, NUMBER, TEXT
-from .i18n import LANGUAGES, singular, zh
-from .safeload import load_mapping
+from advisor.knowledge.strategies import STRATEGIES
+from advisor.base.errors import AdvisorError, RuleLoadError
+from advisor.knowledge.vocabulary import BOOL, FACTS, NUMBER, TEXT
+from advisor.base.i18n import LANGUAGES, singular, zh
+from advisor.base.safeload import load_mapping
 
 OPERATORS: dict[str, tuple[set[str], str]] = {
     "eq": ({NUMBER, BOOL, TEXT}, "equals"),
@@ -158,7 +158,7 @@ def shipped_rules_dir() -> Path:
     packaged = Path(str(resources.files("advisor"))) / "rules"
     if packaged.is_dir():
         return packaged
-    return Path(__file__).resolve().parents[2] / "rules"
+    return Path(__file__).resolve().parents[3] / "rules"
 
 
 def rule_files(directory: Path) -> list[Path]:

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .safeload import parse_trusted
+from advisor.base.safeload import parse_trusted
 
 
 DEFAULT_NETWORK_GBPS = 200.0

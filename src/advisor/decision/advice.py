@@ -12,28 +12,21 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 
-from .answers import STRATEGIES, Answers
-from .catalog import efficiency_data, mfu_band
-from .decide import COST_TIE, Option, Plan, choose, search_counts
-from .estimate import (
-    ASSUMPTIONS,
-    GB,
-    INTERRUPTIONS_PER_GPU_HOUR,
-    StrategyEstimate,
-    cost,
-    deepspeed_table,
-)
-from .deployment import deployment
-from .estimate.finetune import frozen_base_bytes, peft_breakdown
-from .takes import what_it_takes
-from .facts import Evaluation, evaluate_counts, gpu_bound_hours
-from .strategies import DEEPSPEED_ESTIMATED, SIMPLICITY
-from .strategies import FRAMEWORKS, MEMORY_CONVENTION
-from .i18n import _, zh
-from .rules import Rule, RuleSet, format_number, render_template
+from advisor.inputs.answers import STRATEGIES, Answers
+from advisor.knowledge.catalog import efficiency_data, mfu_band
+from advisor.decision.decide import COST_TIE, Option, Plan, choose, search_counts
+from advisor.estimate import ASSUMPTIONS, GB, INTERRUPTIONS_PER_GPU_HOUR, StrategyEstimate, cost, deepspeed_table
+from advisor.decision.deployment import deployment
+from advisor.estimate.finetune import frozen_base_bytes, peft_breakdown
+from advisor.decision.takes import what_it_takes
+from advisor.decision.facts import Evaluation, evaluate_counts, gpu_bound_hours
+from advisor.knowledge.strategies import DEEPSPEED_ESTIMATED, SIMPLICITY
+from advisor.knowledge.strategies import FRAMEWORKS, MEMORY_CONVENTION
+from advisor.base.i18n import _, zh
+from advisor.knowledge.rules import Rule, RuleSet, format_number, render_template
 
 if TYPE_CHECKING:
-    from .report import Report
+    from advisor.decision.report import Report
 
 
 
@@ -336,9 +329,9 @@ class Advice:
         }
 
     def report(self) -> Report:
-        """The advice as the typed JSON contract (advisor.report), validated: the same content as to_dict(). Imported
+        """The advice as the typed JSON contract (advisor.decision.report), validated: the same content as to_dict(). Imported
         here, not at the top: its ~20 pydantic models would cost every run's start-up."""
-        from .report import Report
+        from advisor.decision.report import Report
 
         return Report.model_validate(self.to_dict())
 

@@ -17,10 +17,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .estimate.layout import stage_split
-from .facts import Evaluation
-from .i18n import _
-from .strategies import spec
+from advisor.estimate.layout import stage_split
+from advisor.decision.facts import Evaluation
+from advisor.base.i18n import _
+from advisor.knowledge.strategies import spec
 
 Schedule = Literal["none", "1f1b", "interleaved-1f1b"]
 

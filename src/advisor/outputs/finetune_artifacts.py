@@ -13,10 +13,10 @@ from typing import Any
 
 import yaml
 
-from .advice import Advice
-from .deployment import deployment
-from .estimate.finetune import DEFAULT_ALPHA, PEFT_METHODS, TARGET_MODULES
-from .strategies import spec
+from advisor.decision.advice import Advice
+from advisor.decision.deployment import deployment
+from advisor.estimate.finetune import DEFAULT_ALPHA, PEFT_METHODS, TARGET_MODULES
+from advisor.knowledge.strategies import spec
 
 
 def _method(advice: Advice) -> str:

@@ -19,13 +19,13 @@ from typing import TYPE_CHECKING
 
 import yaml
 
-from .advice import Advice
-from .deployment import Deployment, layout_lines
-from .errors import OutputError
-from .io import check_writable, shown, write_atomic
+from advisor.decision.advice import Advice
+from advisor.decision.deployment import Deployment, layout_lines
+from advisor.base.errors import OutputError
+from advisor.outputs.io import check_writable, shown, write_atomic
 
 if TYPE_CHECKING:
-    from .report import Report
+    from advisor.decision.report import Report
 
 
 @dataclass(frozen=True)
@@ -179,7 +179,7 @@ def build_artifacts(advice: Advice) -> list[Artifact]:
     blocking = [w for w in report.warnings if w.blocking]
     if blocking:
         raise OutputError(f"no launch artifacts for a blocked recommendation: {blocking[0].text}")
-    from .finetune_artifacts import finetune_files  # issue 18: PEFT / accelerate / DeepSpeed files for fine-tunes
+    from advisor.outputs.finetune_artifacts import finetune_files  # issue 18: PEFT / accelerate / DeepSpeed files for fine-tunes
 
     return artifacts_for(report, [Artifact(name, what, text) for name, what, text in finetune_files(advice)])
 

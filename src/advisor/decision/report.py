@@ -11,8 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .answers import Strategy
-from .deployment import Deployment
+from advisor.inputs.answers import Strategy
+from advisor.decision.deployment import Deployment
 
 
 class _Part(BaseModel):

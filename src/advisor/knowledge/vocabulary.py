@@ -1,14 +1,14 @@
 """The fact vocabulary rules may test: every fact's name, type, allowed values and meaning.
 
 Bottom layer (no numpy, no estimate model): the rule loader validates rules against it and ``advisor rules facts``
-prints it without loading the estimate; ``advisor.facts`` computes the values.
+prints it without loading the estimate; ``advisor.decision.facts`` computes the values.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .strategies import STRATEGIES
+from advisor.knowledge.strategies import STRATEGIES
 
 PARTIAL_RECOMPUTE_NAMES = ("full on 25% of layers", "full on 50% of layers", "full on 75% of layers")
 """The partial-recomputation settings by name (advisor.estimate.PARTIAL_RECOMPUTE gives their fractions)."""

@@ -11,9 +11,9 @@ from typing import Literal
 
 import numpy as np
 
-from .answers import Answers
-from .decide import Plan
-from .estimate import cost, estimate_all
+from advisor.inputs.answers import Answers
+from advisor.decision.decide import Plan
+from advisor.estimate import cost, estimate_all
 
 ChangeKind = Literal["more-gpus", "later-date", "bigger-budget", "bigger-monthly"]
 

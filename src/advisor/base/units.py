@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 
-from .i18n import N_, _
+from advisor.base.i18n import N_, _
 
 SUFFIXES: dict[str, float] = {
     "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12,

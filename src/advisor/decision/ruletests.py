@@ -10,11 +10,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .advice import Advice, advise
-from .answers import STRATEGIES, answers_from_mapping
-from .errors import AdvisorError, RuleLoadError
-from .rules import RuleSet, shipped_rules_dir
-from .safeload import load_mapping
+from advisor.decision.advice import Advice, advise
+from advisor.inputs.answers import STRATEGIES, answers_from_mapping
+from advisor.base.errors import AdvisorError, RuleLoadError
+from advisor.knowledge.rules import RuleSet, shipped_rules_dir
+from advisor.base.safeload import load_mapping
 
 EXPECT_KEYS = ("strategy", "not_strategy", "fired", "not_fired", "questions_contain", "checklist_contain", "warnings_contain", "blocked", "fits")
 

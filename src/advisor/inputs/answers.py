@@ -22,13 +22,13 @@ from pydantic import (
     model_validator,
 )
 
-from .catalog import GpuSpec, gpu_catalog, resolve_gpu
-from .strategies import STRATEGIES as STRATEGIES  # re-exported: many modules read it from here
-from .errors import AnswerError
-from .hfconfig import ConfigError, model_fields, read_config
-from .safeload import load_mapping, parse_mapping
-from .i18n import _, zh
-from .units import CURRENCY_MARKS, parse_duration, parse_money, parse_quantity, split_money
+from advisor.knowledge.catalog import GpuSpec, gpu_catalog, resolve_gpu
+from advisor.knowledge.strategies import STRATEGIES as STRATEGIES  # re-exported: many modules read it from here
+from advisor.base.errors import AnswerError
+from advisor.inputs.hfconfig import ConfigError, model_fields, read_config
+from advisor.base.safeload import load_mapping, parse_mapping
+from advisor.base.i18n import _, zh
+from advisor.base.units import CURRENCY_MARKS, parse_duration, parse_money, parse_quantity, split_money
 
 
 def _quantity(value: Any) -> float:
@@ -55,16 +55,6 @@ def _positive_number(value: Any) -> float:
         raise ValueError(_("must be greater than zero (got {value})", value=repr(value)))
     if value > MAX_NUMBER:
         raise ValueError(_("is too large (at most {most})", most=f"{MAX_NUMBER:g}"))
-    return float(value)
-
-
-def _non_negative_number(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(_("expected a number, got {what}", what=_describe(value)))
-    if not math.isfinite(value):
-        raise ValueError(_("must be a finite number (NaN and infinity are not allowed)"))
-    if value < 0:
-        raise ValueError(_("must not be negative (got {value})", value=repr(value)))
     return float(value)
 
 
@@ -173,7 +163,6 @@ RUNS_RANGE = _within(0.01, 1e6)  # runs a month: one in eight years ..
 
 Quantity = Annotated[float, BeforeValidator(_quantity)]
 PositiveNumber = Annotated[float, BeforeValidator(_positive_number)]
-NonNegativeNumber = Annotated[float, BeforeValidator(_non_negative_number)]
 Count = Annotated[int, BeforeValidator(_count)]
 Money = Annotated[float, BeforeValidator(_money)]
 Days = Annotated[float, BeforeValidator(_days)]

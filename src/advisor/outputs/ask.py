@@ -27,14 +27,14 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .advice import Advice, advise, hours_text, money, pct_change
-from .answers import STRATEGIES, Answers, _fields_at, answers_from_mapping
-from .catalog import gpu_catalog, resolve_gpu
-from .errors import AdvisorError, AnswerError
-from .i18n import _, zh
-from .rules import RuleSet, format_number
-from .strategies import FRAMEWORKS
-from .units import parse_quantity
+from advisor.decision.advice import Advice, advise, hours_text, money, pct_change
+from advisor.inputs.answers import STRATEGIES, Answers, _fields_at, answers_from_mapping
+from advisor.knowledge.catalog import gpu_catalog, resolve_gpu
+from advisor.base.errors import AdvisorError, AnswerError
+from advisor.base.i18n import _, zh
+from advisor.knowledge.rules import RuleSet, format_number
+from advisor.knowledge.strategies import FRAMEWORKS
+from advisor.base.units import parse_quantity
 
 INTENTS_FILE = "intents.yaml"
 BUILTIN_KINDS = ("strategy", "term")
@@ -269,7 +269,7 @@ def parse_intents(data: Any, file: str) -> Intents:
 
 @lru_cache(maxsize=1)
 def _shipped() -> Intents:
-    from .safeload import parse_trusted
+    from advisor.base.safeload import parse_trusted
 
     text = resources.files("advisor").joinpath("data", INTENTS_FILE).read_text(encoding="utf-8")
     return parse_intents(parse_trusted(text), f"data/{INTENTS_FILE}")
@@ -279,7 +279,7 @@ def load_intents(path: str | Path | None = None) -> Intents:
     """The shipped intents, or those in ``path`` (checked the same way)."""
     if path is None:
         return _shipped()
-    from .safeload import load_mapping
+    from advisor.base.safeload import load_mapping
 
     name, data = load_mapping(path)
     return parse_intents(data, name)
@@ -427,7 +427,7 @@ class Reply:
 
 
 def reply_text(reply: Reply) -> str:
-    from .i18n import pad, width
+    from advisor.base.i18n import pad, width
 
     out = list(reply.lines)
     if reply.figures:
@@ -635,7 +635,7 @@ def _what_if(ctx: Context, slots: dict[str, list[str]]) -> Reply:
         lines.append(_("The plan becomes {plan} (was {old}): {time} a run ({dt}) for {cost} ({dc}).", plan=_plan_text(new),
                        old=_plan_text(base), time=hours_text(cn.hours), dt=pct_change(cn.hours, cb.hours),
                        cost=money(cn.cost, str(new.facts["currency"])), dc=pct_change(cn.cost, cb.cost)))
-    from .render import headline
+    from advisor.outputs.render import headline
 
     lines.append(headline(new))
     return Reply(ctx.question, "what_if", lines=lines, columns=(_("now"), _("what if")), figures=_outcome_rows(base, new),
@@ -685,7 +685,7 @@ def _strategy_rows(ctx: Context, strategies: list[str]) -> list[tuple[str, ...]]
 
 def _clip(text: str, cols: int) -> str:
     """At most ``cols`` terminal columns (a Chinese character takes two), '…' where cut: a cell stays a cell at 80 columns."""
-    from .i18n import width
+    from advisor.base.i18n import width
 
     if width(text) <= cols:
         return text

@@ -11,7 +11,7 @@ import stat
 import tempfile
 from pathlib import Path
 
-from .errors import OutputError
+from advisor.base.errors import OutputError
 
 
 def check_writable(path: str | Path, force: bool) -> Path:

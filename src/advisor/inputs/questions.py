@@ -13,9 +13,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .answers import STRATEGIES, Answers, _one, _pick, field_path
-from .catalog import gpu_catalog
-from .i18n import _, zh
+from advisor.inputs.answers import STRATEGIES, Answers, _one, _pick, field_path
+from advisor.knowledge.catalog import gpu_catalog
+from advisor.base.i18n import _, zh
 
 
 @dataclass(frozen=True)
@@ -137,7 +137,7 @@ def steps() -> tuple[Step, ...]:
 
 
 def _strategy_choices() -> tuple[Choice, ...]:
-    from .strategies import FRAMEWORKS
+    from advisor.knowledge.strategies import FRAMEWORKS
 
     return tuple(Choice(s, f"{s} — {FRAMEWORKS[s].split(' (')[0]}") for s in STRATEGIES)
 

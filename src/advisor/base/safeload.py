@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from .errors import InputFileError
+from advisor.base.errors import InputFileError
 
 MAX_BYTES = 2 * 1024 * 1024
 """Largest input file we read (2 MiB): answers are a few hundred bytes, rule packs a few KiB."""

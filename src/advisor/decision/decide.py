@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from .answers import Answers
-from .strategies import SIMPLICITY
-from .i18n import _
+from advisor.inputs.answers import Answers
+from advisor.knowledge.strategies import SIMPLICITY
+from advisor.base.i18n import _
 
 COST_TIE = 0.05
 """Costs within 5% are treated as equal: below the model's resolution (its own MFU bands span ±20%), so they never
@@ -119,10 +119,6 @@ class Plan:
             "searched_gpu_counts": sorted({o.gpus for o in self.options}),
             "what_it_takes": [c.to_dict() for c in self.what_it_takes],
         }
-
-
-def has_objective(a: Answers) -> bool:
-    return a.training.deadline_days is not None or a.budget.limit is not None or a.budget.monthly_limit is not None
 
 
 def search_counts(a: Answers) -> np.ndarray:

@@ -12,10 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from .answers import STRATEGIES, Answers
-from .errors import AnswerError
-from .i18n import _, pad
-from .estimate import GB, cost, estimate_all
+from advisor.inputs.answers import STRATEGIES, Answers
+from advisor.base.errors import AnswerError
+from advisor.base.i18n import _, pad
+from advisor.estimate import GB, cost, estimate_all
 
 _RANGE = re.compile(r"^(\d+)\.\.(\d+)$")
 _COUNT = re.compile(r"^\d+$")

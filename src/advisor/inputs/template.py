@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from .answers import Answers
+from advisor.inputs.answers import Answers
 
 EXAMPLE_VALUES: dict[str, dict[str, Any]] = {
     "model": {"params": "7B"},

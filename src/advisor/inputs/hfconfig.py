@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .i18n import _
+from advisor.base.i18n import _
 
 MAX_CONFIG_BYTES = 1_000_000
 """A config.json is a few kilobytes; anything larger is not one."""

@@ -1,6 +1,6 @@
 """The facts rules test, computed from answers + estimates.
 
-The vocabulary (``FACTS``: every fact, its type and what it means) is in ``advisor.vocabulary``; ``compute_facts``
+The vocabulary (``FACTS``: every fact, its type and what it means) is in ``advisor.knowledge.vocabulary``; ``compute_facts``
 fills it. Facts never
 depend on the recommendation itself, so rule evaluation has no cycles.
 """
@@ -12,11 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from .answers import STRATEGIES, Answers
-from .estimate import GB, StrategyEstimate, cost, estimate_all
+from advisor.inputs.answers import STRATEGIES, Answers
+from advisor.estimate import GB, StrategyEstimate, cost, estimate_all
 
-from .estimate.finetune import finetune_facts
-from .vocabulary import FACTS
+from advisor.estimate.finetune import finetune_facts
+from advisor.knowledge.vocabulary import FACTS
 
 """Every fact a rule may test, by name."""
 

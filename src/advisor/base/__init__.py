@@ -1,0 +1,1 @@
+"""Foundation every stage may use: errors, translation, safe YAML loading, numbers and units."""

@@ -1,0 +1,1 @@
+"""What advisor knows before it sees a question: GPU catalog, strategy registry, rule vocabulary and rule packs."""

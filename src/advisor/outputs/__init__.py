@@ -1,0 +1,1 @@
+"""What advisor hands back: renderers, launch files, sweeps, follow-up answers and atomic writes."""
