@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import copy
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from advisor.knowledge.rules import RuleSet, load_rules
+
+# Reports carry the date they were made (the memo's "Prepared" line): the tests pin it, as reproducible builds do, so
+# golden memos do not change with the calendar. Subprocesses inherit it.
+os.environ["SOURCE_DATE_EPOCH"] = "1796083200"  # 2026-12-01
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"

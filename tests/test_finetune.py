@@ -147,7 +147,7 @@ def test_the_issues_three_jobs_get_plans_that_run_and_the_summary_says_method_gp
     e = advice.estimate_dict(advice.strategy)
     assert e["fits"] and e["batch_ok"]
     assert e["global_batch_tokens"] < 4 * 2**20  # not LLaMA's pre-training batch
-    rows = {what: rec for what, _today, rec in summary_rows(advice, advice.report())}
+    rows = {what: rec for what, _today, rec in summary_rows(advice)}
     assert rows["Method"].split(" ")[0] in ("LoRA", "QLoRA", "full")
     assert rows["GPUs"].startswith(f"{advice.gpus:,} ×")
     assert rows["Time per run"] != "cannot run" and rows["Cost per run"].endswith("USD")
@@ -181,7 +181,7 @@ def test_pretraining_answers_are_untouched_by_the_method_search(rules):
     a = answers_from_mapping(job(tokens="1T"))
     advice = advise(a, rules)
     assert advice.asked_method is None and advice.method == "pretrain"
-    assert "Method" not in {what for what, _t, _r in summary_rows(advice, advice.report())}
+    assert "Method" not in {what for what, _t, _r in summary_rows(advice)}
     assert "method" not in advice.to_dict()["answers"]["training"]
 
 

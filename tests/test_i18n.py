@@ -121,7 +121,7 @@ def test_json_keys_and_strategy_ids_stay_english_in_chinese():
     r = cli("--lang", "zh", "advise", str(EXAMPLES / "customer-service.yaml"), "--format", "json")
     d = json.loads(r.stdout)
     assert d["recommendation"]["strategy"] == "deepspeed-zero2" and "wall_clock_hours" in d["estimate"]
-    assert any("截止时间" in item["text"] for item in d["recommendation"]["rationale"])
+    assert any("截止" in n["text"] for n in d["notes"]) and d["language"] == "zh"
 
 
 def test_ADVISOR_LANG_selects_chinese_and_a_bad_value_is_one_line():

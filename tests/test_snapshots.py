@@ -135,15 +135,15 @@ class TestResultsOnAFixedReport:
     @staticmethod
     def _view():
         import json
+        from dataclasses import replace
         from pathlib import Path
 
         from advisor.decision.report import Report
         from advisor.tui.results import ResultsView
 
         data = json.loads((Path(__file__).parent / "data" / "fixed_results.json").read_text(encoding="utf-8"))
-        return ResultsView(Report.model_validate(data["report"]), data["headline"], [tuple(r) for r in data["summary"]],
-                           lambda: "# Decision memo\n\n(fixed report: the memo is tested by the golden files)\n",
-                           notes=tuple(data["notes"]))
+        view = ResultsView.of_report(Report.model_validate(data["report"]))
+        return replace(view, memo=lambda: "# Decision memo\n\n(fixed report: the memo is tested by the golden files)\n")
 
     def test_fixed_report_at_80x24(self, snap_compare, rules, tmp_path):
         from advisor.tui.results import ResultsScreen

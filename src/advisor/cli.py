@@ -55,6 +55,12 @@ def _parser() -> argparse.ArgumentParser:
     adv.add_argument("--artifacts", metavar="DIR", help="also write launch artifacts (ds_config.json, launch.sh, job.sbatch, ...) into DIR")
     adv.add_argument("--rules", metavar="DIR", action="append", type=Path, default=[], dest="sub_rules")
 
+    ren = sub.add_parser("render", help="the text summary or the memo again, from a report saved by `advise --format json`")
+    ren.add_argument("report_file", metavar="REPORT", help="report JSON written by `advisor advise --format json` ('-' reads stdin)")
+    ren.add_argument("--format", choices=("text", "md", "json"), default="md")
+    ren.add_argument("-o", "--output", metavar="PATH", help="write here instead of stdout (atomic)")
+    ren.add_argument("--force", action="store_true", help="overwrite an existing output file")
+
     sw = sub.add_parser("sweep", help="what-if: time, cost and fit across GPU counts for every strategy")
     sw.add_argument("answers_file", metavar="ANSWERS")
     sw.add_argument("--gpus", default=None, metavar="COUNTS",
@@ -175,6 +181,8 @@ def _main(argv: Sequence[str] | None) -> int:
         return _advise(args, extra)
     if cmd == "ask":
         return _ask(args, extra)
+    if cmd == "render":
+        return _render(args)
     if cmd == "init":
         return _init(args)
     if cmd == "sweep":
@@ -267,10 +275,11 @@ def _advise(args: argparse.Namespace, extra: list[Path]) -> int:
 
         artifacts = build_artifacts(advice)
         links = artifact_links(artifacts, args.artifacts)
+    report = advice.report()
     if args.format == "md":
-        text = to_markdown(advice, artifacts=links)
+        text = to_markdown(report, artifacts=links)
     else:
-        text = {"text": to_text, "json": to_json}[args.format](advice)
+        text = {"text": to_text, "json": to_json}[args.format](report)
     # Several outputs are written all or none: the memo is staged (written and fsynced beside its target) before the
     # launch files go in, and put in place after them; a failure on either side removes what the other wrote.
     staged = stage_atomic(args.output, text, force=args.force) if to_file else None
@@ -286,6 +295,34 @@ def _advise(args: argparse.Namespace, extra: list[Path]) -> int:
         _err(f"wrote {len(written)} launch artifacts to {args.artifacts}")
     if staged:
         _err(f"wrote {staged.path}")
+    else:
+        _out(text)
+    return 0
+
+
+def _render(args: argparse.Namespace) -> int:
+    """A saved report rendered again, in the language it was made in: the same bytes `advise` printed (issue 23)."""
+    from pydantic import ValidationError
+
+    from advisor.base.i18n import set_language
+    from advisor.base.safeload import load_mapping
+    from advisor.decision.report import Report
+    from advisor.outputs.io import check_writable, write_atomic
+    from advisor.outputs.render import to_json, to_markdown, to_text
+
+    if _output_path(args.output):
+        check_writable(args.output, args.force)
+    name, data = load_mapping(args.report_file)
+    try:
+        report = Report.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(x) for x in first["loc"]) or "the top level"
+        raise InputFileError(f"{name}: not an advisor report ({where}: {first['msg']}); write one with `advisor advise FILE --format json`") from None
+    set_language(report.language)
+    text = {"text": to_text, "md": to_markdown, "json": to_json}[args.format](report)
+    if _output_path(args.output):
+        _err(f"wrote {write_atomic(args.output, text, force=args.force)}")
     else:
         _out(text)
     return 0
@@ -334,7 +371,7 @@ def _ask(args: argparse.Namespace, extra: list[Path]) -> int:
     elif args.format == "md":
         memo_advice = advise(answers_from_mapping(with_change(draft, reply.change), name), rules) \
             if args.adopt and reply is not None and reply.change else advice
-        out = to_markdown(memo_advice, conversation=conversation)
+        out = to_markdown(memo_advice.report(), conversation=conversation)
     else:
         out = reply.text() + "\n" if reply else ""
     if _output_path(args.output):

@@ -17,6 +17,8 @@ from advisor.knowledge.catalog import efficiency_data, mfu_band
 from advisor.decision.decide import COST_TIE, Option, Plan, choose, search_counts
 from advisor.estimate import ASSUMPTIONS, GB, INTERRUPTIONS_PER_GPU_HOUR, StrategyEstimate, cost, deepspeed_table
 from advisor.decision.deployment import deployment
+from advisor.decision import explain
+from advisor.decision.explain import PLAN_SOURCE
 from advisor.estimate.finetune import frozen_base_bytes, peft_breakdown
 from advisor.decision.takes import what_it_takes
 from advisor.decision.facts import Evaluation, evaluate_counts, gpu_bound_hours
@@ -164,49 +166,6 @@ class Advice:
     def estimate_dict(self, strategy: str) -> dict[str, Any]:
         return estimate_dict(self.evaluation, strategy)
 
-    def plan_reasons(self) -> list[str]:
-        """Why this plan, in business terms: what it achieves against today and the objective."""
-        p, a, cur = self.plan, self.answers, self.facts["currency"]
-        c, t = p.chosen, p.today
-        fw = FRAMEWORKS[c.strategy]
-        out: list[str] = []
-        reason = self.method_reason()
-        if reason:
-            out.append(reason)
-        deadline = a.training.deadline_days
-        met = _(", meeting the {days}-day deadline", days=format_number(deadline)) if deadline is not None and p.deadline_met else ""
-        changed = self.method_changed
-        if p.status_quo and t.runnable and not changed:
-            out.append(_("Today's setup — {fw} on {gpus} GPUs — is already the answer: nothing searched is more than {tie} cheaper{met}. "
-                         "No change needed.", fw=fw, gpus=t.gpus, tie=f"{COST_TIE:.0%}", met=met))
-        elif p.keeps_strategy and t.runnable and not changed:
-            out.append(_("Keep {fw}; {gpus} GPUs instead of {today_gpus} take {time} a run instead of {today_time}{met}, for {cost} a run "
-                         "against {today_cost} today ({change}).", fw=fw, gpus=c.gpus, today_gpus=t.gpus, time=hours_text(c.hours),
-                         today_time=hours_text(t.hours), met=met, cost=money(c.cost, cur), today_cost=money(t.cost, cur),
-                         change=pct_change(c.cost, t.cost)))
-        else:
-            if not t.usable:
-                out.append(_("Today's {strategy} on {gpus} GPUs cannot run this job: {why}.", strategy=t.strategy, gpus=t.gpus,
-                             why=self.why_not_today()))
-            elif t.excluded:
-                out.append(_("Today's {strategy} is ruled out here: {why}", strategy=t.strategy, why=t.excluded[0]))
-            elif deadline is not None and not t.meets_deadline and p.deadline_met:
-                out.append(_("Today's {strategy} on {gpus} GPUs takes {time}, past the {days}-day deadline.", strategy=t.strategy,
-                             gpus=t.gpus, time=hours_text(t.hours), days=format_number(deadline)))
-            elif c.cost < t.cost * (1 - COST_TIE):
-                out.append(_("Today's {strategy} costs {today_cost} a run; {chosen} costs {cost} ({change}).", strategy=t.strategy,
-                             today_cost=money(t.cost, cur), chosen=c.strategy, cost=money(c.cost, cur), change=pct_change(c.cost, t.cost)))
-            against = _(" ({change} against today)", change=pct_change(c.cost, t.cost)) if t.usable else ""
-            out.append(_("{fw} on {gpus} GPUs takes {time} a run for {cost}{met}{against}.", fw=fw, gpus=c.gpus, time=hours_text(c.hours),
-                         cost=money(c.cost, cur), met=met, against=against))
-        if p.beyond_cluster and p.deadline_met:
-            out.append(_("Meeting the deadline needs {more} more GPUs than today's {gpus}: the cheapest way found to meet it.",
-                         more=c.gpus - a.cluster.gpus, gpus=a.cluster.gpus))
-        elif p.beyond_cluster:
-            out.append(_("Nothing searched meets the deadline; {more} more GPUs than today's {gpus} give the fastest run found.",
-                         more=c.gpus - a.cluster.gpus, gpus=a.cluster.gpus))
-        return out
-
     def why_not_today(self) -> str:
         reasons = self._blockers(self.today, self.plan.today.strategy)
         return reasons[0] if reasons else _("it is ruled out")
@@ -230,8 +189,9 @@ class Advice:
 
     def rationale(self) -> list[dict[str, Any]]:
         """Reasons for the recommendation only: the plan's, then rules that argue for the chosen strategy."""
-        out = [{"rule": "plan", "title": _("The plan against the objective"), "text": t, "source": ["advisor decision (decide.py)"], "points": 0}
-               for t in self.plan_reasons()]
+        # What the plan achieves against today and the objective is the summary's (explain.notes): said once, there.
+        reason = self.method_reason()
+        out = [{"rule": "method", "title": _("The fine-tuning method"), "text": reason, "source": [PLAN_SOURCE], "points": 0}] if reason else []
         for fr in self.fired:
             sc = fr.rule.then.score.get(self.strategy, 0)
             if sc > 0 and fr.rationale:
@@ -258,20 +218,6 @@ class Advice:
         if self.method_changed:
             out.append({"rule": "method", "title": _("What {method} trades", method=method_names()[self.method]),
                         "text": self.method_caveat(), "source": ["arXiv:2106.09685", "arXiv:2305.14314", "arXiv:2405.09673"]})
-        cheaper = self.plan.cheaper_slower
-        if cheaper is not None:
-            cur = self.facts["currency"]
-            c = self.plan.chosen
-            deadline = self.answers.training.deadline_days
-            missing = (_(", missing the {days}-day deadline", days=format_number(deadline))
-                       if cheaper.meets_deadline is False and deadline is not None else "")
-            out.append({
-                "rule": "plan", "title": _("Cheaper but slower"),
-                "text": _("{gpus} GPUs with {strategy} would cost {cost} a run ({change}) but take {days} days instead of {chosen_days}{missing}.",
-                          gpus=cheaper.gpus, strategy=cheaper.strategy, cost=money(cheaper.cost, cur), change=pct_change(cheaper.cost, c.cost),
-                          days=f"{cheaper.hours / 24:,.1f}", chosen_days=f"{c.hours / 24:,.1f}", missing=missing),
-                "source": ["seed:K11", "seed:K6"],
-            })
         return out
 
     def why_not(self, strategy: str) -> list[str]:
@@ -340,7 +286,15 @@ class Advice:
         f = self.facts
         ctx = self.evaluation.context
         shape = ctx["workload"].shape
+        spec = self.answers.cluster.spec
         return {
+            "language": "zh" if zh() else "en",
+            "made_on": made_on(),
+            "headline": explain.headline(self),
+            "notes": explain.notes(self),
+            "what_if": explain.what_if(self),
+            "hardware": {"gpu": spec.name, "memory_gb": spec.memory_gb, "peak_tflops": spec.peak_tflops,
+                         "intra_link": ctx["hardware"].intra_link},
             "recommendation": {
                 "strategy": s,
                 "framework": FRAMEWORKS[s],
@@ -375,6 +329,7 @@ class Advice:
                 "baseline_hours": ctx["baseline_hours"],
                 "monthly_spend": f["chosen_monthly_spend"],
                 "runs_per_month": f["runs_per_month"],
+                "active_params": float(ctx["workload"].active_params),
             },
             "shape": {"layers": shape.layers, "hidden_size": shape.hidden, "attention_heads": shape.heads, "source": shape.source},
             "method": self.method_dict(),
@@ -392,6 +347,18 @@ class Advice:
         if training.get("method") == "pretrain":
             del training["method"]
         return data
+
+
+def made_on() -> str:
+    """The report's date (ISO): today in UTC, or SOURCE_DATE_EPOCH's day when set (the reproducible-builds convention,
+    which the golden-file tests use so a memo's bytes do not change with the calendar)."""
+    import datetime as dt
+    import os
+
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if epoch.isdigit():
+        return dt.datetime.fromtimestamp(int(epoch), dt.UTC).date().isoformat()
+    return dt.datetime.now(dt.UTC).date().isoformat()
 
 
 def hours_text(h: float) -> str:
@@ -705,7 +672,12 @@ def _plan_facts(plan: Plan, ev: Evaluation, today_ev: Evaluation) -> dict[str, A
     d = estimate_dict(ev, c.strategy)
     cheaper = plan.cheaper_slower
     tokens = ev.context["tokens"]
+    runnable = [o.cost for o in plan.options if o.runnable]
+    cheapest = min(runnable) if runnable else c.cost
+    limit = ev.answers.budget.limit
     return {
+        "cheapest_cost_searched": cheapest,
+        "over_budget_everywhere": limit is not None and cheapest > limit,
         "chosen_strategy": c.strategy,
         "chosen_framework": FRAMEWORKS[c.strategy],
         "chosen_gpus": float(c.gpus),

@@ -30,6 +30,11 @@ justify a change of framework or GPU count. advisor's policy, not a published fi
 CHEAPER_WORTH_SAYING = 0.10
 """A cheaper-but-slower option is reported as a trade-off only past a 10% saving (advisor's policy)."""
 
+CHEAPER_SLOWER_STRETCH = 2.0
+"""A cheaper-but-slower option is a trade a PM would weigh only while it takes at most twice the plan's time and does
+not give up a deadline the plan meets: '8 GPUs, 3,288.6 days instead of 30.8' is not a trade but a different project
+(advisor's policy; issue 23)."""
+
 FASTER_WORTH_SAYING = 0.10
 """A faster option at about the same cost (within COST_TIE) is named only past a 10% shorter run (advisor's policy)."""
 
@@ -210,7 +215,8 @@ def choose(options: list[Option], a: Answers, runs_per_month: float, default_str
     meeting = [o for o in pool if o.meets_deadline] if deadline is not None else []
     cheapest_meeting = min(meeting, key=lambda o: (o.cost, o.hours)) if meeting else None
     fastest = min(pool, key=lambda o: (o.hours, o.cost))
-    slower = [o for o in pool if o.gpus < chosen.gpus and o.cost <= chosen.cost * (1 - CHEAPER_WORTH_SAYING)]
+    slower = [o for o in pool if o.gpus < chosen.gpus and o.cost <= chosen.cost * (1 - CHEAPER_WORTH_SAYING)
+              and o.hours <= chosen.hours * CHEAPER_SLOWER_STRETCH and (o.meets_deadline is not False or not chosen.meets_deadline)]
     # Of the options within the cost tie of the cheapest, the fastest: '512 GPUs, 24.6 h, 17% less' says more than
     # '8 GPUs, 65 days, 17% less' when both cost the same.
     cheaper_slower = min(tie_band(slower), key=lambda o: (o.hours, o.cost)) if slower else None

@@ -200,6 +200,7 @@ class Scale(_Part):
     baseline_hours: float | None
     monthly_spend: float
     runs_per_month: float
+    active_params: float = Field(description="Parameters active per token (all of them unless a mixture of experts).")
 
 
 class Shape(_Part):
@@ -229,9 +230,43 @@ class MethodReport(_Part):
     epochs: float | None
 
 
+class Note(_Part):
+    """One statement about the plan, made once in the core (decision/explain.py) and laid out by every renderer."""
+
+    code: str = Field(description="What the statement is: objective, today-cannot-run, data, deadline-out-of-reach, "
+                      "cheapest-meeting-deadline, tie-meeting-deadline, what-it-takes-<kind>, cheaper-slower, faster-same-cost.")
+    text: str
+
+
+class WhatIfPoint(_Part):
+    """The best runnable option at one GPU count the search priced (strategy and figures null where nothing runs)."""
+
+    gpus: int
+    strategy: Strategy | None
+    wall_clock_hours: float | None
+    cost: float | None
+    meets_deadline: bool | None
+    today: bool
+    chosen: bool
+    cheapest_meeting_deadline: bool
+
+
+class Hardware(_Part):
+    gpu: str
+    memory_gb: float
+    peak_tflops: float
+    intra_link: str
+
+
 class Report(_Part):
     """advisor's advice for one answers file."""
 
+    language: Literal["en", "zh"] = Field(description="The language the texts are in; `advisor render` renders in it.")
+    made_on: str = Field(description="The date the advice was made (ISO 8601), SOURCE_DATE_EPOCH's when set.")
+    headline: str = Field(description="The decision in one sentence.")
+    notes: list[Note] = Field(description="How the plan was chosen and what it trades, each statement once.")
+    what_if: list[WhatIfPoint] = Field(description="The best option at every GPU count searched.")
+    hardware: Hardware
     recommendation: Recommendation
     plan: Plan
     estimate: Estimate

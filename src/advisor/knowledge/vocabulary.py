@@ -111,6 +111,8 @@ def _registry() -> dict[str, FactSpec]:
         FactSpec("chosen_hours", NUMBER, "Wall-clock hours of the recommended plan."),
         FactSpec("chosen_days", NUMBER, "chosen_hours / 24."),
         FactSpec("chosen_cost", NUMBER, "Cost per run of the recommended plan."),
+        FactSpec("cheapest_cost_searched", NUMBER, "Cost per run of the cheapest option that runs, at any GPU count searched."),
+        FactSpec("over_budget_everywhere", BOOL, "Even the cheapest option that runs, at any GPU count searched, costs more than budget_limit."),
         FactSpec("chosen_monthly_spend", NUMBER, "runs_per_month x chosen_cost."),
         FactSpec("chosen_day_cost", NUMBER, "What a day of the recommended plan's GPUs costs: chosen_gpus x price x 24 h."),
         FactSpec("chosen_comm_share", NUMBER, "Exposed communication share of the recommended plan's step."),

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from advisor.decision.advice import Advice, advise, hours_text, money, pct_change
+from advisor.decision.explain import PLAN_SOURCE, notes
 from advisor.inputs.answers import STRATEGIES, Answers, _fields_at, answers_from_mapping
 from advisor.knowledge.catalog import gpu_catalog, resolve_gpu
 from advisor.base.errors import AdvisorError, AnswerError
@@ -635,11 +636,11 @@ def _what_if(ctx: Context, slots: dict[str, list[str]]) -> Reply:
         lines.append(_("The plan becomes {plan} (was {old}): {time} a run ({dt}) for {cost} ({dc}).", plan=_plan_text(new),
                        old=_plan_text(base), time=hours_text(cn.hours), dt=pct_change(cn.hours, cb.hours),
                        cost=money(cn.cost, str(new.facts["currency"])), dc=pct_change(cn.cost, cb.cost)))
-    from advisor.outputs.render import headline
+    from advisor.decision.explain import headline
 
     lines.append(headline(new))
     return Reply(ctx.question, "what_if", lines=lines, columns=(_("now"), _("what if")), figures=_outcome_rows(base, new),
-                 sources=["advisor decision (decide.py)", "seed:K14"], change=change)
+                 sources=[PLAN_SOURCE, "seed:K14"], change=change)
 
 
 def _label(ctx: Context, path: str) -> str:
@@ -732,11 +733,10 @@ def _why(ctx: Context, slots: dict[str, list[str]], negative: bool = False) -> R
         reply.lines.insert(0, _("advisor does not choose the GPU type: it prices the GPUs you name. The same job on {gpu}:", gpu=gpu))
         reply.intent = "why_not" if negative else "why"
         return reply
-    lines = [_("Why {plan}:", plan=_plan_text(a)), *(f"• {t}" for t in a.plan_reasons()), _("How it was chosen: {objective}",
-                                                                                             objective=a.plan.objective)]
-    lines += [f"• {r['text']} ({r['rule']})" for r in a.rationale() if r["rule"] != "plan"]
+    lines = [_("Why {plan}:", plan=_plan_text(a)), *(f"• {n['text']}" for n in notes(a))]
+    lines += [f"• {r['text']}" for r in a.rationale()]
     return Reply(ctx.question, "why", lines=lines, columns=(_("today"), _("recommended")),
-                 figures=[(lbl, t, r) for lbl, t, r in _today_rows(a)], sources=["advisor decision (decide.py)"])
+                 figures=[(lbl, t, r) for lbl, t, r in _today_rows(a)], sources=[PLAN_SOURCE])
 
 
 def _today_rows(a: Advice) -> list[tuple[str, ...]]:
@@ -760,10 +760,9 @@ def _why_gpus(ctx: Context, raw: str, negative: bool) -> Reply:
     plan = a.plan
     c, cur = plan.chosen, ctx.currency
     if n == c.gpus:
-        lines = [_("{gpus} GPUs is the plan:", gpus=n), *(f"• {t}" for t in a.plan_reasons()),
-                 _("How it was chosen: {objective}", objective=plan.objective)]
+        lines = [_("{gpus} GPUs is the plan:", gpus=n), *(f"• {note['text']}" for note in notes(a))]
         return Reply(ctx.question, "why_not" if negative else "why", lines=lines, columns=(_("today"), _("recommended")),
-                     figures=list(_today_rows(a)), sources=["advisor decision (decide.py)"])
+                     figures=list(_today_rows(a)), sources=[PLAN_SOURCE])
     at_n = [o for o in plan.options if o.gpus == n]
     searched = sorted({o.gpus for o in plan.options})
     if not at_n:
@@ -799,7 +798,7 @@ def _why_gpus(ctx: Context, raw: str, negative: bool) -> Reply:
     if a.answers.training.deadline_days is not None:
         rows.append((_("deadline"), _status(c.meets_deadline), _status(o.meets_deadline)))
     return Reply(ctx.question, "why_not" if negative else "why", lines=lines, columns=(_("recommended"), _("{n} GPUs", n=n)),
-                 figures=rows, sources=["advisor decision (decide.py)", "seed:K6", "seed:K11"])
+                 figures=rows, sources=[PLAN_SOURCE, "seed:K6", "seed:K11"])
 
 
 def _why_not(ctx: Context, slots: dict[str, list[str]]) -> Reply:
@@ -849,11 +848,11 @@ def _compare(ctx: Context, slots: dict[str, list[str]]) -> Reply:
         return Reply(ctx.question, "compare", lines=[_("The advice with {a} GPUs and with {b} GPUs, no more, side by side:", a=n1, b=n2),
                                                      *notes],
                      columns=(_("{n} GPUs", n=n1), _("{n} GPUs", n=n2)), figures=_outcome_rows(r1, r2),
-                     sources=["advisor decision (decide.py)", "seed:K6"])
+                     sources=[PLAN_SOURCE, "seed:K6"])
     g1, g2 = slots["gpu"][:2]
     r1, r2 = _rerun(ctx, {"cluster.gpu": g1}), _rerun(ctx, {"cluster.gpu": g2})
     return Reply(ctx.question, "compare", lines=[_("The same job on {a} and on {b}, side by side:", a=g1, b=g2)],
-                 columns=(g1, g2), figures=_outcome_rows(r1, r2), sources=["advisor decision (decide.py)", "seed:K12"])
+                 columns=(g1, g2), figures=_outcome_rows(r1, r2), sources=[PLAN_SOURCE, "seed:K12"])
 
 
 ANSWERERS = {"compare": _compare, "why_not": _why_not, "why": _why, "explain": _explain, "what_if": _what_if}

@@ -1,25 +1,26 @@
 """Advice as terminal text, JSON, or the markdown decision memo.
 
-Rendering is deterministic (no clock, no locale): the same answers and rules give the same bytes,
-which is what makes the golden-file memo tests meaningful.
+Every renderer is a function of the typed report (``Advice.report()``, or ``advisor render report.json`` reading the
+JSON back): what the plan implies is stated once in the core (decision/explain.py) and only laid out here. Rendering
+is deterministic (no clock, no locale: the date is the report's): the same report gives the same bytes, which is what
+makes the golden-file memo tests meaningful.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
 from typing import Any
 from collections.abc import Callable, Mapping, Sequence
 
 import yaml
 
 from advisor.decision.deployment import layout_lines
-from advisor.decision.advice import Advice, hours_text, method_names, money, pct_change
-from advisor.decision.decide import COST_TIE, Option, preference, tie_band
+from advisor.decision.advice import Advice, hours_text, method_names, money
+from advisor.decision.explain import same_unit
 from advisor.inputs.answers import STRATEGIES, Answers
 from advisor.estimate import BATCH_NOT_GIVEN
-from advisor.decision.report import Alternative, Estimate, MethodReport, Report
+from advisor.decision.report import Alternative, Estimate, MethodReport, Report, WhatIfPoint
 from advisor.knowledge.strategies import FRAMEWORKS
 from advisor.base.i18n import N_, _, pad
 
@@ -35,9 +36,11 @@ def spread(lo: float, hi: float, fmt, calibrated: bool) -> str:
     return _("(range {low} – {high})", low=fmt(lo), high=fmt(hi))
 
 
-def to_json(advice: Advice) -> str:
-    # allow_nan=False: JSON never holds NaN or Infinity (inputs are bounded so results stay finite).
-    return json.dumps(advice.to_dict(), indent=2, ensure_ascii=False, default=_jsonable, allow_nan=False) + "\n"
+def to_json(report: Report | Advice) -> str:
+    """The report as JSON; ``advisor render`` reads it back into the same text and memo. allow_nan=False: JSON never
+    holds NaN or Infinity (inputs are bounded so results stay finite)."""
+    # exclude_unset: the keys the core set, no more (a report read back from JSON sets the same ones: same bytes).
+    return json.dumps(as_report(report).model_dump(mode="json", exclude_unset=True), indent=2, ensure_ascii=False, default=_jsonable, allow_nan=False) + "\n"
 
 
 def _jsonable(value: Any) -> Any:
@@ -49,45 +52,46 @@ def _jsonable(value: Any) -> Any:
 # ------------------------------------------------------------------------------ the decision in business terms
 
 
-def headline(advice: Advice) -> str:
-    """The decision in one sentence: what changes against today (text, memo and TUI all show this one)."""
-    p, a = advice.plan, advice.answers
-    fw = FRAMEWORKS[p.chosen.strategy]
-    if any(w["blocking"] for w in advice.warnings):
-        return _("Blocked: nothing can run as asked (showing {fw} on {gpus} GPUs); resolve the blocking warnings first.", fw=fw, gpus=p.chosen.gpus)
-    if advice.method_changed:
-        names = method_names()
-        return _("Fine-tune with {method} instead of a {asked}: {fw} on {gpus} GPUs.", method=names[advice.method],
-                 asked=names[advice.asked_method or ""], fw=fw, gpus=p.chosen.gpus)
-    if p.status_quo:
-        return _("No change needed: keep {fw} on {gpus} GPUs.", fw=fw, gpus=p.chosen.gpus)
-    if p.keeps_strategy:
-        return _("Keep {fw}; run on {gpus} GPUs instead of {today}.", fw=fw, gpus=p.chosen.gpus, today=p.today.gpus)
-    where = (_("on the same {gpus} GPUs", gpus=p.chosen.gpus) if p.chosen.gpus == p.today.gpus
-             else _("on {gpus} GPUs instead of {today}", gpus=p.chosen.gpus, today=p.today.gpus))
-    return _("Switch from {old} to {fw}, {where}.", old=FRAMEWORKS[a.training.current_strategy], fw=fw, where=where)
+def as_report(x: Report | Advice) -> Report:
+    """Renderers read the typed report; given the advice itself (in-process callers), its report."""
+    return x if isinstance(x, Report) else x.report()
 
 
-def summary_rows(advice: Advice, d: Report, user_text: Callable[[str], str] = str) -> list[tuple[str, str, str]]:
-    """(what, today, recommended) rows of the executive summary, from the report ``advice.report()`` already built;
-    ``user_text`` escapes what the user typed (the memo's markdown escaping)."""
-    t, e, a = d.today, d.estimate, advice.answers
-    gpu = user_text(a.cluster.spec.name)
+def answers_of(d: Report) -> Answers:
+    """The answers the report was made from, validated again (with the method the plan uses): the renderers read the
+    cluster, budget and deadline from them."""
+    a = Answers.model_validate(d.answers)
+    if d.method is not None and d.method.planned != a.training.method:
+        a = a.model_copy(update={"training": a.training.model_copy(update={"method": d.method.planned})})
+    return a
+
+
+def headline(report: Report | Advice) -> str:
+    """The decision in one sentence (made in the core: decision/explain.py)."""
+    d = as_report(report)
+    return d.headline
+
+
+def summary_rows(report: Report | Advice, user_text: Callable[[str], str] = str) -> list[tuple[str, str, str]]:
+    """(what, today, recommended) rows of the executive summary; ``user_text`` escapes what the user typed (the memo's
+    markdown escaping)."""
+    d = as_report(report)
+    t, e, a = d.today, d.estimate, answers_of(d)
+    gpu = user_text(d.hardware.gpu)
     cur = e.currency
-    p = advice.plan
+    p = d.plan
     runs = p.runs_per_month
     today_runs = t.fits and t.batch_ok
     measured = d.scale.baseline_hours is not None
-    t_time, e_time = _same_unit(t.wall_clock_hours, e.wall_clock_hours)
+    t_time, e_time = same_unit(t.wall_clock_hours, e.wall_clock_hours)
     if not today_runs and not measured:
         t_time = _("cannot run")
     cannot = _("cannot run")
-    yes, no = _("yes"), _("no")
     n_runs = round(runs, 1)
     rows = [
         (_("Framework"), FRAMEWORKS[t.strategy], FRAMEWORKS[d.recommendation.strategy]),
-        (_("GPUs"), f"{t.gpus:,} × {gpu}", f"{advice.gpus:,} × {gpu}"),
-        (_("Fits in GPU memory"), yes if today_runs else no, yes if e.fits and e.batch_ok else no),
+        (_("GPUs"), f"{t.gpus:,} × {gpu}", f"{d.recommendation.gpus:,} × {gpu}"),
+        (_("Runs as asked"), _runs_word(t), _runs_word(e)),
     ]
     if d.method is not None and d.method.asked != "pretrain":
         # Fine-tunes only, fourth (the TUI's headline box shows the rows from the fourth on).
@@ -96,7 +100,7 @@ def summary_rows(advice: Advice, d: Report, user_text: Callable[[str], str] = st
         (_("Time per run (today: measured)") if measured else _("Time per run"), t_time, e_time),
         (_("Cost per run"), money(t.cost, cur) if today_runs or measured else cannot, money(e.cost, cur)),
         (_("Per month (1 run)") if n_runs == 1 else _("Per month ({n} runs)", n=format_number(n_runs)),
-         money(p.today.monthly, cur) if today_runs or measured else cannot, money(p.chosen.monthly, cur)),
+         money(p.today.monthly_spend, cur) if today_runs or measured else cannot, money(p.chosen.monthly_spend, cur)),
     ]
     known = today_runs or measured
 
@@ -105,7 +109,8 @@ def summary_rows(advice: Advice, d: Report, user_text: Callable[[str], str] = st
 
     if a.budget.monthly_limit:
         lim = a.budget.monthly_limit
-        rows.append((_("Monthly ceiling {amount}", amount=money(lim, cur)), today(_within(p.today.monthly <= lim)), _within(p.chosen.monthly <= lim)))
+        rows.append((_("Monthly ceiling {amount}", amount=money(lim, cur)), today(_within(p.today.monthly_spend <= lim)),
+                     _within(p.chosen.monthly_spend <= lim)))
     if a.budget.limit:
         rows.append((_("Run budget {amount}", amount=money(a.budget.limit, cur)), today(_within(p.today.cost <= a.budget.limit)),
                      _within(p.chosen.cost <= a.budget.limit)))
@@ -114,6 +119,15 @@ def summary_rows(advice: Advice, d: Report, user_text: Callable[[str], str] = st
         rows.append((_("Deadline {n} days", n=format_number(a.training.deadline_days)), today(met if p.today.meets_deadline else missed),
                      met if p.chosen.meets_deadline else missed))
     return rows
+
+
+def _runs_word(e: Estimate) -> str:
+    """'yes', or why not in a word: memory, or a batch too small for the data-parallel ranks (not 'does not fit')."""
+    if e.fits and e.batch_ok:
+        return _("yes")
+    if not e.fits:
+        return _("no: memory")
+    return _("no: batch too small")
 
 
 def method_text(m: MethodReport) -> str:
@@ -125,143 +139,37 @@ def method_text(m: MethodReport) -> str:
              n=f"{m.adapter_params / 1e6:,.1f}")
 
 
-def data_note(advice: Advice) -> str | None:
-    """'Data: 200,000 examples x 512 tokens x 3 epochs = 307.2M tokens.' when the answers count examples."""
-    t = advice.answers.training
-    if t.examples is None or t.tokens_per_example is None:
-        return None
-    epochs = t.epochs if t.epochs is not None else 1.0
-    return _("Data: {examples} examples × {per} tokens × {epochs} epochs = {tokens}M tokens.", examples=f"{t.examples:,.0f}",
-             per=f"{t.tokens_per_example:,}", epochs=format_number(epochs), tokens=f"{(t.data_tokens or 0) / 1e6:,.1f}")
-
-
-def _same_unit(a: float, b: float) -> tuple[str, str]:
-    """Two durations side by side in one unit: days when either is two days or more."""
-    if max(a, b) >= 48:
-        return _("{n} days", n=f"{a / 24:,.1f}"), _("{n} days", n=f"{b / 24:,.1f}")
-    return _("{n} h", n=f"{a:,.1f}"), _("{n} h", n=f"{b:,.1f}")
-
-
 def _within(ok: bool) -> str:
     return _("within") if ok else _("over")
 
 
-def summary_notes(advice: Advice) -> list[str]:
-    """The deadline verdict, the cheapest way to meet it, what cheaper would cost in time, and the top risks."""
-    out = decision_notes(advice)
-    for w in advice.warnings[:3]:
-        out.append((_("Blocking: ") if w["blocking"] else _("Risk: ")) + w["text"])
+def summary_notes(report: Report | Advice) -> list[str]:
+    """The notes on the choice, then every warning (blocking ones first): the risks are said here and only here."""
+    d = as_report(report)
+    out = decision_notes(d)
+    for w in sorted(d.warnings, key=lambda w: not w.blocking):
+        out.append((_("Blocking: ") if w.blocking else _("Risk: ")) + w.text)
     return out
 
 
-def decision_notes(advice: Advice) -> list[str]:
-    """How the choice was made and the trade-offs around it (deadline, cheaper-but-slower, faster-for-the-same-cost):
-    the summary's notes without the risks, which the TUI shows in its own warnings panel."""
-    p, a, cur = advice.plan, advice.answers, advice.facts["currency"]
-    out = [_("How it was chosen: {objective}.", objective=p.objective)]
-    data = data_note(advice)
-    if data:
-        out.append(data)
-    dl = a.training.deadline_days
-    if dl is not None:
-        cm = p.cheapest_meeting_deadline
-        if cm is None:
-            fastest = p.fastest
-            tail = (_(": the fastest option, {strategy} on {gpus} GPUs, takes {time} for {cost} a run.", strategy=fastest.strategy,
-                      gpus=fastest.gpus, time=hours_text(fastest.hours), cost=money(fastest.cost, cur))
-                    if fastest and not p.what_it_takes else ".")
-            out.append(_("The {days}-day deadline cannot be met with up to {most} GPUs{tail}", days=format_number(dl),
-                         most=f"{max(o.gpus for o in p.options):,}", tail=tail))
-        elif cm.cost < p.chosen.cost * (1 - COST_TIE):
-            out.append(_("Cheapest way to meet the {days}-day deadline: {strategy} on {gpus} GPUs, {time} for {cost} a run.",
-                         days=format_number(dl), strategy=cm.strategy, gpus=cm.gpus, time=hours_text(cm.hours), cost=money(cm.cost, cur)))
-        elif cm.gpus != p.chosen.gpus:
-            # Within the tie: say why the cheapest is not the plan, instead of naming it 'cheapest' beside another choice.
-            out.append(_("{strategy} on {gpus} GPUs also meets the {days}-day deadline, for {cost} a run ({change}): costs within 5% are a "
-                         "tie here, and the smaller change from today wins it.", strategy=cm.strategy, gpus=cm.gpus,
-                         days=format_number(dl), cost=money(cm.cost, cur), change=pct_change(cm.cost, p.chosen.cost)))
-    out.extend(what_it_takes_notes(advice))
-    if p.cheaper_slower is not None:
-        c = p.cheaper_slower
-        slow, fast = _same_unit(c.hours, p.chosen.hours)
-        out.append(_("Cheaper but slower: {gpus} GPUs with {strategy} cost {cost} a run ({change}) and take {slow} instead of {fast}.",
-                     gpus=c.gpus, strategy=c.strategy, cost=money(c.cost, cur), change=pct_change(c.cost, p.chosen.cost), slow=slow, fast=fast))
-    if p.faster_same_cost is not None:
-        f = p.faster_same_cost
-        quick, slow = _same_unit(f.hours, p.chosen.hours)
-        out.append(_("Faster for no more per run: {gpus} GPUs with {strategy} take {quick} instead of {slow}, for {cost} a run ({change}), "
-                     "if the cluster can give them.", gpus=f"{f.gpus:,}", strategy=f.strategy, quick=quick, slow=slow, cost=money(f.cost, cur),
-                     change=pct_change(f.cost, p.chosen.cost)))
-    return out
+def decision_notes(report: Report | Advice) -> list[str]:
+    """How the choice was made and the trade-offs around it, as the core stated them (the TUI shows the risks apart)."""
+    d = as_report(report)
+    return [n.text for n in d.notes]
 
 
-def what_it_takes_notes(advice: Advice) -> list[str]:
-    """The smallest changes that meet what the plan misses (takes.what_it_takes), worded for the PM."""
-    p, a, cur = advice.plan, advice.answers, advice.facts["currency"]
-    out = []
-    for c in p.what_it_takes:
-        plan = _("{strategy} on {gpus} GPUs, {time} for {cost} a run", strategy=c.strategy, gpus=f"{c.gpus:,}", time=hours_text(c.hours),
-                 cost=money(c.cost, cur))
-        if c.kind == "more-gpus":
-            most = max(o.gpus for o in p.options)
-            out.append(_("What it takes to meet the {days}-day deadline: {gpus} GPUs, {more} more than the {most} searched ({plan}).",
-                         days=format_number(a.training.deadline_days or 0), gpus=f"{c.gpus:,}", more=f"{c.gpus - most:,}",
-                         most=f"{most:,}", plan=plan))
-        elif c.kind == "later-date":
-            out.append(_("Or move the date: the fastest option within reach needs {days} days ({plan}).", days=f"{c.target:,.1f}", plan=plan))
-        elif c.kind == "bigger-budget":
-            out.append(_("What it takes within the run budget of {limit}: a budget of {cost} ({plan}).",
-                         limit=money(a.budget.limit or 0, cur), cost=money(c.target, cur), plan=plan))
-        else:
-            out.append(_("What it takes within the monthly ceiling of {limit}: {cost} a month at {runs} runs ({plan}).",
-                         limit=money(a.budget.monthly_limit or 0, cur), cost=money(c.target, cur), runs=f"{p.runs_per_month:,.1f}",
-                         plan=plan))
-    return out
-
-
-@dataclass(frozen=True)
-class WhatIfRow:
-    gpus: int
-    option: Option | None
-    note: str
-
-
-def what_if_rows(advice: Advice) -> list[WhatIfRow]:
-    """The best runnable option at every GPU count the search priced, today and the choice marked."""
-    p = advice.plan
-    rows: list[WhatIfRow] = []
-    for g in sorted({o.gpus for o in p.options}):
-        here = [o for o in p.options if o.gpus == g and o.runnable]
-        if not here:
-            rows.append(WhatIfRow(g, None, _("nothing fits")))
-            continue
-        ok = [o for o in here if o.meets_deadline is not False] or here
-        if g == p.chosen.gpus and p.chosen in ok:
-            best = p.chosen
-        else:
-            best = min(tie_band(ok), key=preference(p.today.strategy, g))
-        notes = []
-        if g == p.today.gpus:
-            notes.append(_("today"))
-        if g == p.chosen.gpus:
-            notes.append(_("chosen ({strategy})", strategy=p.chosen.strategy))
-        if p.cheapest_meeting_deadline and g == p.cheapest_meeting_deadline.gpus and (g != p.chosen.gpus):
-            notes.append(_("cheapest meeting the deadline"))
-        rows.append(WhatIfRow(g, best, ", ".join(notes)))
-    return rows
-
-
-def what_if_charts(advice: Advice, what_if: list[WhatIfRow]) -> list[str]:
+def what_if_charts(report: Report | Advice) -> list[str]:
     """The what-if table as two Mermaid xychart-beta charts GitHub renders (time, then cost, against GPU count), the
     deadline and the run budget drawn as flat lines, today's count and the plan's labelled on the x axis. Nothing
     where fewer than two counts run."""
-    p, a, cur = advice.plan, advice.answers, advice.facts["currency"]
-    rows = [wi for wi in what_if if wi.option is not None]
+    d = as_report(report)
+    a, cur = answers_of(d), d.estimate.currency
+    rows = [wi for wi in d.what_if if wi.strategy is not None]
     if len(rows) < 2:
         return []
 
     def label(g: int) -> str:
-        tags = [t for t, hit in ((_("today"), g == p.today.gpus), (_("plan"), g == p.chosen.gpus)) if hit]
+        tags = [t for t, hit in ((_("today"), g == d.plan.today.gpus), (_("plan"), g == d.plan.chosen.gpus)) if hit]
         return f"{g:,}" + (f" ({', '.join(tags)})" if tags else "")
 
     def chart(title: str, unit: str, values: list[float], limit: float | None, limit_name: str) -> list[str]:
@@ -278,8 +186,8 @@ def what_if_charts(advice: Advice, what_if: list[WhatIfRow]) -> list[str]:
             caption += " " + _("Flat line: {what}.", what=limit_name)
         return lines + [caption, ""]
 
-    days = [wi.option.hours / 24.0 for wi in rows if wi.option]
-    costs = [wi.option.cost for wi in rows if wi.option]
+    days = [(wi.wall_clock_hours or 0.0) / 24.0 for wi in rows]
+    costs = [wi.cost or 0.0 for wi in rows]
     out = chart(_("Time per run (days) by GPU count"), _("days"), days, a.training.deadline_days,
                 _("the {days}-day deadline", days=format_number(a.training.deadline_days or 0)))
     out += chart(_("Cost per run ({currency}) by GPU count", currency=cur), cur, costs, a.budget.limit,
@@ -306,19 +214,48 @@ def _axis_top(value: float) -> str:
 # ------------------------------------------------------------------------------ text
 
 
-def to_text(advice: Advice) -> str:
-    d = advice.report()
+class Sources:
+    """Footnotes: the running text speaks to a PM, and each reason's rule and source sit behind a number, listed at the
+    end (the trace stays complete for engineers). The same rule and sources get the same number."""
+
+    def __init__(self) -> None:
+        self.entries: list[str] = []
+        self._seen: dict[tuple[str, ...], int] = {}
+
+    def ref(self, rule: str, title: str, source: Sequence[str] | str) -> int:
+        sources = [x.strip() for x in source.split(", ")] if isinstance(source, str) else list(source)
+        key = (rule, *sources)
+        if key not in self._seen:
+            words = "; ".join(source_words(x) for x in sources)
+            what = _("rule {rule} ({title})", rule=rule, title=title) if rule and title else (_("rule {rule}", rule=rule) if rule else "")
+            self.entries.append(f"{what}: {words}" if what else words)
+            self._seen[key] = len(self.entries)
+        return self._seen[key]
+
+
+def source_words(source: str) -> str:
+    """'seed:K14' as a reader can follow it: the article's inventory item; other sources as cited."""
+    s = source.strip()
+    if s.startswith("seed:K") and s[6:].isdigit():
+        return _("the source article, item K{n}", n=s[6:])
+    return s
+
+
+def to_text(report: Report | Advice) -> str:
+    d = as_report(report)
     r, e = d.recommendation, d.estimate
+    a = answers_of(d)
     cur = e.currency
-    lines: list[str] = [_("Decision: {headline}", headline=headline(advice)), ""]
-    for what, today, rec in summary_rows(advice, d):
+    fn = Sources()
+    lines: list[str] = [_("Decision: {headline}", headline=d.headline), ""]
+    for what, today, rec in summary_rows(d):
         lines.append(f"  {pad(what, 34)} {pad(today, 28, right=True)}  →  {rec}")
     lines.append("")
-    lines.extend(f"  {note}" for note in summary_notes(advice))
+    lines.extend(f"  {note}" for note in summary_notes(d))
     lines.append("")
     blocked = _("  [BLOCKED — see warnings]") if r.blocked else ""
     lines.append(_("Recommendation: {framework} ({strategy}) on {gpus} GPUs{blocked}", framework=r.framework, strategy=r.strategy,
-                   gpus=advice.gpus, blocked=blocked))
+                   gpus=r.gpus, blocked=blocked))
     lines.append("")
     lo, hi = e.range.wall_clock_hours
     clo, chi = e.range.cost
@@ -326,9 +263,9 @@ def to_text(advice: Advice) -> str:
     lines.append((_("  Time    ") + f"{hours_text(e.wall_clock_hours)}  {spread(lo, hi, hours_text, cal)}").rstrip())
     lines.append((_("  Cost    ") + f"{money(e.cost, cur)}  {spread(clo, chi, lambda v: money(v, cur), cal)}").rstrip())
     lines.append(_("  GPU-h   {hours}   at {price} {currency}/GPU-hour × {gpus} GPUs", hours=f"{e.gpu_hours:,.0f}",
-                   price=format_number(advice.answers.budget.price_per_gpu_hour), currency=cur, gpus=advice.gpus))
+                   price=format_number(a.budget.price_per_gpu_hour), currency=cur, gpus=r.gpus))
     lines.append(_("  Memory  {need} GB per GPU of {has} GB ({fits}; model states {states} GB, activations {acts} GB)",
-                   need=f"{e.memory_per_gpu_gb:,.1f}", has=f"{advice.answers.cluster.spec.memory_gb:g}",
+                   need=f"{e.memory_per_gpu_gb:,.1f}", has=f"{d.hardware.memory_gb:g}",
                    fits=_("fits") if e.fits else _("DOES NOT FIT"), states=f"{e.model_states_gb_per_gpu:,.1f}",
                    acts=f"{e.activations_gb_per_gpu:,.1f}"))
     lines.append(_("  Comm    {share} of step time exposed; micro-batch {micro}, accumulation {accumulation}, recompute {recompute}",
@@ -339,41 +276,60 @@ def to_text(advice: Advice) -> str:
                    inter=f"{c.inter_node_gb_per_step:,.1f}") + "; ".join(f"{row.name} {row.seconds:.2f} s" for row in c.per_step))
     if e.tensor_parallel > 1 or e.pipeline_parallel > 1 or e.context_parallel > 1:
         lines.append(_("  Layout  ") + layout_text(e))
-    lines.extend(_("  Note    ") + note for note in scale_notes(e, advice.answers))
+    lines.extend(_("  Note    ") + note for note in scale_notes(e, a))
     lines.append("")
-    if d.warnings:
-        _section(lines, _("Warnings"), [f"  {_('BLOCKING: ') if w.blocking else '! '}{w.text}" for w in d.warnings])
-    _section(lines, _("Why"), [f"  - {item.text}  [{item.rule}; {', '.join(item.source)}]" for item in r.rationale])
+
+    def cited(item) -> str:
+        return f"  - {item.text} [{fn.ref(item.rule, item.title, item.source)}]"
+
+    if r.rationale:
+        _section(lines, _("Why"), [cited(item) for item in r.rationale])
     if d.tradeoffs:
-        _section(lines, _("Trade-offs"), [f"  - {item.text}  [{item.rule}; {', '.join(item.source)}]" for item in d.tradeoffs])
+        _section(lines, _("Trade-offs"), [cited(item) for item in d.tradeoffs])
     if d.context:
-        _section(lines, _("Context"), [f"  - {item.text}  [{item.rule}; {', '.join(item.source)}]" for item in d.context])
-    lines.append(_("Options on {gpus} GPUs", gpus=advice.gpus))
-    lines.append(f"  {pad(_('strategy'), 24)} {pad(_('fits'), 6)} {'GB/GPU':>8} {pad(_('time'), 11, right=True)} {pad(_('cost'), 16, right=True)}  {_('score')}")
+        _section(lines, _("Context"), [cited(item) for item in d.context])
+    lines.append(_("Options on {gpus} GPUs", gpus=r.gpus))
+    lines.append(f"  {pad(_('strategy'), 24)} {pad(_('runs'), 6)} {'GB/GPU':>8} {pad(_('time'), 11, right=True)} {pad(_('cost'), 16, right=True)}  "
+                 f"{_('rule score')}")
     for row in option_rows(d):
         lines.append(
             f"  {row.strategy:<24} {pad(_('yes') if row.fits and row.batch_ok else _('no'), 6)} {row.memory_per_gpu_gb:>8,.1f} "
             f"{pad(hours_text(row.wall_clock_hours), 11, right=True)} {pad(money(row.cost, cur), 16, right=True)}  {format_number(row.score)}"
             + (_("  ← chosen") if row.strategy == r.strategy else "")
         )
+    lines.append(_("  rule score: points the rules gave each strategy; it only breaks ties between options within 5% of the cheapest."))
     lines.append("")
     lines.append(_("Why not"))
     lines.extend(f"  {alt.strategy}: {alt.why_not[0]}" for alt in d.alternatives)
     lines.append("")
     lines.append(_("What if: other GPU counts (best option at each)"))
-    for wi in what_if_rows(advice):
-        o = wi.option
-        if o is None:
+    for wi in d.what_if:
+        if wi.strategy is None:
             lines.append(f"  {wi.gpus:>7,}  {_('nothing fits')}")
             continue
-        dl = "" if o.meets_deadline is None else (_("  meets deadline") if o.meets_deadline else _("  misses deadline"))
-        lines.append(f"  {wi.gpus:>7,}  {o.strategy:<24} {pad(hours_text(o.hours), 11, right=True)} {pad(money(o.cost, cur), 16, right=True)}{dl}"
-                     + (f"  ← {wi.note}" if wi.note else ""))
+        dl = "" if wi.meets_deadline is None else (_("  meets deadline") if wi.meets_deadline else _("  misses deadline"))
+        note = what_if_note(wi, d)
+        lines.append(f"  {wi.gpus:>7,}  {wi.strategy:<24} {pad(hours_text(wi.wall_clock_hours or 0), 11, right=True)} "
+                     f"{pad(money(wi.cost or 0, cur), 16, right=True)}{dl}" + (f"  ← {note}" if note else ""))
     lines.append("")
     _section(lines, _("Ask the engineers"), [f"  ? {q.text}" for q in d.questions])
     _section(lines, _("Pre-launch checklist"), [f"  [ ] {c.text}" for c in d.checklist])
+    if fn.entries:
+        _section(lines, _("Sources"), [f"  [{i}] {entry}" for i, entry in enumerate(fn.entries, 1)])
     lines.append(_("Rules fired: {ids}", ids=", ".join(fr.id for fr in d.fired_rules)))
     return "\n".join(lines) + "\n"
+
+
+def what_if_note(wi: WhatIfPoint, d: Report) -> str:
+    """'today, chosen (fsdp)': which what-if row is today's count, the plan's, the cheapest meeting the deadline."""
+    notes = []
+    if wi.today:
+        notes.append(_("today"))
+    if wi.chosen:
+        notes.append(_("chosen ({strategy})", strategy=d.plan.chosen.strategy))
+    if wi.cheapest_meeting_deadline:
+        notes.append(_("cheapest meeting the deadline"))
+    return ", ".join(notes)
 
 
 def layout_text(e: Estimate) -> str:
@@ -385,7 +341,7 @@ def layout_text(e: Estimate) -> str:
             + (_(", expert parallelism {ep}", ep=ep) if ep > 1 else ""))
 
 
-def scale_notes(e: Estimate, a: Answers) -> list[str]:
+def scale_notes(e: Estimate, a: Answers) -> list[str]:  # a: answers_of(report)
     """Batch and interruptions for one estimate: what changes when a job is spread over many GPUs."""
     notes = []
     if e.batch_source != "given":
@@ -455,37 +411,78 @@ def _md_inline(text: Any) -> str:
     return " ".join(str(text).split("\n"))
 
 
-def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None, conversation: Sequence[Mapping[str, str]] | None = None) -> str:
+def the_ask(report: Report | Advice) -> str:
+    """The one clear ask of the memo's first page: the GPUs, the money and the time to approve."""
+    d = as_report(report)
+    r, e, p = d.recommendation, d.estimate, d.plan
+    cur = e.currency
+    runs = p.runs_per_month
+    monthly = (_(", {amount} a month at {n} runs", amount=money(p.chosen.monthly_spend, cur), n=format_number(round(runs, 1)))
+               if round(runs, 1) != 1 else "")
+    if r.blocked:
+        return _("**The ask:** nothing can run as asked; decide on the blocking warnings below before any GPUs are committed.")
+    return _("**The ask:** approve {gpus} × {gpu} for {time} a run, {cost} a run{monthly}.", gpus=f"{r.gpus:,}", gpu=_md_text(d.hardware.gpu),
+             time=hours_text(e.wall_clock_hours), cost=money(e.cost, cur), monthly=monthly)
+
+
+def inputs_line(d: Report, a: Answers) -> str:
+    """The inputs the advice rests on, in one line a PM can check."""
+    cur = d.estimate.currency
+    parts = [_("{n}B-parameter model", n=format_number(a.model.params / 1e9)),
+             _("{n}B tokens", n=f"{d.scale.tokens / 1e9:,.1f}"),
+             _("{gpus} × {gpu} today", gpus=f"{a.cluster.gpus:,}", gpu=_md_text(d.hardware.gpu)),
+             _("{price} {currency} per GPU-hour", price=format_number(a.budget.price_per_gpu_hour), currency=cur)]
+    if a.budget.limit:
+        parts.append(_("run budget {amount}", amount=money(a.budget.limit, cur)))
+    if a.budget.monthly_limit:
+        parts.append(_("monthly ceiling {amount}", amount=money(a.budget.monthly_limit, cur)))
+    if a.training.deadline_days is not None:
+        parts.append(_("deadline {n} days", n=format_number(a.training.deadline_days)))
+    return _("Inputs: {inputs}.", inputs=", ".join(parts))
+
+
+def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None, conversation: Sequence[Mapping[str, str]] | None = None) -> str:
     """The decision memo. ``conversation`` (question / answer turns from `advisor ask` or the Ask box) adds the
     "Questions asked" appendix; without it the memo is as before, whatever the answers keep."""
-    d = advice.report()
-    a = advice.answers
+    d = as_report(report)
+    a = answers_of(d)
     r, e = d.recommendation, d.estimate
     cur = e.currency
-    f = advice.facts
+    fn = Sources()
     out: list[str] = []
     add = out.append
+
+    def note(rule: str, title: str, source: Sequence[str] | str) -> str:
+        return f"[^{fn.ref(rule, title, source)}]"
+
     add(_("# Decision memo: distributed training for a {n}B-parameter model", n=format_number(a.model.params / 1e9)))
+    add("")
+    add(_("Prepared {date} by advisor. {inputs}", date=d.made_on, inputs=inputs_line(d, a)))
     add("")
     add(_("## Executive summary"))
     add("")
-    add(f"**{_md(headline(advice))}**")
+    add(f"**{_md(d.headline)}**")
+    add("")
+    add(the_ask(d))
     add("")
     add(_("| | Today | Recommended |"))
     add("| --- | --- | --- |")
-    for what, today, rec in summary_rows(advice, d, _md_text):
+    for what, today, rec in summary_rows(d, _md_text):
         add(f"| {_md(what)} | {_md(today)} | {_md(rec)} |")
     add("")
-    for note in summary_notes(advice):
-        add(f"- {_md_inline(note)}")
+    for text in decision_notes(d):
+        add(f"- {_md_inline(text)}")
+    for w in sorted(d.warnings, key=lambda w: not w.blocking):
+        add(f"- {_('**Blocking:** ') if w.blocking else _('Risk: ')}{_md_inline(w.text)}{note(w.rule, '', w.source)}")
     add("")
-    add(_("The aim is not the most advanced framework but business value at the lowest cost and the steadiest speed (seed:K21)."))
+    add(_("The aim is not the most advanced framework but business value at the lowest cost and the steadiest speed.")
+        + note("", "", "seed:K21"))
     add("")
     add(_("## Decision"))
     add("")
     status = _(" **Blocked — resolve the blocking warnings first.**") if r.blocked else ""
-    add(_("Use **{framework}** (`{strategy}`) on {gpus} × {gpu}.{status}", framework=r.framework, strategy=r.strategy, gpus=advice.gpus,
-          gpu=_md_text(a.cluster.spec.name), status=status))
+    add(_("Use **{framework}** (`{strategy}`) on {gpus} × {gpu}.{status}", framework=r.framework, strategy=r.strategy, gpus=r.gpus,
+          gpu=_md_text(d.hardware.gpu), status=status))
     add("")
     lo, hi = e.range.wall_clock_hours
     clo, chi = e.range.cost
@@ -493,7 +490,7 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None, convers
     add(_("- Wall-clock: **{time}** {range}", time=hours_text(e.wall_clock_hours), range=spread(lo, hi, hours_text, cal)).rstrip())
     add(_("- Cost: **{cost}** {range}", cost=money(e.cost, cur), range=spread(clo, chi, lambda v: money(v, cur), cal)).rstrip())
     add(_("- GPU-hours: {n}", n=f"{e.gpu_hours:,.0f}"))
-    add(_("- Memory per GPU: {need} GB of {has} GB ({fits})", need=f"{e.memory_per_gpu_gb:,.1f}", has=f"{a.cluster.spec.memory_gb:g}",
+    add(_("- Memory per GPU: {need} GB of {has} GB ({fits})", need=f"{e.memory_per_gpu_gb:,.1f}", has=f"{d.hardware.memory_gb:g}",
           fits=_("fits") if e.fits else _("**does not fit**")))
     m = d.method
     if m is not None and m.frozen_base_gb_per_gpu is not None:
@@ -504,16 +501,11 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None, convers
     if e.tensor_parallel > 1 or e.pipeline_parallel > 1:
         add(_("- Layout: {layout}", layout=layout_text(e)))
     add("")
-    add(_("### Why"))
-    add("")
-    for item in r.rationale:
-        add(f"- {_md_inline(item.text)} _({item.rule}; {_md_inline(', '.join(item.source))})_")
-    add("")
-    if d.warnings:
-        add(_("### Warnings"))
+    if r.rationale:
+        add(_("### Why"))
         add("")
-        for w in d.warnings:
-            add(f"- {_('**Blocking:** ') if w.blocking else ''}{_md_inline(w.text)} _({w.rule}; {_md_inline(w.source)})_")
+        for item in r.rationale:
+            add(f"- {_md_inline(item.text)}{note(item.rule, item.title, item.source)}")
         add("")
     add(_("# Engineering appendix"))
     add("")
@@ -530,10 +522,10 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None, convers
         (_("Training tokens"), tokens),
         (_("Known run duration"), _("{time} with {strategy}", time=hours_text(d.scale.baseline_hours), strategy=a.training.current_strategy)
          if d.scale.baseline_hours else _("not given")),
-        (_("Cluster today"), _("{gpus} × {gpu}, {per_node} per node, {nodes} node(s)", gpus=a.cluster.gpus, gpu=_md_text(a.cluster.spec.name),
+        (_("Cluster today"), _("{gpus} × {gpu}, {per_node} per node, {nodes} node(s)", gpus=a.cluster.gpus, gpu=_md_text(d.hardware.gpu),
                                per_node=a.cluster.gpus_per_node, nodes=a.cluster.nodes)
          + (_("; up to {n} available", n=a.cluster.max_gpus) if a.cluster.max_gpus else "")),
-        (_("Links"), _("{link} inside a node, {gbps} Gbit/s per node", link=advice.evaluation.context["hardware"].intra_link,
+        (_("Links"), _("{link} inside a node, {gbps} Gbit/s per node", link=d.hardware.intra_link,
                        gbps=f"{a.cluster.network_gbps:g}") + ("" if a.cluster.inter_node_gbps else _(" (the GPU's usual fabric)"))),
         (_("Price"), _("{price} {currency} per GPU-hour", price=format_number(a.budget.price_per_gpu_hour), currency=cur)),
         (_("Budget"), (money(a.budget.limit, cur) if a.budget.limit else _("no run limit"))
@@ -547,28 +539,27 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None, convers
     add("")
     add(_("## Estimate"))
     add("")
-    add(_("Cost = training time × price per GPU-hour × number of GPUs (seed:K14):"))
+    add(_("Cost = training time × price per GPU-hour × number of GPUs:") + note("", "", "seed:K14"))
     add("")
     add(_("    {hours} h × {price} {currency} × {gpus} GPUs = {cost}", hours=f"{e.wall_clock_hours:,.1f}",
-          price=format_number(a.budget.price_per_gpu_hour), currency=cur, gpus=advice.gpus, cost=money(e.cost, cur)))
+          price=format_number(a.budget.price_per_gpu_hour), currency=cur, gpus=r.gpus, cost=money(e.cost, cur)))
     add("")
-    w = advice.evaluation.context["workload"]
     add(_("Time comes from compute = (6 × {params} params + 12 × {layers} layers × {hidden} hidden × {seq} seq) FLOPs per token × tokens ÷ "
           "({gpus} GPUs × {peak} TFLOP/s × MFU), plus communication that cannot overlap it (ring all-reduce 2(n−1)/n × S/B over each "
           "link). One step of {tokens} tokens takes {step} s ({compute} s compute, {comm} s of communication before overlap, {exposed} s "
-          "of it exposed), {steps} steps; restarts after interruptions add {restarts}.", params=format_number(w.active_params),
-          layers=w.shape.layers, hidden=w.shape.hidden, seq=w.seq_len, gpus=advice.gpus, peak=f"{a.cluster.spec.peak_tflops:g}",
+          "of it exposed), {steps} steps; restarts after interruptions add {restarts}.", params=format_number(d.scale.active_params),
+          layers=d.shape.layers, hidden=d.shape.hidden_size, seq=a.model.seq_len, gpus=r.gpus, peak=f"{d.hardware.peak_tflops:g}",
           tokens=f"{e.global_batch_tokens:,.0f}", step=f"{e.step_seconds:.2f}", compute=f"{e.compute_seconds_per_step:.2f}",
           comm=f"{e.communication_seconds_per_step:.2f}", exposed=f"{e.exposed_communication_seconds_per_step:.2f}",
           steps=f"{e.steps:,.0f}", restarts=_restart_pct(e.interruption_overhead)))
     add("")
-    for note in scale_notes(e, a):
-        add(f"- {note}")
+    for scale in scale_notes(e, a):
+        add(f"- {scale}")
         add("")
     _communication_table(add, e)
     _deepspeed_table(add, {est.strategy: est for est in option_rows(d)})
-    add(_("A day of this cluster costs {day}; making the run 20% faster would save {saving} (seed:K16).", day=money(e.cost_per_day, cur),
-          saving=money(e.savings_if_20pct_faster, cur)))
+    add(_("A day of this cluster costs {day}; making the run 20% faster would save {saving}.", day=money(e.cost_per_day, cur),
+          saving=money(e.savings_if_20pct_faster, cur)) + note("", "", "seed:K16"))
     add("")
     add(_("Memory convention: {convention}.", convention=e.memory_convention))
     add("")
@@ -579,15 +570,18 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None, convers
     for line in layout_lines(d.deployment):
         add(f"- {_md_inline(line)}")
     add("")
-    add(_("## Options considered on {gpus} GPUs", gpus=advice.gpus))
+    add(_("## Options considered on {gpus} GPUs", gpus=r.gpus))
     add("")
-    add(_("| Strategy | Framework | Fits | GB per GPU | Time | Cost | Exposed comm. | Score | Why not |"))
+    add(_("Rule score: the points the rules gave each strategy; it only breaks ties between options whose cost is within 5% of the "
+          "cheapest. Runs: fits in memory and the batch feeds every GPU."))
+    add("")
+    add(_("| Strategy | Framework | Runs | GB per GPU | Time | Cost | Exposed comm. | Rule score | Why not |"))
     add("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for est in option_rows(d):
         s = est.strategy
         why = _("**chosen**") if s == r.strategy else "; ".join(est.why_not)
         add(
-            f"| `{s}` | {_md(FRAMEWORKS[s])} | {_('yes') if est.fits and est.batch_ok else _('no')} | {est.memory_per_gpu_gb:,.1f} | "
+            f"| `{s}` | {_md(FRAMEWORKS[s])} | {_md(_runs_word(est))} | {est.memory_per_gpu_gb:,.1f} | "
             f"{hours_text(est.wall_clock_hours)} | {money(est.cost, cur)} | {est.communication_share:.0%} | "
             f"{format_number(est.score)} | {_md(why)} |"
         )
@@ -598,46 +592,44 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None, convers
     add("")
     add(_("| GPUs | Best strategy | Time | Cost per run | Deadline | Note |"))
     add("| --- | --- | --- | --- | --- | --- |")
-    what_if = what_if_rows(advice)
-    for wi in what_if:
-        o = wi.option
-        if o is None:
+    for wi in d.what_if:
+        if wi.strategy is None:
             add(f"| {wi.gpus:,} | {_('nothing fits')} | | | | |")
             continue
-        dl = "" if o.meets_deadline is None else (_("met") if o.meets_deadline else _("missed"))
-        add(f"| {wi.gpus:,} | `{o.strategy}` | {hours_text(o.hours)} | {money(o.cost, cur)} | {dl} | {_md(wi.note)} |")
+        dl = "" if wi.meets_deadline is None else (_("met") if wi.meets_deadline else _("missed"))
+        add(f"| {wi.gpus:,} | `{wi.strategy}` | {hours_text(wi.wall_clock_hours or 0)} | {money(wi.cost or 0, cur)} | {dl} | "
+            f"{_md(what_if_note(wi, d))} |")
     add("")
-    out.extend(what_if_charts(advice, what_if))
+    out.extend(what_if_charts(d))
     add(_("## Trade-offs"))
     add("")
     add(_("No framework is best everywhere: optimising communication costs compute, and saving memory can cost speed; "
-          "the right choice depends on cluster scale and network bandwidth (seed:K10)."))
+          "the right choice depends on cluster scale and network bandwidth.") + note("", "", "seed:K10"))
     add("")
     for item in d.tradeoffs:
-        add(f"- {_md_inline(item.text)} _({item.rule}; {_md_inline(', '.join(item.source))})_")
-    add(_("- Exposed communication for `{strategy}`: {share} of each step (seed:K3).", strategy=r.strategy, share=f"{e.communication_share:.0%}"))
-    add(_("- Activation recomputation: `{recompute}`; micro-batch {micro} (largest that fits: {largest}), gradient accumulation {accumulation} "
-          "(seed:K17).", recompute=e.activation_recompute, micro=e.micro_batch_size, largest=e.max_micro_batch_size,
-          accumulation=e.gradient_accumulation_steps))
-    if f["fits.deepspeed-zero2"] and f["fits.ddp"] is not None:
-        add(_("- ZeRO-2 would use {pct}% less GPU memory than DDP on this job (seed:K15).", pct=f"{f['zero_memory_saving_pct']:.0f}"))
+        add(f"- {_md_inline(item.text)}{note(item.rule, item.title, item.source)}")
+    add(_("- Exposed communication for `{strategy}`: {share} of each step.", strategy=r.strategy, share=f"{e.communication_share:.0%}")
+        + note("", "", "seed:K3"))
+    add(_("- Activation recomputation: `{recompute}`; micro-batch {micro} (largest that fits: {largest}), gradient accumulation {accumulation}.",
+          recompute=e.activation_recompute, micro=e.micro_batch_size, largest=e.max_micro_batch_size,
+          accumulation=e.gradient_accumulation_steps) + note("", "", "seed:K17"))
     add("")
     if d.context:
         add(_("## Context from the rules"))
         add("")
         for item in d.context:
-            add(f"- {_md_inline(item.text)} _({item.rule}; {_md_inline(', '.join(item.source))})_")
+            add(f"- {_md_inline(item.text)}{note(item.rule, item.title, item.source)}")
         add("")
     add(_("## Questions for the engineers"))
     add("")
     for q in d.questions:
-        add(f"- {_md_inline(q.text)} _({_md_inline(q.source)})_")
+        add(f"- {_md_inline(q.text)}{note(q.rule, '', q.source)}")
     add("")
     add(_("## Pre-launch checklist"))
     add("")
     done = set(a.project.checklist_done or ())
     for c in d.checklist:
-        add(f"- [{'x' if c.text in done else ' '}] {_md_inline(c.text)} _({_md_inline(c.source)})_")
+        add(f"- [{'x' if c.text in done else ' '}] {_md_inline(c.text)}{note(c.rule, '', c.source)}")
     add("")
     if artifacts:
         add(_("## Launch artifacts"))
@@ -664,6 +656,12 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None, convers
              for k, v in d.answers.items()}  # the conversation has its own appendix, when asked for
     add(yaml.safe_dump(shown, sort_keys=False, allow_unicode=True).rstrip())
     add("```")
+    if fn.entries:
+        add("")
+        add(_("## Sources"))
+        add("")
+        for i, entry in enumerate(fn.entries, 1):
+            add(f"[^{i}]: {_md_inline(entry)}")
     if conversation:
         add("")
         add(_("## Appendix: questions asked"))

@@ -182,7 +182,7 @@ class AdvisorApp(App[None]):
         """Ask where, confirm an overwrite, write: one worker awaiting its dialogs (push_screen_wait), no callbacks."""
         if self.last_advice is None:
             return
-        memo = to_markdown(self.answers_with_checks(self.last_advice), conversation=self.conversation if self.memo_questions else None)
+        memo = to_markdown(self.answers_with_checks(self.last_advice).report(), conversation=self.conversation if self.memo_questions else None)
         await self._write_with_confirm(_("Export the decision memo to:"), "decision-memo.md", memo, _("memo"))
 
     @work(exclusive=True, group="export")

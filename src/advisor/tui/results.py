@@ -20,7 +20,7 @@ from textual.widgets import Button, Checkbox, DataTable, Footer, Header, Input, 
 from advisor.decision.advice import Advice
 from advisor.base.errors import AdvisorError
 from advisor.base.i18n import _, N_
-from advisor.outputs.render import decision_notes, headline, hours_text, money, option_rows, spread, summary_rows, to_markdown, what_if_rows
+from advisor.outputs.render import decision_notes, hours_text, money, option_rows, spread, summary_rows, to_markdown
 from advisor.decision.report import Report
 from advisor.tui.ask import AskBox
 from advisor.tui.common import _esc, translate_bindings
@@ -50,12 +50,14 @@ class ResultsView:
 
     @classmethod
     def of(cls, advice: Advice, checked: tuple[str, ...] = ()) -> ResultsView:
-        report = advice.report()
-        p = advice.plan
-        points = tuple(ChartPoint(wi.gpus, wi.option.hours / 24.0, wi.option.cost, wi.gpus == p.today.gpus, wi.gpus == p.chosen.gpus)
-                       for wi in what_if_rows(advice) if wi.option is not None)
-        return cls(report, headline(advice), summary_rows(advice, report), lambda: to_markdown(advice), checked,
-                   tuple(decision_notes(advice)), points)
+        return cls.of_report(advice.report(), checked)
+
+    @classmethod
+    def of_report(cls, report: Report, checked: tuple[str, ...] = ()) -> ResultsView:
+        """The view of a typed report: the same report the text and the memo are rendered from."""
+        points = tuple(ChartPoint(wi.gpus, (wi.wall_clock_hours or 0.0) / 24.0, wi.cost or 0.0, wi.today, wi.chosen)
+                       for wi in report.what_if if wi.strategy is not None)
+        return cls(report, report.headline, summary_rows(report), lambda: to_markdown(report), checked, tuple(decision_notes(report)), points)
 
 
 @dataclass(frozen=True)

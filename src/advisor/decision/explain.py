@@ -1,0 +1,179 @@
+"""What the plan implies, said once: the headline, the notes on the choice, and the what-if rows.
+
+Every statement a front end shows about the plan (cheaper, faster, over budget, what it takes) is made here, from the
+plan the search returned, and stored in the report; the renderers (text, memo, TUI) only lay the report out. A second
+renderer that re-derived "cheaper but slower" is how the same fact came to be said three times in two units (issue 23).
+
+Each note carries a code (``cheapest-meeting-deadline``, ``cheaper-slower``, ``what-it-takes-more-gpus`` …) so tests
+and tools can ask which statements a plan makes without parsing its wording.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from advisor.base.i18n import _
+from advisor.decision.decide import COST_TIE, preference, tie_band
+from advisor.knowledge.rules import format_number
+from advisor.knowledge.strategies import FRAMEWORKS
+
+if TYPE_CHECKING:
+    from advisor.decision.advice import Advice
+
+PLAN_SOURCE = "advisor's search (README: How it decides)"
+"""Where the plan's own statements come from: the search over strategy x GPU count, not a rule."""
+
+
+def _fmt() -> tuple[Any, Any, Any]:
+    from advisor.decision.advice import hours_text, money, pct_change
+
+    return hours_text, money, pct_change
+
+
+def headline(advice: Advice) -> str:
+    """The decision in one sentence: what changes against today (text, memo and TUI all show this one)."""
+    from advisor.decision.advice import method_names
+
+    p, a = advice.plan, advice.answers
+    fw = FRAMEWORKS[p.chosen.strategy]
+    if any(w["blocking"] for w in advice.warnings):
+        return _("Blocked: nothing can run as asked (showing {fw} on {gpus} GPUs); resolve the blocking warnings first.", fw=fw, gpus=f"{p.chosen.gpus:,}")
+    if advice.method_changed:
+        names = method_names()
+        return _("Fine-tune with {method} instead of a {asked}: {fw} on {gpus} GPUs.", method=names[advice.method],
+                 asked=names[advice.asked_method or ""], fw=fw, gpus=f"{p.chosen.gpus:,}")
+    if p.status_quo:
+        return _("No change needed: keep {fw} on {gpus} GPUs.", fw=fw, gpus=f"{p.chosen.gpus:,}")
+    if p.keeps_strategy:
+        return _("Keep {fw}; run on {gpus} GPUs instead of {today}.", fw=fw, gpus=f"{p.chosen.gpus:,}", today=f"{p.today.gpus:,}")
+    where = (_("on the same {gpus} GPUs", gpus=f"{p.chosen.gpus:,}") if p.chosen.gpus == p.today.gpus
+             else _("on {gpus} GPUs instead of {today}", gpus=f"{p.chosen.gpus:,}", today=f"{p.today.gpus:,}"))
+    return _("Switch from {old} to {fw}, {where}.", old=FRAMEWORKS[a.training.current_strategy], fw=fw, where=where)
+
+
+def _note(code: str, text: str) -> dict[str, Any]:
+    return {"code": code, "text": text}
+
+
+def notes(advice: Advice) -> list[dict[str, Any]]:
+    """How the choice was made and what it trades (deadline, what it takes, cheaper-but-slower, faster-for-the-same-cost),
+    each said once. The risks are the warnings, shown apart."""
+    hours_text, money, pct_change = _fmt()
+    p, a, cur = advice.plan, advice.answers, advice.facts["currency"]
+    out = [_note("objective", _("How it was chosen: {objective}.", objective=p.objective))]
+    today_note = _today_cannot_run(advice)
+    if today_note:
+        out.append(_note("today-cannot-run", today_note))
+    data = _data_note(advice)
+    if data:
+        out.append(_note("data", data))
+    dl = a.training.deadline_days
+    if dl is not None:
+        cm = p.cheapest_meeting_deadline
+        if cm is None:
+            fastest = p.fastest
+            tail = (_(": the fastest option, {strategy} on {gpus} GPUs, takes {time} for {cost} a run.", strategy=fastest.strategy,
+                      gpus=fastest.gpus, time=hours_text(fastest.hours), cost=money(fastest.cost, cur))
+                    if fastest and not p.what_it_takes else ".")
+            out.append(_note("deadline-out-of-reach", _("The {days}-day deadline cannot be met with up to {most} GPUs{tail}",
+                                                        days=format_number(dl), most=f"{max(o.gpus for o in p.options):,}", tail=tail)))
+        elif cm.cost < p.chosen.cost * (1 - COST_TIE):
+            out.append(_note("cheapest-meeting-deadline", _(
+                "Cheapest way to meet the {days}-day deadline: {strategy} on {gpus} GPUs, {time} for {cost} a run.",
+                days=format_number(dl), strategy=cm.strategy, gpus=cm.gpus, time=hours_text(cm.hours), cost=money(cm.cost, cur))))
+        elif cm.gpus != p.chosen.gpus:
+            # Within the tie: say why the cheapest is not the plan, instead of naming it 'cheapest' beside another choice.
+            out.append(_note("tie-meeting-deadline", _(
+                "{strategy} on {gpus} GPUs also meets the {days}-day deadline, for {cost} a run ({change}): costs within 5% are a "
+                "tie here, and the smaller change from today wins it.", strategy=cm.strategy, gpus=cm.gpus,
+                days=format_number(dl), cost=money(cm.cost, cur), change=pct_change(cm.cost, p.chosen.cost))))
+    out.extend(what_it_takes_notes(advice))
+    if p.cheaper_slower is not None:
+        c = p.cheaper_slower
+        slow, fast = same_unit(c.hours, p.chosen.hours)
+        out.append(_note("cheaper-slower", _(
+            "Cheaper but slower: {gpus} GPUs with {strategy} cost {cost} a run ({change}) and take {slow} instead of {fast}.",
+            gpus=c.gpus, strategy=c.strategy, cost=money(c.cost, cur), change=pct_change(c.cost, p.chosen.cost), slow=slow, fast=fast)))
+    if p.faster_same_cost is not None:
+        f = p.faster_same_cost
+        quick, slow = same_unit(f.hours, p.chosen.hours)
+        out.append(_note("faster-same-cost", _(
+            "Faster for no more per run: {gpus} GPUs with {strategy} take {quick} instead of {slow}, for {cost} a run ({change}), "
+            "if the cluster can give them.", gpus=f"{f.gpus:,}", strategy=f.strategy, quick=quick, slow=slow, cost=money(f.cost, cur),
+            change=pct_change(f.cost, p.chosen.cost))))
+    return out
+
+
+def what_it_takes_notes(advice: Advice) -> list[dict[str, Any]]:
+    """The smallest changes that meet what the plan misses (takes.what_it_takes), worded for the PM."""
+    hours_text, money, _pct = _fmt()
+    p, a, cur = advice.plan, advice.answers, advice.facts["currency"]
+    out = []
+    for c in p.what_it_takes:
+        plan = _("{strategy} on {gpus} GPUs, {time} for {cost} a run", strategy=c.strategy, gpus=f"{c.gpus:,}", time=hours_text(c.hours),
+                 cost=money(c.cost, cur))
+        if c.kind == "more-gpus":
+            most = max(o.gpus for o in p.options)
+            text = _("What it takes to meet the {days}-day deadline: {gpus} GPUs, {more} more than the {most} searched ({plan}).",
+                     days=format_number(a.training.deadline_days or 0), gpus=f"{c.gpus:,}", more=f"{c.gpus - most:,}",
+                     most=f"{most:,}", plan=plan)
+        elif c.kind == "later-date":
+            text = _("Or move the date: the fastest option within reach needs {days} days ({plan}).", days=f"{c.target:,.1f}", plan=plan)
+        elif c.kind == "bigger-budget":
+            text = _("What it takes within the run budget of {limit}: a budget of {cost} ({plan}).",
+                     limit=money(a.budget.limit or 0, cur), cost=money(c.target, cur), plan=plan)
+        else:
+            text = _("What it takes within the monthly ceiling of {limit}: {cost} a month at {runs} runs ({plan}).",
+                     limit=money(a.budget.monthly_limit or 0, cur), cost=money(c.target, cur), runs=f"{p.runs_per_month:,.1f}", plan=plan)
+        out.append(_note(f"what-it-takes-{c.kind}", text))
+    return out
+
+
+def _data_note(advice: Advice) -> str | None:
+    """'Data: 200,000 examples x 512 tokens x 3 epochs = 307.2M tokens.' when the answers count examples."""
+    t = advice.answers.training
+    if t.examples is None or t.tokens_per_example is None:
+        return None
+    epochs = t.epochs if t.epochs is not None else 1.0
+    return _("Data: {examples} examples × {per} tokens × {epochs} epochs = {tokens}M tokens.", examples=f"{t.examples:,.0f}",
+             per=f"{t.tokens_per_example:,}", epochs=format_number(epochs), tokens=f"{(t.data_tokens or 0) / 1e6:,.1f}")
+
+
+def _today_cannot_run(advice: Advice) -> str | None:
+    """Why the summary's 'today' column says 'cannot run' (the table only has room for the verdict), or, where the
+    answers give a measured run (then the known-run warning speaks), nothing."""
+    t = advice.plan.today
+    if t.runnable:
+        return None
+    if t.excluded:
+        return _("Today's {strategy} is ruled out here: {why}", strategy=t.strategy, why=t.excluded[0])
+    if advice.today.context.get("baseline_hours") is not None:
+        return None  # a measured run the estimate says cannot run: the known-run warning says so, with what to check
+    why = advice.why_not_today()
+    return _("Today's setup ({strategy} on {gpus} GPUs) cannot run this job: {why}.", strategy=t.strategy, gpus=f"{t.gpus:,}", why=why)
+
+
+def same_unit(a: float, b: float) -> tuple[str, str]:
+    """Two durations side by side in one unit: days when either is two days or more."""
+    if max(a, b) >= 48:
+        return _("{n} days", n=f"{a / 24:,.1f}"), _("{n} days", n=f"{b / 24:,.1f}")
+    return _("{n} h", n=f"{a:,.1f}"), _("{n} h", n=f"{b:,.1f}")
+
+
+def what_if(advice: Advice) -> list[dict[str, Any]]:
+    """The best runnable option at every GPU count the search priced, today and the choice marked: the rows of the
+    what-if table and the points of its charts."""
+    p = advice.plan
+    rows: list[dict[str, Any]] = []
+    for g in sorted({o.gpus for o in p.options}):
+        here = [o for o in p.options if o.gpus == g and o.runnable]
+        point: dict[str, Any] = {"gpus": g, "strategy": None, "wall_clock_hours": None, "cost": None, "meets_deadline": None,
+                                 "today": g == p.today.gpus, "chosen": g == p.chosen.gpus,
+                                 "cheapest_meeting_deadline": bool(p.cheapest_meeting_deadline and g == p.cheapest_meeting_deadline.gpus
+                                                                   and g != p.chosen.gpus)}
+        if here:
+            ok = [o for o in here if o.meets_deadline is not False] or here
+            best = p.chosen if g == p.chosen.gpus and p.chosen in ok else min(tie_band(ok), key=preference(p.today.strategy, g))
+            point.update(strategy=best.strategy, wall_clock_hours=best.hours, cost=best.cost, meets_deadline=best.meets_deadline)
+        rows.append(point)
+    return rows
