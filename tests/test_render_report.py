@@ -102,3 +102,31 @@ def test_report_json_round_trips_into_the_same_report(rules):
     d = advise(load_answers(EXAMPLES / "customer-service.yaml"), rules).report()
     again = Report.model_validate(json.loads(json.dumps(d.model_dump(mode="json", exclude_unset=True))))
     assert again == d
+
+
+def test_the_choice_reads_as_stages_with_reason_codes(rules):
+    """Issue 23 item 3: runs -> meets the date -> within budget -> cheapest/fastest -> not dominated, each with a reason
+    code the report carries; the objective sentence is only their wording."""
+    from .test_decisions import CASES, _answers
+
+    seen = set()
+    for case in CASES:
+        advice = advise(_answers(case), rules)
+        d = advice.report()
+        if d.recommendation.blocked:
+            assert d.plan.stages == []
+            continue
+        names = [st.stage for st in d.plan.stages]
+        assert names[:4] == ["runs", "date", "budget", "pick"] and names[4:] in ([], ["dominance"]), (case["id"], names)
+        kept = [st.kept for st in d.plan.stages[:4]]
+        assert kept == sorted(kept, reverse=True), (case["id"], kept)
+        date = d.plan.stages[1].code
+        seen.add(date)
+        deadline = advice.answers.training.deadline_days
+        if deadline is None:
+            assert date.startswith("no-date"), case["id"]
+        elif d.plan.deadline_met:
+            assert date in ("date-met-on-today", "date-needs-more-gpus"), case["id"]
+        else:
+            assert date == "date-out-of-reach" and "deadline" in d.plan.constraints_broken, case["id"]
+    assert {"date-met-on-today", "date-needs-more-gpus", "date-out-of-reach", "no-date-keep-count"} <= seen

@@ -85,6 +85,8 @@ class Plan:
     constraints_broken: list[str] = field(default_factory=list)
     what_it_takes: list[Any] = field(default_factory=list)
     """takes.Change: the smallest changes that meet what the plan misses (more GPUs, a later date, a bigger budget)."""
+    stages: list[Stage] = field(default_factory=list)
+    """The stages of the choice with their reason codes (empty for a blocked plan)."""
 
     @property
     def status_quo(self) -> bool:
@@ -123,6 +125,7 @@ class Plan:
             "faster_same_cost": opt(self.faster_same_cost),
             "searched_gpu_counts": sorted({o.gpus for o in self.options}),
             "what_it_takes": [c.to_dict() for c in self.what_it_takes],
+            "stages": [st.to_dict() for st in self.stages],
         }
 
 
@@ -145,90 +148,151 @@ def search_counts(a: Answers) -> np.ndarray:
     return np.array(sorted(counts), dtype=float)
 
 
+@dataclass(frozen=True)
+class Stage:
+    """One stage of the choice: which rule of the objective it applied (a reason code with its figures) and how many
+    options it kept. The wording is objective_text's, apart from the search."""
+
+    stage: str
+    """runs, date, budget, pick or dominance."""
+    code: str
+    kept: int
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"stage": self.stage, "code": self.code, "kept": self.kept}
+
+
 def choose(options: list[Option], a: Answers, runs_per_month: float, default_strategy: str | None = None) -> Plan | None:
-    """The plan, or None when nothing can run (nothing fits, or rules exclude every fitting option)."""
-    given = a.cluster.gpus
-    current = a.training.current_strategy
+    """The plan, or None when nothing can run (nothing fits, or rules exclude every fitting option).
+
+    Stages, each narrowing the options and saying why: runs -> meets the date -> within budget -> cheapest (or fastest,
+    where no date can be met) with the tie-break -> not dominated by fewer GPUs as fast for less. Then the trade-offs
+    around the choice (cheapest meeting the date, fastest, cheaper but slower, faster for the same cost)."""
+    given, current = a.cluster.gpus, a.training.current_strategy
     today = next(o for o in options if o.strategy == current and o.gpus == given)
     pool = [o for o in options if o.runnable]
     if not pool:
         return None
-    deadline = a.training.deadline_days
+    stages = [Stage("runs", "runs", len(pool))]
+    dated = _meets_date(pool, a)
+    if dated is None:
+        return None  # nothing runs on today's GPUs and no deadline asks for more: the caller blocks, naming a count that would
+    cands, mode, stage = dated
+    stages.append(stage)
+    cands, broken, stage = _within_budget(cands, mode)
+    stages.append(stage)
+    prefer = preference(current, given, default_strategy)
+    chosen = min(tie_band(cands, "hours" if mode == "time" else "cost"), key=prefer)
+    stages.append(Stage("pick", "fastest" if mode == "time" else "cheapest", len(cands)))
+    chosen, dominated = _not_dominated(pool, chosen, a.training.deadline_days, prefer)
+    if dominated is not None:
+        stages.append(dominated)
+    if mode == "time":
+        broken.insert(0, "deadline")
+    trade = _tradeoffs(pool, chosen, a.training.deadline_days)
+    return Plan(
+        chosen=chosen, today=today, options=options, objective=objective_text(stages, a),
+        deadline_met=None if a.training.deadline_days is None else bool(chosen.meets_deadline),
+        beyond_cluster=chosen.gpus > given, runs_per_month=runs_per_month, constraints_broken=broken, stages=stages,
+        cheapest_meeting_deadline=trade["cheapest_meeting_deadline"], fastest=trade["fastest"], cheaper_slower=trade["cheaper_slower"],
+        faster_same_cost=trade["faster_same_cost"],
+    )
+
+
+def _meets_date(pool: list[Option], a: Answers) -> tuple[list[Option], str, Stage] | None:
+    """Stage 2: the options that meet the deadline, on today's GPUs first, then on more; where none does, all of them
+    by speed. Without a deadline the GPU count stays as given unless nothing runs or fits the budget there."""
+    given, deadline = a.cluster.gpus, a.training.deadline_days
     within = [o for o in pool if o.gpus <= given]
-    beyond = [o for o in pool if o.gpus > given]
-    broken: list[str] = []
-    mode = "cost"
     if deadline is not None:
         meet = [o for o in within if o.meets_deadline]
-        meet_beyond = [o for o in beyond if o.meets_deadline]
         if meet:
-            cands = meet
-            objective = _("meet the {days}-day deadline on at most today's {gpus} GPUs, then cost least", days=_num(deadline), gpus=given)
-        elif meet_beyond:
-            cands = meet_beyond
-            objective = _("no option on today's {gpus} GPUs meets the {days}-day deadline; the cheapest way to meet it needs more GPUs",
-                          gpus=given, days=_num(deadline))
-        else:
-            # Out of reach on every count searched: the plan is the fastest of them all (more GPUs included), as the
-            # objective says — not the fastest on today's count, which may be slower and dearer.
-            cands = pool
-            mode = "time"
-            broken.append("deadline")
-            objective = _("nothing searched meets the {days}-day deadline, so the fastest option is shown", days=_num(deadline))
-    else:
-        if not within:
-            return None  # nothing runs on today's GPUs and no deadline asks for more: the caller blocks, naming a count that would
-        same = [o for o in within if o.gpus == given]
-        affordable_same = [o for o in same if o.within_budget and o.within_monthly]
-        if same and (affordable_same or not [o for o in within if o.within_budget and o.within_monthly]):
-            cands = same
-            objective = _("no deadline given, so the GPU count stays at {gpus}; the cheapest option wins", gpus=given)
-        elif not same:
-            # Nothing runs on today's count (out of memory, or more data-parallel ranks than the batch has sequences):
-            # the reason is that, not a budget nobody gave.
-            cands = within
-            objective = _("nothing can run on {gpus} GPUs as asked, so fewer GPUs were searched; the cheapest option wins", gpus=given)
-        else:
-            cands = within
-            objective = _("no option on {gpus} GPUs stays within budget, so fewer GPUs were searched; the cheapest option wins", gpus=given)
+            return meet, "cost", Stage("date", "date-met-on-today", len(meet))
+        beyond = [o for o in pool if o.gpus > given and o.meets_deadline]
+        if beyond:
+            return beyond, "cost", Stage("date", "date-needs-more-gpus", len(beyond))
+        # Out of reach on every count searched: the plan is the fastest of them all (more GPUs included), as the
+        # objective says — not the fastest on today's count, which may be slower and dearer.
+        return pool, "time", Stage("date", "date-out-of-reach", len(pool))
+    if not within:
+        return None
+    same = [o for o in within if o.gpus == given]
+    affordable_same = [o for o in same if o.within_budget and o.within_monthly]
+    if same and (affordable_same or not [o for o in within if o.within_budget and o.within_monthly]):
+        return same, "cost", Stage("date", "no-date-keep-count", len(same))
+    if not same:
+        # Nothing runs on today's count (out of memory, or more data-parallel ranks than the batch has sequences):
+        # the reason is that, not a budget nobody gave.
+        return within, "cost", Stage("date", "no-date-nothing-runs-here", len(within))
+    return within, "cost", Stage("date", "no-date-over-budget-here", len(within))
+
+
+def _within_budget(cands: list[Option], mode: str) -> tuple[list[Option], list[str], Stage]:
+    """Stage 3: the options within the run budget and the monthly ceiling; where none is, all of them, the broken
+    constraints named."""
     affordable = [o for o in cands if o.within_budget and o.within_monthly]
     if affordable:
-        if mode == "time" and deadline is not None and min(o.hours for o in affordable) > min(o.hours for o in cands):
-            objective = _("nothing searched meets the {days}-day deadline, so the fastest option within the budget is shown",
-                          days=_num(deadline))
-        cands = affordable
-    else:
-        if any(not o.within_budget for o in cands):
-            broken.append("run budget")
-        if any(not o.within_monthly for o in cands):
-            broken.append("monthly ceiling")
-    chosen = min(tie_band(cands, "hours" if mode == "time" else "cost"), key=preference(current, given, default_strategy))
-    # Fewer GPUs that finish as fast (within the tie) for at least 10% less dominate the choice, deadline or not: GPUs
-    # waiting on a slow loader or a thin network buy nothing.
+        slower = mode == "time" and min(o.hours for o in affordable) > min(o.hours for o in cands)
+        return affordable, [], Stage("budget", "fastest-within-budget" if slower else "within-budget", len(affordable))
+    broken = [name for name, hit in (("run budget", any(not o.within_budget for o in cands)),
+                                     ("monthly ceiling", any(not o.within_monthly for o in cands))) if hit]
+    return cands, broken, Stage("budget", "over-budget", len(cands))
+
+
+def _not_dominated(pool: list[Option], chosen: Option, deadline: float | None, prefer: Callable[[Option], Any]) -> tuple[Option, Stage | None]:
+    """Stage 5: fewer GPUs that finish as fast (within the tie) for at least 10% less dominate the choice, deadline or
+    not: GPUs waiting on a slow loader or a thin network buy nothing."""
     as_fast = [o for o in pool if o.gpus < chosen.gpus and o.hours <= chosen.hours * (1 + COST_TIE)
                and o.cost <= chosen.cost * (1 - CHEAPER_WORTH_SAYING) and o.within_budget and o.within_monthly
                and (deadline is None or o.meets_deadline or not chosen.meets_deadline)]
-    if as_fast:
-        first, chosen = chosen, min(tie_band(as_fast), key=preference(current, given, default_strategy))
-        objective = _("{gpus} GPUs finish about as fast as {more} for at least 10% less, so fewer GPUs were chosen",
-                      gpus=chosen.gpus, more=first.gpus)
+    if not as_fast:
+        return chosen, None
+    better = min(tie_band(as_fast), key=prefer)
+    return better, Stage("dominance", "fewer-gpus-as-fast", len(as_fast), {"gpus": better.gpus, "more": chosen.gpus})
+
+
+def _tradeoffs(pool: list[Option], chosen: Option, deadline: float | None) -> dict[str, Option | None]:
+    """What the plan is compared with: the cheapest option meeting the date, the fastest, the cheaper-but-slower trade a
+    PM would weigh (within CHEAPER_SLOWER_STRETCH, not giving up a met date), and the same framework faster for about
+    the same cost."""
     meeting = [o for o in pool if o.meets_deadline] if deadline is not None else []
-    cheapest_meeting = min(meeting, key=lambda o: (o.cost, o.hours)) if meeting else None
-    fastest = min(pool, key=lambda o: (o.hours, o.cost))
     slower = [o for o in pool if o.gpus < chosen.gpus and o.cost <= chosen.cost * (1 - CHEAPER_WORTH_SAYING)
               and o.hours <= chosen.hours * CHEAPER_SLOWER_STRETCH and (o.meets_deadline is not False or not chosen.meets_deadline)]
-    # Of the options within the cost tie of the cheapest, the fastest: '512 GPUs, 24.6 h, 17% less' says more than
-    # '8 GPUs, 65 days, 17% less' when both cost the same.
-    cheaper_slower = min(tie_band(slower), key=lambda o: (o.hours, o.cost)) if slower else None
-    quicker = [o for o in pool if o.strategy == chosen.strategy and o.gpus > chosen.gpus and o.cost <= chosen.cost * (1 + COST_TIE) and o.within_budget
-               and o.within_monthly and o.hours <= chosen.hours * (1 - FASTER_WORTH_SAYING)]
-    faster_same_cost = min(quicker, key=lambda o: (o.hours, o.cost)) if quicker else None
-    return Plan(
-        chosen=chosen, today=today, options=options, objective=objective,
-        deadline_met=None if deadline is None else bool(chosen.meets_deadline),
-        beyond_cluster=chosen.gpus > given, cheapest_meeting_deadline=cheapest_meeting, fastest=fastest,
-        cheaper_slower=cheaper_slower, runs_per_month=runs_per_month, constraints_broken=broken, faster_same_cost=faster_same_cost,
-    )
+    quicker = [o for o in pool if o.strategy == chosen.strategy and o.gpus > chosen.gpus and o.cost <= chosen.cost * (1 + COST_TIE)
+               and o.within_budget and o.within_monthly and o.hours <= chosen.hours * (1 - FASTER_WORTH_SAYING)]
+    return {
+        "cheapest_meeting_deadline": min(meeting, key=lambda o: (o.cost, o.hours)) if meeting else None,
+        "fastest": min(pool, key=lambda o: (o.hours, o.cost)),
+        # Of the options within the cost tie of the cheapest, the fastest: '512 GPUs, 24.6 h, 17% less' says more than
+        # '8 GPUs, 65 days, 17% less' when both cost the same.
+        "cheaper_slower": min(tie_band(slower), key=lambda o: (o.hours, o.cost)) if slower else None,
+        "faster_same_cost": min(quicker, key=lambda o: (o.hours, o.cost)) if quicker else None,
+    }
+
+
+def objective_text(stages: list[Stage], a: Answers) -> str:
+    """How the choice was made, in one sentence a PM can check: the wording of the stages' reason codes."""
+    codes = {st.code: st for st in stages}
+    gpus, days = f"{a.cluster.gpus:,}", _num(a.training.deadline_days or 0)
+    if "fewer-gpus-as-fast" in codes:
+        p = codes["fewer-gpus-as-fast"].params
+        return _("{gpus} GPUs finish about as fast as {more} for at least 10% less, so fewer GPUs were chosen",
+                 gpus=f"{p['gpus']:,}", more=f"{p['more']:,}")
+    if "date-met-on-today" in codes:
+        return _("meet the {days}-day deadline on at most today's {gpus} GPUs, then cost least", days=days, gpus=gpus)
+    if "date-needs-more-gpus" in codes:
+        return _("no option on today's {gpus} GPUs meets the {days}-day deadline; the cheapest way to meet it needs more GPUs",
+                 gpus=gpus, days=days)
+    if "date-out-of-reach" in codes:
+        if "fastest-within-budget" in codes:
+            return _("nothing searched meets the {days}-day deadline, so the fastest option within the budget is shown", days=days)
+        return _("nothing searched meets the {days}-day deadline, so the fastest option is shown", days=days)
+    if "no-date-keep-count" in codes:
+        return _("no deadline given, so the GPU count stays at {gpus}; the cheapest option wins", gpus=gpus)
+    if "no-date-nothing-runs-here" in codes:
+        return _("nothing can run on {gpus} GPUs as asked, so fewer GPUs were searched; the cheapest option wins", gpus=gpus)
+    return _("no option on {gpus} GPUs stays within budget, so fewer GPUs were searched; the cheapest option wins", gpus=gpus)
 
 
 def tie_band(options: list[Option], by: str = "cost") -> list[Option]:

@@ -69,6 +69,14 @@ class Change(_Part):
     target: float = Field(description="GPUs (more-gpus), days (later-date) or money (bigger-budget, bigger-monthly).")
 
 
+class ChoiceStage(_Part):
+    stage: Literal["runs", "date", "budget", "pick", "dominance"]
+    code: str = Field(description="The reason code: runs; date-met-on-today, date-needs-more-gpus, date-out-of-reach, no-date-keep-count, "
+                      "no-date-nothing-runs-here, no-date-over-budget-here; within-budget, fastest-within-budget, over-budget; "
+                      "cheapest, fastest; fewer-gpus-as-fast.")
+    kept: int = Field(description="Options left after this stage.")
+
+
 class Plan(_Part):
     objective: str = Field(description="How the choice was made, in words.")
     status_quo: bool = Field(description="Today's strategy and GPU count are already the answer.")
@@ -86,6 +94,8 @@ class Plan(_Part):
     searched_gpu_counts: list[int]
     what_it_takes: list[Change] = Field(default_factory=list, description="Where the deadline or a budget is missed: the smallest "
                                         "changes that meet it (more GPUs, a later date, a bigger budget), each with its plan.")
+    stages: list[ChoiceStage] = Field(default_factory=list, description="The choice as stages (runs, date, budget, pick, "
+                                      "dominance), each with its reason code: empty when nothing can run.")
 
 
 class Ranges(_Part):
