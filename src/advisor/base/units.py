@@ -124,6 +124,34 @@ def parse_duration(value: object, unit: str) -> float:
     return parse_quantity(value)
 
 
+# ------------------------------------------------------------------------------ the same grammar as JSON Schema patterns
+
+
+def _any_case(alternation: str) -> str:
+    """A Python alternation matched case-insensitively, spelled for a JSON Schema (ECMA 262) pattern, which has no
+    flags: every ASCII letter becomes a two-letter class."""
+    return re.sub(r"[A-Za-z]", lambda m: f"[{m.group(0).lower()}{m.group(0).upper()}]", alternation)
+
+
+_QUANTITY_BODY = rf"{_NUMBER}\s*(?:(?:{_any_case(_SUFFIX_RX)})\s*)?"
+_MARK_ANY = _any_case(_MARK_RX)
+
+
+def quantity_pattern() -> str:
+    """What parse_quantity reads from text, as a JSON Schema pattern ('7B', '7 billion', '70亿', '2,000,000', '7e9')."""
+    return rf"^\s*{_QUANTITY_BODY}$"
+
+
+def money_pattern() -> str:
+    """What parse_money reads from text: a quantity with one optional currency mark before or after ('$3.5', '50万元')."""
+    return rf"^\s*(?:(?:{_MARK_ANY})\s*)?{_QUANTITY_BODY}(?:(?:{_MARK_ANY})\s*)?$"
+
+
+def duration_pattern() -> str:
+    """What parse_duration reads from text: a number with a time unit ('3d', '72小时', '2 weeks'), or a quantity."""
+    return rf"^\s*(?:([0-9]+(?:\.[0-9]*)?|\.[0-9]+)\s*(?:{_any_case(_UNIT_RX)})\s*|{_QUANTITY_BODY})$"
+
+
 def format_quantity(value: float, unit: str = "") -> str:
     """Render 7e9 as '7B', 1.3e9 as '1.3B', 1e12 as '1T' (for labels and memos)."""
     for suffix, scale in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3)):

@@ -18,6 +18,7 @@ from pydantic import (
     ConfigDict,
     Field,
     ValidationError,
+    WithJsonSchema,
     field_validator,
     model_validator,
 )
@@ -28,7 +29,17 @@ from advisor.base.errors import AnswerError
 from advisor.inputs.hfconfig import ConfigError, model_fields, read_config
 from advisor.base.safeload import load_mapping, parse_mapping
 from advisor.base.i18n import _, zh
-from advisor.base.units import CURRENCY_MARKS, parse_duration, parse_money, parse_quantity, split_money
+from advisor.base.units import (
+    CURRENCY_MARKS,
+    MAX_QUANTITY_CHARS,
+    duration_pattern,
+    money_pattern,
+    parse_duration,
+    parse_money,
+    parse_quantity,
+    quantity_pattern,
+    split_money,
+)
 
 
 def _quantity(value: Any) -> float:
@@ -161,12 +172,20 @@ TFLOPS_RANGE = _within(0.1, 1e6)
 LOADER_RANGE = _within(1, 1e15)  # tokens/s
 RUNS_RANGE = _within(0.01, 1e6)  # runs a month: one in eight years ..
 
-Quantity = Annotated[float, BeforeValidator(_quantity)]
-PositiveNumber = Annotated[float, BeforeValidator(_positive_number)]
-Count = Annotated[int, BeforeValidator(_count)]
-Money = Annotated[float, BeforeValidator(_money)]
-Days = Annotated[float, BeforeValidator(_days)]
-Hours = Annotated[float, BeforeValidator(_hours)]
+def _number_or_text(kind: str, pattern: str, examples: list[Any]) -> WithJsonSchema:
+    """The JSON Schema of a field that takes a number or the text people write for one: what `advisor schema` prints
+    must accept what advisor itself writes (`advisor init`'s 7B, the guided Q&A's $3.5 and 50万), so a file's
+    validity never depends on which tool checks it (issue 23). The ranges are left to the validators' messages."""
+    return WithJsonSchema({"anyOf": [{"type": kind}, {"type": "string", "pattern": pattern, "maxLength": MAX_QUANTITY_CHARS}],
+                           "examples": examples})
+
+
+Quantity = Annotated[float, BeforeValidator(_quantity), _number_or_text("number", quantity_pattern(), [7e9, "7B", "70亿", "1.3 billion"])]
+PositiveNumber = Annotated[float, BeforeValidator(_positive_number), _number_or_text("number", quantity_pattern(), [1600, "1,600", "1.6k"])]
+Count = Annotated[int, BeforeValidator(_count), _number_or_text("integer", quantity_pattern(), [64, "1,024", "2k"])]
+Money = Annotated[float, BeforeValidator(_money), _number_or_text("number", money_pattern(), [2.5, "$3.5", "¥10", "2,000,000", "50万"])]
+Days = Annotated[float, BeforeValidator(_days), _number_or_text("number", duration_pattern(), [3, "3d", "3 days", "3天", "72h"])]
+Hours = Annotated[float, BeforeValidator(_hours), _number_or_text("number", duration_pattern(), [72, "72h", "3d", "72小时"])]
 StrictBool = Annotated[bool, BeforeValidator(_strict_bool)]
 
 # STRATEGIES (every candidate strategy id, in order of engineering simplicity) comes from the registry, strategies.py;
