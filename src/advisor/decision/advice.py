@@ -23,7 +23,7 @@ from advisor.decision.facts import Evaluation, evaluate_counts, gpu_bound_hours
 from advisor.knowledge.strategies import DEEPSPEED_ESTIMATED, SIMPLICITY
 from advisor.knowledge.strategies import FRAMEWORKS, MEMORY_CONVENTION
 from advisor.base.i18n import _, zh
-from advisor.knowledge.rules import Rule, RuleSet, format_number, render_template
+from advisor.knowledge.rules import Rule, RuleSet, explain, format_number, render_template
 
 if TYPE_CHECKING:
     from advisor.decision.report import Report
@@ -35,6 +35,8 @@ class FiredRule:
     rule: Rule
     rationale: str | None
     trace: list[dict[str, Any]]
+    tree: dict[str, Any] | None = None
+    """The whole condition, every leaf with its fact's value and outcome (rules.explain); set for fired rules."""
 
 
 @dataclass
@@ -72,7 +74,7 @@ def run_rules(rules: RuleSet, facts: dict[str, Any], choice_only: bool = False) 
                 out.excluded.setdefault(s, []).append(str(rule.title))
             continue
         text = render_template(t.rationale, facts) if t.rationale else None
-        out.fired.append(FiredRule(rule, text, trace))
+        out.fired.append(FiredRule(rule, text, trace, explain(rule.when, facts)))
         for s in t.exclude:
             out.excluded.setdefault(s, []).append(text or str(rule.title))
         src = ", ".join(rule.source)
@@ -366,7 +368,7 @@ class Advice:
             "warnings": self.warnings,
             "fired_rules": [
                 {"id": fr.rule.id, "title": str(fr.rule.title), "source": list(fr.rule.source), "priority": fr.rule.priority,
-                 "file": fr.rule.file, "rationale": fr.rationale, "conditions": fr.trace}
+                 "file": fr.rule.file, "rationale": fr.rationale, "conditions": fr.trace, "tree": fr.tree}
                 for fr in self.fired
             ],
             "scale": {

@@ -646,34 +646,61 @@ def _value_ok(spec: Any, op: str, value: Any, where: str, problems: Problems) ->
     return True
 
 
+def _compare(op: str, seen: Any, expected: Any) -> bool:
+    """One leaf's comparison: the fact's value ``seen`` against ``expected`` (a value, or the other fact's value)."""
+    if op == "is_set":
+        return bool((seen is not None) == expected)
+    if seen is None or expected is None:
+        return False  # an unknown fact never satisfies a comparison
+    if op == "eq":
+        return bool(seen == expected)
+    if op == "ne":
+        return bool(seen != expected)
+    if op == "lt":
+        return bool(seen < expected)
+    if op == "le":
+        return bool(seen <= expected)
+    if op == "gt":
+        return bool(seen > expected)
+    if op == "ge":
+        return bool(seen >= expected)
+    if op == "in":
+        return seen in expected
+    return seen not in expected
+
+
 def _leaf(fact: str, op: str, value: Any, ref: str | None) -> Test:
     def test(facts: dict[str, Any], trace: list[dict[str, Any]]) -> bool:
         seen = facts.get(fact)
         expected = facts.get(ref) if ref else value
-        if op == "is_set":
-            result = (seen is not None) == expected
-        elif seen is None or expected is None:
-            result = False  # an unknown fact never satisfies a comparison
-        elif op == "eq":
-            result = seen == expected
-        elif op == "ne":
-            result = seen != expected
-        elif op == "lt":
-            result = seen < expected
-        elif op == "le":
-            result = seen <= expected
-        elif op == "gt":
-            result = seen > expected
-        elif op == "ge":
-            result = seen >= expected
-        elif op == "in":
-            result = seen in expected
-        else:
-            result = seen not in expected
+        result = _compare(op, seen, expected)
         trace.append({"fact": fact, "op": op, "value": expected if ref is None else {"fact": ref, "seen": expected}, "seen": seen, "result": result})
         return result
 
     return test
+
+
+def explain(when: Any, facts: dict[str, Any]) -> dict[str, Any]:
+    """A rule's condition as a tree, every leaf evaluated (no short-circuit), for the record of why a rule fired:
+    a group is ``{op: all | any | not, result, children}``, a leaf ``{op, fact, value, seen, result}`` (``value`` a
+    ``{fact, seen}`` mapping where the leaf compares two facts). ``when`` is a condition the loader accepted, so its
+    result is the rule's test's result (tests/test_rule_trace.py checks it on every example)."""
+    if when == "always":
+        return {"op": "always", "result": True, "children": []}
+    for key in ("all", "any"):
+        if key in when:
+            children = [explain(c, facts) for c in when[key]]
+            results = [c["result"] for c in children]
+            return {"op": key, "result": all(results) if key == "all" else any(results), "children": children}
+    if "not" in when:
+        child = explain(when["not"], facts)
+        return {"op": "not", "result": not child["result"], "children": [child]}
+    fact, op, value = when["fact"], when["op"], when["value"]
+    seen = facts.get(fact)
+    if isinstance(value, dict):
+        other = facts.get(value["fact"])
+        return {"op": op, "fact": fact, "seen": seen, "value": {"fact": value["fact"], "seen": other}, "result": _compare(op, seen, other)}
+    return {"op": op, "fact": fact, "seen": seen, "value": value, "result": _compare(op, seen, value)}
 
 
 # ------------------------------------------------------------------------------ templates

@@ -19,7 +19,7 @@ from advisor.decision.advice import Advice, hours_text, method_names, money, pct
 from advisor.decision.decide import COST_TIE, Option, preference, tie_band
 from advisor.inputs.answers import STRATEGIES, Answers
 from advisor.estimate import BATCH_NOT_GIVEN
-from advisor.decision.report import Alternative, Estimate, MethodReport, Report
+from advisor.decision.report import Alternative, Estimate, MethodReport, Report, TraceNode
 from advisor.knowledge.strategies import FRAMEWORKS
 from advisor.base.i18n import N_, _, pad
 
@@ -652,6 +652,19 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None, convers
     for fr in d.fired_rules:
         add(f"| `{fr.id}` | {_md(fr.title)} | {_md(', '.join(fr.source))} |")
     add("")
+    if any(fr.tree for fr in d.fired_rules):
+        add(_("### Why each rule fired"))
+        add("")
+        add(_("Each condition with the value it saw: ✓ held, ✗ did not."))
+        add("")
+        add("```text")
+        for fr in d.fired_rules:
+            if fr.tree:
+                add(fr.id)
+                for line in condition_tree(fr.tree, 1):
+                    add(line)
+        add("```")
+        add("")
     add(_("## Assumptions"))
     add("")
     for assumption in d.assumptions:
@@ -675,6 +688,39 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None, convers
             add(str(turn["answer"]).replace("~~~~", "~ ~ ~ ~").rstrip())
             add("~~~~")
     return "\n".join(out) + "\n"
+
+
+_OP_SIGNS = {"eq": "=", "ne": "≠", "lt": "<", "le": "≤", "gt": ">", "ge": "≥", "in": "∈", "not_in": "∉"}
+
+
+def condition_tree(node: TraceNode, depth: int = 0) -> list[str]:
+    """A fired rule's condition as a compact indented tree, one line a node: '✓ all of', '  ✓ gpus (8) < 64'."""
+    mark = "✓" if node.result else "✗"
+    indent = "  " * depth
+    groups = {"all": _("all of"), "any": _("any of"), "not": _("not"), "always": _("always")}
+    if node.op in groups:
+        lines = [f"{indent}{mark} {groups[node.op]}"]
+        for child in node.children:
+            lines.extend(condition_tree(child, depth + 1))
+        return lines
+    seen = f"{node.fact} ({_trace_value(node.seen)})"
+    if node.op == "is_set":
+        return [f"{indent}{mark} " + (_("{fact} is known", fact=seen) if node.value else _("{fact} is not known", fact=seen))]
+    value = node.value
+    other = f"{value['fact']} ({_trace_value(value.get('seen'))})" if isinstance(value, dict) else _trace_value(value)
+    return [f"{indent}{mark} {seen} {_OP_SIGNS.get(node.op, node.op)} {other}"]
+
+
+def _trace_value(value: Any) -> str:
+    if value is None:
+        return _("unknown")
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return format_number(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_trace_value(v) for v in value) + "]"
+    return str(value)
 
 
 def _communication_table(add, e: Estimate) -> None:
