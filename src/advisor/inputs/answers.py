@@ -28,15 +28,17 @@ from advisor.knowledge.strategies import STRATEGIES as STRATEGIES  # re-exported
 from advisor.base.errors import AnswerError
 from advisor.inputs.hfconfig import ConfigError, model_fields, read_config
 from advisor.base.safeload import load_mapping, parse_mapping
-from advisor.base.i18n import _, zh
+from advisor.base.i18n import N_, _, zh
 from advisor.base.units import (
     CURRENCY_MARKS,
     MAX_QUANTITY_CHARS,
+    count,
     duration_pattern,
     money_pattern,
     parse_duration,
     parse_money,
     parse_quantity,
+    plural,
     quantity_pattern,
     split_money,
 )
@@ -53,7 +55,7 @@ def _quantity(value: Any) -> float:
 
 def _positive_number(value: Any) -> float:
     if isinstance(value, str) and len(value) > 64:
-        raise ValueError(_("expected a number, got {n} characters of text", n=f"{len(value):,}"))
+        raise ValueError(_("expected a number, got {n} characters of text", n=count(len(value))))
     if isinstance(value, str):
         value = parse_quantity(value)  # "1,600", "1.6k": numbers as people type them
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -78,19 +80,19 @@ MAX_NUMBER = 1e18
 
 def _count(value: Any) -> int:
     if isinstance(value, str) and len(value) > 64:
-        raise ValueError(_("expected a whole number, got {n} characters of text", n=f"{len(value):,}"))
+        raise ValueError(_("expected a whole number, got {n} characters of text", n=count(len(value))))
     if isinstance(value, str):
         value = parse_quantity(value)  # "1,024", "2k"
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(_("expected a whole number, got {what}", what=_describe(value)))
     if isinstance(value, int) and value > MAX_COUNT:
-        raise ValueError(_("is too large (at most {most})", most=f"{MAX_COUNT:,}"))
+        raise ValueError(_("is too large (at most {most})", most=count(MAX_COUNT)))
     if isinstance(value, float) and (not math.isfinite(value) or not value.is_integer()):
         raise ValueError(_("expected a whole number, got {what}", what=repr(value)))
     if value <= 0:
         raise ValueError(_("must be a positive whole number (got {value})", value=repr(value)))
     if value > MAX_COUNT:
-        raise ValueError(_("is too large (at most {most})", most=f"{MAX_COUNT:,}"))
+        raise ValueError(_("is too large (at most {most})", most=count(MAX_COUNT)))
     return int(value)
 
 
@@ -429,10 +431,9 @@ class ClusterSection(_Section):
             raise ValueError(_("max_gpus ({most}) is below gpus ({gpus}), today's count; give at least {gpus}", most=self.max_gpus,
                                gpus=self.gpus))
         if self.gpus > self.gpus_per_node and self.gpus % self.gpus_per_node:
-            raise ValueError(
-                f"gpus ({self.gpus}) spans several nodes but is not a multiple of gpus_per_node ({self.gpus_per_node}); "
-                f"use {self.gpus - self.gpus % self.gpus_per_node} or {self.gpus + self.gpus_per_node - self.gpus % self.gpus_per_node}"
-            )
+            raise ValueError(_("gpus ({gpus}) spans several nodes but is not a multiple of gpus_per_node ({per_node}); use {lower} or {upper}",
+                               gpus=self.gpus, per_node=self.gpus_per_node, lower=self.gpus - self.gpus % self.gpus_per_node,
+                               upper=self.gpus + self.gpus_per_node - self.gpus % self.gpus_per_node))
         return self
 
     @property
@@ -573,7 +574,7 @@ def describe_validation_error(exc: ValidationError, root: type[BaseModel]) -> st
     more = useful - 1
     if more <= 0:
         return text
-    return text + (_(" (and 1 more problem)") if more == 1 else _(" (and {n} more problems)", n=more))
+    return text + plural(more, N_(" (and 1 more problem)"), N_(" (and {n} more problems)"))
 
 
 def _pick(errors: list[dict[str, Any]]) -> tuple[dict[str, Any], int]:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 import yaml
 
 from advisor.decision.deployment import layout_lines
-from advisor.decision.advice import Advice, hours_text, method_names, money, pct_change
+from advisor.decision.advice import Advice, method_names
 from advisor.decision.decide import COST_TIE, Option, preference, tie_band
 from advisor.inputs.answers import STRATEGIES, Answers
 from advisor.estimate import BATCH_NOT_GIVEN
@@ -25,7 +25,7 @@ from advisor.base.i18n import N_, _, pad
 
 ANSWER_WORDS = (N_("none"), N_("some"), N_("expert"), N_("mvp"), N_("stable"), N_("frontier"))
 """Answer values the memo shows in words (team experience, project stage): marked so the catalog has them."""
-from advisor.knowledge.rules import format_number
+from advisor.base.units import count, format_number, hours_text, money, pct_change, percent, same_unit as _same_unit
 
 
 def spread(lo: float, hi: float, fmt, calibrated: bool) -> str:
@@ -131,15 +131,8 @@ def data_note(advice: Advice) -> str | None:
     if t.examples is None or t.tokens_per_example is None:
         return None
     epochs = t.epochs if t.epochs is not None else 1.0
-    return _("Data: {examples} examples × {per} tokens × {epochs} epochs = {tokens}M tokens.", examples=f"{t.examples:,.0f}",
-             per=f"{t.tokens_per_example:,}", epochs=format_number(epochs), tokens=f"{(t.data_tokens or 0) / 1e6:,.1f}")
-
-
-def _same_unit(a: float, b: float) -> tuple[str, str]:
-    """Two durations side by side in one unit: days when either is two days or more."""
-    if max(a, b) >= 48:
-        return _("{n} days", n=f"{a / 24:,.1f}"), _("{n} days", n=f"{b / 24:,.1f}")
-    return _("{n} h", n=f"{a:,.1f}"), _("{n} h", n=f"{b:,.1f}")
+    return _("Data: {examples} examples × {per} tokens × {epochs} epochs = {tokens}M tokens.", examples=count(t.examples),
+             per=count(t.tokens_per_example), epochs=format_number(epochs), tokens=f"{(t.data_tokens or 0) / 1e6:,.1f}")
 
 
 def _within(ok: bool) -> str:
@@ -171,7 +164,7 @@ def decision_notes(advice: Advice) -> list[str]:
                       gpus=fastest.gpus, time=hours_text(fastest.hours), cost=money(fastest.cost, cur))
                     if fastest and not p.what_it_takes else ".")
             out.append(_("The {days}-day deadline cannot be met with up to {most} GPUs{tail}", days=format_number(dl),
-                         most=f"{max(o.gpus for o in p.options):,}", tail=tail))
+                         most=count(max(o.gpus for o in p.options)), tail=tail))
         elif cm.cost < p.chosen.cost * (1 - COST_TIE):
             out.append(_("Cheapest way to meet the {days}-day deadline: {strategy} on {gpus} GPUs, {time} for {cost} a run.",
                          days=format_number(dl), strategy=cm.strategy, gpus=cm.gpus, time=hours_text(cm.hours), cost=money(cm.cost, cur)))
@@ -190,7 +183,7 @@ def decision_notes(advice: Advice) -> list[str]:
         f = p.faster_same_cost
         quick, slow = _same_unit(f.hours, p.chosen.hours)
         out.append(_("Faster for no more per run: {gpus} GPUs with {strategy} take {quick} instead of {slow}, for {cost} a run ({change}), "
-                     "if the cluster can give them.", gpus=f"{f.gpus:,}", strategy=f.strategy, quick=quick, slow=slow, cost=money(f.cost, cur),
+                     "if the cluster can give them.", gpus=count(f.gpus), strategy=f.strategy, quick=quick, slow=slow, cost=money(f.cost, cur),
                      change=pct_change(f.cost, p.chosen.cost)))
     return out
 
@@ -200,13 +193,13 @@ def what_it_takes_notes(advice: Advice) -> list[str]:
     p, a, cur = advice.plan, advice.answers, advice.facts["currency"]
     out = []
     for c in p.what_it_takes:
-        plan = _("{strategy} on {gpus} GPUs, {time} for {cost} a run", strategy=c.strategy, gpus=f"{c.gpus:,}", time=hours_text(c.hours),
+        plan = _("{strategy} on {gpus} GPUs, {time} for {cost} a run", strategy=c.strategy, gpus=count(c.gpus), time=hours_text(c.hours),
                  cost=money(c.cost, cur))
         if c.kind == "more-gpus":
             most = max(o.gpus for o in p.options)
             out.append(_("What it takes to meet the {days}-day deadline: {gpus} GPUs, {more} more than the {most} searched ({plan}).",
-                         days=format_number(a.training.deadline_days or 0), gpus=f"{c.gpus:,}", more=f"{c.gpus - most:,}",
-                         most=f"{most:,}", plan=plan))
+                         days=format_number(a.training.deadline_days or 0), gpus=count(c.gpus), more=count(c.gpus - most),
+                         most=count(most), plan=plan))
         elif c.kind == "later-date":
             out.append(_("Or move the date: the fastest option within reach needs {days} days ({plan}).", days=f"{c.target:,.1f}", plan=plan))
         elif c.kind == "bigger-budget":
@@ -325,14 +318,14 @@ def to_text(advice: Advice) -> str:
     cal = d.scale.baseline_hours is not None
     lines.append((_("  Time    ") + f"{hours_text(e.wall_clock_hours)}  {spread(lo, hi, hours_text, cal)}").rstrip())
     lines.append((_("  Cost    ") + f"{money(e.cost, cur)}  {spread(clo, chi, lambda v: money(v, cur), cal)}").rstrip())
-    lines.append(_("  GPU-h   {hours}   at {price} {currency}/GPU-hour × {gpus} GPUs", hours=f"{e.gpu_hours:,.0f}",
+    lines.append(_("  GPU-h   {hours}   at {price} {currency}/GPU-hour × {gpus} GPUs", hours=count(e.gpu_hours),
                    price=format_number(advice.answers.budget.price_per_gpu_hour), currency=cur, gpus=advice.gpus))
     lines.append(_("  Memory  {need} GB per GPU of {has} GB ({fits}; model states {states} GB, activations {acts} GB)",
                    need=f"{e.memory_per_gpu_gb:,.1f}", has=f"{advice.answers.cluster.spec.memory_gb:g}",
                    fits=_("fits") if e.fits else _("DOES NOT FIT"), states=f"{e.model_states_gb_per_gpu:,.1f}",
                    acts=f"{e.activations_gb_per_gpu:,.1f}"))
     lines.append(_("  Comm    {share} of step time exposed; micro-batch {micro}, accumulation {accumulation}, recompute {recompute}",
-                   share=f"{e.communication_share:.0%}", micro=e.micro_batch_size, accumulation=e.gradient_accumulation_steps,
+                   share=percent(e.communication_share), micro=e.micro_batch_size, accumulation=e.gradient_accumulation_steps,
                    recompute=e.activation_recompute))
     c = e.communication
     lines.append(_("  Traffic {intra} GB in-node + {inter} GB network per GPU per step: ", intra=f"{c.intra_node_gb_per_step:,.1f}",
@@ -392,15 +385,15 @@ def scale_notes(e: Estimate, a: Answers) -> list[str]:
         source = e.batch_source
         if source.startswith(BATCH_NOT_GIVEN):
             source = _("global batch not given: {source}", source=_(source[len(BATCH_NOT_GIVEN):]))
-        notes.append(_("Global batch {tokens} tokens: {source}.", tokens=f"{e.global_batch_tokens:,.0f}", source=source))
+        notes.append(_("Global batch {tokens} tokens: {source}.", tokens=count(e.global_batch_tokens), source=source))
     if not e.batch_ok:
         notes.append(_("{ranks} data-parallel ranks but only {seqs} sequences per step: the batch cannot feed every rank; use "
-                       "tensor/pipeline parallelism or fewer GPUs.", ranks=f"{e.data_parallel:,}",
-                       seqs=f"{e.global_batch_tokens / a.model.seq_len:,.0f}"))
+                       "tensor/pipeline parallelism or fewer GPUs.", ranks=count(e.data_parallel),
+                       seqs=count(e.global_batch_tokens / a.model.seq_len)))
     rate = a.cluster.data_pipeline_tokens_per_sec
     if rate and e.global_batch_tokens / rate >= e.step_seconds * 0.999:
         notes.append(_("Data loading sets the pace: at {rate} tokens/s the loader needs {load} s per batch, longer than the GPUs' "
-                       "{gpu} s, so the time above is the loader's.", rate=f"{rate:,.0f}", load=f"{e.global_batch_tokens / rate:.2f}",
+                       "{gpu} s, so the time above is the loader's.", rate=count(rate), load=f"{e.global_batch_tokens / rate:.2f}",
                        gpu=f"{e.compute_seconds_per_step + e.exposed_communication_seconds_per_step:.2f}"))
     if e.expected_interruptions >= 1:
         pct = _restart_pct(e.interruption_overhead)
@@ -409,7 +402,7 @@ def scale_notes(e: Estimate, a: Answers) -> list[str]:
                            "to the wall-clock (arXiv:2407.21783).", pct=pct))
         else:
             notes.append(_("Expect about {n} interruptions over the run at Llama 3's rate (one per ~50,700 GPU-hours); restarts add {pct} to "
-                           "the wall-clock (arXiv:2407.21783).", n=f"{e.expected_interruptions:,.0f}", pct=pct))
+                           "the wall-clock (arXiv:2407.21783).", n=count(e.expected_interruptions), pct=pct))
     return notes
 
 
@@ -492,7 +485,7 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None, convers
     cal = d.scale.baseline_hours is not None
     add(_("- Wall-clock: **{time}** {range}", time=hours_text(e.wall_clock_hours), range=spread(lo, hi, hours_text, cal)).rstrip())
     add(_("- Cost: **{cost}** {range}", cost=money(e.cost, cur), range=spread(clo, chi, lambda v: money(v, cur), cal)).rstrip())
-    add(_("- GPU-hours: {n}", n=f"{e.gpu_hours:,.0f}"))
+    add(_("- GPU-hours: {n}", n=count(e.gpu_hours)))
     add(_("- Memory per GPU: {need} GB of {has} GB ({fits})", need=f"{e.memory_per_gpu_gb:,.1f}", has=f"{a.cluster.spec.memory_gb:g}",
           fits=_("fits") if e.fits else _("**does not fit**")))
     m = d.method
@@ -500,7 +493,7 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None, convers
         add(_("- Of which: frozen base {base} GB, adapters with gradients and optimizer states {adapters} GB, layers in flight {flight} GB, "
               "activations {act} GB", base=f"{m.frozen_base_gb_per_gpu:,.1f}", adapters=f"{m.adapter_states_gb_per_gpu or 0:,.2f}",
               flight=f"{m.layers_in_flight_gb_per_gpu or 0:,.1f}", act=f"{e.activations_gb_per_gpu:,.1f}"))
-    add(_("- Exposed communication: {share} of step time", share=f"{e.communication_share:.0%}"))
+    add(_("- Exposed communication: {share} of step time", share=percent(e.communication_share)))
     if e.tensor_parallel > 1 or e.pipeline_parallel > 1:
         add(_("- Layout: {layout}", layout=layout_text(e)))
     add("")
@@ -558,9 +551,9 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None, convers
           "link). One step of {tokens} tokens takes {step} s ({compute} s compute, {comm} s of communication before overlap, {exposed} s "
           "of it exposed), {steps} steps; restarts after interruptions add {restarts}.", params=format_number(w.active_params),
           layers=w.shape.layers, hidden=w.shape.hidden, seq=w.seq_len, gpus=advice.gpus, peak=f"{a.cluster.spec.peak_tflops:g}",
-          tokens=f"{e.global_batch_tokens:,.0f}", step=f"{e.step_seconds:.2f}", compute=f"{e.compute_seconds_per_step:.2f}",
+          tokens=count(e.global_batch_tokens), step=f"{e.step_seconds:.2f}", compute=f"{e.compute_seconds_per_step:.2f}",
           comm=f"{e.communication_seconds_per_step:.2f}", exposed=f"{e.exposed_communication_seconds_per_step:.2f}",
-          steps=f"{e.steps:,.0f}", restarts=_restart_pct(e.interruption_overhead)))
+          steps=count(e.steps), restarts=_restart_pct(e.interruption_overhead)))
     add("")
     for note in scale_notes(e, a):
         add(f"- {note}")
@@ -615,7 +608,7 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None, convers
     add("")
     for item in d.tradeoffs:
         add(f"- {_md_inline(item.text)} _({item.rule}; {_md_inline(', '.join(item.source))})_")
-    add(_("- Exposed communication for `{strategy}`: {share} of each step (seed:K3).", strategy=r.strategy, share=f"{e.communication_share:.0%}"))
+    add(_("- Exposed communication for `{strategy}`: {share} of each step (seed:K3).", strategy=r.strategy, share=percent(e.communication_share)))
     add(_("- Activation recomputation: `{recompute}`; micro-batch {micro} (largest that fits: {largest}), gradient accumulation {accumulation} "
           "(seed:K17).", recompute=e.activation_recompute, micro=e.micro_batch_size, largest=e.max_micro_batch_size,
           accumulation=e.gradient_accumulation_steps))
@@ -730,7 +723,7 @@ def _communication_table(add, e: Estimate) -> None:
         add(_("No communication: one GPU."))
         add("")
         return
-    add(_("Communication per optimizer step, per GPU ({share} of the step exposed):", share=f"{e.communication_share:.0%}"))
+    add(_("Communication per optimizer step, per GPU ({share} of the step exposed):", share=percent(e.communication_share)))
     add("")
     add(_("| Collective | Kind | Payload (GB) | Calls | In-node (GB) | Network (GB) | Seconds | Hides behind |"))
     add("| --- | --- | --- | --- | --- | --- | --- | --- |")
