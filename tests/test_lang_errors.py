@@ -40,6 +40,8 @@ def _setup(tmp: Path, kind: str) -> list[str]:
         f.write_text("- 1\n- 2\n", encoding="utf-8")
     elif kind == "bad answer":
         f.write_text(MINIMAL_YAML.replace("gpus: 64", "gpus: -8"), encoding="utf-8")
+    elif kind == "a choice misspelt":
+        f.write_text(MINIMAL_YAML.replace("tokens: 1T", "tokens: 1T, method: pretrian"), encoding="utf-8")
     elif kind == "gpus not whole nodes":
         f.write_text(MINIMAL_YAML.replace("gpus: 64", "gpus: 12"), encoding="utf-8")
     else:
@@ -85,6 +87,7 @@ BAD = [
     ("invalid YAML", "YAML 无效"),
     ("a list at the top", "顶层必须是各部分的映射"),
     ("bad answer", "cluster.gpus: 必须是正整数（实际是 -8）"),
+    ("a choice misspelt", "training.method: 必须是 pretrain, finetune, lora, qlora 之一（实际是 'pretrian'）；是不是想写 'pretrain'？"),
     ("gpus not whole nodes", "不是 gpus_per_node（8）的整数倍；请用 8 或 16"),
     ("sweep count not whole nodes", "--gpus：12 不是整数台 8 卡节点；请用 8 或 16"),
     ("sweep count unreadable", "--gpus：无法读取 'lots'"),

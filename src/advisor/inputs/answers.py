@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -634,7 +635,12 @@ def _one(err: dict[str, Any], root: type[BaseModel]) -> str:
         if msg.startswith(prefix):
             msg = msg[len(prefix):]
     if kind == "literal_error":
-        msg = _("{msg} (got {value})", msg=msg, value=repr(err.get("input")))
+        choices = re.findall(r"'([^']*)'", str((err.get("ctx") or {}).get("expected", "")))
+        given = err.get("input")
+        close = difflib.get_close_matches(given, choices, n=1, cutoff=0.6) if isinstance(given, str) else []
+        hint = _("; did you mean '{name}'?", name=close[0]) if close else ""
+        msg = _("must be one of {names} (got {value}){hint}", names=", ".join(choices), value=repr(given), hint=hint) if choices \
+            else _("{msg} (got {value})", msg=msg, value=repr(given))
     elif kind in ("model_type", "model_attributes_type", "dict_type"):
         msg = _("expected a mapping of keys, got {what}", what=_describe(err.get("input")))
     elif kind == "string_type":
