@@ -134,3 +134,19 @@ def test_rules_check_and_test_summaries_follow_the_language(capsys):
     assert re.search(r"个文件中的 \d+ 条规则：没有问题", capsys.readouterr().err)
     assert main(["--lang=zh", "rules", "test", str(Path(__file__).resolve().parents[1] / "rules" / "tests" / "facts.yaml")]) == 0
     assert re.search(r"\d+ 个通过，0 个失败", capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("extra, english, chinese", [
+    ("project: {checklist_done: 5}", "project.checklist_done: expected a list, got 5", "project.checklist_done: 应为列表，却是5"),
+    ("project: {conversation: [{question: '', answer: x}]}", "project.conversation.0.question: must not be empty",
+     "project.conversation.0.question: 不能为空"),
+    ("project: {checklist_done: [" + ",".join(["a"] * 201) + "]}", "project.checklist_done: holds at most 200 items",
+     "project.checklist_done: 最多 200 项"),
+])
+def test_pydantics_own_words_are_put_in_the_current_language(tmp_path, capsys, extra, english, chinese):
+    """'Input should be a valid tuple', 'String should have at least 1 character' reached Chinese users in English."""
+    f = tmp_path / "answers.yaml"
+    f.write_text(MINIMAL_YAML + extra + "\n", encoding="utf-8")
+    for lang, words in (("en", english), ("zh", chinese)):
+        assert run(["--lang", lang, "advise", str(f)]) == 2
+        assert capsys.readouterr().err == f"advisor: {f}: {words}\n"

@@ -645,6 +645,15 @@ def _one(err: dict[str, Any], root: type[BaseModel]) -> str:
         msg = _("expected a mapping of keys, got {what}", what=_describe(err.get("input")))
     elif kind == "string_type":
         msg = _("expected text, got {what}", what=_describe(err.get("input")))
+    elif kind in ("tuple_type", "list_type"):
+        msg = _("expected a list, got {what}", what=_describe(err.get("input")))
+    elif kind == "string_too_short":
+        least = (err.get("ctx") or {}).get("min_length", 1)
+        msg = _("must not be empty") if least == 1 else _("must be at least {n} characters long", n=least)
+    elif kind == "string_too_long":
+        msg = _("must be at most {n} characters long", n=count((err.get("ctx") or {}).get("max_length", 0)))
+    elif kind == "too_long":
+        msg = _("holds at most {n} items", n=count((err.get("ctx") or {}).get("max_length", 0)))
     elif kind == "string_pattern_mismatch":
         desc = _description_at(root, loc)
         msg = _("{what} is not allowed", what=_describe(err.get("input"))) + (f"; {desc}" if desc else "")
