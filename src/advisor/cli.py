@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 from advisor import __version__
 from advisor.base.errors import AdvisorError, AnswerError, InputFileError, OutputError
-from advisor.base.i18n import N_, _, detect, normalise, set_language
+from advisor.base.i18n import N_, _, detect, normalise, pad, set_language
 from advisor.base.units import count, plural
 
 EXIT_BAD_INPUT = 2
@@ -465,12 +465,12 @@ def _gpus(args: argparse.Namespace) -> int:
     if args.format == "json":
         _out(json.dumps({k: v.model_dump() for k, v in cat.items()}, indent=2) + "\n")
         return 0
-    lines = [f"{'id':<11} {'name':<30} {'memory':>7} {'TFLOP/s':>8}  link"]
+    lines = [f"{pad('id', 11)} {pad(_('name'), 30)} {pad(_('memory'), 7, right=True)} {'TFLOP/s':>8}  {_('link')}"]
     for gid, g in cat.items():
         link = f"{g.intra_node} {g.nvlink_gbs:g} GB/s" if g.nvlink_gbs else f"pcie {g.pcie_gbs:g} GB/s"
         lines.append(f"{gid:<11} {g.name:<30} {g.memory_gb:>5g}GB {g.peak_tflops:>8g}  {link}")
     lines.append("")
-    lines.append("Figures and sources: advisor gpus --format json. Custom GPU: cluster.gpu: {memory_gb: 48, peak_tflops: 362}")
+    lines.append(_("Figures and sources: advisor gpus --format json. Custom GPU: {example}", example="cluster.gpu: {memory_gb: 48, peak_tflops: 362}"))
     _out("\n".join(lines) + "\n")
     return 0
 
