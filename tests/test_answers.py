@@ -46,7 +46,7 @@ BAD_MAPPINGS = [
     ("string count", with_(MINIMAL, cluster={"gpus": "sixty-four"}), ["cluster.gpus", "cannot read 'sixty-four'"]),
     ("gpus not a multiple of gpus_per_node", with_(MINIMAL, cluster={"gpus": 12}), ["gpus (12)", "multiple of gpus_per_node (8)", "use 8 or 16"]),
     ("unknown GPU suggests the catalog id", with_(MINIMAL, cluster={"gpu": "a100-80g"}), ["cluster.gpu", "did you mean 'a100-80gb'"]),
-    ("bad enum", with_(MINIMAL, team={"experience": "guru"}), ["team.experience", "'none', 'some' or 'expert'"]),
+    ("bad enum", with_(MINIMAL, team={"experience": "guru"}), ["team.experience", "must be one of none, some, expert (got 'guru')"]),
     ("neither tokens nor duration", with_(MINIMAL, training={"tokens": None}), ["tokens", "duration"]),
     ("both durations", with_(MINIMAL, training={"duration_days": 1, "duration_hours": 24}), ["duration_hours or duration_days"]),
     ("section is not a mapping", {**MINIMAL, "model": "7B"}, ["model", "mapping"]),

@@ -10,6 +10,7 @@ import argparse
 import functools
 import json
 import os
+import re
 import signal
 import sys
 from pathlib import Path
@@ -18,6 +19,8 @@ from collections.abc import Sequence
 
 from advisor import __version__
 from advisor.base.errors import AdvisorError, AnswerError, InputFileError, OutputError
+from advisor.base.i18n import N_, _, detect, normalise, pad, set_language
+from advisor.base.units import count, plural
 
 EXIT_BAD_INPUT = 2
 EXIT_FAILED_CHECK = 1
@@ -27,7 +30,44 @@ class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors (its default prints the whole usage block)."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_BAD_INPUT, f"advisor: {message} (see '{self.prog} --help')\n")
+        self.exit(EXIT_BAD_INPUT, "advisor: " + _("{message} (see '{prog} --help')", message=_argparse_words(message), prog=self.prog) + "\n")
+
+
+_ARGPARSE = (
+    (re.compile(r"^the following arguments are required: (?P<names>.*)$"), N_("the following arguments are required: {names}")),
+    (re.compile(r"^unrecognized arguments: (?P<names>.*)$"), N_("unrecognized arguments: {names}")),
+    (re.compile(r"^argument (?P<arg>[^:]+): invalid choice: (?P<value>.*?) \(choose from (?P<names>.*)\)$"),
+     N_("argument {arg}: invalid choice: {value} (choose from {names})")),
+    (re.compile(r"^argument (?P<arg>[^:]+): invalid (?P<kind>\w+) value: (?P<value>.*)$"), N_("argument {arg}: invalid {kind} value: {value}")),
+    (re.compile(r"^argument (?P<arg>[^:]+): expected one argument$"), N_("argument {arg}: expected one argument")),
+)
+"""argparse's own messages (English: Python ships no catalog for them), put in the current language."""
+
+
+def _argparse_words(message: str) -> str:
+    for rx, msgid in _ARGPARSE:
+        m = rx.match(message)
+        if m:
+            return _(msgid, **m.groupdict())
+    return message
+
+
+def _early_language(argv: Sequence[str] | None) -> None:
+    """--lang (or ADVISOR_LANG, the locale) set before the command line is parsed, so argparse's errors follow it too;
+    a bad --lang is reported once parsing is done."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    lang = None
+    for i, arg in enumerate(args):
+        if arg == "--":
+            break
+        if arg == "--lang" and i + 1 < len(args):
+            lang = args[i + 1]
+        elif arg.startswith("--lang="):
+            lang = arg.split("=", 1)[1]
+    try:
+        set_language(lang if lang else detect())
+    except ValueError:
+        set_language("en")
 
 
 @functools.cache
@@ -115,12 +155,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError:  # not the main thread (tests calling main from a worker): nothing to install
         pass
     try:
+        _early_language(argv)
         return _main(argv)
     except AdvisorError as exc:
         _err(exc.msg)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
-        _err("interrupted")
+        _err(_("interrupted"))
         return 130
     except BrokenPipeError:
         return 0
@@ -132,8 +173,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 traceback.print_exc(file=sys.stderr)
             except (OSError, ValueError, AttributeError):
                 pass
-        _err(f"internal error ({type(exc).__name__}: {_brief(exc)}); please report it with the input that caused it"
-             + ("" if debugging(argv) else " (--debug or ADVISOR_DEBUG=1 shows the traceback)"))
+        _err(_("internal error ({kind}: {brief}); please report it with the input that caused it", kind=type(exc).__name__, brief=_brief(exc))
+             + ("" if debugging(argv) else _(" (--debug or ADVISOR_DEBUG=1 shows the traceback)")))
         return 70
 
 
@@ -150,7 +191,7 @@ def _brief(exc: BaseException) -> str:
     try:
         text = str(exc)
     except Exception:  # noqa: BLE001 - any failure to describe it must not hide the original error
-        text = "(no description)"
+        text = _("(no description)")
     return text if len(text) <= 300 else text[:297] + "..."
 
 
@@ -166,12 +207,11 @@ def _err(msg: str) -> None:
 
 def _main(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
-    from advisor.base.i18n import detect, normalise, set_language
-
     try:
         set_language(normalise(args.lang) if args.lang else detect())
-    except ValueError as exc:
-        raise AnswerError(f"--lang / ADVISOR_LANG: {exc}") from None
+    except ValueError:
+        given = args.lang if args.lang else os.environ.get("ADVISOR_LANG", "")
+        raise AnswerError(_("--lang / ADVISOR_LANG: unknown language {lang}; use en or zh", lang=repr(given))) from None
     extra = list(args.rules) + list(getattr(args, "sub_rules", []) or [])
     cmd = args.command
     if cmd is None or cmd == "tui":
@@ -208,7 +248,7 @@ def _out(text: str) -> None:
     """Write to stdout; characters its encoding lacks are replaced, and a full or closed stdout is one error line."""
     out = sys.stdout
     if out is None:
-        raise OutputError("stdout is closed; write to a file with -o")
+        raise OutputError(_("stdout is closed; write to a file with -o"))
     encoding = out.encoding or "utf-8"
     try:
         out.write(text.encode(encoding, errors="replace").decode(encoding))
@@ -216,7 +256,7 @@ def _out(text: str) -> None:
     except BrokenPipeError:
         raise
     except (OSError, ValueError) as exc:
-        raise OutputError(f"cannot write to stdout ({getattr(exc, 'strerror', None) or exc}); write to a file with -o") from None
+        raise OutputError(_("cannot write to stdout ({reason}); write to a file with -o", reason=getattr(exc, "strerror", None) or exc)) from None
 
 
 def _run_tui(answers_path: str | None, extra: list[Path]) -> int:
@@ -241,7 +281,7 @@ def _run_tui(answers_path: str | None, extra: list[Path]) -> int:
             if not locs or not all(loc in paths for loc in locs):
                 raise exc from None
     if not sys.stdin.isatty() or not sys.stdout.isatty():
-        raise InputFileError("the guided Q&A needs a terminal; for scripts use 'advisor advise ANSWERS'")
+        raise InputFileError(_("the guided Q&A needs a terminal; for scripts use 'advisor advise ANSWERS'"))
     from advisor.tui.app import AdvisorApp
 
     app = AdvisorApp(rules=rules, answers=answers, draft=draft, show_tracebacks=debugging())
@@ -249,8 +289,8 @@ def _run_tui(answers_path: str | None, extra: list[Path]) -> int:
     if app.return_code:
         error = app.internal_error
         what = f" ({type(error).__name__}: {_brief(error)})" if error is not None else ""
-        hint = "" if debugging() else " (--debug or ADVISOR_DEBUG=1 shows the traceback)"
-        _err(f"the guided Q&A stopped on an internal error{what}; please report it with the answers that caused it{hint}")
+        hint = "" if debugging() else _(" (--debug or ADVISOR_DEBUG=1 shows the traceback)")
+        _err(_("the guided Q&A stopped on an internal error{what}; please report it with the answers that caused it{hint}", what=what, hint=hint))
         return 70
     return 0
 
@@ -266,7 +306,7 @@ def _advise(args: argparse.Namespace, extra: list[Path]) -> int:
     if to_file:
         check_writable(args.output, args.force)  # refuse before doing any work
     if args.artifacts is not None and not args.artifacts.strip():
-        raise OutputError("--artifacts: the directory is empty; give a directory such as launch/")
+        raise OutputError(_("--artifacts: the directory is empty; give a directory such as launch/"))
     answers = load_answers(args.answers_file)
     advice = advise(answers, load_rules(extra))
     links, artifacts = None, None
@@ -292,9 +332,9 @@ def _advise(args: argparse.Namespace, extra: list[Path]) -> int:
             staged.discard()
         raise
     if written is not None:
-        _err(f"wrote {len(written)} launch artifacts to {args.artifacts}")
+        _err(_("wrote {n} launch artifacts to {dir}", n=len(written), dir=args.artifacts))
     if staged:
-        _err(f"wrote {staged.path}")
+        _err(_("wrote {path}", path=staged.path))
     else:
         _out(text)
     return 0
@@ -342,15 +382,15 @@ def _ask(args: argparse.Namespace, extra: list[Path]) -> int:
         if given and given != "-":
             check_writable(given, args.force)
     if args.adopt and not args.save:
-        raise InputFileError("--adopt: needs --save PATH (the answers file to write)")
+        raise InputFileError(_("--adopt: needs --save PATH (the answers file to write)"))
     if args.question is None and args.format != "md":
-        raise InputFileError("QUESTION: is required (only --format md, the memo with the questions already kept, runs without one)")
+        raise InputFileError(_("QUESTION: is required (only --format md, the memo with the questions already kept, runs without one)"))
     from advisor.outputs.ask import MAX_QUESTION
 
     if args.question is not None and not args.question.strip():
-        raise InputFileError("QUESTION: is empty; ask e.g. 'what if we get 128 GPUs?', 'why not DeepSpeed?' or 'what is all-reduce?'")
+        raise InputFileError(_("QUESTION: is empty; ask e.g. 'what if we get 128 GPUs?', 'why not DeepSpeed?' or 'what is all-reduce?'"))
     if args.question is not None and len(args.question) > MAX_QUESTION:
-        raise InputFileError(f"QUESTION: is {len(args.question):,} characters long; ask it in at most {MAX_QUESTION}")
+        raise InputFileError(_("QUESTION: is {n} characters long; ask it in at most {most}", n=count(len(args.question)), most=MAX_QUESTION))
     name, draft = load_mapping(args.answers_file)
     answers = answers_from_mapping(draft, name)
     rules = load_rules(extra)
@@ -365,7 +405,7 @@ def _ask(args: argparse.Namespace, extra: list[Path]) -> int:
         saved = with_change(saved, {"project.conversation": conversation})
         answers_from_mapping(saved, args.save)  # never write answers that would not load
         text = "# advisor answers (saved by advisor ask); run: advisor advise FILE\n" + answers_yaml(saved)
-        _err(f"wrote {write_atomic(args.save, text, force=args.force)}")
+        _err(_("wrote {path}", path=write_atomic(args.save, text, force=args.force)))
     if args.format == "json":
         out = json.dumps(reply.to_dict() if reply else {}, indent=2, ensure_ascii=False) + "\n"
     elif args.format == "md":
@@ -375,7 +415,7 @@ def _ask(args: argparse.Namespace, extra: list[Path]) -> int:
     else:
         out = reply.text() + "\n" if reply else ""
     if _output_path(args.output):
-        _err(f"wrote {write_atomic(args.output, out, force=args.force)}")
+        _err(_("wrote {path}", path=write_atomic(args.output, out, force=args.force)))
     else:
         _out(out)
     return 0
@@ -386,7 +426,7 @@ def _output_path(output: str | None) -> bool:
     if output is None or output == "-":
         return False
     if not output.strip():
-        raise OutputError("-o: the output path is empty; give a file path, or - for standard output")
+        raise OutputError(_("-o: the output path is empty; give a file path, or - for standard output"))
     return True
 
 
@@ -425,7 +465,7 @@ def _sweep(args: argparse.Namespace) -> int:
     if to_file:
         check_writable(args.output, args.force)
     if args.rows < 1:
-        raise InputFileError("--rows: must be at least 1")
+        raise InputFileError(_("--rows: must be at least 1"))
     answers = load_answers(args.answers_file)
     per_node = answers.cluster.gpus_per_node
     spec = args.gpus or f"{per_node}..{max(per_node, 4 * answers.cluster.gpus)},{answers.cluster.gpus}"
@@ -435,7 +475,7 @@ def _sweep(args: argparse.Namespace) -> int:
     else:
         text = sweep_text(result, args.rows, markdown=args.format == "md")
     if to_file:
-        _err(f"wrote {write_atomic(args.output, text, force=args.force)}")
+        _err(_("wrote {path}", path=write_atomic(args.output, text, force=args.force)))
     else:
         _out(text)
     return 0
@@ -451,7 +491,7 @@ def _init(args: argparse.Namespace) -> int:
     from advisor.outputs.io import write_atomic
 
     path = write_atomic(args.path, text, force=args.force)
-    _err(f"wrote {path}; edit it, then run: advisor advise {path}")
+    _err(_("wrote {path}; edit it, then run: advisor advise {path}", path=path))
     return 0
 
 
@@ -462,12 +502,12 @@ def _gpus(args: argparse.Namespace) -> int:
     if args.format == "json":
         _out(json.dumps({k: v.model_dump() for k, v in cat.items()}, indent=2) + "\n")
         return 0
-    lines = [f"{'id':<11} {'name':<30} {'memory':>7} {'TFLOP/s':>8}  link"]
+    lines = [f"{pad('id', 11)} {pad(_('name'), 30)} {pad(_('memory'), 7, right=True)} {'TFLOP/s':>8}  {_('link')}"]
     for gid, g in cat.items():
         link = f"{g.intra_node} {g.nvlink_gbs:g} GB/s" if g.nvlink_gbs else f"pcie {g.pcie_gbs:g} GB/s"
         lines.append(f"{gid:<11} {g.name:<30} {g.memory_gb:>5g}GB {g.peak_tflops:>8g}  {link}")
     lines.append("")
-    lines.append("Figures and sources: advisor gpus --format json. Custom GPU: cluster.gpu: {memory_gb: 48, peak_tflops: 362}")
+    lines.append(_("Figures and sources: advisor gpus --format json. Custom GPU: {example}", example="cluster.gpu: {memory_gb: 48, peak_tflops: 362}"))
     _out("\n".join(lines) + "\n")
     return 0
 
@@ -485,7 +525,8 @@ def _rules(args: argparse.Namespace, extra: list[Path]) -> int:
         for msg in problems.items:
             _out(msg + "\n")
         n = len(problems.items)
-        summary = f"{len(ruleset.rules)} rules in {len(ruleset.files)} files: " + (f"{n} problem{'s' if n != 1 else ''}" if n else "no problems")
+        found = plural(n, N_("1 problem"), N_("{n} problems")) if n else _("no problems")
+        summary = _("{rules} rules in {files} files: {found}", rules=len(ruleset.rules), files=len(ruleset.files), found=found)
         _err(summary)
         return EXIT_FAILED_CHECK if n else 0
     if sub == "facts":
@@ -508,7 +549,7 @@ def _rules(args: argparse.Namespace, extra: list[Path]) -> int:
         failed = [res for res in results if not res.ok]
         for res in results:
             _out(f"{'PASS' if res.ok else 'FAIL'}  {res.note}" + ("" if res.ok else f"\n      {res.detail}") + "\n")
-        _out(f"{len(results) - len(failed)} passed, {len(failed)} failed\n")
+        _out(_("{passed} passed, {failed} failed", passed=len(results) - len(failed), failed=len(failed)) + "\n")
         return EXIT_FAILED_CHECK if failed else 0
     raise AssertionError(sub)
 

@@ -17,6 +17,8 @@ from typing import Any
 import yaml
 
 from advisor.base.errors import InputFileError
+from advisor.base.i18n import _
+from advisor.base.units import count
 
 MAX_BYTES = 2 * 1024 * 1024
 """Largest input file we read (2 MiB): answers are a few hundred bytes, rule packs a few KiB."""
@@ -43,7 +45,7 @@ class _StrictLoader(_Base):  # type: ignore[misc, valid-type]
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: dict[Any, int] = {}
-        for key_node, _ in node.value:
+        for key_node, _value in node.value:
             if key_node.tag == "tag:yaml.org,2002:merge":
                 continue
             key = self.construct_object(key_node, deep=True)
@@ -159,7 +161,7 @@ def dotted(path: tuple[Any, ...] | list[Any]) -> str:
     out = ""
     for part in path:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out or "top level"
+    return out or _("top level")
 
 
 def _find(data: Any, hit: Any) -> tuple[tuple[Any, ...], Any] | None:
@@ -194,16 +196,16 @@ def _refuse_unreadable_values(data: Any, name: str, text: str) -> None:
         if found:
             path, value = found
             raise InputFileError(
-                f"{name}: {dotted(path)}: {ascii(value)[:60]} holds a lone surrogate escape (\\ud800-\\udfff), which is not text; "
-                "write the character itself"
+                _("{name}: {where}: {value} holds a lone surrogate escape (\\ud800-\\udfff), which is not text; write the character itself",
+                  name=name, where=dotted(path), value=ascii(value)[:60])
             )
     if _long_digits(text):
         found = _find(data, lambda v: isinstance(v, TooLong))
         if found:
             path, value = found
             raise InputFileError(
-                f"{name}: {dotted(path)}: a whole number of {value.digits:,} digits is too large to be a value "
-                f"(numbers are read up to {MAX_DIGITS:,} digits)"
+                _("{name}: {where}: a whole number of {digits} digits is too large to be a value (numbers are read up to {most} digits)",
+                  name=name, where=dotted(path), digits=count(value.digits), most=count(MAX_DIGITS))
             )
 
 
@@ -229,34 +231,34 @@ def read_text(path: str | Path, label: str | None = None, max_bytes: int = MAX_B
     try:
         if str(path) == "-":
             if sys.stdin is None or sys.stdin.closed:
-                raise InputFileError("<stdin>: stdin is closed; give an answers file")
+                raise InputFileError(_("<stdin>: stdin is closed; give an answers file"))
             data = sys.stdin.buffer.read(max_bytes + 1)
         else:
             p = Path(path)
             if p.is_dir():
-                raise InputFileError(f"{name}: is a directory, expected a YAML or JSON file")
+                raise InputFileError(_("{name}: is a directory, expected a YAML or JSON file", name=name))
             if p.exists() and not p.is_file():
-                raise InputFileError(f"{name}: is not a regular file (a FIFO or device would be read forever); give a file")
+                raise InputFileError(_("{name}: is not a regular file (a FIFO or device would be read forever); give a file", name=name))
             with p.open("rb") as fh:
                 data = fh.read(max_bytes + 1)
     except FileNotFoundError:
-        raise InputFileError(f"{name}: no such file") from None
+        raise InputFileError(_("{name}: no such file", name=name)) from None
     except PermissionError:
-        raise InputFileError(f"{name}: permission denied") from None
+        raise InputFileError(_("{name}: permission denied", name=name)) from None
     except IsADirectoryError:
-        raise InputFileError(f"{name}: is a directory, expected a YAML or JSON file") from None
+        raise InputFileError(_("{name}: is a directory, expected a YAML or JSON file", name=name)) from None
     except OSError as exc:
-        raise InputFileError(f"{name}: cannot read ({exc.strerror or exc})") from None
+        raise InputFileError(_("{name}: cannot read ({reason})", name=name, reason=exc.strerror or exc)) from None
     if len(data) > max_bytes:
-        raise InputFileError(f"{name}: file is larger than {max_bytes // (1024 * 1024)} MiB; this is not an answers or rules file")
+        raise InputFileError(_("{name}: file is larger than {n} MiB; this is not an answers or rules file", name=name, n=max_bytes // (1024 * 1024)))
     if b"\x00" in data:
-        raise InputFileError(f"{name}: looks like a binary file (contains NUL bytes); expected YAML or JSON text")
+        raise InputFileError(_("{name}: looks like a binary file (contains NUL bytes); expected YAML or JSON text", name=name))
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise InputFileError(f"{name}: is not UTF-8 text (bad byte at offset {exc.start})") from None
+        raise InputFileError(_("{name}: is not UTF-8 text (bad byte at offset {offset})", name=name, offset=exc.start)) from None
     if not text.strip():
-        raise InputFileError(f"{name}: file is empty")
+        raise InputFileError(_("{name}: file is empty", name=name))
     return name, text
 
 
@@ -274,10 +276,11 @@ def parse_mapping(text: str, name: str) -> dict[str, Any]:
     else:
         data = _parse_yaml(text, name)
     if data is None:
-        raise InputFileError(f"{name}: file holds no data (only comments or an empty document)")
+        raise InputFileError(_("{name}: file holds no data (only comments or an empty document)", name=name))
     if not isinstance(data, dict):
-        kind = "a list" if isinstance(data, list) else "a single string" if isinstance(data, str) else f"a single {type(data).__name__}"
-        raise InputFileError(f"{name}: the top level must be a mapping of sections (key: value), not {kind}")
+        kind = _("a list") if isinstance(data, list) else _("a single string") if isinstance(data, str) else \
+            _("a single {kind}", kind=type(data).__name__)
+        raise InputFileError(_("{name}: the top level must be a mapping of sections (key: value), not {kind}", name=name, kind=kind))
     return data
 
 
@@ -292,12 +295,12 @@ def _parse_json(text: str, name: str) -> Any:
         out: dict[str, Any] = {}
         for key, value in items:
             if key in out:
-                raise InputFileError(f"{name}: duplicate key '{key}'; each key may appear once")
+                raise InputFileError(_("{name}: duplicate key '{key}'; each key may appear once", name=name, key=key))
             out[key] = value
         return out
 
     def constant(word: str) -> Any:
-        raise InputFileError(f"{name}: {word} is not allowed; numbers must be finite")
+        raise InputFileError(_("{name}: {word} is not allowed; numbers must be finite", name=name, word=word))
 
     def integer(digits: str) -> int | TooLong:
         n = len(digits.lstrip("-"))
@@ -308,9 +311,9 @@ def _parse_json(text: str, name: str) -> Any:
         _refuse_unreadable_values(data, name, text)
         return data
     except json.JSONDecodeError as exc:
-        raise _NotJson(f"{name}: line {exc.lineno}: invalid JSON ({exc.msg})") from None
+        raise _NotJson(_("{name}: line {line}: invalid JSON ({reason})", name=name, line=exc.lineno, reason=exc.msg)) from None
     except RecursionError:
-        raise InputFileError(f"{name}: nested too deeply") from None
+        raise InputFileError(_("{name}: nested too deeply", name=name)) from None
 
 
 def _parse_yaml(text: str, name: str) -> Any:
@@ -325,26 +328,22 @@ def _parse_yaml(text: str, name: str) -> Any:
         _refuse_unreadable_values(data, name, text)
         return data
     except _Recursive as rec:
-        raise InputFileError(
-            f"{name}: line {rec.line}: {dotted(rec.path)}: a YAML alias refers to a node that contains it (a recursive "
-            "structure); write the values out"
-        ) from None
+        raise InputFileError(_("{name}: line {line}: {where}: a YAML alias refers to a node that contains it (a recursive structure); "
+                                 "write the values out", name=name, line=rec.line, where=dotted(rec.path))) from None
     except _TooLarge:
-        raise InputFileError(
-            f"{name}: expands to more than {MAX_EXPANDED_NODES:,} values through YAML aliases (an 'alias bomb'); write the values out"
-        ) from None
+        raise InputFileError(_("{name}: expands to more than {n} values through YAML aliases (an 'alias bomb'); write the values out",
+                                 name=name, n=count(MAX_EXPANDED_NODES))) from None
     except _DuplicateKey as dup:
-        raise InputFileError(
-            f"{name}: line {dup.again}: duplicate key '{dup.key}' (first given on line {dup.first}); each key may appear once"
-        ) from None
+        raise InputFileError(_("{name}: line {line}: duplicate key '{key}' (first given on line {first}); each key may appear once",
+                                 name=name, line=dup.again, key=dup.key, first=dup.first)) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        where = f"line {mark.line + 1}: " if mark else ""
+        where = _("line {line}: ", line=mark.line + 1) if mark else ""
         what = " ".join((exc.problem or exc.context or "invalid YAML").split())
-        raise InputFileError(f"{name}: {where}invalid YAML ({what})") from None
+        raise InputFileError(_("{name}: {where}invalid YAML ({reason})", name=name, where=where, reason=what)) from None
     except yaml.YAMLError as exc:
-        raise InputFileError(f"{name}: invalid YAML ({' '.join(str(exc).split())})") from None
+        raise InputFileError(_("{name}: invalid YAML ({reason})", name=name, reason=" ".join(str(exc).split()))) from None
     except RecursionError:
-        raise InputFileError(f"{name}: nested too deeply") from None
+        raise InputFileError(_("{name}: nested too deeply", name=name)) from None
     finally:
         loader.dispose()

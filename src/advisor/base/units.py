@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Any
 
-from advisor.base.i18n import N_, _
+from advisor.base.i18n import N_, _, zh
 
 SUFFIXES: dict[str, float] = {
     "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12,
@@ -21,9 +22,11 @@ SUFFIXES: dict[str, float] = {
 """Magnitude suffixes (case-insensitive). "G" is accepted as a synonym of "B" (giga); 万 is 10^4 and 亿 10^8."""
 
 _SUFFIX_RX = "|".join(sorted((re.escape(s) for s in SUFFIXES), key=len, reverse=True))
-_NUMBER = r"([0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]*)?|[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE]([+-]?[0-9]+))?"
+_NUMBER = r"([+-]?(?:[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]*)?|[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(?:[eE]([+-]?[0-9]+))?"
 _QUANTITY = re.compile(rf"^\s*{_NUMBER}\s*(?:({_SUFFIX_RX})\s*)?$", re.IGNORECASE)
-"""A number (thousands may be grouped with commas: 500,000), an optional exponent, an optional magnitude word."""
+"""A number (thousands may be grouped with commas: 500,000), an optional exponent, an optional magnitude word. A sign is
+read too, so '-8' typed for a GPU count is refused by the field's range ('must be a positive whole number (got -8)'),
+not as unreadable text."""
 
 CURRENCY_MARKS: dict[str, str] = {
     "¥": "CNY", "￥": "CNY", "元": "CNY", "块": "CNY", "人民币": "CNY", "rmb": "CNY", "cny": "CNY",
@@ -66,7 +69,7 @@ def parse_quantity(value: object) -> float:
             raise ValueError(_("is too large to be a quantity")) from None
     elif isinstance(value, str):
         if len(value) > MAX_QUANTITY_CHARS:
-            raise ValueError(_("is {n} characters long; {examples}", n=f"{len(value):,}", examples=_(EXAMPLES)))
+            raise ValueError(_("is {n} characters long; {examples}", n=count(len(value)), examples=_(EXAMPLES)))
         match = _QUANTITY.match(value)
         if not match:
             raise ValueError(_("cannot read {value} as a number; {examples}", value=repr(value), examples=_(EXAMPLES)))
@@ -81,6 +84,14 @@ def parse_quantity(value: object) -> float:
     if not math.isfinite(number):
         raise ValueError(_("must be a finite number (NaN and infinity are not allowed)"))
     return number
+
+
+def parse_count(value: object) -> int:
+    """A whole number as people write it (64, '1,024', '2k'); raise ValueError otherwise (a fraction included)."""
+    number = parse_quantity(value)
+    if not number.is_integer():
+        raise ValueError(_("expected a whole number, got {value}", value=repr(value)))
+    return int(number)
 
 
 def split_money(value: object) -> tuple[object, str | None]:
@@ -124,6 +135,34 @@ def parse_duration(value: object, unit: str) -> float:
     return parse_quantity(value)
 
 
+# ------------------------------------------------------------------------------ the same grammar as JSON Schema patterns
+
+
+def _any_case(alternation: str) -> str:
+    """A Python alternation matched case-insensitively, spelled for a JSON Schema (ECMA 262) pattern, which has no
+    flags: every ASCII letter becomes a two-letter class."""
+    return re.sub(r"[A-Za-z]", lambda m: f"[{m.group(0).lower()}{m.group(0).upper()}]", alternation)
+
+
+_QUANTITY_BODY = rf"{_NUMBER}\s*(?:(?:{_any_case(_SUFFIX_RX)})\s*)?"
+_MARK_ANY = _any_case(_MARK_RX)
+
+
+def quantity_pattern() -> str:
+    """What parse_quantity reads from text, as a JSON Schema pattern ('7B', '7 billion', '70亿', '2,000,000', '7e9')."""
+    return rf"^\s*{_QUANTITY_BODY}$"
+
+
+def money_pattern() -> str:
+    """What parse_money reads from text: a quantity with one optional currency mark before or after ('$3.5', '50万元')."""
+    return rf"^\s*(?:(?:{_MARK_ANY})\s*)?{_QUANTITY_BODY}(?:(?:{_MARK_ANY})\s*)?$"
+
+
+def duration_pattern() -> str:
+    """What parse_duration reads from text: a number with a time unit ('3d', '72小时', '2 weeks'), or a quantity."""
+    return rf"^\s*(?:([0-9]+(?:\.[0-9]*)?|\.[0-9]+)\s*(?:{_any_case(_UNIT_RX)})\s*|{_QUANTITY_BODY})$"
+
+
 def format_quantity(value: float, unit: str = "") -> str:
     """Render 7e9 as '7B', 1.3e9 as '1.3B', 1e12 as '1T' (for labels and memos)."""
     for suffix, scale in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3)):
@@ -131,3 +170,82 @@ def format_quantity(value: float, unit: str = "") -> str:
             text = f"{value / scale:.3g}"
             return f"{text}{suffix}{unit}"
     return f"{value:.3g}{unit}"
+
+
+# ------------------------------------------------------------------------------ formatting: the one home
+# Every number a person reads is written by one of these, in the current language (issue 23): counts, plain numbers,
+# money (yuan as a Chinese reader writes them: 万元, 亿元), durations (h / days, 小时 / 天), percentages and plurals.
+# Babel is not used: its zh_CN currency format writes "¥46,100.00" and US$ amounts with a locale's symbol, not the
+# 46.1 万元 the seed article and the Chinese memo use, and every format here is one line of Python.
+
+
+def format_number(value: float) -> str:
+    """Readable numbers: 64 not 64.0, 1,234 not 1234.0, 0.42 not 0.4199999."""
+    if float(value).is_integer() and abs(value) < 1e15:
+        return f"{int(value):,}"
+    if abs(value) >= 100:
+        return f"{value:,.0f}"
+    if abs(value) >= 1:
+        # A value given with two decimals (a 1.25-day deadline, a 2.25 price) is shown as given, not rounded to 1.2.
+        return f"{value:.2f}".rstrip("0").rstrip(".") if round(value, 2) == value else f"{value:.1f}"
+    return f"{value:.2g}"
+
+
+def count(value: float) -> str:
+    """A whole count, grouped: 1,024 (GPUs, tokens, steps, GPU-hours); a fraction is rounded."""
+    return f"{value:,.0f}"
+
+
+def money(value: float, currency: str) -> str:
+    """'46,100 CNY'; in Chinese, yuan as a Chinese reader writes them: '46,100 元', '46.1 万元', '1.2 亿元'."""
+    if zh() and currency.upper() == "CNY":
+        if abs(value) >= 1e8:
+            return f"{_trim(value / 1e8)} 亿元"
+        if abs(value) >= 1e5:
+            return f"{_trim(value / 1e4)} 万元"
+        return f"{value:,.0f} 元"
+    return f"{value:,.0f} {currency}"
+
+
+def _trim(x: float) -> str:
+    """Two decimals without trailing zeros: 46.08, 46.1, 50."""
+    return f"{x:,.2f}".rstrip("0").rstrip(".")
+
+
+def hours_text(h: float) -> str:
+    """Hours below two days, days above: '36.0 h', '3.0 days' ('36.0 小时', '3.0 天')."""
+    return _("{n} days", n=f"{h / 24:,.1f}") if h >= 48 else _("{n} h", n=f"{h:,.1f}")
+
+
+def same_unit(a: float, b: float) -> tuple[str, str]:
+    """Two durations in one unit, so they compare at a glance: both in days when either is two days or more."""
+    if max(a, b) >= 48:
+        return _("{n} days", n=f"{a / 24:,.1f}"), _("{n} days", n=f"{b / 24:,.1f}")
+    return _("{n} h", n=f"{a:,.1f}"), _("{n} h", n=f"{b:,.1f}")
+
+
+def days(hours: float) -> str:
+    """A duration in days as a bare number for a column headed in days: 0.63, 9.50, 30.8."""
+    d = hours / 24.0
+    return f"{d:,.2f}" if d < 10 else f"{d:,.1f}"
+
+
+def percent(fraction: float, places: int = 0) -> str:
+    """0.513 -> '51%' (places=1: '51.3%')."""
+    return f"{fraction:.{places}%}"
+
+
+def pct_change(new: float, old: float) -> str:
+    """'12% more', '30% less', 'about the same' (within half a percent)."""
+    if old <= 0:
+        return _("n/a")
+    d = new / old - 1.0
+    if abs(d) < 0.005:
+        return _("about the same")
+    return _("{pct} more", pct=percent(d)) if d > 0 else _("{pct} less", pct=percent(-d))
+
+
+def plural(n: float, one: str, many: str, **values: Any) -> str:
+    """``one`` or ``many`` (both marked N_ where written) by the count, translated, ``{n}`` filled: Chinese has one form,
+    and its catalog gives both msgids the same text."""
+    return _(one if n == 1 else many, n=format_number(n), **values)

@@ -25,7 +25,10 @@ from advisor.decision.facts import Evaluation, evaluate_counts, gpu_bound_hours
 from advisor.knowledge.strategies import DEEPSPEED_ESTIMATED, SIMPLICITY
 from advisor.knowledge.strategies import FRAMEWORKS, MEMORY_CONVENTION
 from advisor.base.i18n import _, zh
+from advisor.base.units import count, percent
+from advisor.base.units import hours_text, money, pct_change  # noqa: F401 - re-exported: front ends read them from here
 from advisor.knowledge.rules import Rule, RuleSet, format_number, render_template
+from advisor.knowledge.rules import explain as condition_tree
 
 if TYPE_CHECKING:
     from advisor.decision.report import Report
@@ -37,6 +40,8 @@ class FiredRule:
     rule: Rule
     rationale: str | None
     trace: list[dict[str, Any]]
+    tree: dict[str, Any] | None = None
+    """The whole condition, every leaf with its fact's value and outcome (rules.explain); set for fired rules."""
 
 
 @dataclass
@@ -74,7 +79,7 @@ def run_rules(rules: RuleSet, facts: dict[str, Any], choice_only: bool = False) 
                 out.excluded.setdefault(s, []).append(str(rule.title))
             continue
         text = render_template(t.rationale, facts) if t.rationale else None
-        out.fired.append(FiredRule(rule, text, trace))
+        out.fired.append(FiredRule(rule, text, trace, condition_tree(rule.when, facts)))
         for s in t.exclude:
             out.excluded.setdefault(s, []).append(text or str(rule.title))
         src = ", ".join(rule.source)
@@ -178,13 +183,13 @@ class Advice:
             out.append(_("does not fit: needs {need} GB per GPU, the {gpu} has {has} GB", need=f"{e.memory[0] / GB:,.1f}", gpu=spec.name,
                          has=f"{spec.memory_gb:g}"))
         if not bool(e.cpu_fits[0]):
-            out.append(_("needs {need} GB of host RAM per node for offload; the nodes have {has} GB", need=f"{e.cpu_per_node[0] / GB:,.0f}",
+            out.append(_("needs {need} GB of host RAM per node for offload; the nodes have {has} GB", need=count(e.cpu_per_node[0] / GB),
                          has=f"{self.answers.cluster.cpu_memory_gb_per_node:g}"))
         if not bool(e.batch_ok[0]):
             dp = ev.gpus / (e.tp[0] * e.pp[0])
             out.append(_("{ranks} data-parallel ranks but the global batch has only {seqs} sequences: every rank needs at least one, so the "
-                         "batch would have to grow; use tensor/pipeline parallelism or fewer GPUs", ranks=f"{dp:,.0f}",
-                         seqs=f"{ev.context['workload'].global_batch_seqs:,}"))
+                         "batch would have to grow; use tensor/pipeline parallelism or fewer GPUs", ranks=count(dp),
+                         seqs=count(ev.context['workload'].global_batch_seqs)))
         return out
 
     def rationale(self) -> list[dict[str, Any]]:
@@ -242,10 +247,10 @@ class Advice:
             if strategy != self.answers.training.current_strategy and self.strategy == self.answers.training.current_strategy:
                 reasons.append(_("no cheaper or faster than today's {strategy} by this estimate, so switching buys nothing", strategy=self.strategy))
             elif theirs < mine:
-                reasons.append(_("as cheap within {tie}, but the rules score it {theirs} against {mine} for {strategy}", tie=f"{COST_TIE:.0%}",
+                reasons.append(_("as cheap within {tie}, but the rules score it {theirs} against {mine} for {strategy}", tie=percent(COST_TIE),
                                  theirs=format_number(theirs), mine=format_number(mine), strategy=self.strategy))
             else:
-                reasons.append(_("as cheap within {tie}; {strategy} is simpler to run", tie=f"{COST_TIE:.0%}", strategy=self.strategy))
+                reasons.append(_("as cheap within {tie}; {strategy} is simpler to run", tie=percent(COST_TIE), strategy=self.strategy))
         return reasons
 
     def method_dict(self) -> dict[str, Any]:
@@ -320,7 +325,7 @@ class Advice:
             "warnings": self.warnings,
             "fired_rules": [
                 {"id": fr.rule.id, "title": str(fr.rule.title), "source": list(fr.rule.source), "priority": fr.rule.priority,
-                 "file": fr.rule.file, "rationale": fr.rationale, "conditions": fr.trace}
+                 "file": fr.rule.file, "rationale": fr.rationale, "conditions": fr.trace, "tree": fr.tree}
                 for fr in self.fired
             ],
             "scale": {
@@ -361,36 +366,6 @@ def made_on() -> str:
     return dt.datetime.now(dt.UTC).date().isoformat()
 
 
-def hours_text(h: float) -> str:
-    """Hours below two days, days above: '36.0 h', '3.0 days' ('36.0 小时', '3.0 天')."""
-    return _("{n} days", n=f"{h / 24:,.1f}") if h >= 48 else _("{n} h", n=f"{h:,.1f}")
-
-
-def money(value: float, currency: str) -> str:
-    """'46,100 CNY'; in Chinese, yuan as a Chinese reader writes them: '46,100 元', '46.1 万元', '1.2 亿元'."""
-    if zh() and currency.upper() == "CNY":
-        if abs(value) >= 1e8:
-            return f"{_trim(value / 1e8)} 亿元"
-        if abs(value) >= 1e5:
-            return f"{_trim(value / 1e4)} 万元"
-        return f"{value:,.0f} 元"
-    return f"{value:,.0f} {currency}"
-
-
-def _trim(x: float) -> str:
-    """Two decimals without trailing zeros: 46.08, 46.1, 50."""
-    return f"{x:,.2f}".rstrip("0").rstrip(".")
-
-
-def pct_change(new: float, old: float) -> str:
-    if old <= 0:
-        return _("n/a")
-    d = new / old - 1.0
-    if abs(d) < 0.005:
-        return _("about the same")
-    return _("{pct} more", pct=f"{d:.0%}") if d > 0 else _("{pct} less", pct=f"{-d:.0%}")
-
-
 def assumptions(ev: Evaluation) -> list[str]:
     spec = ev.answers.cluster.spec
     band = mfu_band(spec.generation)
@@ -413,8 +388,8 @@ def assumptions(ev: Evaluation) -> list[str]:
         out.append(_("Calibrated to the measured step: {strategy} on {gpus} GPUs ran {measured} tokens/s where the estimate said "
                      "{before} tokens/s before, so the efficiency band is scaled x{scale} (now {after} tokens/s); every time and "
                      "cost here uses it.", strategy=measured["strategy"], gpus=measured["gpus"],
-                     measured=f"{measured['tokens_per_sec_measured']:,.0f}", before=f"{measured['tokens_per_sec_before']:,.0f}",
-                     scale=f"{measured['efficiency_scale']:.2f}", after=f"{measured['tokens_per_sec_after']:,.0f}"))
+                     measured=count(measured['tokens_per_sec_measured']), before=count(measured['tokens_per_sec_before']),
+                     scale=f"{measured['efficiency_scale']:.2f}", after=count(measured['tokens_per_sec_after'])))
     if ev.context["tokens_implied"]:
         out.append(_("Tokens were not given: {tokens}B tokens implied by the known {hours} h run with {strategy} at mid efficiency.",
                      tokens=f"{ev.context['tokens'] / 1e9:,.1f}", hours=f"{ev.context['baseline_hours']:g}",
@@ -610,8 +585,8 @@ def _advise_one(answers: Answers, rules: RuleSet) -> Advice:
             "text": _(
                 "The answers give both {given}B tokens and a known {days}-day run with {strategy} on {gpus} GPUs, which disagree: by this "
                 "estimate that run trains about {implied}B tokens, and {given}B would take {needed} days. Times follow the measured run; "
-                "correct whichever answer is wrong.", given=f"{conflict['tokens_given'] / 1e9:,.0f}", days=f"{(a.baseline_hours or 0) / 24:g}",
-                strategy=a.current_strategy, gpus=answers.cluster.gpus, implied=f"{conflict['tokens_implied'] / 1e9:,.0f}",
+                "correct whichever answer is wrong.", given=count(conflict['tokens_given'] / 1e9), days=f"{(a.baseline_hours or 0) / 24:g}",
+                strategy=a.current_strategy, gpus=answers.cluster.gpus, implied=count(conflict['tokens_implied'] / 1e9),
                 needed=f"{conflict['hours_for_given_tokens'] / 24:,.1f}"),
             "blocking": False, "rule": "tokens-vs-duration", "source": "advisor engine (estimate.py: TOKENS_DURATION_TOLERANCE)",
         })

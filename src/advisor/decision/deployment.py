@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from advisor.estimate.layout import stage_split
 from advisor.decision.facts import Evaluation
 from advisor.base.i18n import _
+from advisor.base.units import count
 from advisor.knowledge.strategies import spec
 
 Schedule = Literal["none", "1f1b", "interleaved-1f1b"]
@@ -155,7 +156,7 @@ def layout_lines(d: Deployment) -> list[str]:
                        ep=d.expert_parallel, experts=d.experts, each=d.experts // d.expert_parallel, k=d.experts_per_token))
     lines.append(_("Batch: train_batch_size {seqs} sequences = micro-batch {micro} x gradient accumulation {accum} x data-parallel {dp} "
                    "({tokens} tokens per step)", seqs=d.train_batch_sequences, micro=d.micro_batch, accum=d.accumulation,
-                   dp=d.data_parallel, tokens=f"{d.train_batch_tokens:,}"))
+                   dp=d.data_parallel, tokens=count(d.train_batch_tokens)))
     if d.train_batch_sequences != d.requested_batch_sequences:
         lines.append(_("Batch rounded up from {asked} sequences so every data-parallel rank runs whole micro-batches",
                        asked=d.requested_batch_sequences))

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from advisor.base.i18n import _
 from advisor.decision.decide import COST_TIE, preference, tie_band
-from advisor.knowledge.rules import format_number
+from advisor.base.units import format_number, hours_text, money, pct_change, same_unit
 from advisor.knowledge.strategies import FRAMEWORKS
 
 if TYPE_CHECKING:
@@ -22,12 +22,6 @@ if TYPE_CHECKING:
 
 PLAN_SOURCE = "advisor's search (README: How it decides)"
 """Where the plan's own statements come from: the search over strategy x GPU count, not a rule."""
-
-
-def _fmt() -> tuple[Any, Any, Any]:
-    from advisor.decision.advice import hours_text, money, pct_change
-
-    return hours_text, money, pct_change
 
 
 def headline(advice: Advice) -> str:
@@ -58,7 +52,6 @@ def _note(code: str, text: str) -> dict[str, Any]:
 def notes(advice: Advice) -> list[dict[str, Any]]:
     """How the choice was made and what it trades (deadline, what it takes, cheaper-but-slower, faster-for-the-same-cost),
     each said once. The risks are the warnings, shown apart."""
-    hours_text, money, pct_change = _fmt()
     p, a, cur = advice.plan, advice.answers, advice.facts["currency"]
     out = [_note("objective", _("How it was chosen: {objective}.", objective=p.objective))]
     today_note = _today_cannot_run(advice)
@@ -106,7 +99,6 @@ def notes(advice: Advice) -> list[dict[str, Any]]:
 
 def what_it_takes_notes(advice: Advice) -> list[dict[str, Any]]:
     """The smallest changes that meet what the plan misses (takes.what_it_takes), worded for the PM."""
-    hours_text, money, _pct = _fmt()
     p, a, cur = advice.plan, advice.answers, advice.facts["currency"]
     out = []
     for c in p.what_it_takes:
@@ -151,13 +143,6 @@ def _today_cannot_run(advice: Advice) -> str | None:
         return None  # a measured run the estimate says cannot run: the known-run warning says so, with what to check
     why = advice.why_not_today()
     return _("Today's setup ({strategy} on {gpus} GPUs) cannot run this job: {why}.", strategy=t.strategy, gpus=f"{t.gpus:,}", why=why)
-
-
-def same_unit(a: float, b: float) -> tuple[str, str]:
-    """Two durations side by side in one unit: days when either is two days or more."""
-    if max(a, b) >= 48:
-        return _("{n} days", n=f"{a / 24:,.1f}"), _("{n} days", n=f"{b / 24:,.1f}")
-    return _("{n} h", n=f"{a:,.1f}"), _("{n} h", n=f"{b:,.1f}")
 
 
 def what_if(advice: Advice) -> list[dict[str, Any]]:

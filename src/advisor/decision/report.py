@@ -194,6 +194,17 @@ class Condition(_Part):
     result: bool
 
 
+class TraceNode(_Part):
+    """One node of a fired rule's condition: a group (all / any / not, with its children) or a leaf comparing a fact."""
+
+    op: str = Field(description="all, any or not for a group; always; else the leaf's operator (eq, lt, in, is_set, ...).")
+    result: bool = Field(description="Whether this node held.")
+    fact: str | None = Field(default=None, description="The fact a leaf tests.")
+    seen: Any = Field(default=None, description="The fact's value.")
+    value: Any = Field(default=None, description="What a leaf compares it with: a value, or {fact, seen} for another fact.")
+    children: list[TraceNode] = Field(default_factory=list, description="A group's conditions, every one evaluated.")
+
+
 class FiredRule(_Part):
     id: str
     title: str
@@ -201,7 +212,9 @@ class FiredRule(_Part):
     priority: int
     file: str
     rationale: str | None
-    conditions: list[Condition]
+    conditions: list[Condition] = Field(description="The leaves evaluated until the condition was decided, in order.")
+    tree: TraceNode | None = Field(default=None, description="The whole condition as a tree, every leaf evaluated "
+                                   "(absent in reports from before issue 23).")
 
 
 class Scale(_Part):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -18,6 +19,7 @@ from pydantic import (
     ConfigDict,
     Field,
     ValidationError,
+    WithJsonSchema,
     field_validator,
     model_validator,
 )
@@ -27,8 +29,20 @@ from advisor.knowledge.strategies import STRATEGIES as STRATEGIES  # re-exported
 from advisor.base.errors import AnswerError
 from advisor.inputs.hfconfig import ConfigError, model_fields, read_config
 from advisor.base.safeload import load_mapping, parse_mapping
-from advisor.base.i18n import _, zh
-from advisor.base.units import CURRENCY_MARKS, parse_duration, parse_money, parse_quantity, split_money
+from advisor.base.i18n import N_, _, zh
+from advisor.base.units import (
+    CURRENCY_MARKS,
+    MAX_QUANTITY_CHARS,
+    count,
+    duration_pattern,
+    money_pattern,
+    parse_duration,
+    parse_money,
+    parse_quantity,
+    plural,
+    quantity_pattern,
+    split_money,
+)
 
 
 def _quantity(value: Any) -> float:
@@ -42,7 +56,7 @@ def _quantity(value: Any) -> float:
 
 def _positive_number(value: Any) -> float:
     if isinstance(value, str) and len(value) > 64:
-        raise ValueError(_("expected a number, got {n} characters of text", n=f"{len(value):,}"))
+        raise ValueError(_("expected a number, got {n} characters of text", n=count(len(value))))
     if isinstance(value, str):
         value = parse_quantity(value)  # "1,600", "1.6k": numbers as people type them
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -67,19 +81,19 @@ MAX_NUMBER = 1e18
 
 def _count(value: Any) -> int:
     if isinstance(value, str) and len(value) > 64:
-        raise ValueError(_("expected a whole number, got {n} characters of text", n=f"{len(value):,}"))
+        raise ValueError(_("expected a whole number, got {n} characters of text", n=count(len(value))))
     if isinstance(value, str):
         value = parse_quantity(value)  # "1,024", "2k"
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(_("expected a whole number, got {what}", what=_describe(value)))
     if isinstance(value, int) and value > MAX_COUNT:
-        raise ValueError(_("is too large (at most {most})", most=f"{MAX_COUNT:,}"))
+        raise ValueError(_("is too large (at most {most})", most=count(MAX_COUNT)))
     if isinstance(value, float) and (not math.isfinite(value) or not value.is_integer()):
         raise ValueError(_("expected a whole number, got {what}", what=repr(value)))
     if value <= 0:
         raise ValueError(_("must be a positive whole number (got {value})", value=repr(value)))
     if value > MAX_COUNT:
-        raise ValueError(_("is too large (at most {most})", most=f"{MAX_COUNT:,}"))
+        raise ValueError(_("is too large (at most {most})", most=count(MAX_COUNT)))
     return int(value)
 
 
@@ -161,12 +175,20 @@ TFLOPS_RANGE = _within(0.1, 1e6)
 LOADER_RANGE = _within(1, 1e15)  # tokens/s
 RUNS_RANGE = _within(0.01, 1e6)  # runs a month: one in eight years ..
 
-Quantity = Annotated[float, BeforeValidator(_quantity)]
-PositiveNumber = Annotated[float, BeforeValidator(_positive_number)]
-Count = Annotated[int, BeforeValidator(_count)]
-Money = Annotated[float, BeforeValidator(_money)]
-Days = Annotated[float, BeforeValidator(_days)]
-Hours = Annotated[float, BeforeValidator(_hours)]
+def _number_or_text(kind: str, pattern: str, examples: list[Any]) -> WithJsonSchema:
+    """The JSON Schema of a field that takes a number or the text people write for one: what `advisor schema` prints
+    must accept what advisor itself writes (`advisor init`'s 7B, the guided Q&A's $3.5 and 50万), so a file's
+    validity never depends on which tool checks it (issue 23). The ranges are left to the validators' messages."""
+    return WithJsonSchema({"anyOf": [{"type": kind}, {"type": "string", "pattern": pattern, "maxLength": MAX_QUANTITY_CHARS}],
+                           "examples": examples})
+
+
+Quantity = Annotated[float, BeforeValidator(_quantity), _number_or_text("number", quantity_pattern(), [7e9, "7B", "70亿", "1.3 billion"])]
+PositiveNumber = Annotated[float, BeforeValidator(_positive_number), _number_or_text("number", quantity_pattern(), [1600, "1,600", "1.6k"])]
+Count = Annotated[int, BeforeValidator(_count), _number_or_text("integer", quantity_pattern(), [64, "1,024", "2k"])]
+Money = Annotated[float, BeforeValidator(_money), _number_or_text("number", money_pattern(), [2.5, "$3.5", "¥10", "2,000,000", "50万"])]
+Days = Annotated[float, BeforeValidator(_days), _number_or_text("number", duration_pattern(), [3, "3d", "3 days", "3天", "72h"])]
+Hours = Annotated[float, BeforeValidator(_hours), _number_or_text("number", duration_pattern(), [72, "72h", "3d", "72小时"])]
 StrictBool = Annotated[bool, BeforeValidator(_strict_bool)]
 
 # STRATEGIES (every candidate strategy id, in order of engineering simplicity) comes from the registry, strategies.py;
@@ -410,10 +432,9 @@ class ClusterSection(_Section):
             raise ValueError(_("max_gpus ({most}) is below gpus ({gpus}), today's count; give at least {gpus}", most=self.max_gpus,
                                gpus=self.gpus))
         if self.gpus > self.gpus_per_node and self.gpus % self.gpus_per_node:
-            raise ValueError(
-                f"gpus ({self.gpus}) spans several nodes but is not a multiple of gpus_per_node ({self.gpus_per_node}); "
-                f"use {self.gpus - self.gpus % self.gpus_per_node} or {self.gpus + self.gpus_per_node - self.gpus % self.gpus_per_node}"
-            )
+            raise ValueError(_("gpus ({gpus}) spans several nodes but is not a multiple of gpus_per_node ({per_node}); use {lower} or {upper}",
+                               gpus=self.gpus, per_node=self.gpus_per_node, lower=self.gpus - self.gpus % self.gpus_per_node,
+                               upper=self.gpus + self.gpus_per_node - self.gpus % self.gpus_per_node))
         return self
 
     @property
@@ -554,7 +575,7 @@ def describe_validation_error(exc: ValidationError, root: type[BaseModel]) -> st
     more = useful - 1
     if more <= 0:
         return text
-    return text + (_(" (and 1 more problem)") if more == 1 else _(" (and {n} more problems)", n=more))
+    return text + plural(more, N_(" (and 1 more problem)"), N_(" (and {n} more problems)"))
 
 
 def _pick(errors: list[dict[str, Any]]) -> tuple[dict[str, Any], int]:
@@ -614,11 +635,25 @@ def _one(err: dict[str, Any], root: type[BaseModel]) -> str:
         if msg.startswith(prefix):
             msg = msg[len(prefix):]
     if kind == "literal_error":
-        msg = _("{msg} (got {value})", msg=msg, value=repr(err.get("input")))
+        choices = re.findall(r"'([^']*)'", str((err.get("ctx") or {}).get("expected", "")))
+        given = err.get("input")
+        close = difflib.get_close_matches(given, choices, n=1, cutoff=0.6) if isinstance(given, str) else []
+        hint = _("; did you mean '{name}'?", name=close[0]) if close else ""
+        msg = _("must be one of {names} (got {value}){hint}", names=", ".join(choices), value=repr(given), hint=hint) if choices \
+            else _("{msg} (got {value})", msg=msg, value=repr(given))
     elif kind in ("model_type", "model_attributes_type", "dict_type"):
         msg = _("expected a mapping of keys, got {what}", what=_describe(err.get("input")))
     elif kind == "string_type":
         msg = _("expected text, got {what}", what=_describe(err.get("input")))
+    elif kind in ("tuple_type", "list_type"):
+        msg = _("expected a list, got {what}", what=_describe(err.get("input")))
+    elif kind == "string_too_short":
+        least = (err.get("ctx") or {}).get("min_length", 1)
+        msg = _("must not be empty") if least == 1 else _("must be at least {n} characters long", n=least)
+    elif kind == "string_too_long":
+        msg = _("must be at most {n} characters long", n=count((err.get("ctx") or {}).get("max_length", 0)))
+    elif kind == "too_long":
+        msg = _("holds at most {n} items", n=count((err.get("ctx") or {}).get("max_length", 0)))
     elif kind == "string_pattern_mismatch":
         desc = _description_at(root, loc)
         msg = _("{what} is not allowed", what=_describe(err.get("input"))) + (f"; {desc}" if desc else "")

@@ -7,7 +7,6 @@ TUI and ``advisor advise`` can never disagree about what a valid answer is.
 from __future__ import annotations
 
 import copy
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +15,7 @@ from pydantic import ValidationError
 from advisor.inputs.answers import STRATEGIES, Answers, _one, _pick, field_path
 from advisor.knowledge.catalog import gpu_catalog
 from advisor.base.i18n import _, zh
+from advisor.base.units import parse_quantity
 
 
 @dataclass(frozen=True)
@@ -200,28 +200,25 @@ def set_value(draft: dict[str, Any], path: str, value: Any) -> None:
         sec[key] = value
 
 
-_INT = re.compile(r"^\s*[+-]?\d+\s*$")
-_FLOAT = re.compile(r"^\s*[+-]?(\d+(?:\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$")
-"""Linear-time: the integer and fraction parts cannot trade digits, so a long non-match fails fast."""
-
 MAX_FIELD_CHARS = 64
 """What a field accepts; longer text (a stray paste) is refused with one line, never parsed."""
 
 
 def coerce(field: Field, text: str) -> Any:
-    """Turn what was typed into what the answers model expects; leave the model to judge it."""
+    """Turn what was typed into what the answers model expects; leave the model to judge it. A number field reads the
+    text with the answers' own parser (units.parse_quantity: '1,024', '2k', '4M'); text it cannot read ('$3.5', '3d',
+    'lots') is kept as typed, for the field's validator to read or refuse in its own words."""
     text = text.strip()
     if not text:
         return None
     if len(text) > MAX_FIELD_CHARS:
         return text  # the answers model refuses it in one line; nothing here parses it
-    if field.number == "int" and _INT.match(text):
-        return int(text)
-    if field.number in ("int", "float") and _FLOAT.match(text):
-        value = float(text)
+    if field.number in ("int", "float"):
+        try:
+            value = parse_quantity(text)
+        except ValueError:
+            return text
         return int(value) if field.number == "int" and value.is_integer() else value
-    if field.number == "float" and text.lower() in ("nan", "inf", "-inf", "infinity"):
-        return float(text)
     return text
 
 

@@ -35,8 +35,9 @@ from collections.abc import Callable
 from advisor.knowledge.strategies import STRATEGIES
 from advisor.base.errors import AdvisorError, RuleLoadError
 from advisor.knowledge.vocabulary import BOOL, FACTS, NUMBER, TEXT
-from advisor.base.i18n import LANGUAGES, singular, zh
+from advisor.base.i18n import LANGUAGES, _, singular, zh
 from advisor.base.safeload import load_mapping
+from advisor.base.units import count, format_number, money
 
 OPERATORS: dict[str, tuple[set[str], str]] = {
     "eq": ({NUMBER, BOOL, TEXT}, "equals"),
@@ -72,6 +73,9 @@ _TEMPLATE = re.compile(r"\{\{|\}\}|\{([^{}:]*)(?::([^{}]*))?\}")
 """'{fact}' or '{fact:spec}'; '{{' and '}}' are literal braces, as in Python's str.format."""
 _SPEC = re.compile(r"^[<>^]?[+ -]?,?(\.\d)?[fegd%]?$")
 """Alignment, sign, thousands and a one-digit precision: a template cannot ask for a gigabyte-long number."""
+MONEY_SPEC = "money"
+"""'{best_cost:money}': an amount in the facts' currency, written as units.money writes every amount (46.1 万元 in
+Chinese), so a rule's figure reads as the memo's figures do."""
 
 
 # ------------------------------------------------------------------------------ the model
@@ -163,9 +167,9 @@ def shipped_rules_dir() -> Path:
 
 def rule_files(directory: Path) -> list[Path]:
     if not directory.exists():
-        raise RuleLoadError(f"{directory}: no such rules directory")
+        raise RuleLoadError(_("{directory}: no such rules directory", directory=directory))
     if not directory.is_dir():
-        raise RuleLoadError(f"{directory}: is not a directory of rule packs")
+        raise RuleLoadError(_("{directory}: is not a directory of rule packs", directory=directory))
     return sorted(p for p in directory.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
 
 
@@ -183,14 +187,14 @@ def load_rules(extra_dirs: list[Path] | None = None, problems: Problems | None =
             problems.add(exc.msg)
             continue
         if not paths:
-            problems.add(f"{d}: holds no .yaml rule packs")
+            problems.add(_("{d}: holds no .yaml rule packs", d=d))
         seen_here: dict[str, str] = {}
         for path in paths:
             files.append(str(path))
             rules, dflt = load_pack(path, problems)
             for rule in rules:
                 if rule.id in seen_here:
-                    problems.add(f"{path}: rule '{rule.id}': id is already used in {seen_here[rule.id]}; ids must be unique")
+                    problems.add(_("{path}: rule '{id}': id is already used in {seen_here}; ids must be unique", path=path, id=rule.id, seen_here=seen_here[rule.id]))
                     continue
                 seen_here[rule.id] = str(path)
                 by_id[rule.id] = rule
@@ -237,10 +241,10 @@ def parse_pack(data: dict[str, Any], name: str, problems: Problems) -> tuple[lis
     _unknown_keys(data, PACK_KEYS, f"{name}: top level", problems)
     raw_rules = data.get("rules")
     if raw_rules is None:
-        problems.add(f"{name}: top level: missing 'rules' (a list of rules)")
+        problems.add(_("{name}: top level: missing 'rules' (a list of rules)", name=name))
         raw_rules = []
     elif not isinstance(raw_rules, list):
-        problems.add(f"{name}: rules: expected a list of rules, got {_yaml_kind(raw_rules)}")
+        problems.add(_("{name}: rules: expected a list of rules, got {kind}", name=name, kind=_yaml_kind(raw_rules)))
         raw_rules = []
     rules: list[Rule] = []
     ids: set[str] = set()
@@ -249,7 +253,7 @@ def parse_pack(data: dict[str, Any], name: str, problems: Problems) -> tuple[lis
         if rule is None:
             continue
         if rule.id in ids:
-            problems.add(f"{name}: rule '{rule.id}': id is used twice in this file; ids must be unique")
+            problems.add(_("{name}: rule '{id}': id is used twice in this file; ids must be unique", name=name, id=rule.id))
             continue
         ids.add(rule.id)
         rules.append(rule)
@@ -270,9 +274,9 @@ def _expanded(raw_rules: list[Any], name: str, problems: Problems) -> list[tuple
             continue
         over = raw["for_each"]
         rid = raw.get("id")
-        where = f"{name}: rule '{rid}'" if isinstance(rid, str) else f"{name}: rules[{index}]"
+        where = _("{name}: rule '{rid}'", name=name, rid=rid) if isinstance(rid, str) else f"{name}: rules[{index}]"
         if not isinstance(over, str) or over not in FOR_EACH:
-            problems.add(f"{where}: for_each: {_yaml_value(over)} is not something a rule repeats over; use one of {', '.join(FOR_EACH)}")
+            problems.add(_("{where}: for_each: {value} is not something a rule repeats over; use one of {names}", where=where, value=_yaml_value(over), names=', '.join(FOR_EACH)))
             continue
         if not isinstance(rid, str):
             out.append((index, {k: v for k, v in raw.items() if k != "for_each"}))  # the id check reports it
@@ -296,9 +300,9 @@ def _substitute(node: Any, token: str, value: str) -> Any:
 
 
 def _parse_default(raw: Any, name: str, problems: Problems) -> DefaultOutcome | None:
-    where = f"{name}: default"
+    where = _("{name}: default", name=name)
     if not isinstance(raw, dict):
-        problems.add(f"{where}: expected a mapping with strategy and rationale, got {_yaml_kind(raw)}")
+        problems.add(_("{where}: expected a mapping with strategy and rationale, got {kind}", where=where, kind=_yaml_kind(raw)))
         return None
     _unknown_keys(raw, DEFAULT_KEYS, where, problems)
     strategy = raw.get("strategy")
@@ -306,7 +310,7 @@ def _parse_default(raw: Any, name: str, problems: Problems) -> DefaultOutcome | 
         problems.add(f"{where}.strategy: {_strategy_problem(strategy)}")
         return None
     if raw.get("rationale") is None:
-        problems.add(f"{where}.rationale: required text explaining the fallback, in both languages: {{en: ..., zh: ...}}")
+        problems.add(_("{where}.rationale: required text explaining the fallback, in both languages: {{en: ..., zh: ...}}", where=where))
         return None
     rationale = _parse_text(raw.get("rationale"), f"{where}.rationale", problems)
     if rationale is None:
@@ -319,33 +323,32 @@ def _parse_default(raw: Any, name: str, problems: Problems) -> DefaultOutcome | 
 
 def _parse_rule(raw: Any, index: int, name: str, problems: Problems) -> Rule | None:
     if not isinstance(raw, dict):
-        problems.add(f"{name}: rules[{index}]: expected a mapping (id, title, source, priority, when, then), got {_yaml_kind(raw)}")
+        problems.add(_("{name}: rules[{index}]: expected a mapping (id, title, source, priority, when, then), got {kind}", name=name, index=index, kind=_yaml_kind(raw)))
         return None
     rid = raw.get("id")
     if not isinstance(rid, str) or not _ID.match(rid):
         problems.add(
-            f"{name}: rules[{index}].id: {'missing' if rid is None else repr(rid) + ' is not a valid id'}; "
-            "use lowercase letters, digits and hyphens, e.g. k13-ddp-under-64"
+            _("{name}: rules[{index}].id: {v}; use lowercase letters, digits and hyphens, e.g. k13-ddp-under-64", name=name, index=index, v=_("missing") if rid is None else _("{value} is not a valid id", value=repr(rid)))
         )
         return None
-    where = f"{name}: rule '{rid}'"
+    where = _("{name}: rule '{rid}'", name=name, rid=rid)
     before = len(problems.items)
     _unknown_keys(raw, RULE_KEYS, where, problems)
     title = raw.get("title")
     if title is None:
-        problems.add(f"{where}: title: required text (a short name for the rule), in both languages: {{en: ..., zh: ...}}")
+        problems.add(_("{where}: title: required text (a short name for the rule), in both languages: {{en: ..., zh: ...}}", where=where))
     else:
         title = _parse_text(title, f"{where}: title", problems)
     description = raw.get("description")
     if description is not None and not isinstance(description, str):
-        problems.add(f"{where}: description: expected text, got {_yaml_kind(description)}")
+        problems.add(_("{where}: description: expected text, got {kind}", where=where, kind=_yaml_kind(description)))
     source = _parse_source(raw.get("source"), f"{where}: source", problems, required=True)
     priority = raw.get("priority")
     if isinstance(priority, bool) or not isinstance(priority, int) or not 1 <= priority <= 1000:
-        problems.add(f"{where}: priority: expected a whole number from 1 to 1000, got {_yaml_value(priority)}")
+        problems.add(_("{where}: priority: expected a whole number from 1 to 1000, got {value}", where=where, value=_yaml_value(priority)))
         priority = 1
     if "when" not in raw:
-        problems.add(f"{where}: when: missing; give a condition such as {{all: [{{fact: gpus, op: lt, value: 64}}]}}")
+        problems.add(_("{where}: when: missing; give a condition such as {{all: [{{fact: gpus, op: lt, value: 64}}]}}", where=where))
         test = None
     else:
         test = _compile(raw["when"], f"{where}: when", problems)
@@ -354,9 +357,7 @@ def _parse_rule(raw: Any, index: int, name: str, problems: Problems) -> Rule | N
         plan_facts = sorted(f for f in _facts_in(raw["when"]) if FACTS[f].plan)
         if plan_facts:
             problems.add(
-                f"{where}: when: tests '{plan_facts[0]}', a fact about the chosen plan, but the rule scores or excludes "
-                "strategies; the plan is chosen from the scores, so plan facts may only drive rationale, questions, checklist "
-                "and warnings — split the rule in two"
+                _("{where}: when: tests '{plan_facts}', a fact about the chosen plan, but the rule scores or excludes strategies; the plan is chosen from the scores, so plan facts may only drive rationale, questions, checklist and warnings — split the rule in two", where=where, plan_facts=plan_facts[0])
             )
     if len(problems.items) > before or test is None or then is None or source is None or not isinstance(title, Text):
         return None
@@ -369,24 +370,24 @@ def _parse_rule(raw: Any, index: int, name: str, problems: Problems) -> Rule | N
 def _parse_source(raw: Any, where: str, problems: Problems, required: bool) -> tuple[str, ...] | None:
     if raw is None:
         if required:
-            problems.add(f"{where}: missing; cite seed:K<n> (1-21) or a reference such as 'arXiv:2104.04473'")
+            problems.add(_("{where}: missing; cite seed:K<n> (1-21) or a reference such as 'arXiv:2104.04473'", where=where))
         return None
     items = raw if isinstance(raw, list) else [raw]
     out = []
     for item in items:
         if not isinstance(item, str) or not item.strip():
-            problems.add(f"{where}: expected text such as seed:K13, got {_yaml_kind(item)}")
+            problems.add(_("{where}: expected text such as seed:K13, got {kind}", where=where, kind=_yaml_kind(item)))
             return None
         m = _SEED.match(item.strip())
         if m:
             if not 1 <= int(m.group(1)) <= 21:
-                problems.add(f"{where}: {item!r} is not a seed item; the seed inventory runs K1 to K21")
+                problems.add(_("{where}: {item} is not a seed item; the seed inventory runs K1 to K21", where=where, item=repr(item)))
                 return None
         elif item.strip().lower().startswith("seed"):
-            problems.add(f"{where}: {item!r} is not a seed reference; write seed:K<n>, e.g. seed:K13")
+            problems.add(_("{where}: {item} is not a seed reference; write seed:K<n>, e.g. seed:K13", where=where, item=repr(item)))
             return None
         elif ":" not in item and "/" not in item:
-            problems.add(f"{where}: {item!r} does not look like a citation; use seed:K<n> or a reference with a locator (arXiv:…, owner/repo: path, URL)")
+            problems.add(_("{where}: {item} does not look like a citation; use seed:K<n> or a reference with a locator (arXiv:…, owner/repo: path, URL)", where=where, item=repr(item)))
             return None
         out.append(item.strip())
     return tuple(out)
@@ -394,33 +395,33 @@ def _parse_source(raw: Any, where: str, problems: Problems, required: bool) -> t
 
 def _parse_then(raw: Any, where: str, problems: Problems) -> Effects | None:
     if raw is None:
-        problems.add(f"{where}: missing; a rule must do something (score, exclude, rationale, questions, checklist or warnings)")
+        problems.add(_("{where}: missing; a rule must do something (score, exclude, rationale, questions, checklist or warnings)", where=where))
         return None
     if not isinstance(raw, dict):
-        problems.add(f"{where}: expected a mapping, got {_yaml_kind(raw)}")
+        problems.add(_("{where}: expected a mapping, got {kind}", where=where, kind=_yaml_kind(raw)))
         return None
     _unknown_keys(raw, THEN_KEYS, where, problems)
     if not any(k in raw for k in THEN_KEYS):
-        problems.add(f"{where}: has no effect; give at least one of {', '.join(THEN_KEYS)}")
+        problems.add(_("{where}: has no effect; give at least one of {names}", where=where, names=', '.join(THEN_KEYS)))
         return None
     score: dict[str, float] = {}
     if "score" in raw:
         sc = raw["score"]
         if not isinstance(sc, dict):
-            problems.add(f"{where}.score: expected a mapping of strategy to points, e.g. {{ddp: 3}}, got {_yaml_kind(sc)}")
+            problems.add(_("{where}.score: expected a mapping of strategy to points, e.g. {{ddp: 3}}, got {kind}", where=where, kind=_yaml_kind(sc)))
         else:
             for key, pts in sc.items():
                 if key not in STRATEGIES:
                     problems.add(f"{where}.score.{key}: {_strategy_problem(key)}")
                 elif not _finite_number(pts):
-                    problems.add(f"{where}.score.{key}: expected a number of points, got {_yaml_value(pts)}")
+                    problems.add(_("{where}.score.{key}: expected a number of points, got {value}", where=where, key=key, value=_yaml_value(pts)))
                 else:
                     score[key] = float(pts)
     exclude: list[str] = []
     if "exclude" in raw:
         ex = raw["exclude"]
         if not isinstance(ex, list):
-            problems.add(f"{where}.exclude: expected a list of strategies, got {_yaml_kind(ex)}")
+            problems.add(_("{where}.exclude: expected a list of strategies, got {kind}", where=where, kind=_yaml_kind(ex)))
         else:
             for i, key in enumerate(ex):
                 if key not in STRATEGIES:
@@ -428,7 +429,7 @@ def _parse_then(raw: Any, where: str, problems: Problems) -> Effects | None:
                 else:
                     exclude.append(key)
         if "rationale" not in raw:
-            problems.add(f"{where}.rationale: required with exclude; it becomes the 'why not' of the excluded strategies")
+            problems.add(_("{where}.rationale: required with exclude; it becomes the 'why not' of the excluded strategies", where=where))
     rationale = None
     if raw.get("rationale") is not None:
         rationale = _parse_text(raw["rationale"], f"{where}.rationale", problems)
@@ -436,7 +437,7 @@ def _parse_then(raw: Any, where: str, problems: Problems) -> Effects | None:
     for key in ("questions", "checklist"):
         items = raw.get(key, [])
         if not isinstance(items, list):
-            problems.add(f"{where}.{key}: expected a list of text items, got {_yaml_kind(items)}")
+            problems.add(_("{where}.{key}: expected a list of text items, got {kind}", where=where, key=key, kind=_yaml_kind(items)))
             items = []
         good = []
         for i, item in enumerate(items):
@@ -447,14 +448,14 @@ def _parse_then(raw: Any, where: str, problems: Problems) -> Effects | None:
     warnings: list[Warning_] = []
     items = raw.get("warnings", [])
     if not isinstance(items, list):
-        problems.add(f"{where}.warnings: expected a list, got {_yaml_kind(items)}")
+        problems.add(_("{where}.warnings: expected a list, got {kind}", where=where, kind=_yaml_kind(items)))
         items = []
     for i, item in enumerate(items):
         if isinstance(item, dict) and "text" in item:
             _unknown_keys(item, WARNING_KEYS, f"{where}.warnings[{i}]", problems)
             blocking = item.get("blocking", False)
             if not isinstance(blocking, bool):
-                problems.add(f"{where}.warnings[{i}].blocking: expected true or false, got {_yaml_value(blocking)}")
+                problems.add(_("{where}.warnings[{i}].blocking: expected true or false, got {value}", where=where, i=i, value=_yaml_value(blocking)))
                 continue
             text = _parse_text(item["text"], f"{where}.warnings[{i}].text", problems)
             if text is not None:
@@ -464,7 +465,7 @@ def _parse_then(raw: Any, where: str, problems: Problems) -> Effects | None:
             if text is not None:
                 warnings.append(Warning_(text, False))
         else:
-            problems.add(f"{where}.warnings[{i}]: expected text {{en: ..., zh: ...}} or {{text: {{en: ..., zh: ...}}, blocking: true}}, got {_yaml_kind(item)}")
+            problems.add(_("{where}.warnings[{i}]: expected text {{en: ..., zh: ...}} or {{text: {{en: ..., zh: ...}}, blocking: true}}, got {kind}", where=where, i=i, kind=_yaml_kind(item)))
     return Effects(
         score=score, exclude=tuple(exclude), rationale=rationale, questions=tuple(lists["questions"]),
         checklist=tuple(lists["checklist"]), warnings=tuple(warnings),
@@ -474,30 +475,30 @@ def _parse_then(raw: Any, where: str, problems: Problems) -> Effects | None:
 def _parse_text(raw: Any, where: str, problems: Problems) -> Text | None:
     """A text in every language: {en: "...", zh: "..."}; both name the same facts."""
     if isinstance(raw, str):
-        problems.add(f"{where}: give the text in both languages, {{en: {_short(raw)}, zh: ...}} (missing zh)")
+        problems.add(_("{where}: give the text in both languages, {{en: {text}, zh: ...}} (missing zh)", where=where, text=_short(raw)))
         return None
     if not isinstance(raw, dict):
-        problems.add(f"{where}: expected text in both languages, {{en: ..., zh: ...}}, got {_yaml_kind(raw)}")
+        problems.add(_("{where}: expected text in both languages, {{en: ..., zh: ...}}, got {kind}", where=where, kind=_yaml_kind(raw)))
         return None
     for key in raw:
         if key not in LANGUAGES:
-            problems.add(f"{where}.{key}: unknown language{_suggest(str(key), LANGUAGES)}; give en and zh")
+            problems.add(_("{where}.{key}: unknown language{hint}; give en and zh", where=where, key=key, hint=_suggest(str(key), LANGUAGES)))
             return None
     texts: dict[str, str] = {}
     for lang in LANGUAGES:
         value = raw.get(lang)
         if value is None:
-            problems.add(f"{where}: missing {lang}; every rule text is written in both languages ({', '.join(LANGUAGES)})")
+            problems.add(_("{where}: missing {lang}; every rule text is written in both languages ({names})", where=where, lang=lang, names=', '.join(LANGUAGES)))
             return None
         if not isinstance(value, str) or not value.strip():
-            problems.add(f"{where}.{lang}: expected text, got {_yaml_kind(value)}")
+            problems.add(_("{where}.{lang}: expected text, got {kind}", where=where, lang=lang, kind=_yaml_kind(value)))
             return None
         _check_template(value, f"{where}.{lang}", problems)
         texts[lang] = value
     names = {lang: {name for name, _spec in _template_fields(texts[lang])} for lang in LANGUAGES}
     if names["en"] != names["zh"]:
         extra = sorted(names["zh"] ^ names["en"])
-        problems.add(f"{where}: en and zh quote different facts ({', '.join(extra)}); both languages must say the same numbers")
+        problems.add(_("{where}: en and zh quote different facts ({names}); both languages must say the same numbers", where=where, names=', '.join(extra)))
         return None
     return Text(en=texts["en"], zh=texts["zh"])
 
@@ -524,7 +525,7 @@ trees are refused at load rather than overflowing the evaluator's stack."""
 def _compile(node: Any, where: str, problems: Problems, depth: int = 0) -> Test | None:
     """Turn a condition tree into a closure that records a trace entry per leaf. ``always`` holds unconditionally."""
     if depth > MAX_CONDITION_DEPTH:
-        problems.add(f"{where}: conditions nest more than {MAX_CONDITION_DEPTH} deep; flatten the all / any / not tree")
+        problems.add(_("{where}: conditions nest more than {MAX_CONDITION_DEPTH} deep; flatten the all / any / not tree", where=where, MAX_CONDITION_DEPTH=MAX_CONDITION_DEPTH))
         return None
     if node == "always":
         def always(facts: dict[str, Any], trace: list[dict[str, Any]]) -> bool:
@@ -533,13 +534,13 @@ def _compile(node: Any, where: str, problems: Problems, depth: int = 0) -> Test 
 
         return always
     if not isinstance(node, dict):
-        problems.add(f"{where}: expected 'always' or a mapping with all, any, not or fact, got {_yaml_kind(node)}")
+        problems.add(_("{where}: expected 'always' or a mapping with all, any, not or fact, got {kind}", where=where, kind=_yaml_kind(node)))
         return None
     groups = [k for k in ("all", "any", "not") if k in node]
     if groups:
         if len(node) != 1:
             extra = [k for k in node if k not in ("all", "any", "not")]
-            problems.add(f"{where}: a condition holds exactly one of all / any / not" + (f"; unexpected {', '.join(map(str, extra))}" if extra else ""))
+            problems.add(_("{where}: a condition holds exactly one of all / any / not", where=where) + (_("; unexpected {names}", names=', '.join(map(str, extra))) if extra else ""))
             return None
         key = groups[0]
         if key == "not":
@@ -549,7 +550,7 @@ def _compile(node: Any, where: str, problems: Problems, depth: int = 0) -> Test 
             return lambda facts, trace: not inner(facts, trace)
         items = node[key]
         if not isinstance(items, list):
-            problems.add(f"{where}.{key}: expected a list of conditions, got {_yaml_kind(items)}")
+            problems.add(_("{where}.{key}: expected a list of conditions, got {kind}", where=where, key=key, kind=_yaml_kind(items)))
             return None
         parts = [_compile(item, f"{where}.{key}[{i}]", problems, depth + 1) for i, item in enumerate(items)]
         if any(p is None for p in parts):
@@ -583,34 +584,34 @@ def _compile_leaf(node: dict[str, Any], where: str, problems: Problems) -> Test 
     _unknown_keys(node, ("fact", "op", "value"), where, problems, hint=" (or all / any / not)")
     fact, op = node.get("fact"), node.get("op")
     if not isinstance(op, str):
-        problems.add(f"{where}.op: expected an operator name such as eq, got {_yaml_kind(op)}")
+        problems.add(_("{where}.op: expected an operator name such as eq, got {kind}", where=where, kind=_yaml_kind(op)))
         return None
     if not isinstance(fact, str):
-        problems.add(f"{where}.fact: missing; name a fact such as gpus (see `advisor rules facts`)")
+        problems.add(_("{where}.fact: missing; name a fact such as gpus (see `advisor rules facts`)", where=where))
         return None
     spec = FACTS.get(fact)
     if spec is None:
-        problems.add(f"{where}.fact: unknown fact '{fact}'{_suggest(fact, FACTS)}")
+        problems.add(_("{where}.fact: unknown fact '{fact}'{hint}", where=where, fact=fact, hint=_suggest(fact, FACTS)))
         return None
     if op not in OPERATORS:
-        problems.add(f"{where}.op: unknown operator '{op}'{_suggest_operator(str(op))}")
+        problems.add(_("{where}.op: unknown operator '{op}'{hint}", where=where, op=op, hint=_suggest_operator(str(op))))
         return None
     types, _names = OPERATORS[op]
     if spec.type not in types:
-        problems.add(f"{where}.op: '{op}' does not apply to {spec.type} fact '{fact}'; use one of {', '.join(o for o, (t, _op) in OPERATORS.items() if spec.type in t)}")
+        problems.add(_("{where}.op: '{op}' does not apply to {type} fact '{fact}'; use one of {names}", where=where, op=op, type=spec.type, fact=fact, names=', '.join(o for o, (t, _op) in OPERATORS.items() if spec.type in t)))
         return None
     if "value" not in node:
-        problems.add(f"{where}.value: missing; '{op}' compares '{fact}' with a value")
+        problems.add(_("{where}.value: missing; '{op}' compares '{fact}' with a value", where=where, op=op, fact=fact))
         return None
     value = node["value"]
     if isinstance(value, dict):
         if set(value) != {"fact"} or not isinstance(value["fact"], str) or value["fact"] not in FACTS:
             other = value.get("fact")
-            problems.add(f"{where}.value: a fact reference is {{fact: NAME}} with a known fact" + (_suggest(str(other), FACTS) if other else ""))
+            problems.add(_("{where}.value: a fact reference is {{fact: NAME}} with a known fact", where=where) + (_suggest(str(other), FACTS) if other else ""))
             return None
         other_spec = FACTS[value["fact"]]
         if other_spec.type != spec.type or op in ("in", "not_in", "is_set"):
-            problems.add(f"{where}.value: cannot compare {spec.type} fact '{fact}' with {other_spec.type} fact '{other_spec.name}' using '{op}'")
+            problems.add(_("{where}.value: cannot compare {type} fact '{fact}' with {type2} fact '{name}' using '{op}'", where=where, type=spec.type, fact=fact, type2=other_spec.type, name=other_spec.name, op=op))
             return None
         ref = other_spec.name
         return _leaf(fact, op, None, ref)
@@ -622,58 +623,85 @@ def _compile_leaf(node: dict[str, Any], where: str, problems: Problems) -> Test 
 def _value_ok(spec: Any, op: str, value: Any, where: str, problems: Problems) -> bool:
     if op == "is_set":
         if not isinstance(value, bool):
-            problems.add(f"{where}.value: 'is_set' takes true or false, got {_yaml_value(value)}")
+            problems.add(_("{where}.value: 'is_set' takes true or false, got {value}", where=where, value=_yaml_value(value)))
             return False
         return True
     values = value if op in ("in", "not_in") else [value]
     if op in ("in", "not_in") and (not isinstance(value, list) or not value):
-        problems.add(f"{where}.value: '{op}' takes a non-empty list, got {_yaml_value(value)}")
+        problems.add(_("{where}.value: '{op}' takes a non-empty list, got {value}", where=where, op=op, value=_yaml_value(value)))
         return False
     for v in values:
         if spec.type == NUMBER and not _finite_number(v):
-            problems.add(f"{where}.value: '{spec.name}' is a number; got {_yaml_value(v)}")
+            problems.add(_("{where}.value: '{name}' is a number; got {value}", where=where, name=spec.name, value=_yaml_value(v)))
             return False
         if spec.type == BOOL and not isinstance(v, bool):
-            problems.add(f"{where}.value: '{spec.name}' is true or false; got {_yaml_value(v)}")
+            problems.add(_("{where}.value: '{name}' is true or false; got {value}", where=where, name=spec.name, value=_yaml_value(v)))
             return False
         if spec.type == TEXT:
             if not isinstance(v, str):
-                problems.add(f"{where}.value: '{spec.name}' is text; got {_yaml_value(v)}")
+                problems.add(_("{where}.value: '{name}' is text; got {value}", where=where, name=spec.name, value=_yaml_value(v)))
                 return False
             if spec.choices and v not in spec.choices:
-                problems.add(f"{where}.value: '{v}' is not a value of '{spec.name}'{_suggest(v, spec.choices)}; it is one of {', '.join(spec.choices)}")
+                problems.add(_("{where}.value: '{v}' is not a value of '{name}'{hint}; it is one of {names}", where=where, v=v, name=spec.name, hint=_suggest(v, spec.choices), names=', '.join(spec.choices)))
                 return False
     return True
+
+
+def _compare(op: str, seen: Any, expected: Any) -> bool:
+    """One leaf's comparison: the fact's value ``seen`` against ``expected`` (a value, or the other fact's value)."""
+    if op == "is_set":
+        return bool((seen is not None) == expected)
+    if seen is None or expected is None:
+        return False  # an unknown fact never satisfies a comparison
+    if op == "eq":
+        return bool(seen == expected)
+    if op == "ne":
+        return bool(seen != expected)
+    if op == "lt":
+        return bool(seen < expected)
+    if op == "le":
+        return bool(seen <= expected)
+    if op == "gt":
+        return bool(seen > expected)
+    if op == "ge":
+        return bool(seen >= expected)
+    if op == "in":
+        return seen in expected
+    return seen not in expected
 
 
 def _leaf(fact: str, op: str, value: Any, ref: str | None) -> Test:
     def test(facts: dict[str, Any], trace: list[dict[str, Any]]) -> bool:
         seen = facts.get(fact)
         expected = facts.get(ref) if ref else value
-        if op == "is_set":
-            result = (seen is not None) == expected
-        elif seen is None or expected is None:
-            result = False  # an unknown fact never satisfies a comparison
-        elif op == "eq":
-            result = seen == expected
-        elif op == "ne":
-            result = seen != expected
-        elif op == "lt":
-            result = seen < expected
-        elif op == "le":
-            result = seen <= expected
-        elif op == "gt":
-            result = seen > expected
-        elif op == "ge":
-            result = seen >= expected
-        elif op == "in":
-            result = seen in expected
-        else:
-            result = seen not in expected
+        result = _compare(op, seen, expected)
         trace.append({"fact": fact, "op": op, "value": expected if ref is None else {"fact": ref, "seen": expected}, "seen": seen, "result": result})
         return result
 
     return test
+
+
+def explain(when: Any, facts: dict[str, Any]) -> dict[str, Any]:
+    """A rule's condition as a tree, every leaf evaluated (no short-circuit), for the record of why a rule fired:
+    a group is ``{op: all | any | not, result, children}``, a leaf ``{op, fact, value, seen, result}`` (``value`` a
+    ``{fact, seen}`` mapping where the leaf compares two facts). ``when`` is a condition the loader accepted, so its
+    result is the rule's test's result (tests/test_rule_trace.py checks it on every example)."""
+    if when == "always":
+        return {"op": "always", "result": True, "children": []}
+    for key in ("all", "any"):
+        if key in when:
+            children = [explain(c, facts) for c in when[key]]
+            results = [c["result"] for c in children]
+            return {"op": key, "result": all(results) if key == "all" else any(results), "children": children}
+    if "not" in when:
+        child = explain(when["not"], facts)
+        return {"op": "not", "result": not child["result"], "children": [child]}
+    fact, op, value = when["fact"], when["op"], when["value"]
+    seen = facts.get(fact)
+    if isinstance(value, dict):
+        other = facts.get(value["fact"])
+        return {"op": op, "fact": fact, "seen": seen, "value": {"fact": value["fact"], "seen": other}, "result": _compare(op, seen, other)}
+    return {"op": op, "fact": fact, "seen": seen, "value": value, "result": _compare(op, seen, value)}
 
 
 # ------------------------------------------------------------------------------ templates
@@ -682,9 +710,9 @@ def _leaf(fact: str, op: str, value: Any, ref: str | None) -> Test:
 def _check_template(text: str, where: str, problems: Problems) -> None:
     for name, spec in _template_fields(text):
         if name not in FACTS:
-            problems.add(f"{where}: template names unknown fact '{{{name}}}'{_suggest(name, FACTS)}")
-        elif spec and not _SPEC.match(spec):
-            problems.add(f"{where}: template '{{{name}:{spec}}}' has an unsupported format; use e.g. {{{name}:,.0f}} or {{{name}:.1%}}")
+            problems.add(_("{where}: template names unknown fact '{{{name}}}'{hint}", where=where, name=name, hint=_suggest(name, FACTS)))
+        elif spec and spec != MONEY_SPEC and not _SPEC.match(spec):
+            problems.add(_("{where}: template '{{{name}:{spec}}}' has an unsupported format; use e.g. {{{name}:,.0f}} or {{{name}:.1%}}", where=where, name=name, spec=spec))
 
 
 def render_template(text: str | Text, facts: dict[str, Any]) -> str:
@@ -697,10 +725,12 @@ def render_template(text: str | Text, facts: dict[str, Any]) -> str:
         name, spec = m.group(1), m.group(2)
         value = facts.get(name)
         if value is None:
-            return "unknown"
+            return _("unknown")
         if isinstance(value, bool):
-            return "yes" if value else "no"
+            return _("yes") if value else _("no")
         if isinstance(value, (int, float)):
+            if spec == MONEY_SPEC:
+                return money(value, str(facts.get("currency") or ""))
             if spec:
                 try:
                     return format(value, spec)
@@ -711,18 +741,6 @@ def render_template(text: str | Text, facts: dict[str, Any]) -> str:
 
     filled = _TEMPLATE.sub(fill, text)
     return filled if zh() else singular(filled)
-
-
-def format_number(value: float) -> str:
-    """Readable numbers: 64 not 64.0, 1,234 not 1234.0, 0.42 not 0.4199999."""
-    if float(value).is_integer() and abs(value) < 1e15:
-        return f"{int(value):,}"
-    if abs(value) >= 100:
-        return f"{value:,.0f}"
-    if abs(value) >= 1:
-        # A value given with two decimals (a 1.25-day deadline, a 2.25 price) is shown as given, not rounded to 1.2.
-        return f"{value:.2f}".rstrip("0").rstrip(".") if round(value, 2) == value else f"{value:.1f}"
-    return f"{value:.2g}"
 
 
 # ------------------------------------------------------------------------------ helpers
@@ -741,7 +759,7 @@ def _finite_number(value: Any) -> bool:
 
 def _suggest(word: str, options: Any) -> str:
     close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
-    return f"; did you mean '{close[0]}'?" if close else ""
+    return _("; did you mean '{name}'?", name=close[0]) if close else ""
 
 
 def _suggest_operator(word: str) -> str:
@@ -751,35 +769,35 @@ def _suggest_operator(word: str) -> str:
     close = difflib.get_close_matches(word, list(OPERATOR_SPELLINGS), n=1, cutoff=0.6)
     if close:
         op = OPERATOR_SPELLINGS[close[0]]
-        return f"; did you mean '{op}' ({close[0].replace('_', ' ')})?"
-    return f"; operators: {', '.join(OPERATORS)}"
+        return _("; did you mean '{op}' ({replace})?", op=op, replace=close[0].replace('_', ' '))
+    return _("; operators: {names}", names=', '.join(OPERATORS))
 
 
 def _unknown_keys(raw: dict[str, Any], allowed: tuple[str, ...], where: str, problems: Problems, hint: str = "") -> None:
     for key in raw:
         if key not in allowed:
             close = difflib.get_close_matches(str(key), allowed, n=1, cutoff=0.6)
-            tip = f"; did you mean '{close[0]}'?" if close else f"; allowed: {', '.join(allowed)}{hint}"
-            problems.add(f"{where}: unknown key '{key}'{tip}")
+            tip = _("; did you mean '{name}'?", name=close[0]) if close else _("; allowed: {names}{hint}", names=', '.join(allowed), hint=hint)
+            problems.add(_("{where}: unknown key '{key}'{tip}", where=where, key=key, tip=tip))
 
 
 def _strategy_problem(key: Any) -> str:
-    return f"unknown strategy '{key}'{_suggest(str(key), STRATEGIES)}; strategies: {', '.join(STRATEGIES)}"
+    return _("unknown strategy '{key}'{hint}; strategies: {names}", key=key, hint=_suggest(str(key), STRATEGIES), names=', '.join(STRATEGIES))
 
 
 def _yaml_kind(value: Any) -> str:
     if value is None:
-        return "nothing"
+        return _("nothing")
     if isinstance(value, bool):
-        return "true/false"
+        return _("true/false")
     if isinstance(value, (int, float)):
-        return "a number"
+        return _("a number")
     if isinstance(value, str):
-        return "text"
+        return _("text")
     if isinstance(value, list):
-        return "a list"
+        return _("a list")
     if isinstance(value, dict):
-        return "a mapping"
+        return _("a mapping")
     return type(value).__name__
 
 
@@ -787,9 +805,9 @@ def _yaml_value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if value is None:
-        return "nothing"
+        return _("nothing")
     if isinstance(value, str):
-        return f"text {value!r}"
+        return _("text {value}", value=repr(value))
     if isinstance(value, int) and abs(value) >= 10**30:
-        return f"a number of {len(str(abs(value))):,} digits"
+        return _("a number of {n} digits", n=count(len(str(abs(value)))))
     return repr(value) if not isinstance(value, (list, dict)) else _yaml_kind(value)

@@ -22,6 +22,7 @@ import yaml
 from advisor.decision.advice import Advice
 from advisor.decision.deployment import Deployment, layout_lines
 from advisor.base.errors import OutputError
+from advisor.base.i18n import _
 from advisor.outputs.io import check_writable, shown, write_atomic
 
 if TYPE_CHECKING:
@@ -178,7 +179,7 @@ def build_artifacts(advice: Advice) -> list[Artifact]:
     report = advice.report()
     blocking = [w for w in report.warnings if w.blocking]
     if blocking:
-        raise OutputError(f"no launch artifacts for a blocked recommendation: {blocking[0].text}")
+        raise OutputError(_("no launch artifacts for a blocked recommendation: {text}", text=blocking[0].text))
     from advisor.outputs.finetune_artifacts import finetune_files  # issue 18: PEFT / accelerate / DeepSpeed files for fine-tunes
 
     return artifacts_for(report, [Artifact(name, what, text) for name, what, text in finetune_files(advice)])
@@ -244,13 +245,13 @@ def write_artifacts(advice: Advice, directory: str | Path, force: bool, artifact
     artifacts = build_artifacts(advice) if artifacts is None else artifacts
     try:
         if len(d.name.encode("utf-8", "surrogateescape")) > 255:
-            raise OutputError(f"{shown(d)}: the directory name is longer than 255 bytes; use a shorter name")
+            raise OutputError(_("{path}: the directory name is longer than 255 bytes; use a shorter name", path=shown(d)))
         if d.exists() and not d.is_dir():
-            raise OutputError(f"{shown(d)}: exists and is not a directory")
+            raise OutputError(_("{path}: exists and is not a directory", path=shown(d)))
         if d.exists() and not force:
             clash = [f.name for f in artifacts if (d / f.name).exists()]
             if clash:
-                raise OutputError(f"{shown(d)}: already holds {', '.join(clash)}; pass --force to overwrite")
+                raise OutputError(_("{path}: already holds {names}; pass --force to overwrite", path=shown(d), names=', '.join(clash)))
         fresh = not d.exists()
         made: list[Path] = []  # parent directories this call creates, removed again if it fails
         if fresh:
@@ -260,7 +261,7 @@ def write_artifacts(advice: Advice, directory: str | Path, force: bool, artifact
                     made.append(parent)
             staging = Path(tempfile.mkdtemp(prefix=f".{d.name[:200]}.", suffix=".tmp", dir=d.parent))
     except OSError as exc:
-        raise OutputError(f"{shown(d)}: cannot create the directory ({exc.strerror or exc})") from None
+        raise OutputError(_("{path}: cannot create the directory ({reason})", path=shown(d), reason=exc.strerror or exc)) from None
     if fresh:
         # A new directory appears whole: the set is written into a hidden sibling and renamed into place.
         try:
@@ -268,13 +269,13 @@ def write_artifacts(advice: Advice, directory: str | Path, force: bool, artifact
                 try:
                     write_atomic(staging / f.name, f.text)
                 except OutputError as exc:  # it names the hidden staging file: name the user's directory instead
-                    raise OutputError(f"{shown(d)}: cannot write the launch files ({exc.reason or 'write failed'})") from None
+                    raise OutputError(_("{path}: cannot write the launch files ({reason})", path=shown(d), reason=exc.reason or _("write failed"))) from None
                 if f.name.endswith((".sh", ".sbatch")):
                     (staging / f.name).chmod((staging / f.name).stat().st_mode | 0o111)
             staging.chmod(0o777 & ~_umask())
             os.rename(staging, d)
         except OSError as exc:
-            raise OutputError(f"{shown(d)}: cannot write the launch files ({exc.strerror or exc})") from None
+            raise OutputError(_("{path}: cannot write the launch files ({reason})", path=shown(d), reason=exc.strerror or exc)) from None
         finally:
             if staging.exists():
                 shutil.rmtree(staging, ignore_errors=True)
@@ -296,7 +297,7 @@ def _place_into_existing(d: Path, artifacts: list[Artifact], force: bool) -> lis
     try:
         staging = Path(tempfile.mkdtemp(prefix=".advisor-staging.", suffix=".tmp", dir=d))
     except OSError as exc:
-        raise OutputError(f"{shown(d)}: cannot write the launch files ({exc.strerror or exc})") from None
+        raise OutputError(_("{path}: cannot write the launch files ({reason})", path=shown(d), reason=exc.strerror or exc)) from None
     placed: list[Path] = []
     try:
         for f in artifacts:
@@ -304,7 +305,7 @@ def _place_into_existing(d: Path, artifacts: list[Artifact], force: bool) -> lis
             try:
                 staged = write_atomic(staging / f.name, f.text)
             except OutputError as exc:  # it names the hidden staging file: name the user's directory instead
-                raise OutputError(f"{shown(d)}: cannot write the launch files ({exc.reason or 'write failed'})") from None
+                raise OutputError(_("{path}: cannot write the launch files ({reason})", path=shown(d), reason=exc.reason or _("write failed"))) from None
             mode = staged.stat().st_mode
             if force and target.is_file() and not target.is_symlink():
                 mode = target.stat().st_mode  # --force replaces the content, not the permissions
@@ -321,12 +322,12 @@ def _place_into_existing(d: Path, artifacts: list[Artifact], force: bool) -> lis
     except FileExistsError:
         for p in placed:
             p.unlink(missing_ok=True)
-        raise OutputError(f"{shown(d)}: a launch file appeared while writing; pass --force to overwrite") from None
+        raise OutputError(_("{path}: a launch file appeared while writing; pass --force to overwrite", path=shown(d))) from None
     except OSError as exc:
         if not force:
             for p in placed:
                 p.unlink(missing_ok=True)
-        raise OutputError(f"{shown(d)}: cannot write the launch files ({exc.strerror or exc})") from None
+        raise OutputError(_("{path}: cannot write the launch files ({reason})", path=shown(d), reason=exc.strerror or exc)) from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return [d / f.name for f in artifacts]

@@ -35,7 +35,7 @@ from advisor.base.errors import AdvisorError, AnswerError
 from advisor.base.i18n import _, zh
 from advisor.knowledge.rules import RuleSet, format_number
 from advisor.knowledge.strategies import FRAMEWORKS
-from advisor.base.units import parse_quantity
+from advisor.base.units import count, parse_quantity
 
 INTENTS_FILE = "intents.yaml"
 BUILTIN_KINDS = ("strategy", "term")
@@ -458,7 +458,7 @@ def ask(question: str, draft: dict[str, Any], advice: Advice, rules: RuleSet, na
         return Reply(question, None, lines=[_("Ask a question about the plan.")], suggestions=suggestions("", data))
     if len(question) > MAX_QUESTION:
         return Reply(question[:MAX_QUESTION], None, lines=[_("The question is {n} characters long; ask it in at most {most}.",
-                                                                n=f"{len(question):,}", most=MAX_QUESTION)])
+                                                                n=count(len(question)), most=MAX_QUESTION)])
     parsed = parse(question, data)
     if parsed is None:
         return Reply(question, None, lines=[_("I could not read that question.")], suggestions=suggestions(question, data))

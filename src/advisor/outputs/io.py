@@ -12,19 +12,20 @@ import tempfile
 from pathlib import Path
 
 from advisor.base.errors import OutputError
+from advisor.base.i18n import _
 
 
 def check_writable(path: str | Path, force: bool) -> Path:
     """Fail early (before any work) if ``path`` cannot be written; every OS refusal becomes one OutputError line."""
     text = str(path)
     if not text.strip():
-        raise OutputError("the output path is empty; give a file path")
+        raise OutputError(_("the output path is empty; give a file path"))
     if text.endswith(("/", os.sep)) or text.endswith(("/.", "/..")) or text in (".", ".."):
-        raise OutputError(f"{shown(text)}: names a directory; give a file path such as {shown(text.rstrip('/') or '.')}/memo.md")
+        raise OutputError(_("{path}: names a directory; give a file path such as {dir}/memo.md", path=shown(text), dir=shown(text.rstrip("/") or ".")))
     try:
         return _check_writable(Path(path), force)
     except OSError as exc:
-        raise OutputError(f"{shown(path)}: cannot be written ({exc.strerror or exc})") from None
+        raise OutputError(_("{path}: cannot be written ({reason})", path=shown(path), reason=exc.strerror or exc)) from None
 
 
 def shown(path: str | Path, limit: int = 80) -> str:
@@ -36,21 +37,21 @@ def shown(path: str | Path, limit: int = 80) -> str:
 def _check_writable(p: Path, force: bool) -> Path:
     s = shown(p)
     if len(p.name.encode("utf-8", "surrogateescape")) > 255:
-        raise OutputError(f"{s}: the file name is longer than 255 bytes; use a shorter name")
+        raise OutputError(_("{path}: the file name is longer than 255 bytes; use a shorter name", path=s))
     present = os.path.lexists(p)  # a dangling symlink is something the user has, too
     if present and p.is_dir():
-        raise OutputError(f"{s}: is a directory; give a file path")
+        raise OutputError(_("{path}: is a directory; give a file path", path=s))
     if present and not force:
-        raise OutputError(f"{s}: already exists; pass --force to overwrite it")
+        raise OutputError(_("{path}: already exists; pass --force to overwrite it", path=s))
     if present and not p.is_symlink() and not stat.S_ISREG(os.lstat(p).st_mode):
-        raise OutputError(f"{s}: is not a regular file (a device, FIFO or socket); refusing to replace it")
+        raise OutputError(_("{path}: is not a regular file (a device, FIFO or socket); refusing to replace it", path=s))
     parent = p.parent if str(p.parent) else Path(".")
     if not parent.exists():
-        raise OutputError(f"{s}: directory {shown(parent)} does not exist")
+        raise OutputError(_("{path}: directory {dir} does not exist", path=s, dir=shown(parent)))
     if not parent.is_dir():
-        raise OutputError(f"{s}: {shown(parent)} is not a directory")
+        raise OutputError(_("{path}: {dir} is not a directory", path=s, dir=shown(parent)))
     if not os.access(parent, os.W_OK | os.X_OK):
-        raise OutputError(f"{s}: directory {shown(parent)} is not writable")
+        raise OutputError(_("{path}: directory {dir} is not writable", path=s, dir=shown(parent)))
     return p
 
 
@@ -70,9 +71,9 @@ class Staged:
                 try:
                     os.link(self.tmp, self.path)
                 except FileExistsError:
-                    raise OutputError(f"{s}: already exists; pass --force to overwrite it") from None
+                    raise OutputError(_("{path}: already exists; pass --force to overwrite it", path=s)) from None
         except OSError as exc:
-            raise OutputError(f"{s}: cannot write ({exc.strerror or exc})", reason=str(exc.strerror or exc)) from None
+            raise OutputError(_("{path}: cannot write ({reason})", path=s, reason=exc.strerror or exc), reason=str(exc.strerror or exc)) from None
         finally:
             self.discard()
         return self.path
@@ -90,7 +91,8 @@ def stage_atomic(path: str | Path, text: str, force: bool = False) -> Staged:
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{p.name[:200]}.", suffix=".tmp", dir=parent)
     except OSError as exc:
-        raise OutputError(f"{s}: cannot create a file in {shown(parent)} ({exc.strerror or exc})", reason=str(exc.strerror or exc)) from None
+        raise OutputError(_("{path}: cannot create a file in {dir} ({reason})", path=s, dir=shown(parent), reason=exc.strerror or exc),
+                          reason=str(exc.strerror or exc)) from None
     try:
         umask = os.umask(0)
         os.umask(umask)
@@ -106,7 +108,7 @@ def stage_atomic(path: str | Path, text: str, force: bool = False) -> Staged:
         if os.path.lexists(tmp):
             os.unlink(tmp)
         if isinstance(exc, OSError):
-            raise OutputError(f"{s}: cannot write ({exc.strerror or exc})", reason=str(exc.strerror or exc)) from None
+            raise OutputError(_("{path}: cannot write ({reason})", path=s, reason=exc.strerror or exc), reason=str(exc.strerror or exc)) from None
         raise
     return Staged(p, tmp, force)
 

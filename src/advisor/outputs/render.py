@@ -16,17 +16,16 @@ from collections.abc import Callable, Mapping, Sequence
 import yaml
 
 from advisor.decision.deployment import layout_lines
-from advisor.decision.advice import Advice, hours_text, method_names, money
-from advisor.decision.explain import same_unit
+from advisor.decision.advice import Advice, method_names
 from advisor.inputs.answers import STRATEGIES, Answers
 from advisor.estimate import BATCH_NOT_GIVEN
-from advisor.decision.report import Alternative, Estimate, MethodReport, Report, WhatIfPoint
+from advisor.decision.report import Alternative, Estimate, MethodReport, Report, TraceNode, WhatIfPoint
 from advisor.knowledge.strategies import FRAMEWORKS
 from advisor.base.i18n import N_, _, pad
 
 ANSWER_WORDS = (N_("none"), N_("some"), N_("expert"), N_("mvp"), N_("stable"), N_("frontier"))
 """Answer values the memo shows in words (team experience, project stage): marked so the catalog has them."""
-from advisor.knowledge.rules import format_number
+from advisor.base.units import count, format_number, hours_text, money, percent, same_unit
 
 
 def spread(lo: float, hi: float, fmt, calibrated: bool) -> str:
@@ -262,14 +261,14 @@ def to_text(report: Report | Advice) -> str:
     cal = d.scale.baseline_hours is not None
     lines.append((_("  Time    ") + f"{hours_text(e.wall_clock_hours)}  {spread(lo, hi, hours_text, cal)}").rstrip())
     lines.append((_("  Cost    ") + f"{money(e.cost, cur)}  {spread(clo, chi, lambda v: money(v, cur), cal)}").rstrip())
-    lines.append(_("  GPU-h   {hours}   at {price} {currency}/GPU-hour × {gpus} GPUs", hours=f"{e.gpu_hours:,.0f}",
+    lines.append(_("  GPU-h   {hours}   at {price} {currency}/GPU-hour × {gpus} GPUs", hours=count(e.gpu_hours),
                    price=format_number(a.budget.price_per_gpu_hour), currency=cur, gpus=r.gpus))
     lines.append(_("  Memory  {need} GB per GPU of {has} GB ({fits}; model states {states} GB, activations {acts} GB)",
                    need=f"{e.memory_per_gpu_gb:,.1f}", has=f"{d.hardware.memory_gb:g}",
                    fits=_("fits") if e.fits else _("DOES NOT FIT"), states=f"{e.model_states_gb_per_gpu:,.1f}",
                    acts=f"{e.activations_gb_per_gpu:,.1f}"))
     lines.append(_("  Comm    {share} of step time exposed; micro-batch {micro}, accumulation {accumulation}, recompute {recompute}",
-                   share=f"{e.communication_share:.0%}", micro=e.micro_batch_size, accumulation=e.gradient_accumulation_steps,
+                   share=percent(e.communication_share), micro=e.micro_batch_size, accumulation=e.gradient_accumulation_steps,
                    recompute=e.activation_recompute))
     c = e.communication
     lines.append(_("  Traffic {intra} GB in-node + {inter} GB network per GPU per step: ", intra=f"{c.intra_node_gb_per_step:,.1f}",
@@ -348,15 +347,15 @@ def scale_notes(e: Estimate, a: Answers) -> list[str]:  # a: answers_of(report)
         source = e.batch_source
         if source.startswith(BATCH_NOT_GIVEN):
             source = _("global batch not given: {source}", source=_(source[len(BATCH_NOT_GIVEN):]))
-        notes.append(_("Global batch {tokens} tokens: {source}.", tokens=f"{e.global_batch_tokens:,.0f}", source=source))
+        notes.append(_("Global batch {tokens} tokens: {source}.", tokens=count(e.global_batch_tokens), source=source))
     if not e.batch_ok:
         notes.append(_("{ranks} data-parallel ranks but only {seqs} sequences per step: the batch cannot feed every rank; use "
-                       "tensor/pipeline parallelism or fewer GPUs.", ranks=f"{e.data_parallel:,}",
-                       seqs=f"{e.global_batch_tokens / a.model.seq_len:,.0f}"))
+                       "tensor/pipeline parallelism or fewer GPUs.", ranks=count(e.data_parallel),
+                       seqs=count(e.global_batch_tokens / a.model.seq_len)))
     rate = a.cluster.data_pipeline_tokens_per_sec
     if rate and e.global_batch_tokens / rate >= e.step_seconds * 0.999:
         notes.append(_("Data loading sets the pace: at {rate} tokens/s the loader needs {load} s per batch, longer than the GPUs' "
-                       "{gpu} s, so the time above is the loader's.", rate=f"{rate:,.0f}", load=f"{e.global_batch_tokens / rate:.2f}",
+                       "{gpu} s, so the time above is the loader's.", rate=count(rate), load=f"{e.global_batch_tokens / rate:.2f}",
                        gpu=f"{e.compute_seconds_per_step + e.exposed_communication_seconds_per_step:.2f}"))
     if e.expected_interruptions >= 1:
         pct = _restart_pct(e.interruption_overhead)
@@ -365,7 +364,7 @@ def scale_notes(e: Estimate, a: Answers) -> list[str]:  # a: answers_of(report)
                            "to the wall-clock (arXiv:2407.21783).", pct=pct))
         else:
             notes.append(_("Expect about {n} interruptions over the run at Llama 3's rate (one per ~50,700 GPU-hours); restarts add {pct} to "
-                           "the wall-clock (arXiv:2407.21783).", n=f"{e.expected_interruptions:,.0f}", pct=pct))
+                           "the wall-clock (arXiv:2407.21783).", n=count(e.expected_interruptions), pct=pct))
     return notes
 
 
@@ -489,7 +488,7 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
     cal = d.scale.baseline_hours is not None
     add(_("- Wall-clock: **{time}** {range}", time=hours_text(e.wall_clock_hours), range=spread(lo, hi, hours_text, cal)).rstrip())
     add(_("- Cost: **{cost}** {range}", cost=money(e.cost, cur), range=spread(clo, chi, lambda v: money(v, cur), cal)).rstrip())
-    add(_("- GPU-hours: {n}", n=f"{e.gpu_hours:,.0f}"))
+    add(_("- GPU-hours: {n}", n=count(e.gpu_hours)))
     add(_("- Memory per GPU: {need} GB of {has} GB ({fits})", need=f"{e.memory_per_gpu_gb:,.1f}", has=f"{d.hardware.memory_gb:g}",
           fits=_("fits") if e.fits else _("**does not fit**")))
     m = d.method
@@ -497,7 +496,7 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
         add(_("- Of which: frozen base {base} GB, adapters with gradients and optimizer states {adapters} GB, layers in flight {flight} GB, "
               "activations {act} GB", base=f"{m.frozen_base_gb_per_gpu:,.1f}", adapters=f"{m.adapter_states_gb_per_gpu or 0:,.2f}",
               flight=f"{m.layers_in_flight_gb_per_gpu or 0:,.1f}", act=f"{e.activations_gb_per_gpu:,.1f}"))
-    add(_("- Exposed communication: {share} of step time", share=f"{e.communication_share:.0%}"))
+    add(_("- Exposed communication: {share} of step time", share=percent(e.communication_share)))
     if e.tensor_parallel > 1 or e.pipeline_parallel > 1:
         add(_("- Layout: {layout}", layout=layout_text(e)))
     add("")
@@ -549,9 +548,9 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
           "link). One step of {tokens} tokens takes {step} s ({compute} s compute, {comm} s of communication before overlap, {exposed} s "
           "of it exposed), {steps} steps; restarts after interruptions add {restarts}.", params=format_number(d.scale.active_params),
           layers=d.shape.layers, hidden=d.shape.hidden_size, seq=a.model.seq_len, gpus=r.gpus, peak=f"{d.hardware.peak_tflops:g}",
-          tokens=f"{e.global_batch_tokens:,.0f}", step=f"{e.step_seconds:.2f}", compute=f"{e.compute_seconds_per_step:.2f}",
+          tokens=count(e.global_batch_tokens), step=f"{e.step_seconds:.2f}", compute=f"{e.compute_seconds_per_step:.2f}",
           comm=f"{e.communication_seconds_per_step:.2f}", exposed=f"{e.exposed_communication_seconds_per_step:.2f}",
-          steps=f"{e.steps:,.0f}", restarts=_restart_pct(e.interruption_overhead)))
+          steps=count(e.steps), restarts=_restart_pct(e.interruption_overhead)))
     add("")
     for scale in scale_notes(e, a):
         add(f"- {scale}")
@@ -608,7 +607,7 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
     add("")
     for item in d.tradeoffs:
         add(f"- {_md_inline(item.text)}{note(item.rule, item.title, item.source)}")
-    add(_("- Exposed communication for `{strategy}`: {share} of each step.", strategy=r.strategy, share=f"{e.communication_share:.0%}")
+    add(_("- Exposed communication for `{strategy}`: {share} of each step.", strategy=r.strategy, share=percent(e.communication_share))
         + note("", "", "seed:K3"))
     add(_("- Activation recomputation: `{recompute}`; micro-batch {micro} (largest that fits: {largest}), gradient accumulation {accumulation}.",
           recompute=e.activation_recompute, micro=e.micro_batch_size, largest=e.max_micro_batch_size,
@@ -644,6 +643,19 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
     for fr in d.fired_rules:
         add(f"| `{fr.id}` | {_md(fr.title)} | {_md(', '.join(fr.source))} |")
     add("")
+    if any(fr.tree for fr in d.fired_rules):
+        add(_("### Why each rule fired"))
+        add("")
+        add(_("Each condition with the value it saw: ✓ held, ✗ did not."))
+        add("")
+        add("```text")
+        for fr in d.fired_rules:
+            if fr.tree:
+                add(fr.id)
+                for line in condition_tree(fr.tree, 1):
+                    add(line)
+        add("```")
+        add("")
     add(_("## Assumptions"))
     add("")
     for assumption in d.assumptions:
@@ -675,6 +687,39 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
     return "\n".join(out) + "\n"
 
 
+_OP_SIGNS = {"eq": "=", "ne": "≠", "lt": "<", "le": "≤", "gt": ">", "ge": "≥", "in": "∈", "not_in": "∉"}
+
+
+def condition_tree(node: TraceNode, depth: int = 0) -> list[str]:
+    """A fired rule's condition as a compact indented tree, one line a node: '✓ all of', '  ✓ gpus (8) < 64'."""
+    mark = "✓" if node.result else "✗"
+    indent = "  " * depth
+    groups = {"all": _("all of"), "any": _("any of"), "not": _("not"), "always": _("always")}
+    if node.op in groups:
+        lines = [f"{indent}{mark} {groups[node.op]}"]
+        for child in node.children:
+            lines.extend(condition_tree(child, depth + 1))
+        return lines
+    seen = f"{node.fact} ({_trace_value(node.seen)})"
+    if node.op == "is_set":
+        return [f"{indent}{mark} " + (_("{fact} is known", fact=seen) if node.value else _("{fact} is not known", fact=seen))]
+    value = node.value
+    other = f"{value['fact']} ({_trace_value(value.get('seen'))})" if isinstance(value, dict) else _trace_value(value)
+    return [f"{indent}{mark} {seen} {_OP_SIGNS.get(node.op, node.op)} {other}"]
+
+
+def _trace_value(value: Any) -> str:
+    if value is None:
+        return _("unknown")
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return format_number(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_trace_value(v) for v in value) + "]"
+    return str(value)
+
+
 def _communication_table(add, e: Estimate) -> None:
     """Per-step traffic of the chosen strategy, per GPU, by collective and link (JSON: estimate.communication)."""
     c = e.communication
@@ -682,7 +727,7 @@ def _communication_table(add, e: Estimate) -> None:
         add(_("No communication: one GPU."))
         add("")
         return
-    add(_("Communication per optimizer step, per GPU ({share} of the step exposed):", share=f"{e.communication_share:.0%}"))
+    add(_("Communication per optimizer step, per GPU ({share} of the step exposed):", share=percent(e.communication_share)))
     add("")
     add(_("| Collective | Kind | Payload (GB) | Calls | In-node (GB) | Network (GB) | Seconds | Hides behind |"))
     add("| --- | --- | --- | --- | --- | --- | --- | --- |")

@@ -15,10 +15,10 @@ import numpy as np
 from advisor.inputs.answers import STRATEGIES, Answers
 from advisor.base.errors import AnswerError
 from advisor.base.i18n import _, pad
+from advisor.base.units import count, days, format_number, money, parse_count
 from advisor.estimate import GB, cost, estimate_all
 
-_RANGE = re.compile(r"^(\d+)\.\.(\d+)$")
-_COUNT = re.compile(r"^\d+$")
+_RANGE = re.compile(r"^([^.]+)\.\.([^.]+)$")
 MAX_POINTS = 200_000
 """Refuse sweeps larger than this many GPU counts (a typo like 8..80000000 must not hang)."""
 
@@ -26,18 +26,29 @@ MAX_POINTS = 200_000
 def _range(text: str, spec: str, per_node: int) -> list[float]:
     m = _RANGE.match(text)
     if not m:
-        raise AnswerError(f"--gpus: cannot read {spec!r}; write a count (256), a range (8..1024) or a list of them (64,128,256)")
-    lo, hi = int(m.group(1)), int(m.group(2))
+        raise AnswerError(_("--gpus: cannot read {spec}; write a count (256), a range (8..1024) or a list of them (64,128,256)", spec=repr(spec)))
+    lo, hi = _count(m.group(1), spec), _count(m.group(2), spec)
     if lo < 1 or hi < lo:
-        raise AnswerError(f"--gpus: {text!r} must run from a positive count up to a larger one")
+        raise AnswerError(_("--gpus: {range} must run from a positive count up to a larger one", range=repr(text)))
     small = [c for c in (1, 2, 4, 8, 16, 32, 64) if lo <= c < per_node and c <= hi]
     first = max(per_node, -(-lo // per_node) * per_node)
     if (hi - first) // per_node + 1 + len(small) > MAX_POINTS:
-        raise AnswerError(f"--gpus: {text!r} is more than {MAX_POINTS:,} GPU counts; narrow the range")
+        raise AnswerError(_("--gpus: {range} is more than {most} GPU counts; narrow the range", range=repr(text), most=count(MAX_POINTS)))
     nodes = list(range(first, hi + 1, per_node)) if hi >= first else []
     if not small and not nodes:
-        raise AnswerError(f"--gpus: {text!r} holds no count that fits whole {per_node}-GPU nodes")
+        raise AnswerError(_("--gpus: {range} holds no count that fits whole {n}-GPU nodes", range=repr(text), n=per_node))
     return [float(c) for c in small + nodes]
+
+
+def _count(item: str, spec: str) -> int:
+    """One GPU count of --gpus, read as every count is (units.parse_count: 256, 1k); a sign or fraction is refused."""
+    try:
+        c = parse_count(item)
+    except ValueError:
+        raise AnswerError(_("--gpus: cannot read {spec}; write a count (256), a range (8..1024) or a list of them (64,128,256)", spec=repr(spec))) from None
+    if c < 1:
+        raise AnswerError(_("--gpus: {item} is not a positive GPU count", item=repr(item)))
+    return c
 
 
 def parse_gpu_range(text: str, per_node: int) -> np.ndarray:
@@ -46,18 +57,16 @@ def parse_gpu_range(text: str, per_node: int) -> np.ndarray:
     counts: set[float] = set()
     for part in text.split(","):
         item = part.strip()
-        if _COUNT.match(item):
-            c = int(item)
-            if c < 1:
-                raise AnswerError(f"--gpus: {item!r} is not a positive GPU count")
+        if ".." not in item:
+            c = _count(item, text)
             if c > per_node and c % per_node:
                 lower, upper = c - c % per_node, c + per_node - c % per_node
-                raise AnswerError(f"--gpus: {c} is not whole {per_node}-GPU nodes; use {lower} or {upper}")
+                raise AnswerError(_("--gpus: {count} is not whole {n}-GPU nodes; use {lower} or {upper}", count=c, n=per_node, lower=lower, upper=upper))
             counts.add(float(c))
         else:
             counts.update(_range(item.replace(" ", ""), text, per_node))
         if len(counts) > MAX_POINTS:
-            raise AnswerError(f"--gpus: {text!r} is more than {MAX_POINTS:,} GPU counts; narrow the range")
+            raise AnswerError(_("--gpus: {range} is more than {most} GPU counts; narrow the range", range=repr(text), most=count(MAX_POINTS)))
     return np.array(sorted(counts), dtype=float)
 
 
@@ -165,11 +174,6 @@ def _rows(sw: Sweep, rows: int) -> np.ndarray:
     return np.array(sorted(set(keep) | set(spread)), dtype=int)
 
 
-def _days(hours: float) -> str:
-    d = hours / 24.0
-    return f"{d:,.2f}" if d < 10 else f"{d:,.1f}"
-
-
 def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False) -> str:
     """One row per GPU count (``rows`` of them, today's count among them): the cheapest strategy that meets everything,
     else the fastest that runs with what it misses, its time in days and its cost; a point slower than the row above
@@ -195,11 +199,11 @@ def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False) -> str:
             s = min(feasible)[2]
         elif running:
             s = min(running)[2]
-            notes.append(_("misses the {days}-day deadline", days=f"{deadline:g}") if deadline is not None else "")
+            notes.append(_("misses the {days}-day deadline", days=format_number(deadline)) if deadline is not None else "")
         else:
             fitting = [t for t in STRATEGIES if sw.fits[t][i]]
             why = _("the global batch has too few sequences for this many data-parallel ranks") if fitting else _("none fits in memory")
-            out.append(f"| {g:,.0f} | {why} | | | {', '.join(notes)} |" if markdown else f"{g:>7,.0f}  {why}  {', '.join(notes)}".rstrip())
+            out.append(f"| {count(g)} | {why} | | | {', '.join(notes)} |" if markdown else f"{pad(count(g), 7, right=True)}  {why}  {', '.join(notes)}".rstrip())
             prev = None
             continue
         h, c = float(sw.hours[s][i]), float(sw.cost[s][i])
@@ -209,14 +213,14 @@ def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False) -> str:
         prev = (h, s, i)
         note = ", ".join(n for n in notes if n)
         if markdown:
-            out.append(f"| {g:,.0f} | `{s}` | {_days(h)} | {c:,.0f} {cur} | {note} |")
+            out.append(f"| {count(g)} | `{s}` | {days(h)} | {money(c, cur)} | {note} |")
         else:
-            out.append(f"{g:>7,.0f}  {s:<24} {_days(h):>11} {c:>12,.0f} {cur}  {note}".rstrip())
+            out.append(f"{pad(count(g), 7, right=True)}  {s:<24} {days(h):>11} {pad(money(c, cur), 16, right=True)}  {note}".rstrip())
     for first, label, p in ((True, _("Cheapest feasible"), sw.cheapest), (False, _("Fastest feasible"), sw.fastest)):
         if p:
             i = int(np.searchsorted(sw.gpus, p[1]))
-            line = _("{label}: {strategy} on {gpus} GPUs, {days} days, {cost}", label=label, strategy=p[0], gpus=f"{p[1]:,.0f}",
-                     days=_days(float(sw.hours[p[0]][i])), cost=f"{sw.cost[p[0]][i]:,.0f} {cur}")
+            line = _("{label}: {strategy} on {gpus} GPUs, {days} days, {cost}", label=label, strategy=p[0], gpus=count(p[1]),
+                     days=days(float(sw.hours[p[0]][i])), cost=money(float(sw.cost[p[0]][i]), cur))
         else:
             line = (_("{label}: nothing in this range meets the deadline", label=label) if deadline
                     else _("{label}: nothing in this range fits", label=label))
@@ -227,7 +231,7 @@ def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False) -> str:
 def _why_slower(sw: Sweep, s: str, i: int, prev: tuple[float, str, int]) -> str:
     """Why this point takes longer than the row above with more GPUs."""
     _hours, ps, pi = prev
-    g0 = f"{sw.gpus[pi]:,.0f}"
+    g0 = count(sw.gpus[pi])
     if ps != s:
         return _("slower than {gpus} GPUs: {here} is the cheapest that meets everything here, {there} there", gpus=g0, here=s, there=ps)
     if sw.layout[s][i] != sw.layout[s][pi]:
@@ -235,5 +239,5 @@ def _why_slower(sw: Sweep, s: str, i: int, prev: tuple[float, str, int]) -> str:
                  before=sw.layout[s][pi], after=sw.layout[s][i])
     if sw.per_rank[s][i] >= sw.per_rank[s][pi]:
         return _("slower than {gpus} GPUs: the batch no longer divides evenly, so each rank still runs {n} sequences a step while "
-                 "communication grows", gpus=g0, n=f"{sw.per_rank[s][i]:,.0f}")
+                 "communication grows", gpus=g0, n=count(sw.per_rank[s][i]))
     return _("slower than {gpus} GPUs: communication grows faster than compute shrinks (seed:K6)", gpus=g0)
