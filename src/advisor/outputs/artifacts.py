@@ -22,6 +22,7 @@ import yaml
 from advisor.decision.advice import Advice
 from advisor.decision.deployment import Deployment, layout_lines
 from advisor.base.errors import OutputError
+from advisor.knowledge.strategies import spec
 from advisor.outputs.io import check_writable, shown, write_atomic
 
 if TYPE_CHECKING:
@@ -37,6 +38,9 @@ class Artifact:
 
 def deepspeed_config(d: Deployment) -> dict:
     zero: dict = {"stage": d.zero_stage, "overlap_comm": True, "contiguous_gradients": True}
+    if spec(d.strategy).zeropp:
+        # ZeRO++ (DeepSpeed ZeRO++ tutorial): qwZ, hpZ over the GPUs of one node, qgZ.
+        zero.update(zero_quantized_weights=True, zero_hpz_partition_size=d.gpus_per_node, zero_quantized_gradients=True)
     if d.offload:
         zero["offload_optimizer"] = {"device": "cpu", "pin_memory": True}
         zero["offload_param"] = {"device": "cpu", "pin_memory": True}
@@ -71,7 +75,8 @@ def accelerate_fsdp_config(d: Deployment) -> dict:
         "rdzv_backend": "c10d",
         "same_network": True,
         "fsdp_config": {
-            "fsdp_sharding_strategy": "FULL_SHARD",
+            # HSDP: shard inside each node, replicate across nodes (accelerate FSDP plugin's HYBRID_SHARD).
+            "fsdp_sharding_strategy": "HYBRID_SHARD" if spec(d.strategy).states == "hsdp" else "FULL_SHARD",
             "fsdp_auto_wrap_policy": "TRANSFORMER_BASED_WRAP",
             "fsdp_backward_prefetch": "BACKWARD_PRE",
             "fsdp_state_dict_type": "SHARDED_STATE_DICT",
@@ -144,6 +149,8 @@ def launch_command(d: Deployment) -> str:
     if d.strategy == "fsdp" and d.expert_parallel > 1:
         return (f"{run} train.py  # FSDP over all {d.gpus} GPUs with expert parallelism {d.expert_parallel}: "
                 f"{d.experts // d.expert_parallel if d.experts else 0} of {d.experts} experts per GPU (e.g. torchtitan --parallelism.expert_parallel_degree {d.expert_parallel})")
+    if d.strategy == "fsdp-hybrid":
+        return f"{run} train.py  # wrap the model in FullyShardedDataParallel with ShardingStrategy.HYBRID_SHARD (shard in a node, replicate across)"
     return f"{run} train.py  # {'wrap the model in FullyShardedDataParallel' if d.strategy == 'fsdp' else 'wrap the model in DistributedDataParallel'}"
 
 
@@ -193,8 +200,9 @@ def artifacts_for(report: Report, extra: list[Artifact] | None = None) -> list[A
     if d.launcher == "deepspeed":
         out.append(Artifact("ds_config.json", f"DeepSpeed config: ZeRO stage, precision, batch layout for {d.strategy}",
                             json.dumps(deepspeed_config(d), indent=2) + "\n"))
-    if d.strategy == "fsdp" and "accelerate_finetune.yaml" not in by_name:
-        out.append(Artifact("accelerate_fsdp.yaml", "Accelerate config for FSDP FULL_SHARD (accelerate launch --config_file ...)",
+    if spec(d.strategy).states in ("fsdp", "hsdp") and "accelerate_finetune.yaml" not in by_name:
+        sharding = "HYBRID_SHARD" if spec(d.strategy).states == "hsdp" else "FULL_SHARD"
+        out.append(Artifact("accelerate_fsdp.yaml", f"Accelerate config for FSDP {sharding} (accelerate launch --config_file ...)",
                             yaml.safe_dump(accelerate_fsdp_config(d), sort_keys=False)))
     launch = launch_command(d)
     out.append(Artifact("launch.sh", "the launch command (horovodrun for Horovod, torchrun otherwise)",

@@ -101,9 +101,9 @@ def accelerate_finetune_config(advice: Advice) -> dict[str, Any] | None:
         "rdzv_backend": "c10d",
         "same_network": True,
     }
-    if sp.states == "fsdp":
+    if sp.states in ("fsdp", "hsdp"):
         return {**base, "distributed_type": "FSDP", "fsdp_config": {
-            "fsdp_sharding_strategy": "FULL_SHARD",
+            "fsdp_sharding_strategy": "HYBRID_SHARD" if sp.states == "hsdp" else "FULL_SHARD",
             "fsdp_auto_wrap_policy": "TRANSFORMER_BASED_WRAP",
             "fsdp_backward_prefetch": "BACKWARD_PRE",
             "fsdp_state_dict_type": "SHARDED_STATE_DICT",
