@@ -272,7 +272,10 @@ def test_an_option_within_the_tie_is_not_called_the_cheapest_beside_another_choi
     from advisor.outputs.render import decision_notes
 
     data = yaml.safe_load((EXAMPLES / "customer-service-finetune.yaml").read_text(encoding="utf-8"))
+    # On A10s ZeRO++ now meets the deadline on today's 8 GPUs outright (issue 24); on A100s FSDP on 8 and ZeRO-1 on 16
+    # tie within 5%, which is the case this test is about.
     data["training"]["deadline_days"] = 1
+    data["cluster"]["gpu"] = "a100-80gb"
     advice = advise(answers_from_mapping(data), rules)
     cm, chosen = advice.plan.cheapest_meeting_deadline, advice.plan.chosen
     assert cm is not None and cm.gpus != chosen.gpus and cm.cost >= chosen.cost * 0.95

@@ -63,8 +63,8 @@ def model_state_bytes(strategy: str, w: Workload, gpus: np.ndarray, tp: np.ndarr
         base = _deepspeed(strategy, w, n, gpus_per_node)[1] - (2.0 * held if spec(strategy).expert_parallel else 0.0)
         if spec(strategy).zeropp:
             # hpZ keeps a secondary bf16 copy of the weights partitioned over the node's GPUs (ZeRO++, arXiv:2306.10209
-            # Sec 3.2: memory traded for cross-node backward all-gathers; zero_hpz_partition_size = GPUs per node).
-            base = base + 2.0 * P / np.minimum(n, gpus_per_node)
+            # Sec 3.2: memory traded for cross-node backward all-gathers; zero_hpz_partition_size = GPUs per node), on more than one node.
+            base = base + np.where(n > gpus_per_node, 2.0 * P / np.minimum(n, gpus_per_node), 0.0)
         return base
     if states == "megatron":
         dp = n / (tp * pp)

@@ -36,11 +36,20 @@ class Artifact:
     text: str
 
 
+def zeropp_switches(gpus_per_node: int, nodes: int, peft: bool = False) -> dict:
+    """ZeRO++'s keys under zero_optimization (DeepSpeed ZeRO++ tutorial): qwZ and qgZ, and hpZ's secondary partition over
+    one node's GPUs where the job spans nodes (partition size 1, DeepSpeed's default, turns hpZ off). A LoRA/QLoRA base
+    is frozen: Mixed Precision ZeRO++ keeps it quantised (zero_quantized_nontrainable_weights, DeepSpeed MixZ++ tutorial)."""
+    keys: dict = {"zero_quantized_nontrainable_weights" if peft else "zero_quantized_weights": True, "zero_quantized_gradients": True}
+    if nodes > 1:
+        keys["zero_hpz_partition_size"] = gpus_per_node
+    return keys
+
+
 def deepspeed_config(d: Deployment) -> dict:
     zero: dict = {"stage": d.zero_stage, "overlap_comm": True, "contiguous_gradients": True}
     if spec(d.strategy).zeropp:
-        # ZeRO++ (DeepSpeed ZeRO++ tutorial): qwZ, hpZ over the GPUs of one node, qgZ.
-        zero.update(zero_quantized_weights=True, zero_hpz_partition_size=d.gpus_per_node, zero_quantized_gradients=True)
+        zero.update(zeropp_switches(d.gpus_per_node, d.nodes))
     if d.offload:
         zero["offload_optimizer"] = {"device": "cpu", "pin_memory": True}
         zero["offload_param"] = {"device": "cpu", "pin_memory": True}

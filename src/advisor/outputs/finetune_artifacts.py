@@ -64,6 +64,10 @@ def deepspeed_finetune_config(advice: Advice) -> dict[str, Any] | None:
     zero: dict[str, Any] = {"stage": sp.deepspeed_stage, "overlap_comm": True, "contiguous_gradients": True}
     if sp.deepspeed_stage == 3:
         zero["stage3_gather_16bit_weights_on_model_save"] = True
+    if sp.zeropp:
+        from advisor.outputs.artifacts import zeropp_switches
+
+        zero.update(zeropp_switches(d.gpus_per_node, d.nodes, peft=_method(advice) in PEFT_METHODS))
     if sp.offload:
         zero["offload_optimizer"] = {"device": "cpu", "pin_memory": True}
         zero["offload_param"] = {"device": "cpu", "pin_memory": True}
