@@ -131,11 +131,12 @@ def test_a_fixed_job_on_more_gpus_over_a_slow_network_loses_efficiency(network):
 
 def test_the_advice_says_when_fewer_gpus_would_be_cheaper_and_what_time_it_costs(rules):
     """Issue 10: a "cheaper" claim states the time it costs. Over 25 Gbit/s the 256 GPUs wait on the network: fewer
-    finish about as fast for less, so the plan takes fewer; cheaper still, and slower, is said with its time."""
+    finish about as fast for less; cheaper still, and slower, is said with its time. Since issue 24 ZeRO++ compresses the
+    traffic enough to keep all 256 GPUs busy (2.6x cheaper than today's DDP), and fewer GPUs stay the cheaper, slower option."""
     a = _answers(model={"params": "1.3B"}, cluster={"gpu": "a10", "gpus": 256, "inter_node_gbps": 25})
     advice = advise(a, rules)
     cheaper = advice.to_dict()["plan"]["cheaper_slower"]
-    assert advice.gpus < 256 and advice.plan.chosen.hours <= 1.05 * advice.plan.today.hours
+    assert advice.plan.chosen.hours <= 1.05 * advice.plan.today.hours and advice.plan.chosen.cost < advice.plan.today.cost
     assert cheaper is not None and cheaper["gpus"] < 256 and cheaper["cost"] <= 0.9 * advice.to_dict()["estimate"]["cost"]
     text = to_text(advice)
     line = next(ln for ln in text.splitlines() if "Cheaper but slower" in ln)

@@ -426,11 +426,12 @@ def _section(lines: list[str], title: str, items: list[str]) -> None:
 
 
 def option_rows(d: Report) -> list[Alternative]:
-    """Every strategy's estimate in catalogue order, the recommendation's included (with no why-not)."""
+    """Every strategy's estimate in catalogue order, the recommendation's included (with no why-not); a report saved
+    before a strategy joined the catalogue lists the ones it has."""
     rec = d.recommendation
     chosen = Alternative(strategy=rec.strategy, framework=rec.framework, score=rec.score, why_not=[], **d.estimate.model_dump())
     by_strategy: dict[str, Alternative] = {rec.strategy: chosen, **{alt.strategy: alt for alt in d.alternatives}}
-    return [by_strategy[s] for s in STRATEGIES]
+    return [by_strategy[s] for s in STRATEGIES if s in by_strategy]
 
 
 # ------------------------------------------------------------------------------ markdown memo
