@@ -74,4 +74,5 @@ from .model import (  # noqa: F401
     cost,
     estimate_all,
     estimate_strategy,
+    hours_before_calibration,
 )

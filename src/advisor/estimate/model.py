@@ -369,6 +369,18 @@ def _refit(answers: Answers, w: Workload, hw: Hardware) -> dict[str, Any]:
             "tokens_per_sec_after": batch / modelled}
 
 
+def hours_before_calibration(ctx: dict[str, Any], strategy: str, gpus: int) -> float | None:
+    """Mid-band wall-clock hours of ``strategy`` on ``gpus`` with the efficiency as it was before the refit to
+    training.measured (None without a measurement): the memo's 'before' beside the calibrated plan."""
+    if not ctx.get("measured"):
+        return None
+    hw = replace(ctx["hardware"], efficiency_scale=1.0)
+    here = np.asarray([float(gpus)])
+    twin = spec(strategy).resident_twin
+    like = estimate_strategy(twin, ctx["workload"], hw, here, ctx["tokens"]) if twin else None
+    return float(estimate_strategy(strategy, ctx["workload"], hw, here, ctx["tokens"], like).hours["mid"][0])
+
+
 TOKENS_DURATION_TOLERANCE = 1.5
 """Given tokens and a known duration that imply each other within 1.5x agree (the MFU band itself spans about that)."""
 
