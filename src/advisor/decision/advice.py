@@ -448,13 +448,13 @@ def assumptions(ev: Evaluation) -> list[str]:
                      "cost here uses it.", strategy=measured["strategy"], gpus=measured["gpus"],
                      measured=f"{measured['tokens_per_sec_measured']:,.0f}", before=f"{measured['tokens_per_sec_before']:,.0f}",
                      scale=f"{measured['efficiency_scale']:.2f}", after=f"{measured['tokens_per_sec_after']:,.0f}"))
-        plan_s, plan_n = ev.facts.get("chosen_strategy"), ev.facts.get("chosen_gpus")
-        before_h = hours_before_calibration(ev.context, str(plan_s), int(plan_n)) if plan_s and plan_n else None
+        plan_s, plan_n = str(ev.facts.get("chosen_strategy") or ""), int(ev.facts.get("chosen_gpus") or 0)
+        before_h = hours_before_calibration(ev.context, plan_s, plan_n) if plan_s and plan_n else None
         if before_h is not None and ev.context["baseline_hours"] is None:
             price, cur = ev.answers.budget.price_per_gpu_hour, ev.answers.budget.currency
             out.append(_("The plan ({strategy} on {gpus} GPUs) before calibration: {before_time} and {before_cost} a run; after: "
-                         "{after_time} and {after_cost}.", strategy=plan_s, gpus=int(plan_n), before_time=hours_text(before_h),
-                         before_cost=money(before_h * price * int(plan_n), cur), after_time=hours_text(float(ev.facts["chosen_hours"])),
+                         "{after_time} and {after_cost}.", strategy=plan_s, gpus=plan_n, before_time=hours_text(before_h),
+                         before_cost=money(before_h * price * plan_n, cur), after_time=hours_text(float(ev.facts["chosen_hours"])),
                          after_cost=money(float(ev.facts["chosen_cost"]), cur)))
     if ev.context["tokens_implied"]:
         out.append(_("Tokens were not given: {tokens}B tokens implied by the known {hours} h run with {strategy} at mid efficiency.",
