@@ -114,8 +114,15 @@ def test_more_gpus_never_miss_a_deadline_fewer_gpus_meet_when_compute_bound():
                  cluster={"gpu": "h100-sxm", "gpus": 512, "inter_node_gbps": 3200})
     counts = np.arange(8, 513, 8, dtype=float)
     e = estimate_all(a, counts)[0]["fsdp"]
-    h = e.hours["mid"] / e.interruption_factor  # restarts do grow with GPUs (Llama 3's rate); the steps must not
-    assert np.all(np.diff(h) <= 1e-4 * h[:-1]), counts[1:][np.diff(h) > 1e-4 * h[:-1]]
+    h = e.hours["mid"] / e.wallclock_factor  # time off training (restarts at Llama 3's rate past 16K GPUs); the steps must not grow
+    # ... where the batch layout stays: a count whose per-rank share (e.g. 15 sequences at 136 GPUs) only micro-batch 1
+    # divides runs 15 gathers per step, and with issue 24's benchmark-level efficiency that can be communication-bound
+    # (then the ring's (nodes-1)/nodes does show); compute-bound counts must not rise.
+    assert np.sum(e.exposed_comm_s < 0.01 * e.step_s["mid"]) >= len(counts) // 8
+    same = (e.micro_batch[1:] == e.micro_batch[:-1]) & (e.recompute[1:] == e.recompute[:-1])
+    compute_bound = e.exposed_comm_s[1:] < 0.01 * e.step_s["mid"][1:]
+    rise = (np.diff(h) > 1e-4 * h[:-1]) & same & compute_bound
+    assert not np.any(rise), counts[1:][rise]
     assert np.all(e.batch_tokens == 4e6 // 2048 * 2048)
 
 

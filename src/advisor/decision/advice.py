@@ -505,6 +505,7 @@ def estimate_dict(ev: Evaluation, strategy: str) -> dict[str, Any]:
         "batch_source": ev.context["workload"].batch_source,
         "batch_ok": bool(e.batch_ok[0]),
         "interruption_overhead": float(e.interruption_factor[0]) - 1.0,
+        "time_off_training": float(e.wallclock_factor[0]) - 1.0,
         "expected_interruptions": INTERRUPTIONS_PER_GPU_HOUR * gpus * mid,
         "scaling_efficiency": ev.facts[f"scaling_efficiency.{strategy}"],
         "activation_recompute": str(e.recompute[0]),

@@ -39,6 +39,7 @@ from .workload import (  # noqa: F401
     hardware_from,
     infer_shape,
     interruption_overhead,
+    time_off_training,
     nearest_published,
     workload_from,
 )

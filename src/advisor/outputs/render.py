@@ -557,11 +557,11 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None, convers
     add(_("Time comes from compute = (6 × {params} params + 12 × {layers} layers × {hidden} hidden × {seq} seq) FLOPs per token × tokens ÷ "
           "({gpus} GPUs × {peak} TFLOP/s × MFU), plus communication that cannot overlap it (ring all-reduce 2(n−1)/n × S/B over each "
           "link). One step of {tokens} tokens takes {step} s ({compute} s compute, {comm} s of communication before overlap, {exposed} s "
-          "of it exposed), {steps} steps; restarts after interruptions add {restarts}.", params=format_number(w.active_params),
+          "of it exposed), {steps} steps; time off training (restarts, checkpoints, evaluation) adds {restarts}.", params=format_number(w.active_params),
           layers=w.shape.layers, hidden=w.shape.hidden, seq=w.seq_len, gpus=advice.gpus, peak=f"{a.cluster.spec.peak_tflops:g}",
           tokens=f"{e.global_batch_tokens:,.0f}", step=f"{e.step_seconds:.2f}", compute=f"{e.compute_seconds_per_step:.2f}",
           comm=f"{e.communication_seconds_per_step:.2f}", exposed=f"{e.exposed_communication_seconds_per_step:.2f}",
-          steps=f"{e.steps:,.0f}", restarts=_restart_pct(e.interruption_overhead)))
+          steps=f"{e.steps:,.0f}", restarts=_restart_pct(e.time_off_training)))
     add("")
     for note in scale_notes(e, a):
         add(f"- {note}")
