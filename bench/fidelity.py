@@ -7,7 +7,8 @@ run is put to advisor: its shape, sequence, batch, GPU count, network and strate
 1. Full runs with GPU-hours: published vs estimated GPU-hours, the signed error, whether the published
    figure falls in advisor's low-high range; the median absolute error; the runs off by more than 2x.
 2. Throughput benchmarks with an MFU or TFLOP/s figure: published vs modelled MFU at the benchmark's
-   own GPU count (no interruption overhead: a benchmark is minutes long).
+   own GPU count and, where the reference states it, its own TP x CP x PP (no time off training: a benchmark is
+   minutes long).
 
 Nothing is fitted per run: efficiency comes from the model alone (data/efficiency.yaml, estimate.py).
 """
@@ -122,6 +123,9 @@ def full_runs(runs: list[dict[str, Any]], scenarios: dict[str, Any]) -> None:
         print(f"\nmedian |error| {statistics.median(errs):.1%} over {len(rows)} runs (target <= 15%); worst {max(errs):.0%}; "
               f"{sum(r[6] for r in rows)} of {len(rows)} published figures inside the low-high range")
         print(f"off by more than 2x: {', '.join(r[0] for r in off) or 'none'}")
+        steady = [name for name, sc in scenarios["runs"].items() if sc.get("truth") == "throughput"]
+        steady += [name for name, sc in (scenarios.get("extra_runs") or {}).items() if sc.get("truth") == "throughput"]
+        print(f"compared without time off training (GPU-hours derived from steady-state throughput): {', '.join(steady)}")
         for r in rows:
             if abs(r[5]) > 0.2 and r[0].split(" (")[0] in WHY_MISSED:
                 print(f"  {r[0]} ({r[5]:+.0%}): {WHY_MISSED[r[0].split(' (')[0]]}")
