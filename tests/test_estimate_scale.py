@@ -212,3 +212,13 @@ def test_data_parallel_plans_leave_memory_headroom_where_they_can():
     a = _answers(model={"params": "70B"}, training={"tokens": "20B"}, cluster={"gpu": "h100-sxm", "gpus": 32})
     e = estimate_all(a)[0]["fsdp"]
     assert e.fits[0] and e.memory[0] <= 0.9 * 80e9
+
+
+def test_time_off_training_is_llama3s_ten_percent_until_interruptions_pass_it():
+    """Issue 24: a full run loses 10% of its wall-clock to restarts, checkpoints and evaluation at any scale (Llama 3's
+    'higher than 90% effective training time', arXiv:2407.21783 Sec 3.3.4); past 16,384 GPUs interruptions grow it."""
+    from advisor.estimate import interruption_overhead, time_off_training
+
+    small, llama3, bigger = time_off_training(np.array([8.0, 16_384.0, 32_768.0]))
+    assert small == pytest.approx(1 / 0.9) and llama3 == pytest.approx(1 / 0.9, rel=1e-3)
+    assert bigger == pytest.approx(float(interruption_overhead(32_768.0))) and bigger > llama3
