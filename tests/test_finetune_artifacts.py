@@ -91,7 +91,8 @@ def test_lora_settings_parse_with_peft(rules, job):
 
 
 @pytest.mark.parametrize("job, strategy", [("13b-qlora-8x4090", "fsdp"), ("7b-finetune-8xa10", "fsdp"), ("70b-finetune-8xa100", "deepspeed-zero3"),
-                                           ("7b-finetune-8xa10", "deepspeed-zero2"), ("7b-lora-ddp", "ddp")])
+                                           ("7b-finetune-8xa10", "deepspeed-zero2"), ("7b-lora-ddp", "ddp"),
+                                           ("13b-qlora-8x4090", "fsdp-hybrid"), ("70b-finetune-8xa100", "deepspeed-zeropp")])
 def test_accelerate_config_loads_with_accelerates_own_loader(rules, tmp_path, job, strategy):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -107,6 +108,8 @@ def test_accelerate_config_loads_with_accelerates_own_loader(rules, tmp_path, jo
     assert str(loaded.distributed_type).split(".")[-1] == cfg["distributed_type"]
     if strategy == "fsdp":
         assert loaded.fsdp_config["fsdp_use_orig_params"] is (advice.method in ("lora", "qlora"))
+    if strategy == "fsdp-hybrid":  # issue 24: HSDP is FSDP's HYBRID_SHARD
+        assert loaded.fsdp_config["fsdp_sharding_strategy"] == "HYBRID_SHARD"
     bad = tmp_path / "bad.yaml"
     bad.write_text(yaml.safe_dump(dict(cfg, num_procesess=8)))
     with pytest.raises(ValueError):
