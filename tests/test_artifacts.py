@@ -21,6 +21,7 @@ EXPECTED_FILES = {
     "ddp": {"launch.sh", "job.sbatch", "README.md"},
     "horovod": {"launch.sh", "job.sbatch", "README.md"},
     "fsdp": {"accelerate_fsdp.yaml", "launch.sh", "job.sbatch", "README.md"},
+    "fsdp-hybrid": {"accelerate_fsdp.yaml", "launch.sh", "job.sbatch", "README.md"},
     "megatron-3d": {"launch.sh", "job.sbatch", "README.md"},
     **{s: {"ds_config.json", "launch.sh", "job.sbatch", "README.md"} for s in STRATEGIES if s.startswith("deepspeed")},
 }
@@ -104,5 +105,19 @@ def test_accelerate_config_is_yaml_with_fsdp_keys(rules):
 def test_generated_ds_config_validates_against_deepspeeds_own_schema(rules, example, strategy):
     advice = advise(load_answers(EXAMPLES / f"{example}.yaml"), rules)
     advice.strategy = strategy
-    cfg = deepspeed_config(deployment(advice.evaluation, strategy))
-    parsed_by_deepspeed(cfg, advice.estimate_dict(strategy)["data_parallel"])
+    d = deployment(advice.evaluation, strategy)
+    cfg = deepspeed_config(d)
+    parsed = parsed_by_deepspeed(cfg, advice.estimate_dict(strategy)["data_parallel"])
+    if strategy == "deepspeed-zeropp":
+        # Issue 24: ZeRO++'s three switches reach DeepSpeed's own ZeRO config, hpZ over one node's GPUs.
+        z = parsed.zero_config
+        assert z.zero_quantized_weights and z.zero_quantized_gradients
+        assert z.zero_hpz_partition_size == (d.gpus_per_node if d.nodes > 1 else 1)
+
+
+def test_hsdp_writes_hybrid_shard_for_accelerate(rules):
+    """Issue 24: HSDP (fsdp-hybrid) is FSDP's HYBRID_SHARD: shard inside each node, replicate across nodes."""
+    files = {a.name: a.text for a in build_artifacts(_advice_for(rules, "fsdp-hybrid"))}
+    cfg = yaml.safe_load(files["accelerate_fsdp.yaml"])
+    assert cfg["distributed_type"] == "FSDP" and cfg["fsdp_config"]["fsdp_sharding_strategy"] == "HYBRID_SHARD"
+    assert "HYBRID_SHARD" in files["launch.sh"]

@@ -126,16 +126,20 @@ def test_a_fixed_job_on_more_gpus_over_a_slow_network_loses_efficiency(network):
     share = e.communication_share
     gpu_hours = e.hours["mid"] * e.gpus
     assert share[0] <= share[1] < share[2]
-    assert gpu_hours[0] < gpu_hours[1] < gpu_hours[2]
+    # Time off training is a flat 1/0.9 below Llama 3's 16,384 GPUs (issue 24), so where the exposed share does not
+    # grow the GPU-hours do not either.
+    assert gpu_hours[0] <= gpu_hours[1] < gpu_hours[2]
+    assert (gpu_hours[0] < gpu_hours[1]) == (share[0] < share[1])
 
 
 def test_the_advice_says_when_fewer_gpus_would_be_cheaper_and_what_time_it_costs(rules):
     """Issue 10: a "cheaper" claim states the time it costs. Over 25 Gbit/s the 256 GPUs wait on the network: fewer
-    finish about as fast for less, so the plan takes fewer; cheaper still, and slower, is said with its time."""
+    finish about as fast for less; cheaper still, and slower, is said with its time. Since issue 24 ZeRO++ compresses the
+    traffic enough to keep all 256 GPUs busy (2.6x cheaper than today's DDP), and fewer GPUs stay the cheaper, slower option."""
     a = _answers(model={"params": "1.3B"}, cluster={"gpu": "a10", "gpus": 256, "inter_node_gbps": 25})
     advice = advise(a, rules)
     cheaper = advice.to_dict()["plan"]["cheaper_slower"]
-    assert advice.gpus < 256 and advice.plan.chosen.hours <= 1.05 * advice.plan.today.hours
+    assert advice.plan.chosen.hours <= 1.05 * advice.plan.today.hours and advice.plan.chosen.cost < advice.plan.today.cost
     assert cheaper is not None and cheaper["gpus"] < 256 and cheaper["cost"] <= 0.9 * advice.to_dict()["estimate"]["cost"]
     text = to_text(advice)
     line = next(ln for ln in text.splitlines() if "Cheaper but slower" in ln)
@@ -234,17 +238,24 @@ def _fidelity_module():
 @pytest.mark.skipif(not REFERENCE.exists(), reason="../shared/reference/published_runs.yaml is not beside this checkout")
 def test_estimates_stay_calibrated_against_published_runs():
     """Issue 10: median |error| <= 20% with the published shape and with only what a PM knows; only the runs the closing
-    note explains may be off by more than 2x."""
+    note explains may be off by more than 2x. Issue 24: with the published shape the median is within 15%, and the
+    throughput benchmarks' modelled/published median within 0.9-1.1 with at least 30 of 32 rows within 0.75-1.33, none
+    judged not to fit; at the benchmarks' level Llama 3.1 8B (long-context training to 128K) misses by 2.2x."""
     import statistics
 
     import yaml
 
     fid = _fidelity_module()
     reference, scenarios = yaml.safe_load(REFERENCE.read_text()), yaml.safe_load(fid.SCENARIOS.read_text())
-    for pm, explained in ((False, {"Llama 3.2 1B"}), (True, {"Llama 3 8B", "Llama 3.1 8B", "Llama 3.2 1B"})):
+    for pm, explained in ((False, {"Llama 3.1 8B", "Llama 3.2 1B"}), (True, {"Llama 3 8B", "Llama 3.1 8B", "Llama 3.2 1B"})):
         rows, _ = fid.full_run_rows(reference, scenarios, pm)
         names = {r[0] for r in rows}
         assert len(rows) >= 18 and {"BLOOM-176B", "OPT-175B", "GPT-3 175B", "Falcon-40B", "MPT-1.3B", "DeepSeek-V3"} <= names
-        assert statistics.median(abs(r[5]) for r in rows) <= 0.20, ("PM-only" if pm else "full shape")
+        assert statistics.median(abs(r[5]) for r in rows) <= (0.20 if pm else 0.15), ("PM-only" if pm else "full shape")
         off = {r[0] for r in rows if max(r[4] / r[3], r[3] / r[4]) > 2}
         assert off <= explained, ("PM-only" if pm else "full shape", off)
+    bench = fid.benchmark_rows(reference + list(scenarios.get("extra_benchmarks") or []), scenarios.get("benchmark_shapes"))
+    ratios = [r[6] / r[5] for r in bench]
+    assert len(ratios) >= 32 and 0.9 <= statistics.median(ratios) <= 1.1
+    assert sum(0.75 <= x <= 1.33 for x in ratios) >= 30
+    assert all(r[7] for r in bench), [r[0] for r in bench if not r[7]]

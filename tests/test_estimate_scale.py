@@ -114,8 +114,15 @@ def test_more_gpus_never_miss_a_deadline_fewer_gpus_meet_when_compute_bound():
                  cluster={"gpu": "h100-sxm", "gpus": 512, "inter_node_gbps": 3200})
     counts = np.arange(8, 513, 8, dtype=float)
     e = estimate_all(a, counts)[0]["fsdp"]
-    h = e.hours["mid"] / e.interruption_factor  # restarts do grow with GPUs (Llama 3's rate); the steps must not
-    assert np.all(np.diff(h) <= 1e-4 * h[:-1]), counts[1:][np.diff(h) > 1e-4 * h[:-1]]
+    h = e.hours["mid"] / e.wallclock_factor  # time off training (restarts at Llama 3's rate past 16K GPUs); the steps must not grow
+    # ... where the batch layout stays: a count whose per-rank share (e.g. 15 sequences at 136 GPUs) only micro-batch 1
+    # divides runs 15 gathers per step, and with issue 24's benchmark-level efficiency that can be communication-bound
+    # (then the ring's (nodes-1)/nodes does show); compute-bound counts must not rise.
+    assert np.sum(e.exposed_comm_s < 0.01 * e.step_s["mid"]) >= len(counts) // 8
+    same = (e.micro_batch[1:] == e.micro_batch[:-1]) & (e.recompute[1:] == e.recompute[:-1])
+    compute_bound = e.exposed_comm_s[1:] < 0.01 * e.step_s["mid"][1:]
+    rise = (np.diff(h) > 1e-4 * h[:-1]) & same & compute_bound
+    assert not np.any(rise), counts[1:][rise]
     assert np.all(e.batch_tokens == 4e6 // 2048 * 2048)
 
 
@@ -205,3 +212,13 @@ def test_data_parallel_plans_leave_memory_headroom_where_they_can():
     a = _answers(model={"params": "70B"}, training={"tokens": "20B"}, cluster={"gpu": "h100-sxm", "gpus": 32})
     e = estimate_all(a)[0]["fsdp"]
     assert e.fits[0] and e.memory[0] <= 0.9 * 80e9
+
+
+def test_time_off_training_is_llama3s_ten_percent_until_interruptions_pass_it():
+    """Issue 24: a full run loses 10% of its wall-clock to restarts, checkpoints and evaluation at any scale (Llama 3's
+    'higher than 90% effective training time', arXiv:2407.21783 Sec 3.3.4); past 16,384 GPUs interruptions grow it."""
+    from advisor.estimate import interruption_overhead, time_off_training
+
+    small, llama3, bigger = time_off_training(np.array([8.0, 16_384.0, 32_768.0]))
+    assert small == pytest.approx(1 / 0.9) and llama3 == pytest.approx(1 / 0.9, rel=1e-3)
+    assert bigger == pytest.approx(float(interruption_overhead(32_768.0))) and bigger > llama3

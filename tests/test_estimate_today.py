@@ -232,6 +232,14 @@ def test_the_memo_shows_the_estimate_before_and_after_the_measurement(rules):
     memo = to_markdown(advise(a, rules))
     assert "Calibrated to the measured step: fsdp on 8 GPUs ran 60,000 tokens/s where the estimate said" in memo
     assert "now 60,000 tokens/s" in memo
+    # Issue 24 item 5: the plan's time and cost, before and after the refit (the plan's own figures after).
+    advice = advise(a, rules)
+    line = next(ln for ln in memo.splitlines() if "before calibration:" in ln)
+    assert f"The plan ({advice.strategy} on {advice.gpus} GPUs) before calibration:" in line
+    after = line.split("after:")[1]
+    assert f"{advice.plan.chosen.cost:,.0f} USD" in after
+    before_cost = float(line.split("before calibration:")[1].split(" and ")[1].split(" USD")[0].replace(",", ""))
+    assert before_cost != pytest.approx(advice.plan.chosen.cost, rel=0.05)  # the measurement moved the plan's cost
 
 
 def test_a_measurement_needs_exactly_one_figure():

@@ -91,7 +91,8 @@ def test_lora_settings_parse_with_peft(rules, job):
 
 
 @pytest.mark.parametrize("job, strategy", [("13b-qlora-8x4090", "fsdp"), ("7b-finetune-8xa10", "fsdp"), ("70b-finetune-8xa100", "deepspeed-zero3"),
-                                           ("7b-finetune-8xa10", "deepspeed-zero2"), ("7b-lora-ddp", "ddp")])
+                                           ("7b-finetune-8xa10", "deepspeed-zero2"), ("7b-lora-ddp", "ddp"),
+                                           ("13b-qlora-8x4090", "fsdp-hybrid"), ("70b-finetune-8xa100", "deepspeed-zeropp")])
 def test_accelerate_config_loads_with_accelerates_own_loader(rules, tmp_path, job, strategy):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -107,6 +108,8 @@ def test_accelerate_config_loads_with_accelerates_own_loader(rules, tmp_path, jo
     assert str(loaded.distributed_type).split(".")[-1] == cfg["distributed_type"]
     if strategy == "fsdp":
         assert loaded.fsdp_config["fsdp_use_orig_params"] is (advice.method in ("lora", "qlora"))
+    if strategy == "fsdp-hybrid":  # issue 24: HSDP is FSDP's HYBRID_SHARD
+        assert loaded.fsdp_config["fsdp_sharding_strategy"] == "HYBRID_SHARD"
     bad = tmp_path / "bad.yaml"
     bad.write_text(yaml.safe_dump(dict(cfg, num_procesess=8)))
     with pytest.raises(ValueError):
@@ -114,12 +117,19 @@ def test_accelerate_config_loads_with_accelerates_own_loader(rules, tmp_path, jo
 
 
 @pytest.mark.parametrize("job, strategy", [("70b-finetune-8xa100", "deepspeed-zero3"), ("7b-finetune-8xa10", "deepspeed-zero2"),
-                                           ("7b-finetune-8xa10", "deepspeed-zero3-offload"), ("13b-qlora-8x4090", "deepspeed-zero3")])
+                                           ("7b-finetune-8xa10", "deepspeed-zero3-offload"), ("13b-qlora-8x4090", "deepspeed-zero3"),
+                                           ("13b-qlora-8x4090", "deepspeed-zeropp"), ("70b-finetune-8xa100", "deepspeed-zeropp")])
 def test_deepspeed_finetune_config_validates_against_deepspeeds_own_schema(rules, job, strategy):
     advice = _advice(rules, job, strategy)
     cfg = deepspeed_finetune_config(advice)
     assert cfg is not None
-    parsed_by_deepspeed(cfg, advice.estimate_dict(strategy)["data_parallel"])
+    parsed = parsed_by_deepspeed(cfg, advice.estimate_dict(strategy)["data_parallel"])
+    if strategy == "deepspeed-zeropp":
+        # Issue 24: a frozen LoRA/QLoRA base is quantised as Mixed Precision ZeRO++ keeps it; a full fine-tune's weights are
+        # quantised only on the wire (qwZ).
+        z = parsed.zero_config
+        assert z.zero_quantized_gradients
+        assert (z.zero_quantized_nontrainable_weights, z.zero_quantized_weights) == ((True, False) if advice.method in ("lora", "qlora") else (False, True))
 
 
 def test_no_deepspeed_file_where_deepspeed_does_not_run_it(rules):

@@ -25,7 +25,7 @@ def test_every_strategy_carries_consistent_traits():
 def test_derived_tables_follow_the_registry_order():
     assert list(strategies.FRAMEWORKS) == list(strategies.STRATEGIES) == list(strategies.SIMPLICITY)
     assert strategies.SIMPLICITY["ddp"] == 0  # DDP, the standard stable setup (seed:K7), is simplest
-    assert strategies.DEEPSPEED_ESTIMATED == ("deepspeed-zero2", "deepspeed-zero3", "deepspeed-zero3-offload")
+    assert strategies.DEEPSPEED_ESTIMATED == ("deepspeed-zero2", "deepspeed-zero3", "deepspeed-zeropp", "deepspeed-zero3-offload")
 
 
 def test_loading_and_checking_rules_imports_neither_numpy_nor_the_estimate():

@@ -135,7 +135,10 @@ def test_a_point_slower_than_the_one_before_says_why():
     text = sweep_text(sw, 1000)
     rows = _rows(text)
     days = [float(r.split()[2].replace(",", "")) for r in rows]
-    rising = [r for r, prev, cur in zip(rows[1:], days, days[1:], strict=False) if cur > prev * 1.001]
+    # More than one printed digit (0.1 day from 10 days up): a one-digit step can be rounding of a rise under 0.1%, which
+    # the sweep rightly leaves unremarked (ZeRO++ at 272 -> 280 GPUs, 14.4 -> 14.5 days, issue 24).
+    rising = [r for r, prev, cur in zip(rows[1:], days, days[1:], strict=False)
+              if cur > prev * 1.001 and cur - prev > (0.1 if prev >= 10 else 0.01) + 1e-9]
     assert rising, "this range has points slower than the one before"
     assert all("slower than" in r for r in rising), rising
 

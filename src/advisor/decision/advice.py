@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from advisor.inputs.answers import STRATEGIES, Answers
 from advisor.knowledge.catalog import efficiency_data, mfu_band
 from advisor.decision.decide import COST_TIE, Option, Plan, choose, search_counts
-from advisor.estimate import ASSUMPTIONS, GB, INTERRUPTIONS_PER_GPU_HOUR, StrategyEstimate, cost, deepspeed_table
+from advisor.estimate import ASSUMPTIONS, GB, INTERRUPTIONS_PER_GPU_HOUR, StrategyEstimate, cost, deepspeed_table, hours_before_calibration
 from advisor.decision.deployment import deployment
 from advisor.decision import explain
 from advisor.decision.explain import PLAN_SOURCE
@@ -390,6 +390,14 @@ def assumptions(ev: Evaluation) -> list[str]:
                      "cost here uses it.", strategy=measured["strategy"], gpus=measured["gpus"],
                      measured=count(measured['tokens_per_sec_measured']), before=count(measured['tokens_per_sec_before']),
                      scale=f"{measured['efficiency_scale']:.2f}", after=count(measured['tokens_per_sec_after'])))
+        plan_s, plan_n = str(ev.facts.get("chosen_strategy") or ""), int(ev.facts.get("chosen_gpus") or 0)
+        before_h = hours_before_calibration(ev.context, plan_s, plan_n) if plan_s and plan_n else None
+        if before_h is not None and ev.context["baseline_hours"] is None:
+            price, cur = ev.answers.budget.price_per_gpu_hour, ev.answers.budget.currency
+            out.append(_("The plan ({strategy} on {gpus} GPUs) before calibration: {before_time} and {before_cost} a run; after: "
+                         "{after_time} and {after_cost}.", strategy=plan_s, gpus=plan_n, before_time=hours_text(before_h),
+                         before_cost=money(before_h * price * plan_n, cur), after_time=hours_text(float(ev.facts["chosen_hours"])),
+                         after_cost=money(float(ev.facts["chosen_cost"]), cur)))
     if ev.context["tokens_implied"]:
         out.append(_("Tokens were not given: {tokens}B tokens implied by the known {hours} h run with {strategy} at mid efficiency.",
                      tokens=f"{ev.context['tokens'] / 1e9:,.1f}", hours=f"{ev.context['baseline_hours']:g}",
@@ -439,6 +447,7 @@ def estimate_dict(ev: Evaluation, strategy: str) -> dict[str, Any]:
         "batch_source": ev.context["workload"].batch_source,
         "batch_ok": bool(e.batch_ok[0]),
         "interruption_overhead": float(e.interruption_factor[0]) - 1.0,
+        "time_off_training": float(e.wallclock_factor[0]) - 1.0,
         "expected_interruptions": INTERRUPTIONS_PER_GPU_HOUR * gpus * mid,
         "scaling_efficiency": ev.facts[f"scaling_efficiency.{strategy}"],
         "activation_recompute": str(e.recompute[0]),

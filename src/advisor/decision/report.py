@@ -160,6 +160,8 @@ class Estimate(_Part):
     batch_ok: bool
     interruption_overhead: float
     expected_interruptions: float
+    time_off_training: float = 0.0
+    """Share of wall-clock added for all time off training, restarts included (estimate.time_off_training)."""
     scaling_efficiency: float
     activation_recompute: str
     micro_batch_size: int

@@ -39,6 +39,7 @@ from .workload import (  # noqa: F401
     hardware_from,
     infer_shape,
     interruption_overhead,
+    time_off_training,
     nearest_published,
     workload_from,
 )
@@ -74,4 +75,5 @@ from .model import (  # noqa: F401
     cost,
     estimate_all,
     estimate_strategy,
+    hours_before_calibration,
 )

@@ -10,6 +10,15 @@ import numpy as np
 from advisor.knowledge.strategies import spec
 from advisor.estimate.layout import expert_degree
 from advisor.estimate.workload import FP8_ALLGATHER_BYTES
+
+
+QWZ_BYTES = 1.0
+"""Bytes per parameter of ZeRO++'s forward weight all-gather: block-quantised INT8 instead of FP16 (DeepSpeed ZeRO++
+tutorial: 'qwZ ... reduce ZeRO parameter all-gather communication volume by half from FP16 to INT8')."""
+
+QGZ_BYTES = 0.5
+"""Bytes per parameter of ZeRO++'s gradient averaging: INT4 (arXiv:2306.10209 Sec 3.3, qgZ: 0.25M across nodes of
+ZeRO-3's M; with qwZ's 0.5M and hpZ's 0, the 4x cut of the DeepSpeed ZeRO++ tutorial)."""
 from advisor.estimate.workload import CPU_ADAM_BYTES_PER_PARAM, HOST_MEMORY_BW, Hardware, OVERLAP_BACKWARD, Workload
 
 
@@ -100,9 +109,7 @@ def communication_plan(
         plan.append(_group_collective("gradient reduce-scatter", "reduce-scatter", grads, micro, n, local_all, hw, "compute"))
         # Prefetching hides the *next* unit's all-gather behind the current unit's compute; the first unit of each forward
         # and backward has nothing to hide behind (PyTorch FSDP, arXiv:2304.11277 Sec 3.3.2, forward/backward prefetching).
-        first = gather.seconds / max(1, w.shape.layers)
-        plan.append(Collective("first layer's all-gather (nothing to prefetch behind)", "all-gather", gather.payload / max(1, w.shape.layers),
-                               gather.calls, np.zeros_like(n), np.zeros_like(n), first, "none"))
+        plan.append(_first_unit(gather, w, n))
         if sp.offload:
             # ZeRO-Offload's schedule (arXiv:2101.06840 Sec 4.1): gradient shards go to the CPU, Adam runs there, and the
             # updated 16-bit parameters come back before the next forward — on the critical path once per step; with
@@ -118,6 +125,33 @@ def communication_plan(
             plan.append(Collective("CPU Adam step (host memory)", "cpu", zeros, np.ones_like(n), zeros, zeros, cpu_s, "none"))
             fetch = 2.0 * micro * w.weight_bytes / n
             plan.append(Collective("parameter fetch from CPU over PCIe", "pcie", w.weight_bytes / n, 2.0 * micro, zeros, zeros, fetch / hw.host_bw, "compute"))
+    elif sp.gradient_sync == "hybrid-sharded":
+        # HSDP (PyTorch FSDP HYBRID_SHARD, arXiv:2304.11277 Sec 3.2.2): shard inside the node, replicate across nodes. The
+        # per-unit all-gathers and reduce-scatters stay on NVLink/PCIe; across nodes each GPU all-reduces only its
+        # 1/(GPUs per node) gradient shard with its peers in the other nodes — on every micro-batch, as FSDP reduces
+        # (no_sync would keep whole unsharded gradients), behind the backward pass.
+        params16 = w.weight_bytes * moved_params / w.params * (FP8_ALLGATHER_BYTES / 2.0 if w.fp8 else 1.0)
+        nodes = np.ceil(n / local_all)
+        gather = _group_collective("parameter all-gather inside the node (forward and backward)", "all-gather", params16, 2.0 * micro,
+                                   local_all, local_all, hw, "compute")
+        plan.append(gather)
+        plan.append(_group_collective("gradient reduce-scatter inside the node", "reduce-scatter", grads, micro, local_all, local_all, hw, "compute"))
+        plan.append(_group_collective("gradient all-reduce of each shard across nodes", "all-reduce", grads / local_all, micro, nodes, 1.0, hw,
+                                      "backward"))
+        plan.append(_first_unit(gather, w, n))
+    elif sp.gradient_sync == "quantised-sharded":
+        # ZeRO++ (arXiv:2306.10209 Sec 3): ZeRO-3's three collectives of M bytes each become qwZ's int8 forward all-gather
+        # (0.5M), hpZ's backward all-gather from the in-node secondary copy (no network) and qgZ's int4 gradient averaging
+        # (0.25M across nodes): 0.75M instead of 3M, the paper's 4x. All three run per micro-batch behind compute.
+        params16 = w.weight_bytes * moved_params / w.params * np.ones_like(n)  # as stored: 16-bit, or a QLoRA base in NF4
+        gather = _group_collective("int8 parameter all-gather, forward (qwZ)", "all-gather", np.minimum(QWZ_BYTES * moved_params, params16),
+                                   micro, n, local_all, hw, "compute")
+        plan.append(gather)
+        plan.append(_group_collective("parameter all-gather inside the node, backward (hpZ)", "all-gather", params16,
+                                      micro, local_all, local_all, hw, "compute"))
+        plan.append(_group_collective("int4 gradient averaging, all-to-all (qgZ)", "reduce-scatter", QGZ_BYTES * updated, micro, n, local_all, hw,
+                                      "compute"))
+        plan.append(_first_unit(gather, w, n))
     if sp.gradient_sync != "megatron":
         if w.is_moe and sp.expert_parallel:
             plan.append(_expert_all_to_all(w, hw, n, ep, 1.0, 1.0, mb, micro))
@@ -154,6 +188,14 @@ def communication_plan(
     if w.is_moe:
         plan.append(_expert_all_to_all(w, hw, n, ep, tp, pp, mb, micro))
     return plan
+
+
+def _first_unit(gather: Collective, w: Workload, n: np.ndarray) -> Collective:
+    """The first unit's all-gather of each pass: prefetching hides the next unit's gather behind the current unit's
+    compute, and the first has nothing to hide behind (PyTorch FSDP, arXiv:2304.11277 Sec 3.3.2)."""
+    first = gather.seconds / max(1, w.shape.layers)
+    return Collective("first layer's all-gather (nothing to prefetch behind)", "all-gather", gather.payload / max(1, w.shape.layers),
+                      gather.calls, np.zeros_like(n), np.zeros_like(n), first, "none")
 
 
 def _expert_all_to_all(w: Workload, hw: Hardware, n: np.ndarray, ep: np.ndarray, tp: np.ndarray | float, pp: np.ndarray | float,

@@ -48,6 +48,10 @@ def model_state_bytes(strategy: str, w: Workload, gpus: np.ndarray, tp: np.ndarr
         return np.full_like(n, 16.0 * P)
     if states == "fsdp":
         return 16.0 * P / n + 2.0 * 2.0 * ll
+    if states == "hsdp":
+        # HYBRID_SHARD: states sharded over the GPUs of one node and replicated across nodes (PyTorch FSDP,
+        # arXiv:2304.11277 Sec 3.2.2), so they divide by the node's GPUs however many nodes join.
+        return 16.0 * P / np.minimum(n, gpus_per_node) + 2.0 * 2.0 * ll
     # DeepSpeed-MoE (ZeRO-1/2 with expert parallelism): each GPU keeps the dense part and 1/EP of the experts in 16-bit;
     # the partitioned states spread over the data-parallel group (dense) and the expert-data-parallel group of n/EP
     # (experts), which is 1/n of all parameters either way.
@@ -56,7 +60,12 @@ def model_state_bytes(strategy: str, w: Workload, gpus: np.ndarray, tp: np.ndarr
     if states == "zero1":
         return 4.0 * (P - held) + 12.0 * P / n
     if states == "deepspeed-estimator":
-        return _deepspeed(strategy, w, n, gpus_per_node)[1] - (2.0 * held if spec(strategy).expert_parallel else 0.0)
+        base = _deepspeed(strategy, w, n, gpus_per_node)[1] - (2.0 * held if spec(strategy).expert_parallel else 0.0)
+        if spec(strategy).zeropp:
+            # hpZ keeps a secondary bf16 copy of the weights partitioned over the node's GPUs (ZeRO++, arXiv:2306.10209
+            # Sec 3.2: memory traded for cross-node backward all-gathers; zero_hpz_partition_size = GPUs per node), on more than one node.
+            base = base + np.where(n > gpus_per_node, 2.0 * P / np.minimum(n, gpus_per_node), 0.0)
+        return base
     if states == "megatron":
         dp = n / (tp * pp)
         # Megatron's 6 + 12/DP bytes: 16-bit weights and fp32 gradients replicated across data-parallel ranks, the

@@ -26,6 +26,7 @@ from advisor.estimate.workload import (
     Workload,
     hardware_from,
     interruption_overhead,
+    time_off_training,
     workload_from,
 )
 
@@ -66,6 +67,9 @@ class StrategyEstimate:
     batch_tokens: np.ndarray
     """Tokens per optimizer step: the global batch as given, at every GPU count."""
     interruption_factor: np.ndarray
+    """Wall-clock multiplier for restarts after interruptions (Llama 3's rate)."""
+    wallclock_factor: np.ndarray
+    """Wall-clock multiplier for all time off training, restarts included (workload.time_off_training): in ``hours``."""
     collectives: list[Collective]
     gpu_bound_hours: np.ndarray
     """Mid-band hours if data loading kept up: what the GPUs could do (the loader's bound is already in ``hours``)."""
@@ -261,7 +265,7 @@ def estimate_strategy(
     max_mb = np.where(per_sample > 0, np.floor(np.maximum(headroom, 0) / per_sample), 0)
 
     batch_tokens = np.full(n.shape, seqs * w.seq_len)
-    overhead = interruption_overhead(n)
+    overhead = time_off_training(n)
     gpu_bound_hours = ev.step["mid"] * (tokens / batch_tokens) * overhead / 3600.0
     step = ev.step
     if hw.data_tokens_per_sec:
@@ -277,7 +281,7 @@ def estimate_strategy(
         exposed_comm_s=ev.exposed["mid"], bubble_s=ev.compute["mid"] * ev.bubble, step_s=step, hours=hours,
         gpu_bound_hours=gpu_bound_hours,
         accumulation=ev.accumulation, max_micro_batch=max_mb, tp=tp, pp=pp, vpp=vpp, ep=ep, cp=cp, micro_batch=mb,
-        batch_tokens=batch_tokens, interruption_factor=overhead, collectives=ev.plan,
+        batch_tokens=batch_tokens, interruption_factor=interruption_overhead(n), wallclock_factor=overhead, collectives=ev.plan,
     )
 
 
@@ -367,6 +371,18 @@ def _refit(answers: Answers, w: Workload, hw: Hardware) -> dict[str, Any]:
     return {"strategy": strategy, "gpus": int(m.gpus), "efficiency_scale": scale,
             "tokens_per_sec_before": batch / before, "tokens_per_sec_measured": batch / target_step,
             "tokens_per_sec_after": batch / modelled}
+
+
+def hours_before_calibration(ctx: dict[str, Any], strategy: str, gpus: int) -> float | None:
+    """Mid-band wall-clock hours of ``strategy`` on ``gpus`` with the efficiency as it was before the refit to
+    training.measured (None without a measurement): the memo's 'before' beside the calibrated plan."""
+    if not ctx.get("measured"):
+        return None
+    hw = replace(ctx["hardware"], efficiency_scale=1.0)
+    here = np.asarray([float(gpus)])
+    twin = spec(strategy).resident_twin
+    like = estimate_strategy(twin, ctx["workload"], hw, here, ctx["tokens"]) if twin else None
+    return float(estimate_strategy(strategy, ctx["workload"], hw, here, ctx["tokens"], like).hours["mid"][0])
 
 
 TOKENS_DURATION_TOLERANCE = 1.5

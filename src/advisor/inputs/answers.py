@@ -195,7 +195,8 @@ StrictBool = Annotated[bool, BeforeValidator(_strict_bool)]
 # the Literal below must list the same ids (tests/test_strategies.py checks it: pydantic needs them spelled out).
 
 Strategy = Literal[
-    "ddp", "horovod", "fsdp", "deepspeed-zero1", "deepspeed-zero2", "deepspeed-zero3", "deepspeed-zero3-offload", "megatron-3d"
+    "ddp", "horovod", "fsdp", "fsdp-hybrid", "deepspeed-zero1", "deepspeed-zero2", "deepspeed-zero3", "deepspeed-zeropp",
+    "deepspeed-zero3-offload", "megatron-3d"
 ]
 
 

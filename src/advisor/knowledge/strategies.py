@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-StatesModel = Literal["replicated", "fsdp", "zero1", "deepspeed-estimator", "megatron"]
-GradientSync = Literal["all-reduce-per-step", "reduce-scatter-per-micro-batch", "sharded-params", "megatron"]
+StatesModel = Literal["replicated", "fsdp", "hsdp", "zero1", "deepspeed-estimator", "megatron"]
+GradientSync = Literal["all-reduce-per-step", "reduce-scatter-per-micro-batch", "sharded-params", "hybrid-sharded", "quantised-sharded", "megatron"]
 Launcher = Literal["torchrun", "horovodrun", "deepspeed", "megatron"]
 
 
@@ -38,6 +38,10 @@ class StrategySpec:
     """A mixture of experts' experts are split over GPUs (expert parallelism) rather than sharded and gathered whole:
     Megatron's EP, PyTorch-native EP beside FSDP (torchtitan), DeepSpeed-MoE beside ZeRO-1/2 (deepspeed.moe.layer.MoE
     ep_size; DeepSpeed's engine.py refuses MoE with ZeRO stage 3: 'MoE not supported with Stage 3')."""
+    zeropp: bool = False
+    """ZeRO++ on top of ZeRO-3 (arXiv:2306.10209; DeepSpeed zero_quantized_weights, zero_hpz_partition_size,
+    zero_quantized_gradients): int8 forward weight gathers (qwZ), a secondary bf16 copy of the weights partitioned
+    inside the node so backward gathers stay on NVLink (hpZ), int4 gradient averaging by all-to-all (qgZ)."""
     resident_twin: str | None = None
     """An offloading strategy's GPU-resident counterpart: where that fits, the offload takes its micro-batch (the
     offload exists to fit, not to change the batch layout)."""
@@ -53,6 +57,9 @@ REGISTRY: tuple[StrategySpec, ...] = (
     StrategySpec("fsdp", "PyTorch FSDP (FULL_SHARD)", "fsdp",
                  "16 B/param / GPUs + 2 unsharded layers in flight (Ultra-Scale Playbook ZeRO-3/FSDP; llm-analysis prefetch buffers)",
                  "sharded-params", "torchrun", expert_parallel=True),
+    StrategySpec("fsdp-hybrid", "PyTorch FSDP HYBRID_SHARD (HSDP)", "hsdp",
+                 "16 B/param / GPUs per node + 2 unsharded layers in flight: sharded inside the node, replicated across nodes (PyTorch FSDP, arXiv:2304.11277 Sec 3.2.2)",
+                 "hybrid-sharded", "torchrun"),
     StrategySpec("deepspeed-zero1", "DeepSpeed ZeRO stage 1", "zero1",
                  "2P + 2P + 12P/GPUs (Ultra-Scale Playbook ZeRO-1; DeepSpeed ships no ZeRO-1 estimator)",
                  "all-reduce-per-step", "deepspeed", deepspeed_stage=1, expert_parallel=True),
@@ -62,6 +69,9 @@ REGISTRY: tuple[StrategySpec, ...] = (
     StrategySpec("deepspeed-zero3", "DeepSpeed ZeRO stage 3", "deepspeed-estimator",
                  "4 x largest layer + 18P/GPUs (DeepSpeed estimate_zero3_model_states_mem_needs, no offload)",
                  "sharded-params", "deepspeed", deepspeed_stage=3),
+    StrategySpec("deepspeed-zeropp", "DeepSpeed ZeRO++ (ZeRO-3 with qwZ, hpZ, qgZ)", "deepspeed-estimator",
+                 "4 x largest layer + 18P/GPUs (DeepSpeed estimate_zero3_model_states_mem_needs) + 2P/GPUs per node for hpZ's secondary weight partition (arXiv:2306.10209 Sec 3.2)",
+                 "quantised-sharded", "deepspeed", deepspeed_stage=3, zeropp=True),
     StrategySpec("deepspeed-zero3-offload", "DeepSpeed ZeRO-3 with CPU offload (ZeRO-Offload/Infinity)", "deepspeed-estimator",
                  "4 x largest layer on GPU; CPU 18P/nodes x 1.5 (DeepSpeed estimate_zero3, offload_optimizer=cpu, offload_param=cpu, zero_init=1)",
                  "sharded-params", "deepspeed", deepspeed_stage=3, offload=True, resident_twin="deepspeed-zero3"),

@@ -23,6 +23,7 @@ from advisor.decision.advice import Advice
 from advisor.decision.deployment import Deployment, layout_lines
 from advisor.base.errors import OutputError
 from advisor.base.i18n import _
+from advisor.knowledge.strategies import spec
 from advisor.outputs.io import check_writable, shown, write_atomic
 
 if TYPE_CHECKING:
@@ -36,8 +37,20 @@ class Artifact:
     text: str
 
 
+def zeropp_switches(gpus_per_node: int, nodes: int, peft: bool = False) -> dict:
+    """ZeRO++'s keys under zero_optimization (DeepSpeed ZeRO++ tutorial): qwZ and qgZ, and hpZ's secondary partition over
+    one node's GPUs where the job spans nodes (partition size 1, DeepSpeed's default, turns hpZ off). A LoRA/QLoRA base
+    is frozen: Mixed Precision ZeRO++ keeps it quantised (zero_quantized_nontrainable_weights, DeepSpeed MixZ++ tutorial)."""
+    keys: dict = {"zero_quantized_nontrainable_weights" if peft else "zero_quantized_weights": True, "zero_quantized_gradients": True}
+    if nodes > 1:
+        keys["zero_hpz_partition_size"] = gpus_per_node
+    return keys
+
+
 def deepspeed_config(d: Deployment) -> dict:
     zero: dict = {"stage": d.zero_stage, "overlap_comm": True, "contiguous_gradients": True}
+    if spec(d.strategy).zeropp:
+        zero.update(zeropp_switches(d.gpus_per_node, d.nodes))
     if d.offload:
         zero["offload_optimizer"] = {"device": "cpu", "pin_memory": True}
         zero["offload_param"] = {"device": "cpu", "pin_memory": True}
@@ -72,7 +85,8 @@ def accelerate_fsdp_config(d: Deployment) -> dict:
         "rdzv_backend": "c10d",
         "same_network": True,
         "fsdp_config": {
-            "fsdp_sharding_strategy": "FULL_SHARD",
+            # HSDP: shard inside each node, replicate across nodes (accelerate FSDP plugin's HYBRID_SHARD).
+            "fsdp_sharding_strategy": "HYBRID_SHARD" if spec(d.strategy).states == "hsdp" else "FULL_SHARD",
             "fsdp_auto_wrap_policy": "TRANSFORMER_BASED_WRAP",
             "fsdp_backward_prefetch": "BACKWARD_PRE",
             "fsdp_state_dict_type": "SHARDED_STATE_DICT",
@@ -145,6 +159,8 @@ def launch_command(d: Deployment) -> str:
     if d.strategy == "fsdp" and d.expert_parallel > 1:
         return (f"{run} train.py  # FSDP over all {d.gpus} GPUs with expert parallelism {d.expert_parallel}: "
                 f"{d.experts // d.expert_parallel if d.experts else 0} of {d.experts} experts per GPU (e.g. torchtitan --parallelism.expert_parallel_degree {d.expert_parallel})")
+    if d.strategy == "fsdp-hybrid":
+        return f"{run} train.py  # wrap the model in FullyShardedDataParallel with ShardingStrategy.HYBRID_SHARD (shard in a node, replicate across)"
     return f"{run} train.py  # {'wrap the model in FullyShardedDataParallel' if d.strategy == 'fsdp' else 'wrap the model in DistributedDataParallel'}"
 
 
@@ -194,8 +210,9 @@ def artifacts_for(report: Report, extra: list[Artifact] | None = None) -> list[A
     if d.launcher == "deepspeed":
         out.append(Artifact("ds_config.json", f"DeepSpeed config: ZeRO stage, precision, batch layout for {d.strategy}",
                             json.dumps(deepspeed_config(d), indent=2) + "\n"))
-    if d.strategy == "fsdp" and "accelerate_finetune.yaml" not in by_name:
-        out.append(Artifact("accelerate_fsdp.yaml", "Accelerate config for FSDP FULL_SHARD (accelerate launch --config_file ...)",
+    if spec(d.strategy).states in ("fsdp", "hsdp") and "accelerate_finetune.yaml" not in by_name:
+        sharding = "HYBRID_SHARD" if spec(d.strategy).states == "hsdp" else "FULL_SHARD"
+        out.append(Artifact("accelerate_fsdp.yaml", f"Accelerate config for FSDP {sharding} (accelerate launch --config_file ...)",
                             yaml.safe_dump(accelerate_fsdp_config(d), sort_keys=False)))
     launch = launch_command(d)
     out.append(Artifact("launch.sh", "the launch command (horovodrun for Horovod, torchrun otherwise)",

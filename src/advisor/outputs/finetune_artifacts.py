@@ -64,6 +64,10 @@ def deepspeed_finetune_config(advice: Advice) -> dict[str, Any] | None:
     zero: dict[str, Any] = {"stage": sp.deepspeed_stage, "overlap_comm": True, "contiguous_gradients": True}
     if sp.deepspeed_stage == 3:
         zero["stage3_gather_16bit_weights_on_model_save"] = True
+    if sp.zeropp:
+        from advisor.outputs.artifacts import zeropp_switches
+
+        zero.update(zeropp_switches(d.gpus_per_node, d.nodes, peft=_method(advice) in PEFT_METHODS))
     if sp.offload:
         zero["offload_optimizer"] = {"device": "cpu", "pin_memory": True}
         zero["offload_param"] = {"device": "cpu", "pin_memory": True}
@@ -101,9 +105,9 @@ def accelerate_finetune_config(advice: Advice) -> dict[str, Any] | None:
         "rdzv_backend": "c10d",
         "same_network": True,
     }
-    if sp.states == "fsdp":
+    if sp.states in ("fsdp", "hsdp"):
         return {**base, "distributed_type": "FSDP", "fsdp_config": {
-            "fsdp_sharding_strategy": "FULL_SHARD",
+            "fsdp_sharding_strategy": "HYBRID_SHARD" if sp.states == "hsdp" else "FULL_SHARD",
             "fsdp_auto_wrap_policy": "TRANSFORMER_BASED_WRAP",
             "fsdp_backward_prefetch": "BACKWARD_PRE",
             "fsdp_state_dict_type": "SHARDED_STATE_DICT",

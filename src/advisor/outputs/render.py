@@ -381,11 +381,12 @@ def _section(lines: list[str], title: str, items: list[str]) -> None:
 
 
 def option_rows(d: Report) -> list[Alternative]:
-    """Every strategy's estimate in catalogue order, the recommendation's included (with no why-not)."""
+    """Every strategy's estimate in catalogue order, the recommendation's included (with no why-not); a report saved
+    before a strategy joined the catalogue lists the ones it has."""
     rec = d.recommendation
     chosen = Alternative(strategy=rec.strategy, framework=rec.framework, score=rec.score, why_not=[], **d.estimate.model_dump())
     by_strategy: dict[str, Alternative] = {rec.strategy: chosen, **{alt.strategy: alt for alt in d.alternatives}}
-    return [by_strategy[s] for s in STRATEGIES]
+    return [by_strategy[s] for s in STRATEGIES if s in by_strategy]
 
 
 # ------------------------------------------------------------------------------ markdown memo
@@ -546,11 +547,11 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
     add(_("Time comes from compute = (6 × {params} params + 12 × {layers} layers × {hidden} hidden × {seq} seq) FLOPs per token × tokens ÷ "
           "({gpus} GPUs × {peak} TFLOP/s × MFU), plus communication that cannot overlap it (ring all-reduce 2(n−1)/n × S/B over each "
           "link). One step of {tokens} tokens takes {step} s ({compute} s compute, {comm} s of communication before overlap, {exposed} s "
-          "of it exposed), {steps} steps; restarts after interruptions add {restarts}.", params=format_number(d.scale.active_params),
+          "of it exposed), {steps} steps; time off training (restarts, checkpoints, evaluation) adds {restarts}.", params=format_number(d.scale.active_params),
           layers=d.shape.layers, hidden=d.shape.hidden_size, seq=a.model.seq_len, gpus=r.gpus, peak=f"{d.hardware.peak_tflops:g}",
           tokens=count(e.global_batch_tokens), step=f"{e.step_seconds:.2f}", compute=f"{e.compute_seconds_per_step:.2f}",
           comm=f"{e.communication_seconds_per_step:.2f}", exposed=f"{e.exposed_communication_seconds_per_step:.2f}",
-          steps=count(e.steps), restarts=_restart_pct(e.interruption_overhead)))
+          steps=count(e.steps), restarts=_restart_pct(e.time_off_training)))
     add("")
     for scale in scale_notes(e, a):
         add(f"- {scale}")
