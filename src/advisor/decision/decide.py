@@ -53,6 +53,10 @@ class Option:
     meets_deadline: bool | None
     within_budget: bool
     within_monthly: bool
+    gpu: str = ""
+    """The GPU type's catalog id ("custom" for one given inline); empty where one type is searched (issue 22)."""
+    spot: bool = False
+    """Spot / preemptible capacity (its restarts are in ``hours``)."""
 
     @property
     def runnable(self) -> bool:
@@ -80,14 +84,24 @@ class Plan:
     constraints_broken: list[str] = field(default_factory=list)
     what_it_takes: list[Any] = field(default_factory=list)
     """takes.Change: the smallest changes that meet what the plan misses (more GPUs, a later date, a bigger budget)."""
+    greenfield: bool = False
+    """Not training yet (training.current_strategy: none): ``today`` is the plan itself, nothing is switched from."""
+    gpu_types: list[Any] = field(default_factory=list)
+    """candidates.TypeBest: the best option on each GPU type compared (empty where only today's type is searched)."""
 
     @property
     def status_quo(self) -> bool:
-        return self.chosen.strategy == self.today.strategy and self.chosen.gpus == self.today.gpus
+        return (not self.greenfield and self.chosen.strategy == self.today.strategy and self.chosen.gpus == self.today.gpus
+                and self.same_gpu_type)
+
+    @property
+    def same_gpu_type(self) -> bool:
+        """The plan runs on today's GPU type, bought the same way (on demand or spot)."""
+        return self.chosen.gpu == self.today.gpu and self.chosen.spot == self.today.spot
 
     @property
     def keeps_strategy(self) -> bool:
-        return self.chosen.strategy == self.today.strategy
+        return not self.greenfield and self.chosen.strategy == self.today.strategy
 
     def option(self, strategy: str, gpus: int) -> Option | None:
         for o in self.options:
@@ -100,7 +114,7 @@ class Plan:
             if o is None:
                 return None
             return {"strategy": o.strategy, "gpus": o.gpus, "wall_clock_hours": o.hours, "cost": o.cost, "monthly_spend": o.monthly,
-                    "meets_deadline": o.meets_deadline}
+                    "meets_deadline": o.meets_deadline, "gpu": o.gpu, "spot": o.spot}
 
         return {
             "objective": self.objective,
@@ -118,6 +132,8 @@ class Plan:
             "faster_same_cost": opt(self.faster_same_cost),
             "searched_gpu_counts": sorted({o.gpus for o in self.options}),
             "what_it_takes": [c.to_dict() for c in self.what_it_takes],
+            "greenfield": self.greenfield,
+            "gpu_types": [t.to_dict() for t in self.gpu_types],
         }
 
 
@@ -144,7 +160,8 @@ def choose(options: list[Option], a: Answers, runs_per_month: float, default_str
     """The plan, or None when nothing can run (nothing fits, or rules exclude every fitting option)."""
     given = a.cluster.gpus
     current = a.training.current_strategy
-    today = next(o for o in options if o.strategy == current and o.gpus == given)
+    # Not training yet: no option is today's; the plan stands in for it (Plan.greenfield says so).
+    today = next((o for o in options if o.strategy == current and o.gpus == given), None)
     pool = [o for o in options if o.runnable]
     if not pool:
         return None
@@ -218,7 +235,8 @@ def choose(options: list[Option], a: Answers, runs_per_month: float, default_str
                and o.within_monthly and o.hours <= chosen.hours * (1 - FASTER_WORTH_SAYING)]
     faster_same_cost = min(quicker, key=lambda o: (o.hours, o.cost)) if quicker else None
     return Plan(
-        chosen=chosen, today=today, options=options, objective=objective,
+        chosen=chosen, options=options, objective=objective, greenfield=today is None,
+        today=today or next((o for o in options if o.strategy == chosen.strategy and o.gpus == given), chosen),
         deadline_met=None if deadline is None else bool(chosen.meets_deadline),
         beyond_cluster=chosen.gpus > given, cheapest_meeting_deadline=cheapest_meeting, fastest=fastest,
         cheaper_slower=cheaper_slower, runs_per_month=runs_per_month, constraints_broken=broken, faster_same_cost=faster_same_cost,

@@ -26,6 +26,7 @@ from advisor.estimate.workload import (
     Workload,
     hardware_from,
     interruption_overhead,
+    spot_overhead,
     workload_from,
 )
 
@@ -261,7 +262,7 @@ def estimate_strategy(
     max_mb = np.where(per_sample > 0, np.floor(np.maximum(headroom, 0) / per_sample), 0)
 
     batch_tokens = np.full(n.shape, seqs * w.seq_len)
-    overhead = interruption_overhead(n)
+    overhead = interruption_overhead(n) + spot_overhead(n, hw)
     gpu_bound_hours = ev.step["mid"] * (tokens / batch_tokens) * overhead / 3600.0
     step = ev.step
     if hw.data_tokens_per_sec:

@@ -59,6 +59,13 @@ def headline(advice: Advice) -> str:
         names = method_names()
         return _("Fine-tune with {method} instead of a {asked}: {fw} on {gpus} GPUs.", method=names[advice.method],
                  asked=names[advice.asked_method or ""], fw=fw, gpus=p.chosen.gpus)
+    if p.greenfield:
+        return _("Plan: {fw} on {gpus} × {gpu}.", fw=fw, gpus=f"{p.chosen.gpus:,}", gpu=gpu_type_name(advice))
+    if not p.same_gpu_type:
+        if p.keeps_strategy:
+            return _("Move to {gpu}: keep {fw}, on {gpus} GPUs.", gpu=gpu_type_name(advice), fw=fw, gpus=f"{p.chosen.gpus:,}")
+        return _("Move to {gpu} and switch from {old} to {fw}, on {gpus} GPUs.", gpu=gpu_type_name(advice),
+                 old=FRAMEWORKS[a.training.current_strategy], fw=fw, gpus=f"{p.chosen.gpus:,}")
     if p.status_quo:
         return _("No change needed: keep {fw} on {gpus} GPUs.", fw=fw, gpus=p.chosen.gpus)
     if p.keeps_strategy:
@@ -73,6 +80,7 @@ def summary_rows(advice: Advice, d: Report, user_text: Callable[[str], str] = st
     ``user_text`` escapes what the user typed (the memo's markdown escaping)."""
     t, e, a = d.today, d.estimate, advice.answers
     gpu = user_text(a.cluster.spec.name)
+    today_gpu = user_text(advice.today_answers.cluster.spec.name)
     cur = e.currency
     p = advice.plan
     runs = p.runs_per_month
@@ -85,8 +93,8 @@ def summary_rows(advice: Advice, d: Report, user_text: Callable[[str], str] = st
     yes, no = _("yes"), _("no")
     n_runs = round(runs, 1)
     rows = [
-        (_("Framework"), FRAMEWORKS[t.strategy], FRAMEWORKS[d.recommendation.strategy]),
-        (_("GPUs"), f"{t.gpus:,} × {gpu}", f"{advice.gpus:,} × {gpu}"),
+        (_("Framework"), FRAMEWORKS.get(t.strategy, t.strategy), FRAMEWORKS[d.recommendation.strategy]),
+        (_("GPUs"), f"{t.gpus:,} × {today_gpu}", f"{advice.gpus:,} × {gpu}" + (_(" (spot)") if p.chosen.spot else "")),
         (_("Fits in GPU memory"), yes if today_runs else no, yes if e.fits and e.batch_ok else no),
     ]
     if d.method is not None and d.method.asked != "pretrain":
@@ -113,6 +121,8 @@ def summary_rows(advice: Advice, d: Report, user_text: Callable[[str], str] = st
         met, missed = _("met"), _("missed")
         rows.append((_("Deadline {n} days", n=format_number(a.training.deadline_days)), today(met if p.today.meets_deadline else missed),
                      met if p.chosen.meets_deadline else missed))
+    if p.greenfield:  # not training yet: nothing to compare with
+        rows = [(what, _("not training yet") if i == 0 else "—", rec) for i, (what, _today, rec) in enumerate(rows)]
     return rows
 
 
@@ -180,6 +190,7 @@ def decision_notes(advice: Advice) -> list[str]:
             out.append(_("{strategy} on {gpus} GPUs also meets the {days}-day deadline, for {cost} a run ({change}): costs within 5% are a "
                          "tie here, and the smaller change from today wins it.", strategy=cm.strategy, gpus=cm.gpus,
                          days=format_number(dl), cost=money(cm.cost, cur), change=pct_change(cm.cost, p.chosen.cost)))
+    out.extend(gpu_type_notes(advice))
     out.extend(what_it_takes_notes(advice))
     if p.cheaper_slower is not None:
         c = p.cheaper_slower
@@ -207,6 +218,9 @@ def what_it_takes_notes(advice: Advice) -> list[str]:
             out.append(_("What it takes to meet the {days}-day deadline: {gpus} GPUs, {more} more than the {most} searched ({plan}).",
                          days=format_number(a.training.deadline_days or 0), gpus=f"{c.gpus:,}", more=f"{c.gpus - most:,}",
                          most=f"{most:,}", plan=plan))
+        elif c.kind == "other-gpu":
+            name = _type_name(c.gpu, c.spot)
+            out.append(_("Or another GPU type: {gpus} × {gpu} ({plan}).", gpus=f"{c.gpus:,}", gpu=name, plan=plan))
         elif c.kind == "later-date":
             out.append(_("Or move the date: the fastest option within reach needs {days} days ({plan}).", days=f"{c.target:,.1f}", plan=plan))
         elif c.kind == "bigger-budget":
@@ -217,6 +231,65 @@ def what_it_takes_notes(advice: Advice) -> list[str]:
                          limit=money(a.budget.monthly_limit or 0, cur), cost=money(c.target, cur), runs=f"{p.runs_per_month:,.1f}",
                          plan=plan))
     return out
+
+
+def _type_name(gpu: str, spot: bool) -> str:
+    """'NVIDIA H100 SXM 80GB', with '(spot)' for spot capacity."""
+    from advisor.knowledge.catalog import gpu_catalog
+
+    known = gpu_catalog()
+    name = known[gpu].name if gpu in known else gpu
+    return name + (_(" (spot)") if spot else "")
+
+
+def gpu_type_name(advice: Advice) -> str:
+    """The plan's GPU type as the summary names it."""
+    return advice.answers.cluster.spec.name + (_(" (spot)") if advice.plan.chosen.spot else "")
+
+
+def _type_plan(o: Option, cur: str) -> str:
+    return _("{strategy} on {gpus} GPUs, {time}, {cost}", strategy=o.strategy, gpus=f"{o.gpus:,}", time=hours_text(o.hours),
+             cost=money(o.cost, cur))
+
+
+def _lost_text(advice: Advice, t: Any, chosen: Option) -> str:
+    """Why one GPU type lost to the chosen one, in a few words."""
+    if t.lost == "blocked":
+        return _("nothing runs")
+    if t.lost == "deadline":
+        return _("past the {days}-day deadline", days=format_number(advice.answers.training.deadline_days or 0))
+    if t.lost == "budget":
+        return _("over budget")
+    if t.lost == "time":
+        return _("slower")
+    if t.lost == "cost":
+        return pct_change(t.option.cost, chosen.cost)
+    return _("within 5%, and the smaller change wins")
+
+
+def gpu_type_notes(advice: Advice) -> list[str]:
+    """One sentence: why the chosen GPU type beat the others, with the best plan's time and cost on each (issue 22)."""
+    types = advice.plan.gpu_types
+    if len(types) < 2:
+        return []
+    cur = advice.facts["currency"]
+    win = next(t for t in types if t.lost is None)
+    others = "; ".join(_("{name} at {price} ({plan}: {why})", name=_type_name(t.gpu, t.spot), price=format_number(t.price),
+                         plan=_type_plan(t.option, cur), why=_lost_text(advice, t, win.option)) for t in types if t.lost is not None)
+    return [_("GPU type: {name} at {price} {currency}/GPU-hour ({plan}) beats {others}.", name=_type_name(win.gpu, win.spot),
+              price=format_number(win.price), currency=cur, plan=_type_plan(win.option, cur), others=others)]
+
+
+def gpu_type_rows(advice: Advice) -> list[tuple[str, str, str, str, str, str]]:
+    """(GPU type, price per GPU-hour, best plan, time, cost, result) for each GPU type compared; empty with one type."""
+    types = advice.plan.gpu_types
+    if len(types) < 2:
+        return []
+    cur = advice.facts["currency"]
+    win = next(t for t in types if t.lost is None)
+    return [(_type_name(t.gpu, t.spot), format_number(t.price), _("{strategy} on {gpus} GPUs", strategy=t.option.strategy,
+             gpus=f"{t.option.gpus:,}"), hours_text(t.option.hours), money(t.option.cost, cur),
+             _("chosen") if t.lost is None else _lost_text(advice, t, win.option)) for t in types]
 
 
 @dataclass(frozen=True)
@@ -479,6 +552,7 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None, convers
     for note in summary_notes(advice):
         add(f"- {_md_inline(note)}")
     add("")
+    _gpu_type_table(add, advice, cur)
     add(_("The aim is not the most advanced framework but business value at the lowest cost and the steadiest speed (seed:K21)."))
     add("")
     add(_("## Decision"))
@@ -523,6 +597,7 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None, convers
     add("| --- | --- |")
     tokens = f"{d.scale.tokens / 1e9:,.1f}B" + (_(" (implied by the known duration)") if d.scale.tokens_implied else "")
     active = _(", {n}B active", n=format_number(a.model.active_params / 1e9)) if a.model.active_params else ""
+    ta = advice.today_answers
     rows = [
         (_("Model"), _("{n}B parameters", n=format_number(a.model.params / 1e9)) + active),
         (_("Shape"), _("{layers} layers, hidden {hidden}, {heads} heads, seq {seq}", layers=d.shape.layers, hidden=d.shape.hidden_size,
@@ -530,12 +605,13 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None, convers
         (_("Training tokens"), tokens),
         (_("Known run duration"), _("{time} with {strategy}", time=hours_text(d.scale.baseline_hours), strategy=a.training.current_strategy)
          if d.scale.baseline_hours else _("not given")),
-        (_("Cluster today"), _("{gpus} × {gpu}, {per_node} per node, {nodes} node(s)", gpus=a.cluster.gpus, gpu=_md_text(a.cluster.spec.name),
+        (_("Cluster today"), _("{gpus} × {gpu}, {per_node} per node, {nodes} node(s)", gpus=a.cluster.gpus, gpu=_md_text(ta.cluster.spec.name),
                                per_node=a.cluster.gpus_per_node, nodes=a.cluster.nodes)
-         + (_("; up to {n} available", n=a.cluster.max_gpus) if a.cluster.max_gpus else "")),
+         + (_("; up to {n} available", n=ta.cluster.max_gpus) if ta.cluster.max_gpus else "")),
         (_("Links"), _("{link} inside a node, {gbps} Gbit/s per node", link=advice.evaluation.context["hardware"].intra_link,
                        gbps=f"{a.cluster.network_gbps:g}") + ("" if a.cluster.inter_node_gbps else _(" (the GPU's usual fabric)"))),
-        (_("Price"), _("{price} {currency} per GPU-hour", price=format_number(a.budget.price_per_gpu_hour), currency=cur)),
+        (_("Price"), _("{price} {currency} per GPU-hour", price=format_number(ta.budget.price_per_gpu_hour), currency=cur)
+         + ("" if ta is a else _("; the plan's {gpu}: {price}", gpu=_md_text(gpu_type_name(advice)), price=format_number(a.budget.price_per_gpu_hour)))),
         (_("Budget"), (money(a.budget.limit, cur) if a.budget.limit else _("no run limit"))
          + (_("; {amount} a month", amount=money(a.budget.monthly_limit, cur)) if a.budget.monthly_limit else "")),
         (_("Deadline"), _("{n} days", n=format_number(a.training.deadline_days)) if a.training.deadline_days else _("none given")),
@@ -675,6 +751,18 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None, convers
             add(str(turn["answer"]).replace("~~~~", "~ ~ ~ ~").rstrip())
             add("~~~~")
     return "\n".join(out) + "\n"
+
+
+def _gpu_type_table(add, advice: Advice, cur: str) -> None:
+    """The GPU types compared (cluster.candidates): the best plan on each."""
+    rows = gpu_type_rows(advice)
+    if not rows:
+        return
+    add(_("| GPU type | {currency} per GPU-hour | Best plan on it | Time | Cost | Result |", currency=cur))
+    add("| --- | --- | --- | --- | --- | --- |")
+    for row in rows:
+        add("| " + " | ".join(_md(x) for x in row) + " |")
+    add("")
 
 
 def _communication_table(add, e: Estimate) -> None:
