@@ -509,6 +509,7 @@ def estimate_dict(ev: Evaluation, strategy: str) -> dict[str, Any]:
         "batch_ok": bool(e.batch_ok[0]),
         "interruption_overhead": float(e.interruption_factor[0]) - 1.0,
         "expected_interruptions": INTERRUPTIONS_PER_GPU_HOUR * gpus * mid,
+        "expected_spot_reclaims": ev.context["hardware"].spot_reclaims_per_node_hour * -(-gpus // a.cluster.gpus_per_node) * mid,
         "scaling_efficiency": ev.facts[f"scaling_efficiency.{strategy}"],
         "activation_recompute": str(e.recompute[0]),
         "micro_batch_size": int(e.micro_batch[0]),

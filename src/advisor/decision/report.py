@@ -177,6 +177,7 @@ class Estimate(_Part):
     batch_ok: bool
     interruption_overhead: float
     expected_interruptions: float
+    expected_spot_reclaims: float = Field(default=0.0, description="Spot capacity: nodes reclaimed over the run at the given monthly rate.")
     scaling_efficiency: float
     activation_recompute: str
     micro_batch_size: int

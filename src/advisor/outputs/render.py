@@ -276,8 +276,14 @@ def gpu_type_notes(advice: Advice) -> list[str]:
     win = next(t for t in types if t.lost is None)
     others = "; ".join(_("{name} at {price} ({plan}: {why})", name=_type_name(t.gpu, t.spot), price=format_number(t.price),
                          plan=_type_plan(t.option, cur), why=_lost_text(advice, t, win.option)) for t in types if t.lost is not None)
-    return [_("GPU type: {name} at {price} {currency}/GPU-hour ({plan}) beats {others}.", name=_type_name(win.gpu, win.spot),
-              price=format_number(win.price), currency=cur, plan=_type_plan(win.option, cur), others=others)]
+    out = [_("GPU type: {name} at {price} {currency}/GPU-hour ({plan}) beats {others}.", name=_type_name(win.gpu, win.spot),
+             price=format_number(win.price), currency=cur, plan=_type_plan(win.option, cur), others=others)]
+    if advice.plan.chosen.spot:
+        e = advice.estimate_dict(advice.strategy)
+        out.append(_("Spot capacity: about {n} reclaims over the run at {pct}% of instances a month, each a restart from the last "
+                     "checkpoint (priced like a hardware interruption); the wait for replacement capacity is not priced.",
+                     n=f"{e['expected_spot_reclaims']:,.1f}", pct=format_number(advice.answers.cluster.spot_interruptions_pct_per_month or 0)))
+    return out
 
 
 def gpu_type_rows(advice: Advice) -> list[tuple[str, str, str, str, str, str]]:
