@@ -274,7 +274,7 @@ def gpu_type_notes(advice: Advice) -> list[str]:
         return []
     cur = advice.facts["currency"]
     win = next(t for t in types if t.lost is None)
-    others = "; ".join(_("{name} at {price} ({plan}: {why})", name=_type_name(t.gpu, t.spot), price=format_number(t.price),
+    others = _("; ").join(_("{name} at {price} ({plan}: {why})", name=_type_name(t.gpu, t.spot), price=format_number(t.price),
                          plan=_type_plan(t.option, cur), why=_lost_text(advice, t, win.option)) for t in types if t.lost is not None)
     out = [_("GPU type: {name} at {price} {currency}/GPU-hour ({plan}) beats {others}.", name=_type_name(win.gpu, win.spot),
              price=format_number(win.price), currency=cur, plan=_type_plan(win.option, cur), others=others)]
