@@ -98,14 +98,13 @@ def steps() -> tuple[Step, ...]:
              (Field("budget.price_per_gpu_hour", _("Price per GPU-hour"), "text", _("e.g. 2.5"), number="float"),
               Field("budget.currency", _("Currency"), "text", _("e.g. USD")))),
         Step("other_gpu", _("Another GPU type to compare? (optional)"),
-             _("Leave empty to plan on today's GPUs only. Otherwise advisor prices the run on both types and says which wins "
-               "(a cheaper GPU-hour is not a cheaper run when the GPU is slower). A spot price also needs its "
-               "interruption rate: % of instances reclaimed a month, as the provider publishes it."),
+             _("Leave empty to plan on today's GPUs only. A cheaper GPU-hour is not a cheaper run on a slower GPU: advisor "
+               "prices both. A spot price needs its rate: % of instances reclaimed a month, as published."),
              (Field("cluster.candidates.0.gpu", _("Other GPU type"), "text", _("e.g. h100-sxm"), optional=True),
               Field("cluster.candidates.0.price_per_gpu_hour", _("Its price per GPU-hour"), "text", _("e.g. 3.5"), optional=True,
                     number="float"),
               Field("cluster.candidates.0.max_gpus", _("Most of them you could get"), "text", _("e.g. 256"), optional=True, number="int"),
-              Field("cluster.candidates.0.spot_price_per_gpu_hour", _("Spot price per GPU-hour (optional)"), "text", _("e.g. 2.4"),
+              Field("cluster.candidates.0.spot_price_per_gpu_hour", _("Spot price per GPU-hour"), "text", _("e.g. 2.4"),
                     optional=True, number="float"),
               Field("cluster.candidates.0.spot_interruptions_pct_per_month", _("Spot: % reclaimed a month"), "text", _("e.g. 15"),
                     optional=True, number="float"))),
