@@ -197,3 +197,10 @@ def test_the_qa_asks_for_another_gpu_type_after_todays_gpu_and_price():
     assert "candidates" not in draft["cluster"]  # emptied: no candidate left behind
     training = steps()[ids.index("training")]
     assert "none" in [c.value for f in training.fields for c in f.choices if f.path == "training.current_strategy"]
+
+
+def test_a_what_if_names_the_plans_gpu_type_and_starts_from_the_answers_as_given(capsys):
+    """`advisor ask` re-advises from the answers as given (today's A100s and the candidates), not the plan's H100 answers."""
+    assert main(["ask", str(EXAMPLES / "gpu-choice.yaml"), "what if the deadline is 60 days?"]) == 0
+    out = capsys.readouterr().out
+    assert "deadline = 60.0 days (was 21.0 days)" in out and "fsdp on 128 × NVIDIA H100 SXM 80GB (spot)" in out
