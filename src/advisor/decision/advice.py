@@ -187,6 +187,12 @@ class Advice:
         if p.status_quo and t.runnable and not changed:
             out.append(_("Today's setup — {fw} on {gpus} GPUs — is already the answer: nothing searched is more than {tie} cheaper{met}. "
                          "No change needed.", fw=fw, gpus=t.gpus, tie=f"{COST_TIE:.0%}", met=met))
+        elif p.keeps_strategy and t.runnable and not changed and not p.same_gpu_type:
+            out.append(_("Keep {fw}; {gpus} × {gpu} instead of today's {today_gpus} × {today_gpu} take {time} a run instead of "
+                         "{today_time}{met}, for {cost} a run against {today_cost} today ({change}).", fw=fw, gpus=c.gpus,
+                         gpu=a.cluster.spec.name + (_(" (spot)") if c.spot else ""), today_gpus=t.gpus,
+                         today_gpu=self.today_answers.cluster.spec.name, time=hours_text(c.hours), today_time=hours_text(t.hours), met=met,
+                         cost=money(c.cost, cur), today_cost=money(t.cost, cur), change=pct_change(c.cost, t.cost)))
         elif p.keeps_strategy and t.runnable and not changed:
             out.append(_("Keep {fw}; {gpus} GPUs instead of {today_gpus} take {time} a run instead of {today_time}{met}, for {cost} a run "
                          "against {today_cost} today ({change}).", fw=fw, gpus=c.gpus, today_gpus=t.gpus, time=hours_text(c.hours),

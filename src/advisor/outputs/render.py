@@ -565,7 +565,7 @@ def to_markdown(advice: Advice, artifacts: dict[str, str] | None = None, convers
     add("")
     status = _(" **Blocked — resolve the blocking warnings first.**") if r.blocked else ""
     add(_("Use **{framework}** (`{strategy}`) on {gpus} × {gpu}.{status}", framework=r.framework, strategy=r.strategy, gpus=advice.gpus,
-          gpu=_md_text(a.cluster.spec.name), status=status))
+          gpu=_md_text(gpu_type_name(advice)), status=status))
     add("")
     lo, hi = e.range.wall_clock_hours
     clo, chi = e.range.cost
