@@ -177,6 +177,7 @@ def test_the_sweep_has_a_table_per_gpu_type():
     text = sweep_types_text(groups, rows=3)
     assert "NVIDIA A100 SXM 80GB at 1.8 USD/GPU-hour (today's GPU type)" in text and "NVIDIA H100 SXM 80GB (spot) at 2.4" in text
     assert [c["price_per_gpu_hour"] for c in sweep_types_dict(groups)["candidates"]] == [3.5, 2.4]
+    assert "today" in text.split("NVIDIA H100")[0].split("\n", 1)[1] and "today" not in text.split("NVIDIA H100", 1)[1]
     a100, h100 = groups[0][1], groups[1][1]
     assert h100.hours["fsdp"][1] < a100.hours["fsdp"][1]
 

@@ -165,7 +165,7 @@ def sweep_types_text(groups: list[tuple[GpuType, Sweep]], rows: int = 24, markdo
         title = _("{name} at {price} {currency}/GPU-hour", name=name, price=f"{t.price:g}", currency=sw.answers.budget.currency.upper())
         if t.today and not t.spot:
             title += _(" (today's GPU type)")
-        parts.append((f"**{title}**\n\n" if markdown else f"{title}\n") + sweep_text(sw, rows, markdown))
+        parts.append((f"**{title}**\n\n" if markdown else f"{title}\n") + sweep_text(sw, rows, markdown, today_mark=t.today and not t.spot))
     return "\n".join(parts)
 
 
@@ -204,7 +204,7 @@ def _days(hours: float) -> str:
     return f"{d:,.2f}" if d < 10 else f"{d:,.1f}"
 
 
-def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False) -> str:
+def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False, today_mark: bool = True) -> str:
     """One row per GPU count (``rows`` of them, today's count among them): the cheapest strategy that meets everything,
     else the fastest that runs with what it misses, its time in days and its cost; a point slower than the row above
     says why (the batch no longer divides evenly, or the layout changes)."""
@@ -222,7 +222,7 @@ def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False) -> str:
     prev: tuple[float, str, int] | None = None
     for i in idx:
         g = float(sw.gpus[i])
-        notes = [_("today")] if g == today else []
+        notes = [_("today")] if g == today and today_mark else []  # another GPU type: today's count is not today's setup
         feasible = [(float(sw.cost[s][i]), STRATEGIES.index(s), s) for s in STRATEGIES if sw.feasible[s][i]]
         running = [(float(sw.hours[s][i]), STRATEGIES.index(s), s) for s in STRATEGIES if sw.runnable[s][i]]
         if feasible:
