@@ -85,7 +85,8 @@ class Plan:
     what_it_takes: list[Any] = field(default_factory=list)
     """takes.Change: the smallest changes that meet what the plan misses (more GPUs, a later date, a bigger budget)."""
     greenfield: bool = False
-    """Not training yet (training.current_strategy: none): ``today`` is the plan itself, nothing is switched from."""
+    """Not training yet (training.current_strategy: none): nothing is switched from; ``today`` is the plan's strategy on today's
+    GPU count (the plan itself where that does not run), for the figures only."""
     gpu_types: list[Any] = field(default_factory=list)
     """candidates.TypeBest: the best option on each GPU type compared (empty where only today's type is searched)."""
 
