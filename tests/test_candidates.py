@@ -59,6 +59,8 @@ def _with(candidates: list[dict[str, Any]] | None = None, **sections: dict[str, 
      "cluster.candidates[0].price_per_gpu_hour: a100-80gb is today's GPU type, priced at budget.price_per_gpu_hour (1.8)"),
     (_with([{"gpu": "a100-80gb", "price_per_gpu_hour": 1.8, "max_gpus": 96}]),
      "cluster.candidates[0].max_gpus: a100-80gb is today's GPU type, whose most is cluster.max_gpus (128)"),
+    (_with("h100"), "cluster.candidates: expected a list, got the text 'h100'"),  # type: ignore[arg-type]
+    (_with([{**H100, "max_gpu": 64}]), "cluster.candidates[0].max_gpu: unknown key 'max_gpu' in cluster.candidates[0]; did you mean 'max_gpus'?"),
     (_with(training={"current_strategy": "none", "tokens": None, "duration_days": 3}),
      "training: duration_days is a known run of today's framework, but current_strategy is none"),
 ])
@@ -189,7 +191,7 @@ def test_the_qa_asks_for_another_gpu_type_after_todays_gpu_and_price():
     draft = copy.deepcopy(_with([]))
     del draft["cluster"]["candidates"]
     set_value(draft, "cluster.candidates.0.gpu", "h100")
-    assert step_error(draft, step) == "cluster.candidates[0].price_per_gpu_hour: is required"
+    assert step_error(draft, step).startswith("cluster.candidates[0].price_per_gpu_hour: is required (On-demand price")
     set_value(draft, "cluster.candidates.0.price_per_gpu_hour", 3.5)
     set_value(draft, "cluster.candidates.0.max_gpus", 128)
     assert step_error(draft, step) is None and get_value(draft, "cluster.candidates.0.max_gpus") == 128

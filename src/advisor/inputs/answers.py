@@ -747,6 +747,8 @@ def _one(err: dict[str, Any], root: type[BaseModel]) -> str:
         msg = _("{msg} (got {value})", msg=msg, value=repr(err.get("input")))
     elif kind in ("model_type", "model_attributes_type", "dict_type"):
         msg = _("expected a mapping of keys, got {what}", what=_describe(err.get("input")))
+    elif kind in ("tuple_type", "list_type"):
+        msg = _("expected a list, got {what}", what=_describe(err.get("input")))
     elif kind == "string_type":
         msg = _("expected text, got {what}", what=_describe(err.get("input")))
     elif kind == "string_pattern_mismatch":
@@ -769,16 +771,25 @@ def _submodel(model: type[BaseModel], name: str) -> type[BaseModel] | None:
     field = model.model_fields.get(name)
     if field is None:
         return None
-    ann = field.annotation
-    for cand in getattr(ann, "__args__", (ann,)):
-        if isinstance(cand, type) and issubclass(cand, BaseModel):
-            return cand
+    return _model_in(field.annotation)
+
+
+def _model_in(ann: Any) -> type[BaseModel] | None:
+    """The model a field holds: itself, in an optional, or the items of a list (cluster.candidates)."""
+    if isinstance(ann, type) and issubclass(ann, BaseModel):
+        return ann
+    for cand in getattr(ann, "__args__", ()):
+        found = _model_in(cand)
+        if found is not None:
+            return found
     return None
 
 
 def _fields_at(root: type[BaseModel], parent: list[Any]) -> list[str]:
     model: type[BaseModel] | None = root
     for part in parent:
+        if isinstance(part, int):
+            continue  # an entry of a list: the list's item model
         model = _submodel(model, str(part)) if model else None
     return list(model.model_fields) if model else []
 
@@ -786,7 +797,8 @@ def _fields_at(root: type[BaseModel], parent: list[Any]) -> list[str]:
 def _description_at(root: type[BaseModel], loc: list[Any]) -> str:
     model: type[BaseModel] | None = root
     for part in loc[:-1]:
-        model = _submodel(model, str(part)) if model else None
+        if not isinstance(part, int):
+            model = _submodel(model, str(part)) if model else None
     if model and str(loc[-1]) in model.model_fields:
         return model.model_fields[str(loc[-1])].description or ""
     return ""
