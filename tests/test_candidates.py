@@ -207,3 +207,15 @@ def test_a_what_if_names_the_plans_gpu_type_and_starts_from_the_answers_as_given
     assert main(["ask", str(EXAMPLES / "gpu-choice.yaml"), "what if the deadline is 60 days?"]) == 0
     out = capsys.readouterr().out
     assert "deadline = 60.0 days (was 21.0 days)" in out and "fsdp on 128 × NVIDIA H100 SXM 80GB (spot)" in out
+
+
+def test_ticked_checklist_items_travel_with_the_answers_as_given(rules):
+    """The TUI ticks items on advice.answers (the plan's GPU type); the memo's answers are today's, ticks included."""
+    from dataclasses import replace
+
+    advice = advise(load_answers(EXAMPLES / "gpu-choice.yaml"), rules)
+    item = advice.report().checklist[0].text
+    ticked = replace(advice, answers=advice.answers.model_copy(update={"project": advice.answers.project.model_copy(
+        update={"checklist_done": (item,)})}))
+    assert ticked.answers_as_given()["project"]["checklist_done"] == [item]
+    assert ticked.answers_as_given()["cluster"]["gpu"] == "a100-80gb" and f"- [x] {item}" in to_markdown(ticked)

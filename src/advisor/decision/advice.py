@@ -402,7 +402,8 @@ class Advice:
     def answers_as_given(self) -> dict[str, Any]:
         """The answers as validated, with the method as asked (the plan may use a lighter one) and the default
         method, pretrain, left out as a pre-training answers file leaves it out."""
-        data = self.today_answers.model_dump(mode="json", exclude_none=True)
+        # Today's GPU type as given, with the project section the advice carries (the TUI ticks the checklist on it).
+        data = self.today_answers.model_copy(update={"project": self.answers.project}).model_dump(mode="json", exclude_none=True)
         training = data.get("training", {})
         if self.asked_method is not None:
             training["method"] = self.asked_method
