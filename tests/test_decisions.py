@@ -58,6 +58,10 @@ def test_decision(case, rules):
         assert plan.status_quo == exp["status_quo"], why
         if exp["status_quo"]:
             assert headline(advice).startswith("No change needed"), headline(advice)
+    if "gpu" in exp:
+        assert plan.chosen.gpu == exp["gpu"] and plan.chosen.spot == exp.get("spot", False), why
+    for gpu, lost in (exp.get("lost") or {}).items():  # each losing GPU type (on demand) and why it lost
+        assert [t.lost for t in plan.gpu_types if t.gpu == gpu and not t.spot] == [lost], why
     if exp.get("more_gpus"):
         assert advice.gpus > answers.cluster.gpus and plan.beyond_cluster, why
     if exp.get("fewer_gpus"):

@@ -138,8 +138,8 @@ def test_rules_check_and_test_summaries_follow_the_language(capsys):
 
 @pytest.mark.parametrize("extra, english, chinese", [
     ("project: {checklist_done: 5}", "project.checklist_done: expected a list, got 5", "project.checklist_done: 应为列表，却是5"),
-    ("project: {conversation: [{question: '', answer: x}]}", "project.conversation.0.question: must not be empty",
-     "project.conversation.0.question: 不能为空"),
+    ("project: {conversation: [{question: '', answer: x}]}", "project.conversation[0].question: must not be empty",
+     "project.conversation[0].question: 不能为空"),
     ("project: {checklist_done: [" + ",".join(["a"] * 201) + "]}", "project.checklist_done: holds at most 200 items",
      "project.checklist_done: 最多 200 项"),
 ])

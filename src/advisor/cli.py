@@ -459,7 +459,7 @@ def _write_artifacts(advice: Any, args: argparse.Namespace, artifacts: list[Any]
 def _sweep(args: argparse.Namespace) -> int:
     from advisor.inputs.answers import load_answers
     from advisor.outputs.io import check_writable, write_atomic
-    from advisor.outputs.sweep import parse_gpu_range, sweep, sweep_text
+    from advisor.outputs.sweep import parse_gpu_range, sweep_types, sweep_types_dict, sweep_types_text
 
     to_file = _output_path(args.output)
     if to_file:
@@ -469,11 +469,11 @@ def _sweep(args: argparse.Namespace) -> int:
     answers = load_answers(args.answers_file)
     per_node = answers.cluster.gpus_per_node
     spec = args.gpus or f"{per_node}..{max(per_node, 4 * answers.cluster.gpus)},{answers.cluster.gpus}"
-    result = sweep(answers, parse_gpu_range(spec, per_node))
+    groups = sweep_types(answers, parse_gpu_range(spec, per_node))  # every GPU type: today's, then cluster.candidates
     if args.format == "json":
-        text = json.dumps(result.to_dict(), indent=2) + "\n"
+        text = json.dumps(sweep_types_dict(groups), indent=2) + "\n"
     else:
-        text = sweep_text(result, args.rows, markdown=args.format == "md")
+        text = sweep_types_text(groups, args.rows, markdown=args.format == "md")
     if to_file:
         _err(_("wrote {path}", path=write_atomic(args.output, text, force=args.force)))
     else:

@@ -21,6 +21,7 @@ from advisor.decision import explain
 from advisor.decision.explain import PLAN_SOURCE
 from advisor.estimate.finetune import frozen_base_bytes, peft_breakdown
 from advisor.decision.takes import what_it_takes
+from advisor.decision.candidates import gpu_id, gpu_types, other_type_change, pick, variant
 from advisor.decision.facts import Evaluation, evaluate_counts, gpu_bound_hours
 from advisor.knowledge.strategies import DEEPSPEED_ESTIMATED, SIMPLICITY
 from advisor.knowledge.strategies import FRAMEWORKS, MEMORY_CONVENTION
@@ -122,6 +123,13 @@ class Advice:
     """Set when the plan changed the fine-tuning method the answers asked for (a full fine-tune planned as LoRA)."""
     asked_plan: Plan | None = None
     """The best plan found for the method as asked, when the method was changed."""
+    given: Answers | None = None
+    """The answers as given, when the plan runs on another GPU type than today's (``answers`` then describe that type)."""
+
+    @property
+    def today_answers(self) -> Answers:
+        """The answers describing today's setup: today's GPU type and price."""
+        return self.given or self.answers
 
     @property
     def method(self) -> str:
@@ -177,14 +185,14 @@ class Advice:
 
     def _blockers(self, ev: Evaluation, strategy: str) -> list[str]:
         e = ev.estimates[strategy]
-        spec = self.answers.cluster.spec
+        spec = ev.answers.cluster.spec
         out = []
         if not bool(e.fits[0]):
             out.append(_("does not fit: needs {need} GB per GPU, the {gpu} has {has} GB", need=f"{e.memory[0] / GB:,.1f}", gpu=spec.name,
                          has=f"{spec.memory_gb:g}"))
         if not bool(e.cpu_fits[0]):
             out.append(_("needs {need} GB of host RAM per node for offload; the nodes have {has} GB", need=count(e.cpu_per_node[0] / GB),
-                         has=f"{self.answers.cluster.cpu_memory_gb_per_node:g}"))
+                         has=f"{ev.answers.cluster.cpu_memory_gb_per_node:g}"))
         if not bool(e.batch_ok[0]):
             dp = ev.gpus / (e.tp[0] * e.pp[0])
             out.append(_("{ranks} data-parallel ranks but the global batch has only {seqs} sequences: every rank needs at least one, so the "
@@ -299,7 +307,7 @@ class Advice:
             "notes": explain.notes(self),
             "what_if": explain.what_if(self),
             "hardware": {"gpu": spec.name, "memory_gb": spec.memory_gb, "peak_tflops": spec.peak_tflops,
-                         "intra_link": ctx["hardware"].intra_link},
+                         "intra_link": ctx["hardware"].intra_link, "price_per_gpu_hour": self.answers.budget.price_per_gpu_hour},
             "recommendation": {
                 "strategy": s,
                 "framework": FRAMEWORKS[s],
@@ -311,8 +319,9 @@ class Advice:
             "plan": self.plan.to_dict(),
             "estimate": self.estimate_dict(s),
             "deployment": deployment(self.evaluation, s).model_dump(),
+            # Not training yet: 'none', with the plan's strategy priced on today's GPUs where the fields need figures.
             "today": {"strategy": self.answers.training.current_strategy, "gpus": self.answers.cluster.gpus,
-                      **estimate_dict(self.today, self.answers.training.current_strategy)},
+                      **estimate_dict(self.today, self.plan.today.strategy if self.plan.greenfield else self.answers.training.current_strategy)},
             "alternatives": [
                 {"strategy": o, "framework": FRAMEWORKS[o], "score": self.scores[o], **self.estimate_dict(o), "why_not": self.why_not(o)}
                 for o in STRATEGIES
@@ -345,7 +354,8 @@ class Advice:
     def answers_as_given(self) -> dict[str, Any]:
         """The answers as validated, with the method as asked (the plan may use a lighter one) and the default
         method, pretrain, left out as a pre-training answers file leaves it out."""
-        data = self.answers.model_dump(mode="json", exclude_none=True)
+        # Today's GPU type as given, with the project section the advice carries (the TUI ticks the checklist on it).
+        data = self.today_answers.model_copy(update={"project": self.answers.project}).model_dump(mode="json", exclude_none=True)
         training = data.get("training", {})
         if self.asked_method is not None:
             training["method"] = self.asked_method
@@ -449,6 +459,7 @@ def estimate_dict(ev: Evaluation, strategy: str) -> dict[str, Any]:
         "interruption_overhead": float(e.interruption_factor[0]) - 1.0,
         "time_off_training": float(e.wallclock_factor[0]) - 1.0,
         "expected_interruptions": INTERRUPTIONS_PER_GPU_HOUR * gpus * mid,
+        "expected_spot_reclaims": ev.context["hardware"].spot_reclaims_per_node_hour * -(-gpus // a.cluster.gpus_per_node) * mid,
         "scaling_efficiency": ev.facts[f"scaling_efficiency.{strategy}"],
         "activation_recompute": str(e.recompute[0]),
         "micro_batch_size": int(e.micro_batch[0]),
@@ -513,6 +524,35 @@ def method_names() -> dict[str, str]:
 
 
 def advise(answers: Answers, rules: RuleSet) -> Advice:
+    """The advice on the best GPU type (cluster.candidates; today's alone where none are given), for the method asked
+    or a lighter one (``_advise_method``), with what it takes where the plan misses a goal."""
+    types = gpu_types(answers)
+    first = _advise_method(answers, rules)
+    if len(types) == 1:
+        first.plan.what_it_takes = what_it_takes(first.answers, first.plan, _allowed(first))
+        return first
+    tokens, runs = first.evaluation.context["tokens"], first.plan.runs_per_month
+    found = [(types[0], first)] + [(t, _advise_method(variant(answers, t, tokens, runs), rules)) for t in types[1:]]
+    win, bests = pick(found, answers)
+    best = found[win][1]
+    best.plan.what_it_takes = what_it_takes(best.answers, best.plan, _allowed(best))
+    other = other_type_change(found, win, best.plan)
+    if other is not None:
+        best.plan.what_it_takes.insert(next((i + 1 for i, c in enumerate(best.plan.what_it_takes) if c.kind == "more-gpus"), 0), other)
+    if best is not first:
+        # Today is today's GPU type: the summary compares the plan with it; the answers as given are today's.
+        best.given = answers
+        best.today = first.today
+        best.plan = replace(best.plan, today=first.plan.today)
+    best.plan.gpu_types = bests
+    return best
+
+
+def _allowed(advice: Advice) -> set[str]:
+    return {st for st in STRATEGIES if st not in advice.excluded}
+
+
+def _advise_method(answers: Answers, rules: RuleSet) -> Advice:
     """The advice for the method asked, or for a lighter fine-tuning method where that is what runs, or costs at most
     half as much, or needs half the GPUs (METHOD_ALTERNATIVES, METHOD_SWITCH_SAVING), saying what is traded."""
     asked = answers.training.method
@@ -523,8 +563,6 @@ def advise(answers: Answers, rules: RuleSet) -> Advice:
         alt = _advise_one(answers.model_copy(update={"training": training}), rules)
         if _lighter_wins(alt, best):
             best = alt
-    allowed = {st for st in STRATEGIES if st not in best.excluded}
-    best.plan.what_it_takes = what_it_takes(best.answers, best.plan, allowed)
     if best is not first:
         # Today is what the team asked for (the method as asked, today's framework and GPUs): the summary compares with it.
         best.asked_method = asked
@@ -573,6 +611,7 @@ def _advise_one(answers: Answers, rules: RuleSet) -> Advice:
                 meets_deadline=None if deadline_h is None else h <= deadline_h,
                 within_budget=answers.budget.limit is None or c <= answers.budget.limit,
                 within_monthly=answers.budget.monthly_limit is None or runs * c <= answers.budget.monthly_limit,
+                gpu=gpu_id(answers), spot=answers.cluster.spot_interruptions_pct_per_month is not None,
             ))
     default = rules.default.strategy if rules.default else None
     plan = choose(options, answers, runs, default)
@@ -634,8 +673,9 @@ def _blocked_plan(options: list[Option], a: Answers, today_ev: Evaluation, runs:
                       has=f"{f['gpu_memory_gb']:g}", host=host, batch=batch, smallest=_smallest_that_runs(options)),
             "blocking": True, "rule": "memory-fit", "source": "estimators-notes §2 (DeepSpeed estimators), §4-5",
         }
-    today = next(o for o in here if o.strategy == a.training.current_strategy)
+    today = next((o for o in here if o.strategy == a.training.current_strategy), chosen)  # chosen: not training yet
     plan = Plan(chosen=chosen, today=today, options=options, objective=_("nothing can run as asked; see the blocking warning"),
+                greenfield=a.training.greenfield,
                 deadline_met=None if a.training.deadline_days is None else bool(chosen.meets_deadline), beyond_cluster=False,
                 cheapest_meeting_deadline=None, fastest=None, cheaper_slower=None, runs_per_month=runs, constraints_broken=["fit"])
     return plan, warning
@@ -683,7 +723,7 @@ def _plan_facts(plan: Plan, ev: Evaluation, today_ev: Evaluation) -> dict[str, A
         "status_quo": plan.status_quo,
         "keeps_strategy": plan.keeps_strategy,
         "gpus_added": float(c.gpus - t.gpus),
-        "today_gpus": float(t.gpus),
+        "today_gpus": float(today_ev.gpus),
         "deadline_met": plan.deadline_met,
         "beyond_cluster": plan.beyond_cluster,
         "today_hours": t.hours,

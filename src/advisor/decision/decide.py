@@ -58,6 +58,10 @@ class Option:
     meets_deadline: bool | None
     within_budget: bool
     within_monthly: bool
+    gpu: str = ""
+    """The GPU type's catalog id ("custom" for one given inline); empty where one type is searched (issue 22)."""
+    spot: bool = False
+    """Spot / preemptible capacity (its restarts are in ``hours``)."""
 
     @property
     def runnable(self) -> bool:
@@ -87,14 +91,25 @@ class Plan:
     """takes.Change: the smallest changes that meet what the plan misses (more GPUs, a later date, a bigger budget)."""
     stages: list[Stage] = field(default_factory=list)
     """The stages of the choice with their reason codes (empty for a blocked plan)."""
+    greenfield: bool = False
+    """Not training yet (training.current_strategy: none): nothing is switched from; ``today`` is the plan's strategy on today's
+    GPU count (the plan itself where that does not run), for the figures only."""
+    gpu_types: list[Any] = field(default_factory=list)
+    """candidates.TypeBest: the best option on each GPU type compared (empty where only today's type is searched)."""
 
     @property
     def status_quo(self) -> bool:
-        return self.chosen.strategy == self.today.strategy and self.chosen.gpus == self.today.gpus
+        return (not self.greenfield and self.chosen.strategy == self.today.strategy and self.chosen.gpus == self.today.gpus
+                and self.same_gpu_type)
+
+    @property
+    def same_gpu_type(self) -> bool:
+        """The plan runs on today's GPU type, bought the same way (on demand or spot)."""
+        return self.chosen.gpu == self.today.gpu and self.chosen.spot == self.today.spot
 
     @property
     def keeps_strategy(self) -> bool:
-        return self.chosen.strategy == self.today.strategy
+        return not self.greenfield and self.chosen.strategy == self.today.strategy
 
     def option(self, strategy: str, gpus: int) -> Option | None:
         for o in self.options:
@@ -107,7 +122,7 @@ class Plan:
             if o is None:
                 return None
             return {"strategy": o.strategy, "gpus": o.gpus, "wall_clock_hours": o.hours, "cost": o.cost, "monthly_spend": o.monthly,
-                    "meets_deadline": o.meets_deadline}
+                    "meets_deadline": o.meets_deadline, "gpu": o.gpu, "spot": o.spot}
 
         return {
             "objective": self.objective,
@@ -126,6 +141,8 @@ class Plan:
             "searched_gpu_counts": sorted({o.gpus for o in self.options}),
             "what_it_takes": [c.to_dict() for c in self.what_it_takes],
             "stages": [st.to_dict() for st in self.stages],
+            "greenfield": self.greenfield,
+            "gpu_types": [t.to_dict() for t in self.gpu_types],
         }
 
 
@@ -170,7 +187,8 @@ def choose(options: list[Option], a: Answers, runs_per_month: float, default_str
     where no date can be met) with the tie-break -> not dominated by fewer GPUs as fast for less. Then the trade-offs
     around the choice (cheapest meeting the date, fastest, cheaper but slower, faster for the same cost)."""
     given, current = a.cluster.gpus, a.training.current_strategy
-    today = next(o for o in options if o.strategy == current and o.gpus == given)
+    # Not training yet: no option is today's; the plan stands in for it (Plan.greenfield says so).
+    today = next((o for o in options if o.strategy == current and o.gpus == given), None)
     pool = [o for o in options if o.runnable]
     if not pool:
         return None
@@ -192,7 +210,8 @@ def choose(options: list[Option], a: Answers, runs_per_month: float, default_str
         broken.insert(0, "deadline")
     trade = _tradeoffs(pool, chosen, a.training.deadline_days)
     return Plan(
-        chosen=chosen, today=today, options=options, objective=objective_text(stages, a),
+        chosen=chosen, options=options, objective=objective_text(stages, a), greenfield=today is None,
+        today=today or next((o for o in options if o.strategy == chosen.strategy and o.gpus == given), chosen),
         deadline_met=None if a.training.deadline_days is None else bool(chosen.meets_deadline),
         beyond_cluster=chosen.gpus > given, runs_per_month=runs_per_month, constraints_broken=broken, stages=stages,
         cheapest_meeting_deadline=trade["cheapest_meeting_deadline"], fastest=trade["fastest"], cheaper_slower=trade["cheaper_slower"],

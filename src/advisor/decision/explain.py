@@ -36,6 +36,13 @@ def headline(advice: Advice) -> str:
         names = method_names()
         return _("Fine-tune with {method} instead of a {asked}: {fw} on {gpus} GPUs.", method=names[advice.method],
                  asked=names[advice.asked_method or ""], fw=fw, gpus=f"{p.chosen.gpus:,}")
+    if p.greenfield:
+        return _("Plan: {fw} on {gpus} × {gpu}.", fw=fw, gpus=f"{p.chosen.gpus:,}", gpu=gpu_type_name(advice))
+    if not p.same_gpu_type:
+        if p.keeps_strategy:
+            return _("Move to {gpu}: keep {fw}, on {gpus} GPUs.", gpu=gpu_type_name(advice), fw=fw, gpus=f"{p.chosen.gpus:,}")
+        return _("Move to {gpu} and switch from {old} to {fw}, on {gpus} GPUs.", gpu=gpu_type_name(advice),
+                 old=FRAMEWORKS[a.training.current_strategy], fw=fw, gpus=f"{p.chosen.gpus:,}")
     if p.status_quo:
         return _("No change needed: keep {fw} on {gpus} GPUs.", fw=fw, gpus=f"{p.chosen.gpus:,}")
     if p.keeps_strategy:
@@ -80,6 +87,7 @@ def notes(advice: Advice) -> list[dict[str, Any]]:
                 "{strategy} on {gpus} GPUs also meets the {days}-day deadline, for {cost} a run ({change}): costs within 5% are a "
                 "tie here, and the smaller change from today wins it.", strategy=cm.strategy, gpus=cm.gpus,
                 days=format_number(dl), cost=money(cm.cost, cur), change=pct_change(cm.cost, p.chosen.cost))))
+    out.extend(gpu_type_notes(advice))
     out.extend(what_it_takes_notes(advice))
     if p.cheaper_slower is not None:
         c = p.cheaper_slower
@@ -109,6 +117,8 @@ def what_it_takes_notes(advice: Advice) -> list[dict[str, Any]]:
             text = _("What it takes to meet the {days}-day deadline: {gpus} GPUs, {more} more than the {most} searched ({plan}).",
                      days=format_number(a.training.deadline_days or 0), gpus=f"{c.gpus:,}", more=f"{c.gpus - most:,}",
                      most=f"{most:,}", plan=plan)
+        elif c.kind == "other-gpu":
+            text = _("Or another GPU type: {gpus} × {gpu} ({plan}).", gpus=f"{c.gpus:,}", gpu=_type_name(c.gpu, c.spot), plan=plan)
         elif c.kind == "later-date":
             text = _("Or move the date: the fastest option within reach needs {days} days ({plan}).", days=f"{c.target:,.1f}", plan=plan)
         elif c.kind == "bigger-budget":
@@ -118,6 +128,61 @@ def what_it_takes_notes(advice: Advice) -> list[dict[str, Any]]:
             text = _("What it takes within the monthly ceiling of {limit}: {cost} a month at {runs} runs ({plan}).",
                      limit=money(a.budget.monthly_limit or 0, cur), cost=money(c.target, cur), runs=f"{p.runs_per_month:,.1f}", plan=plan)
         out.append(_note(f"what-it-takes-{c.kind}", text))
+    return out
+
+
+def _type_name(gpu: str, spot: bool) -> str:
+    """'NVIDIA H100 SXM 80GB', with '(spot)' for spot capacity."""
+    from advisor.knowledge.catalog import gpu_catalog
+
+    known = gpu_catalog()
+    name = known[gpu].name if gpu in known else gpu
+    return name + (_(" (spot)") if spot else "")
+
+
+def gpu_type_name(advice: Advice) -> str:
+    """The plan's GPU type as the summary names it."""
+    return advice.answers.cluster.spec.name + (_(" (spot)") if advice.plan.chosen.spot else "")
+
+
+def _type_plan(o: Any, cur: str) -> str:
+    return _("{strategy} on {gpus} GPUs, {time}, {cost}", strategy=o.strategy, gpus=f"{o.gpus:,}", time=hours_text(o.hours),
+             cost=money(o.cost, cur))
+
+
+def _lost_text(advice: Advice, t: Any, chosen: Any) -> str:
+    """Why one GPU type lost to the chosen one, in a few words."""
+    if t.lost == "blocked":
+        return _("nothing runs")
+    if t.lost == "deadline":
+        return _("past the {days}-day deadline", days=format_number(advice.answers.training.deadline_days or 0))
+    if t.lost == "budget":
+        return _("over budget")
+    if t.lost == "time":
+        return _("slower")
+    if t.lost == "cost":
+        return pct_change(t.option.cost, chosen.cost)
+    return _("within 5%, and the smaller change wins")
+
+
+def gpu_type_notes(advice: Advice) -> list[dict[str, Any]]:
+    """Why the chosen GPU type beat the others, with the best plan's time and cost on each (issue 22), and what spot
+    capacity costs in reclaims."""
+    types = advice.plan.gpu_types
+    if len(types) < 2:
+        return []
+    cur = advice.facts["currency"]
+    win = next(t for t in types if t.lost is None)
+    others = _("; ").join(_("{name} at {price} ({plan}: {why})", name=_type_name(t.gpu, t.spot), price=format_number(t.price),
+                         plan=_type_plan(t.option, cur), why=_lost_text(advice, t, win.option)) for t in types if t.lost is not None)
+    out = [_note("gpu-type", _("GPU type: {name} at {price} {currency}/GPU-hour ({plan}) beats {others}.", name=_type_name(win.gpu, win.spot),
+                               price=format_number(win.price), currency=cur, plan=_type_plan(win.option, cur), others=others))]
+    if advice.plan.chosen.spot:
+        e = advice.estimate_dict(advice.strategy)
+        out.append(_note("spot", _("Spot capacity: about {n} reclaims over the run at {pct}% of instances a month, each a restart from the "
+                                   "last checkpoint (priced like a hardware interruption); the wait for replacement capacity is not priced.",
+                                   n=f"{e['expected_spot_reclaims']:,.1f}",
+                                   pct=format_number(advice.answers.cluster.spot_interruptions_pct_per_month or 0))))
     return out
 
 

@@ -7,6 +7,7 @@ depend on the recommendation itself, so rule evaluation has no cycles.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,12 +51,14 @@ def _cadence_hours(answers: Answers, estimates: dict[str, StrategyEstimate], tod
     """Hours of the run that sets the monthly cadence: today's, measured or modelled — but a setup that cannot run (does
     not fit, or its batch cannot feed every rank) keeps no cadence, so then the fastest option that can run on today's
     GPUs sets it (a cluster kept busy); where none can, today's modelled hours stand."""
-    current = estimates[answers.training.current_strategy]
-    hours = float(current.hours["mid"][today])
-    if answers.training.baseline_hours is not None or bool(current.usable[today]):
+    current = estimates.get(answers.training.current_strategy)  # None: not training yet
+    hours = float(current.hours["mid"][today]) if current is not None else math.inf
+    if answers.training.baseline_hours is not None or (current is not None and bool(current.usable[today])):
         return hours
     runnable = [float(e.hours["mid"][today]) for e in estimates.values() if e.usable[today]]
-    return min(runnable) if runnable else hours
+    if runnable:
+        return min(runnable)
+    return hours if current is not None else min(float(e.hours["mid"][today]) for e in estimates.values())
 
 
 def evaluate_counts(answers: Answers, counts: np.ndarray) -> list[Evaluation]:
@@ -68,9 +71,10 @@ def evaluate_counts(answers: Answers, counts: np.ndarray) -> list[Evaluation]:
     today = int(np.searchsorted(counts, answers.cluster.gpus)) if answers.cluster.gpus in counts else None
     if today is None:
         raise ValueError("evaluate_counts needs today's GPU count among the counts")
-    current = estimates[answers.training.current_strategy]
-    ctx["today_hours"] = float(current.hours["mid"][today])
-    ctx["runs_per_month"] = runs_per_month(answers, _cadence_hours(answers, estimates, today))
+    cadence = _cadence_hours(answers, estimates, today)
+    current = estimates.get(answers.training.current_strategy)
+    ctx["today_hours"] = float(current.hours["mid"][today]) if current is not None else cadence  # not training yet: the plan's pace
+    ctx["runs_per_month"] = runs_per_month(answers, cadence)
     return [_facts_at(answers, {s: e.at(i) for s, e in estimates.items()}, ctx, int(c)) for i, c in enumerate(counts)]
 
 
@@ -139,8 +143,8 @@ def _facts_at(a: Answers, estimates: dict[str, StrategyEstimate], ctx: dict[str,
         f[f"cost.{s}"] = c
         f[f"comm_share.{s}"] = float(e.communication_share[0])
         f[f"scaling_efficiency.{s}"] = float(e.compute_s[0] / step) if step > 0 else 1.0
-    f["current_fits"] = f[f"fits.{a.training.current_strategy}"]
-    f["current_memory_gb"] = f[f"memory_gb.{a.training.current_strategy}"]
+    f["current_fits"] = f.get(f"fits.{a.training.current_strategy}")  # None when not training yet
+    f["current_memory_gb"] = f.get(f"memory_gb.{a.training.current_strategy}")
     fitting = [s for s in STRATEGIES if bool(estimates[s].usable[0])]
     f["fitting_count"] = float(len(fitting))
     pool = fitting or list(STRATEGIES)

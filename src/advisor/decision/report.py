@@ -58,15 +58,39 @@ class PlanPoint(_Part):
     cost: float
     monthly_spend: float
     meets_deadline: bool | None
+    gpu: str = Field(default="", description="GPU type (catalog id; 'custom' for one given inline).")
+    spot: bool = Field(default=False, description="Spot / preemptible capacity.")
 
 
 class Change(_Part):
-    kind: Literal["more-gpus", "later-date", "bigger-budget", "bigger-monthly"]
+    kind: Literal["more-gpus", "other-gpu", "later-date", "bigger-budget", "bigger-monthly"]
     strategy: str
     gpus: int
     wall_clock_hours: float
     cost: float
-    target: float = Field(description="GPUs (more-gpus), days (later-date) or money (bigger-budget, bigger-monthly).")
+    target: float = Field(description="GPUs (more-gpus, other-gpu), days (later-date) or money (bigger-budget, bigger-monthly).")
+    gpu: str = Field(default="", description="The GPU type of an other-gpu change (catalog id).")
+    spot: bool = Field(default=False, description="An other-gpu change on spot capacity.")
+
+
+class GpuTypeResult(_Part):
+    """The best plan found on one GPU type compared (cluster.candidates), and why it lost."""
+
+    gpu: str = Field(description="Catalog id ('custom' for today's GPU given inline).")
+    name: str
+    spot: bool
+    price_per_gpu_hour: float
+    strategy: Strategy
+    gpus: int
+    wall_clock_hours: float
+    cost: float
+    meets_deadline: bool | None
+    within_budget: bool
+    blocked: bool = Field(description="Nothing runs on this type as asked.")
+    chosen: bool
+    lost: Literal["blocked", "deadline", "budget", "cost", "time", "tie"] | None = Field(
+        description="Why another type won: it runs where this one cannot, meets the deadline or the budget this one misses, "
+        "costs (or, with no type meeting the deadline, takes) more than 5% less, or ties and is the smaller change.")
 
 
 class ChoiceStage(_Part):
@@ -93,9 +117,12 @@ class Plan(_Part):
     faster_same_cost: PlanPoint | None = Field(description="More GPUs that finish sooner for about the same cost per run.")
     searched_gpu_counts: list[int]
     what_it_takes: list[Change] = Field(default_factory=list, description="Where the deadline or a budget is missed: the smallest "
-                                        "changes that meet it (more GPUs, a later date, a bigger budget), each with its plan.")
+                                        "changes that meet it (more GPUs, another GPU type, a later date, a bigger budget), each with its plan.")
     stages: list[ChoiceStage] = Field(default_factory=list, description="The choice as stages (runs, date, budget, pick, "
                                       "dominance), each with its reason code: empty when nothing can run.")
+    greenfield: bool = Field(default=False, description="Not training yet (training.current_strategy: none): the plan is not a switch.")
+    gpu_types: list[GpuTypeResult] = Field(default_factory=list, description="The best plan on each GPU type compared; empty "
+                                           "where only today's type is searched.")
 
 
 class Ranges(_Part):
@@ -162,6 +189,7 @@ class Estimate(_Part):
     expected_interruptions: float
     time_off_training: float = 0.0
     """Share of wall-clock added for all time off training, restarts included (estimate.time_off_training)."""
+    expected_spot_reclaims: float = Field(default=0.0, description="Spot capacity: nodes reclaimed over the run at the given monthly rate.")
     scaling_efficiency: float
     activation_recompute: str
     micro_batch_size: int
@@ -177,7 +205,8 @@ class Estimate(_Part):
 
 
 class Today(Estimate):
-    strategy: Strategy
+    strategy: Strategy | Literal["none"] = Field(description="training.current_strategy ('none': not training yet; the figures are then "
+                                                 "the plan's strategy on today's GPUs).")
     gpus: int
 
 
@@ -277,10 +306,13 @@ class WhatIfPoint(_Part):
 
 
 class Hardware(_Part):
+    """The plan's GPU type (which may differ from today's: cluster.candidates) and its price."""
+
     gpu: str
     memory_gb: float
     peak_tflops: float
     intra_link: str
+    price_per_gpu_hour: float
 
 
 class Report(_Part):

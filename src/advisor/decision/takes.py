@@ -15,7 +15,7 @@ from advisor.inputs.answers import Answers
 from advisor.decision.decide import Plan
 from advisor.estimate import cost, estimate_all
 
-ChangeKind = Literal["more-gpus", "later-date", "bigger-budget", "bigger-monthly"]
+ChangeKind = Literal["more-gpus", "other-gpu", "later-date", "bigger-budget", "bigger-monthly"]
 
 GROWTH_LIMIT = 16
 """How far past what can be had the search for 'more GPUs' looks: 16x the most GPUs searched (advisor's policy: past
@@ -32,11 +32,15 @@ class Change:
     hours: float
     cost: float
     target: float
-    """GPUs for more-gpus, days for later-date, money for bigger-budget / bigger-monthly."""
+    """GPUs for more-gpus and other-gpu, days for later-date, money for bigger-budget / bigger-monthly."""
+    gpu: str = ""
+    """The GPU type of an other-gpu change (catalog id)."""
+    spot: bool = False
+    """An other-gpu change on spot capacity."""
 
     def to_dict(self) -> dict[str, object]:
         return {"kind": self.kind, "strategy": self.strategy, "gpus": self.gpus, "wall_clock_hours": self.hours, "cost": self.cost,
-                "target": self.target}
+                "target": self.target, "gpu": self.gpu, "spot": self.spot}
 
 
 def what_it_takes(answers: Answers, plan: Plan, allowed: set[str]) -> list[Change]:

@@ -27,6 +27,7 @@ from advisor.estimate.workload import (
     hardware_from,
     interruption_overhead,
     time_off_training,
+    spot_overhead,
     workload_from,
 )
 
@@ -265,7 +266,7 @@ def estimate_strategy(
     max_mb = np.where(per_sample > 0, np.floor(np.maximum(headroom, 0) / per_sample), 0)
 
     batch_tokens = np.full(n.shape, seqs * w.seq_len)
-    overhead = time_off_training(n)
+    overhead = time_off_training(n) + spot_overhead(n, hw)
     gpu_bound_hours = ev.step["mid"] * (tokens / batch_tokens) * overhead / 3600.0
     step = ev.step
     if hw.data_tokens_per_sec:

@@ -157,6 +157,19 @@ def time_off_training(gpus: np.ndarray | float) -> np.ndarray:
     return np.maximum(1.0 / LLAMA3_EFFECTIVE, interruption_overhead(gpus))
 
 
+HOURS_PER_MONTH = 24.0 * 30.0
+"""A month as spot interruption rates are published: AWS's 'frequency of interruption' is the share of capacity reclaimed
+'during the trailing month' (Spot Instance Advisor data, spot-advisor-data.json)."""
+
+
+def spot_overhead(gpus: np.ndarray | float, hw: Hardware) -> np.ndarray:
+    """Extra wall-clock share for spot reclaims: reclaims per node-hour x nodes x hours lost each, priced like a hardware
+    interruption (HOURS_LOST_PER_INTERRUPTION). A synchronous job stops when any node is reclaimed; the wait for
+    replacement capacity is not priced."""
+    nodes = np.ceil(np.asarray(gpus, dtype=float) / hw.gpus_per_node)
+    return hw.spot_reclaims_per_node_hour * nodes * HOURS_LOST_PER_INTERRUPTION
+
+
 @dataclass(frozen=True)
 class Shape:
     """Transformer dimensions used by the activation and largest-layer formulas."""
@@ -279,6 +292,8 @@ class Hardware:
     """The data loader's measured throughput, if given: no step is faster than it can feed the batch."""
     efficiency_scale: float = 1.0
     """Multiplies the efficiency band: 1 by default, refitted to training.measured (model.estimate_all)."""
+    spot_reclaims_per_node_hour: float = 0.0
+    """Spot / preemptible capacity: reclaims per node-hour (cluster.spot_interruptions_pct_per_month / 100 / 720); 0 on demand."""
 
     @property
     def inter_bw_per_gpu(self) -> float:
@@ -402,4 +417,5 @@ def hardware_from(answers: Answers) -> Hardware:
         cpu_memory_per_node=c.cpu_memory_gb_per_node * GB if c.cpu_memory_gb_per_node else None,
         intra_link=intra_link,
         data_tokens_per_sec=c.data_pipeline_tokens_per_sec,
+        spot_reclaims_per_node_hour=(c.spot_interruptions_pct_per_month or 0.0) / 100.0 / HOURS_PER_MONTH,
     )

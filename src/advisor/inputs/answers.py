@@ -12,8 +12,10 @@ import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+from pydantic_core import InitErrorDetails, PydanticCustomError
 from pydantic import (
     AfterValidator,
+    ValidationInfo,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -132,6 +134,40 @@ def _hours(value: Any) -> float:
     return _positive_number(parse_duration(value, "hours") if isinstance(value, str) else value)
 
 
+def _percent(value: Any) -> float:
+    """A share in percent, 0 to 100 ('15', '15%')."""
+    if isinstance(value, str) and value.strip().endswith("%"):
+        value = value.strip()[:-1]
+    if isinstance(value, str) and len(value) <= 64:
+        try:
+            value = float(value)
+        except ValueError:
+            raise ValueError(_("expected a percentage such as 15 or 15%, got {what}", what=_describe(value))) from None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(_("expected a percentage such as 15 or 15%, got {what}", what=_describe(value)))
+    if not 0 <= value <= 100:
+        raise ValueError(_("must be between 0 and 100 percent (got {value})", value=_figure(float(value))))
+    return float(value)
+
+
+def _field_error(loc: tuple[Any, ...], message: str, value: Any) -> ValidationError:
+    """A validation error at ``loc`` below the model raising it: a check across fields (a candidate's max_gpus against
+    today's gpus) still names the one field to fix, 'cluster.candidates[1].max_gpus'."""
+    return ValidationError.from_exception_data("Answers", [InitErrorDetails(
+        type=PydanticCustomError("value_error", "Value error, " + message.replace("{", "(").replace("}", ")")), loc=loc, input=value)])
+
+
+def _catalog_gpu(value: Any) -> str:
+    """A catalog id for what was typed, or a one-line refusal with the nearest name."""
+    known = list(gpu_catalog())
+    gid = resolve_gpu(value)
+    if gid is None:
+        close = difflib.get_close_matches(value.strip().lower(), known, n=1, cutoff=0.5)
+        hint = _("; did you mean '{name}'?", name=close[0]) if close else _("; known: {names}", names=", ".join(known))
+        raise ValueError(_("unknown GPU '{value}'{hint}", value=value, hint=hint))
+    return gid
+
+
 def _currency(value: Any) -> str:
     if isinstance(value, str) and value.strip().lower() in CURRENCY_MARKS:
         return CURRENCY_MARKS[value.strip().lower()]  # ¥, 元, 人民币, RMB -> CNY; $ -> USD
@@ -193,6 +229,8 @@ StrictBool = Annotated[bool, BeforeValidator(_strict_bool)]
 
 # STRATEGIES (every candidate strategy id, in order of engineering simplicity) comes from the registry, strategies.py;
 # the Literal below must list the same ids (tests/test_strategies.py checks it: pydantic needs them spelled out).
+
+Percent = Annotated[float, BeforeValidator(_percent)]
 
 Strategy = Literal[
     "ddp", "horovod", "fsdp", "fsdp-hybrid", "deepspeed-zero1", "deepspeed-zero2", "deepspeed-zero3", "deepspeed-zeropp",
@@ -315,7 +353,11 @@ class TrainingSection(_Section):
     )
     duration_hours: Annotated[Hours, HOURS_RANGE] | None = Field(default=None, description="Known wall-clock hours of one run on this cluster today (the baseline).")
     duration_days: Annotated[Days, DAYS_RANGE] | None = Field(default=None, description="Known wall-clock days of one run on this cluster today (the baseline, seed K1: '3 days').")
-    current_strategy: Strategy = Field(default="ddp", description="What the team runs today; a known duration is taken to be measured with it.")
+    current_strategy: Strategy | Literal["none"] = Field(
+        default="ddp",
+        description="What the team runs today; a known duration is taken to be measured with it. 'none': not training yet "
+        "(a new project): the advice is a plan, not a switch, and there is no known duration to give.",
+    )
     deadline_days: Annotated[Days, DAYS_RANGE] | None = Field(default=None, description="Calendar days the run must finish in (2, 2d, 48h, 2天).")
     runs_per_month: Annotated[PositiveNumber, RUNS_RANGE] | None = Field(
         default=None,
@@ -354,11 +396,22 @@ class TrainingSection(_Section):
             raise ValueError(_("{key} needs examples (tokens = examples x tokens_per_example x epochs)", key=key))
         if self.examples is not None and self.tokens is not None:
             raise ValueError(_("give tokens or examples, not both"))
+        if self.current_strategy == "none" and self.baseline_hours is not None:
+            key = "duration_hours" if self.duration_hours is not None else "duration_days"
+            raise ValueError(_("{key} is a known run of today's framework, but current_strategy is none (not training yet): give tokens "
+                               "instead", key=key))
+        if self.current_strategy == "none" and self.measured is not None and self.measured.strategy is None:
+            raise ValueError(_("measured.strategy is required when current_strategy is none (not training yet)"))
         if self.method not in ("lora", "qlora"):
             for key in ("lora_rank", "lora_targets"):
                 if getattr(self, key) is not None:
                     raise ValueError(_("{key} applies to method lora or qlora (method is {method})", key=key, method=self.method))
         return self
+
+    @property
+    def greenfield(self) -> bool:
+        """Not training yet: there is no setup today to switch from."""
+        return self.current_strategy == "none"
 
     @property
     def data_tokens(self) -> float | None:
@@ -391,6 +444,52 @@ class CustomGpu(_Section):
     pcie_gbs: Annotated[PositiveNumber, BANDWIDTH_RANGE] = Field(default=31, description="Host link bandwidth, GB/s (default PCIe 4 x16, 31 GB/s).")
 
 
+class CandidateGpu(_Section):
+    """Another GPU type the run could use, with its price and how many can be had (issue 22): the search compares it
+    with today's type (cluster.gpu at budget.price_per_gpu_hour) on the same objective."""
+
+    gpu: str = Field(description="Catalog id (see `advisor gpus`), e.g. h100-80gb.")
+    price_per_gpu_hour: Annotated[Money, PRICE_RANGE] = Field(description="On-demand price of one of these GPUs for one hour, in budget.currency.")
+    max_gpus: Count = Field(description="Most of these GPUs the team could get for a run (at least cluster.gpus).")
+    spot_price_per_gpu_hour: Annotated[Money, PRICE_RANGE] | None = Field(
+        default=None, description="Spot / preemptible price per GPU-hour, if that capacity can be had (at most the on-demand price).")
+    spot_interruptions_pct_per_month: Percent | None = Field(
+        default=None,
+        description="Needed with spot_price_per_gpu_hour: percent of spot instances reclaimed in a month, as the provider "
+        "publishes it (AWS Spot Instance Advisor's 'frequency of interruption': <5, 5-10, 10-15, 15-20, >20). No default: "
+        "it differs by GPU type, region and month.",
+    )
+
+    @field_validator("gpu", mode="before")
+    @classmethod
+    def _known_gpu(cls, value: Any) -> Any:
+        if not isinstance(value, str):
+            raise ValueError(_("expected a catalog id such as 'h100-80gb', got {what}", what=_describe(value)))
+        return _catalog_gpu(value)
+
+    @field_validator("spot_price_per_gpu_hour")
+    @classmethod
+    def _spot_below_on_demand(cls, value: float | None, info: ValidationInfo) -> float | None:
+        on_demand = info.data.get("price_per_gpu_hour")
+        if value is not None and on_demand is not None and value > on_demand:
+            raise ValueError(_("the spot price ({spot}) is above the on-demand price_per_gpu_hour ({price}); spot capacity is the cheaper "
+                               "one", spot=_figure(value), price=_figure(on_demand)))
+        return value
+
+    @field_validator("spot_interruptions_pct_per_month")
+    @classmethod
+    def _rate_with_spot(cls, value: float | None, info: ValidationInfo) -> float | None:
+        if "spot_price_per_gpu_hour" not in info.data:
+            return value  # the price's own error is the one to read
+        spot = info.data.get("spot_price_per_gpu_hour")
+        if spot is not None and value is None:
+            raise ValueError(_("is required with spot_price_per_gpu_hour: the percent of spot instances reclaimed in a month, as the "
+                               "provider publishes it (AWS Spot Instance Advisor: <5, 5-10, 10-15, 15-20, >20)"))
+        if spot is None and value is not None:
+            raise ValueError(_("applies only with spot_price_per_gpu_hour"))
+        return value
+
+
 class ClusterSection(_Section):
     """The hardware the run gets."""
 
@@ -400,6 +499,18 @@ class ClusterSection(_Section):
         default=None,
         description="Most GPUs the team could get for a run (rent or borrow). Default: up to 4x gpus, searched only when "
         "today's count cannot meet the deadline.",
+    )
+    candidates: tuple[CandidateGpu, ...] | None = Field(
+        default=None, max_length=8,
+        description="Other GPU types to compare with today's (cluster.gpu at budget.price_per_gpu_hour): each {gpu, "
+        "price_per_gpu_hour, max_gpus}, optionally with spot_price_per_gpu_hour and spot_interruptions_pct_per_month. The "
+        "search runs over GPU type x count x strategy. Today's type may be listed once to give its spot price.",
+    )
+    spot_interruptions_pct_per_month: Percent | None = Field(
+        default=None,
+        description="Set when these GPUs are spot / preemptible capacity: percent of instances reclaimed in a month, as the "
+        "provider publishes it. Each reclaim costs a restart, priced like a hardware interruption (Llama 3's hours lost per "
+        "interruption, arXiv:2407.21783).",
     )
     gpus_per_node: Count = Field(default=8, description="GPUs in one node (default 8).")
     intra_node: Literal["nvlink", "pcie", "xgmi", "hccs"] | None = Field(default=None, description="GPU link inside a node; default: the GPU's own (NVLink on SXM parts).")
@@ -416,13 +527,7 @@ class ClusterSection(_Section):
     @classmethod
     def _known_gpu(cls, value: Any) -> Any:
         if isinstance(value, str):
-            known = list(gpu_catalog())
-            gid = resolve_gpu(value)
-            if gid is None:
-                close = difflib.get_close_matches(value.strip().lower(), known, n=1, cutoff=0.5)
-                hint = _("; did you mean '{name}'?", name=close[0]) if close else _("; known: {names}", names=", ".join(known))
-                raise ValueError(_("unknown GPU '{value}'{hint}", value=value, hint=hint))
-            return gid
+            return _catalog_gpu(value)
         elif not isinstance(value, dict):
             raise ValueError(_("expected a catalog id such as 'a100-80gb' or a mapping with memory_gb and peak_tflops, got {what}", what=_describe(value)))
         return value
@@ -432,6 +537,18 @@ class ClusterSection(_Section):
         if self.max_gpus is not None and self.max_gpus < self.gpus:
             raise ValueError(_("max_gpus ({most}) is below gpus ({gpus}), today's count; give at least {gpus}", most=self.max_gpus,
                                gpus=self.gpus))
+        seen: dict[str, int] = {}
+        for i, c in enumerate(self.candidates or ()):
+            if c.gpu in seen:
+                raise _field_error(("candidates", i, "gpu"), _("{gpu} is listed twice (also candidates[{j}]); give each GPU type once",
+                                                               gpu=c.gpu, j=seen[c.gpu]), c.gpu)
+            seen[c.gpu] = i
+            if c.max_gpus < self.gpus:
+                raise _field_error(("candidates", i, "max_gpus"), _("max_gpus ({most}) is below gpus ({gpus}), today's count; give at "
+                                                                    "least {gpus}", most=c.max_gpus, gpus=self.gpus), c.max_gpus)
+            if c.gpu == self.gpu and self.max_gpus is not None and c.max_gpus != self.max_gpus:
+                raise _field_error(("candidates", i, "max_gpus"), _("{gpu} is today's GPU type, whose most is cluster.max_gpus ({most}); "
+                                                                    "give the same", gpu=c.gpu, most=self.max_gpus), c.max_gpus)
         if self.gpus > self.gpus_per_node and self.gpus % self.gpus_per_node:
             raise ValueError(_("gpus ({gpus}) spans several nodes but is not a multiple of gpus_per_node ({per_node}); use {lower} or {upper}",
                                gpus=self.gpus, per_node=self.gpus_per_node, lower=self.gpus - self.gpus % self.gpus_per_node,
@@ -544,6 +661,11 @@ class Answers(_Section):
             raise ValueError(_("training.precision: fp8 needs FP8 tensor cores (Hopper, Ada or Blackwell: H100, H800, H200, H20, "
                                "L4, L40S, B200...); the {gpu} ({generation}) has none: use bf16",
                                gpu=self.cluster.spec.name, generation=self.cluster.spec.generation))
+        for i, c in enumerate(self.cluster.candidates or ()):
+            if c.gpu == self.cluster.gpu and c.price_per_gpu_hour != self.budget.price_per_gpu_hour:
+                raise _field_error(("cluster", "candidates", i, "price_per_gpu_hour"), _(
+                    "{gpu} is today's GPU type, priced at budget.price_per_gpu_hour ({price}); give the same here (list it only for its "
+                    "spot price)", gpu=c.gpu, price=_figure(self.budget.price_per_gpu_hour)), c.price_per_gpu_hour)
         return self
 
 
@@ -611,15 +733,23 @@ def field_path(loc: tuple[Any, ...] | list[Any]) -> list[Any]:
     return loc
 
 
+def dotted(loc: list[Any]) -> str:
+    """A field path as the answers file names it: 'cluster.candidates[1].max_gpus'."""
+    out = ""
+    for p in loc:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out
+
+
 def _one(err: dict[str, Any], root: type[BaseModel]) -> str:
     loc = field_path(err["loc"])
-    path = ".".join(str(p) for p in loc)
+    path = dotted(loc)
     kind = err["type"]
     if kind == "extra_forbidden":
         parent, key = loc[:-1], str(loc[-1])
         options = _fields_at(root, parent)
         close = difflib.get_close_matches(key, options, n=1, cutoff=0.6)
-        where = ".".join(str(p) for p in parent) or _("top level")
+        where = dotted(parent) or _("top level")
         home = _section_holding(root, parent, key) if not close else None
         if home:
             hint = _("; it belongs under {section}: {section}.{key}", section=home, key=key)
@@ -644,6 +774,8 @@ def _one(err: dict[str, Any], root: type[BaseModel]) -> str:
             else _("{msg} (got {value})", msg=msg, value=repr(given))
     elif kind in ("model_type", "model_attributes_type", "dict_type"):
         msg = _("expected a mapping of keys, got {what}", what=_describe(err.get("input")))
+    elif kind in ("tuple_type", "list_type"):
+        msg = _("expected a list, got {what}", what=_describe(err.get("input")))
     elif kind == "string_type":
         msg = _("expected text, got {what}", what=_describe(err.get("input")))
     elif kind in ("tuple_type", "list_type"):
@@ -675,16 +807,25 @@ def _submodel(model: type[BaseModel], name: str) -> type[BaseModel] | None:
     field = model.model_fields.get(name)
     if field is None:
         return None
-    ann = field.annotation
-    for cand in getattr(ann, "__args__", (ann,)):
-        if isinstance(cand, type) and issubclass(cand, BaseModel):
-            return cand
+    return _model_in(field.annotation)
+
+
+def _model_in(ann: Any) -> type[BaseModel] | None:
+    """The model a field holds: itself, in an optional, or the items of a list (cluster.candidates)."""
+    if isinstance(ann, type) and issubclass(ann, BaseModel):
+        return ann
+    for cand in getattr(ann, "__args__", ()):
+        found = _model_in(cand)
+        if found is not None:
+            return found
     return None
 
 
 def _fields_at(root: type[BaseModel], parent: list[Any]) -> list[str]:
     model: type[BaseModel] | None = root
     for part in parent:
+        if isinstance(part, int):
+            continue  # an entry of a list: the list's item model
         model = _submodel(model, str(part)) if model else None
     return list(model.model_fields) if model else []
 
@@ -692,7 +833,8 @@ def _fields_at(root: type[BaseModel], parent: list[Any]) -> list[str]:
 def _description_at(root: type[BaseModel], loc: list[Any]) -> str:
     model: type[BaseModel] | None = root
     for part in loc[:-1]:
-        model = _submodel(model, str(part)) if model else None
+        if not isinstance(part, int):
+            model = _submodel(model, str(part)) if model else None
     if model and str(loc[-1]) in model.model_fields:
         return model.model_fields[str(loc[-1])].description or ""
     return ""

@@ -52,7 +52,7 @@ def _gpu_choices() -> tuple[Choice, ...]:
 
 
 def steps() -> tuple[Step, ...]:
-    """The twelve steps, in order, in the current language. Explanations follow the seed article's framing."""
+    """The thirteen steps, in order, in the current language. Explanations follow the seed article's framing."""
     return (
         Step("model", _("How big is the model?"),
              _("Parameter count drives everything: how much GPU memory each copy needs (about 16 bytes per parameter "
@@ -97,6 +97,17 @@ def steps() -> tuple[Step, ...]:
                "cost 240,000 CNY; 20% faster saves 48,000 CNY a day."),
              (Field("budget.price_per_gpu_hour", _("Price per GPU-hour"), "text", _("e.g. 2.5"), number="float"),
               Field("budget.currency", _("Currency"), "text", _("e.g. USD")))),
+        Step("other_gpu", _("Another GPU type to compare? (optional)"),
+             _("Leave empty to plan on today's GPUs only. A cheaper GPU-hour is not a cheaper run on a slower GPU: advisor "
+               "prices both. A spot price needs its rate: % of instances reclaimed a month, as published."),
+             (Field("cluster.candidates.0.gpu", _("Other GPU type"), "text", _("e.g. h100-sxm"), optional=True),
+              Field("cluster.candidates.0.price_per_gpu_hour", _("Its price per GPU-hour"), "text", _("e.g. 3.5"), optional=True,
+                    number="float"),
+              Field("cluster.candidates.0.max_gpus", _("Most of them you could get"), "text", _("e.g. 256"), optional=True, number="int"),
+              Field("cluster.candidates.0.spot_price_per_gpu_hour", _("Spot price per GPU-hour"), "text", _("e.g. 2.4"),
+                    optional=True, number="float"),
+              Field("cluster.candidates.0.spot_interruptions_pct_per_month", _("Spot: % reclaimed a month"), "text", _("e.g. 15"),
+                    optional=True, number="float"))),
         Step("budget", _("Any budget or deadline?"),
              _("Optional. A run budget and a monthly ceiling let the advice warn before the bill does; a deadline tells "
                "whether the plan ships in time. Leave empty if none."),
@@ -139,7 +150,7 @@ def steps() -> tuple[Step, ...]:
 def _strategy_choices() -> tuple[Choice, ...]:
     from advisor.knowledge.strategies import FRAMEWORKS
 
-    return tuple(Choice(s, f"{s} — {FRAMEWORKS[s].split(' (')[0]}") for s in STRATEGIES)
+    return (*(Choice(s, f"{s} — {FRAMEWORKS[s].split(' (')[0]}") for s in STRATEGIES), Choice("none", _("none — not training yet")))
 
 
 DEFAULT_DRAFT: dict[str, Any] = {
@@ -187,17 +198,49 @@ def draft_from(answers: Answers | None) -> dict[str, Any]:
 
 
 def get_value(draft: dict[str, Any], path: str) -> Any:
-    section, key = path.split(".")
-    return draft.get(section, {}).get(key)
+    """'section.key', or 'section.list.index.key' for one entry of a list (cluster.candidates.0.gpu)."""
+    parts = path.split(".")
+    section, key = parts[0], parts[1]
+    value = draft.get(section, {}).get(key)
+    if len(parts) == 4:
+        index = int(parts[2])
+        entry = value[index] if isinstance(value, list) and index < len(value) else None
+        return entry.get(parts[3]) if isinstance(entry, dict) else None
+    return value
 
 
 def set_value(draft: dict[str, Any], path: str, value: Any) -> None:
-    section, key = path.split(".")
+    parts = path.split(".")
+    section, key = parts[0], parts[1]
     sec = draft.setdefault(section, {})
-    if value is None:
+    if len(parts) == 4:
+        _set_in_list(sec, key, int(parts[2]), parts[3], value)
+    elif value is None:
         sec.pop(key, None)
     else:
         sec[key] = value
+
+
+def _set_in_list(sec: dict[str, Any], key: str, index: int, name: str, value: Any) -> None:
+    """One key of one list entry: a new entry where there was none; an entry left empty goes, and so does an empty list."""
+    entries = sec.get(key)
+    entries = list(entries) if isinstance(entries, (list, tuple)) else []
+    while len(entries) <= index:
+        if value is None:
+            return
+        entries.append({})
+    entry = dict(entries[index]) if isinstance(entries[index], dict) else {}
+    if value is None:
+        entry.pop(name, None)
+    else:
+        entry[name] = value
+    entries[index] = entry
+    while entries and entries[-1] == {}:
+        entries.pop()
+    if entries:
+        sec[key] = entries
+    else:
+        sec.pop(key, None)
 
 
 MAX_FIELD_CHARS = 64

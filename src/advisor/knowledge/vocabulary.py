@@ -60,7 +60,7 @@ def _registry() -> dict[str, FactSpec]:
         FactSpec("experience", TEXT, "Team's distributed-training experience.", ("none", "some", "expert")),
         FactSpec("stage", TEXT, "Project stage.", ("mvp", "stable", "frontier")),
         FactSpec("precision", TEXT, "Training precision.", ("bf16", "fp16", "fp32", "fp8")),
-        FactSpec("current_strategy", TEXT, "What the team runs today.", STRATEGIES),
+        FactSpec("current_strategy", TEXT, "What the team runs today (none: not training yet).", (*STRATEGIES, "none")),
         FactSpec("current_fits", BOOL, "The current strategy fits in GPU memory by the estimate."),
         FactSpec("current_memory_gb", NUMBER, "Memory per GPU the current strategy needs by the estimate, GB."),
         FactSpec("price_per_gpu_hour", NUMBER, "Price of one GPU-hour."),

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from advisor.decision.advice import Advice, advise, hours_text, money, pct_change
-from advisor.decision.explain import PLAN_SOURCE, notes
+from advisor.decision.explain import PLAN_SOURCE, gpu_type_name, notes
 from advisor.inputs.answers import STRATEGIES, Answers, _fields_at, answers_from_mapping
 from advisor.knowledge.catalog import gpu_catalog, resolve_gpu
 from advisor.base.errors import AdvisorError, AnswerError
@@ -500,7 +500,7 @@ def _keep_the_work(ctx: Context, change: dict[str, Any]) -> list[str]:
     """What stays as it is in a what-if, set in ``change`` and said in the notes returned: the runs a month (by default
     today's setup back to back, which the change would move), and the work of a run. A measured duration is today's GPUs': on another count the run keeps its work (the tokens it implies), so the
     change also sets training.tokens in place of the duration. Returns the note that says so."""
-    a = ctx.advice.answers
+    a = ctx.advice.today_answers  # as given: another GPU type's answers drop a measured duration
     notes = []
     if a.training.runs_per_month is None and "training.runs_per_month" not in change:
         # the default cadence is today's setup back to back: a what-if keeps the roadmap's runs a month as they are
@@ -541,6 +541,8 @@ def _rerun(ctx: Context, change: dict[str, Any]) -> Advice:
 
 
 def _plan_text(a: Advice) -> str:
+    if a.plan.gpu_types:  # several GPU types compared: name the plan's
+        return _("{strategy} on {gpus} × {gpu}", strategy=a.plan.chosen.strategy, gpus=a.plan.chosen.gpus, gpu=gpu_type_name(a))
     return _("{strategy} on {gpus} GPUs", strategy=a.plan.chosen.strategy, gpus=a.plan.chosen.gpus)
 
 
@@ -622,14 +624,14 @@ def _what_if(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     notes = _keep_the_work(ctx, change)
     new = _rerun(ctx, change)
     said = ", ".join(
-        _("{what} = {new} (was {old})", what=_label(ctx, path), new=_shown(_answer_value(new.answers, path), path, new),
-          old=_shown(_answer_value(base.answers, path), path, base))
+        _("{what} = {new} (was {old})", what=_label(ctx, path), new=_shown(_answer_value(new.today_answers, path), path, new),
+          old=_shown(_answer_value(base.today_answers, path), path, base))
         for path, value in change.items() if path in asked)
     cb, cn = base.plan.chosen, new.plan.chosen
     lines = [_("What if {change}:", change=said), *notes]
-    if all(_answer_value(new.answers, p) == _answer_value(base.answers, p) for p in asked):
+    if all(_answer_value(new.today_answers, p) == _answer_value(base.today_answers, p) for p in asked):
         lines.append(_("The answers already say so: the advice stays as it is."))
-    elif (cn.strategy, cn.gpus) == (cb.strategy, cb.gpus):
+    elif (cn.strategy, cn.gpus, cn.gpu, cn.spot) == (cb.strategy, cb.gpus, cb.gpu, cb.spot):
         lines.append(_("The plan stays {plan}: {time} a run ({dt}) for {cost} ({dc}).", plan=_plan_text(new), time=hours_text(cn.hours),
                        dt=pct_change(cn.hours, cb.hours), cost=money(cn.cost, str(new.facts["currency"])), dc=pct_change(cn.cost, cb.cost)))
     else:

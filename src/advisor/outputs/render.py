@@ -25,7 +25,7 @@ from advisor.base.i18n import N_, _, pad
 
 ANSWER_WORDS = (N_("none"), N_("some"), N_("expert"), N_("mvp"), N_("stable"), N_("frontier"))
 """Answer values the memo shows in words (team experience, project stage): marked so the catalog has them."""
-from advisor.base.units import count, format_number, hours_text, money, percent, same_unit
+from advisor.base.units import count, format_number, hours_text, money, pct_change, percent, same_unit
 
 
 def spread(lo: float, hi: float, fmt, calibrated: bool) -> str:
@@ -65,6 +65,38 @@ def answers_of(d: Report) -> Answers:
     return a
 
 
+def plan_gpu_name(d: Report) -> str:
+    """The plan's GPU type as the summary names it, '(spot)' for spot capacity."""
+    return d.hardware.gpu + (_(" (spot)") if d.plan.chosen.spot else "")
+
+
+def _lost_text(t: Any, d: Report) -> str:
+    """Why one GPU type lost to the chosen one, in a few words."""
+    deadline = answers_of(d).training.deadline_days
+    if t.lost == "blocked":
+        return _("nothing runs")
+    if t.lost == "deadline":
+        return _("past the {days}-day deadline", days=format_number(deadline or 0))
+    if t.lost == "budget":
+        return _("over budget")
+    if t.lost == "time":
+        return _("slower")
+    if t.lost == "cost":
+        return pct_change(t.cost, d.plan.chosen.cost)
+    return _("within 5%, and the smaller change wins")
+
+
+def gpu_type_rows(d: Report) -> list[tuple[str, str, str, str, str, str]]:
+    """(GPU type, price per GPU-hour, best plan, time, cost, result) for each GPU type compared; empty with one type."""
+    types = d.plan.gpu_types
+    if len(types) < 2:
+        return []
+    cur = d.estimate.currency
+    return [(t.name + (_(" (spot)") if t.spot else ""), format_number(t.price_per_gpu_hour),
+             _("{strategy} on {gpus} GPUs", strategy=t.strategy, gpus=count(t.gpus)), hours_text(t.wall_clock_hours), money(t.cost, cur),
+             _("chosen") if t.chosen else _lost_text(t, d)) for t in types]
+
+
 def headline(report: Report | Advice) -> str:
     """The decision in one sentence (made in the core: decision/explain.py)."""
     d = as_report(report)
@@ -77,6 +109,7 @@ def summary_rows(report: Report | Advice, user_text: Callable[[str], str] = str)
     d = as_report(report)
     t, e, a = d.today, d.estimate, answers_of(d)
     gpu = user_text(d.hardware.gpu)
+    today_gpu = user_text(a.cluster.spec.name)  # the answers as given describe today's GPU type
     cur = e.currency
     p = d.plan
     runs = p.runs_per_month
@@ -88,8 +121,8 @@ def summary_rows(report: Report | Advice, user_text: Callable[[str], str] = str)
     cannot = _("cannot run")
     n_runs = round(runs, 1)
     rows = [
-        (_("Framework"), FRAMEWORKS[t.strategy], FRAMEWORKS[d.recommendation.strategy]),
-        (_("GPUs"), f"{t.gpus:,} × {gpu}", f"{d.recommendation.gpus:,} × {gpu}"),
+        (_("Framework"), FRAMEWORKS.get(t.strategy, t.strategy), FRAMEWORKS[d.recommendation.strategy]),
+        (_("GPUs"), f"{t.gpus:,} × {today_gpu}", f"{d.recommendation.gpus:,} × {gpu}" + (_(" (spot)") if p.chosen.spot else "")),
         (_("Runs as asked"), _runs_word(t), _runs_word(e)),
     ]
     if d.method is not None and d.method.asked != "pretrain":
@@ -117,6 +150,8 @@ def summary_rows(report: Report | Advice, user_text: Callable[[str], str] = str)
         met, missed = _("met"), _("missed")
         rows.append((_("Deadline {n} days", n=format_number(a.training.deadline_days)), today(met if p.today.meets_deadline else missed),
                      met if p.chosen.meets_deadline else missed))
+    if p.greenfield:  # not training yet: nothing to compare with
+        rows = [(what, _("not training yet") if i == 0 else "—", rec) for i, (what, _today, rec) in enumerate(rows)]
     return rows
 
 
@@ -262,7 +297,7 @@ def to_text(report: Report | Advice) -> str:
     lines.append((_("  Time    ") + f"{hours_text(e.wall_clock_hours)}  {spread(lo, hi, hours_text, cal)}").rstrip())
     lines.append((_("  Cost    ") + f"{money(e.cost, cur)}  {spread(clo, chi, lambda v: money(v, cur), cal)}").rstrip())
     lines.append(_("  GPU-h   {hours}   at {price} {currency}/GPU-hour × {gpus} GPUs", hours=count(e.gpu_hours),
-                   price=format_number(a.budget.price_per_gpu_hour), currency=cur, gpus=r.gpus))
+                   price=format_number(d.hardware.price_per_gpu_hour), currency=cur, gpus=r.gpus))
     lines.append(_("  Memory  {need} GB per GPU of {has} GB ({fits}; model states {states} GB, activations {acts} GB)",
                    need=f"{e.memory_per_gpu_gb:,.1f}", has=f"{d.hardware.memory_gb:g}",
                    fits=_("fits") if e.fits else _("DOES NOT FIT"), states=f"{e.model_states_gb_per_gpu:,.1f}",
@@ -429,8 +464,8 @@ def inputs_line(d: Report, a: Answers) -> str:
     """The inputs the advice rests on, in one line a PM can check."""
     cur = d.estimate.currency
     parts = [_("{n}B-parameter model", n=format_number(a.model.params / 1e9)),
-             _("{n}B tokens", n=f"{d.scale.tokens / 1e9:,.1f}"),
-             _("{gpus} × {gpu} today", gpus=f"{a.cluster.gpus:,}", gpu=_md_text(d.hardware.gpu)),
+             _("{n}B tokens", n=format_number(round(d.scale.tokens / 1e9, 1))),
+             _("{gpus} × {gpu} today", gpus=f"{a.cluster.gpus:,}", gpu=_md_text(a.cluster.spec.name)),
              _("{price} {currency} per GPU-hour", price=format_number(a.budget.price_per_gpu_hour), currency=cur)]
     if a.budget.limit:
         parts.append(_("run budget {amount}", amount=money(a.budget.limit, cur)))
@@ -475,6 +510,7 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
     for w in sorted(d.warnings, key=lambda w: not w.blocking):
         add(f"- {_('**Blocking:** ') if w.blocking else _('Risk: ')}{_md_inline(w.text)}{note(w.rule, '', w.source)}")
     add("")
+    _gpu_type_table(add, d, cur)
     add(_("The aim is not the most advanced framework but business value at the lowest cost and the steadiest speed.")
         + note("", "", "seed:K21"))
     add("")
@@ -482,7 +518,7 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
     add("")
     status = _(" **Blocked — resolve the blocking warnings first.**") if r.blocked else ""
     add(_("Use **{framework}** (`{strategy}`) on {gpus} × {gpu}.{status}", framework=r.framework, strategy=r.strategy, gpus=r.gpus,
-          gpu=_md_text(d.hardware.gpu), status=status))
+          gpu=_md_text(plan_gpu_name(d)), status=status))
     add("")
     lo, hi = e.range.wall_clock_hours
     clo, chi = e.range.cost
@@ -522,12 +558,14 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
         (_("Training tokens"), tokens),
         (_("Known run duration"), _("{time} with {strategy}", time=hours_text(d.scale.baseline_hours), strategy=a.training.current_strategy)
          if d.scale.baseline_hours else _("not given")),
-        (_("Cluster today"), _("{gpus} × {gpu}, {per_node} per node, {nodes} node(s)", gpus=a.cluster.gpus, gpu=_md_text(d.hardware.gpu),
+        (_("Cluster today"), _("{gpus} × {gpu}, {per_node} per node, {nodes} node(s)", gpus=a.cluster.gpus, gpu=_md_text(a.cluster.spec.name),
                                per_node=a.cluster.gpus_per_node, nodes=a.cluster.nodes)
          + (_("; up to {n} available", n=a.cluster.max_gpus) if a.cluster.max_gpus else "")),
         (_("Links"), _("{link} inside a node, {gbps} Gbit/s per node", link=d.hardware.intra_link,
                        gbps=f"{a.cluster.network_gbps:g}") + ("" if a.cluster.inter_node_gbps else _(" (the GPU's usual fabric)"))),
-        (_("Price"), _("{price} {currency} per GPU-hour", price=format_number(a.budget.price_per_gpu_hour), currency=cur)),
+        (_("Price"), _("{price} {currency} per GPU-hour", price=format_number(a.budget.price_per_gpu_hour), currency=cur)
+         + ("" if d.hardware.price_per_gpu_hour == a.budget.price_per_gpu_hour and d.hardware.gpu == a.cluster.spec.name
+            else _("; the plan's {gpu}: {price}", gpu=_md_text(plan_gpu_name(d)), price=format_number(d.hardware.price_per_gpu_hour)))),
         (_("Budget"), (money(a.budget.limit, cur) if a.budget.limit else _("no run limit"))
          + (_("; {amount} a month", amount=money(a.budget.monthly_limit, cur)) if a.budget.monthly_limit else "")),
         (_("Deadline"), _("{n} days", n=format_number(a.training.deadline_days)) if a.training.deadline_days else _("none given")),
@@ -542,7 +580,7 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
     add(_("Cost = training time × price per GPU-hour × number of GPUs:") + note("", "", "seed:K14"))
     add("")
     add(_("    {hours} h × {price} {currency} × {gpus} GPUs = {cost}", hours=f"{e.wall_clock_hours:,.1f}",
-          price=format_number(a.budget.price_per_gpu_hour), currency=cur, gpus=r.gpus, cost=money(e.cost, cur)))
+          price=format_number(d.hardware.price_per_gpu_hour), currency=cur, gpus=r.gpus, cost=money(e.cost, cur)))
     add("")
     add(_("Time comes from compute = (6 × {params} params + 12 × {layers} layers × {hidden} hidden × {seq} seq) FLOPs per token × tokens ÷ "
           "({gpus} GPUs × {peak} TFLOP/s × MFU), plus communication that cannot overlap it (ring all-reduce 2(n−1)/n × S/B over each "
@@ -719,6 +757,18 @@ def _trace_value(value: Any) -> str:
     if isinstance(value, list):
         return "[" + ", ".join(_trace_value(v) for v in value) + "]"
     return str(value)
+
+
+def _gpu_type_table(add, d: Report, cur: str) -> None:
+    """The GPU types compared (cluster.candidates): the best plan on each."""
+    rows = gpu_type_rows(d)
+    if not rows:
+        return
+    add(_("| GPU type | {currency} per GPU-hour | Best plan on it | Time | Cost | Result |", currency=cur))
+    add("| --- | --- | --- | --- | --- | --- |")
+    for row in rows:
+        add("| " + " | ".join(_md(x) for x in row) + " |")
+    add("")
 
 
 def _communication_table(add, e: Estimate) -> None:

@@ -17,6 +17,7 @@ from advisor.base.errors import AnswerError
 from advisor.base.i18n import _, pad
 from advisor.base.units import count, days, format_number, money, parse_count
 from advisor.estimate import GB, cost, estimate_all
+from advisor.decision.candidates import GpuType, gpu_types, variant
 
 _RANGE = re.compile(r"^([^.]+)\.\.([^.]+)$")
 MAX_POINTS = 200_000
@@ -92,6 +93,8 @@ class Sweep:
     added, the batch no longer divides evenly and the step stays as long."""
     layout: dict[str, np.ndarray]
     """TP x PP x v and recomputation, as text, per point (what a point slower than the one before changed)."""
+    tokens: float = 0.0
+    """Training tokens (given, or implied by a known run): another GPU type is swept for the same tokens."""
 
     def to_dict(self) -> dict[str, Any]:
         def point(p: tuple[str, float] | None) -> dict[str, Any] | None:
@@ -122,7 +125,7 @@ class Sweep:
 
 
 def sweep(answers: Answers, gpus: np.ndarray) -> Sweep:
-    est, _ctx = estimate_all(answers, gpus)
+    est, ctx = estimate_all(answers, gpus)
     price = answers.budget.price_per_gpu_hour
     hours = {s: est[s].hours["mid"] for s in STRATEGIES}
     costs = {s: cost(hours[s], price, gpus) for s in STRATEGIES}
@@ -141,7 +144,38 @@ def sweep(answers: Answers, gpus: np.ndarray) -> Sweep:
     layout = {s: np.char.add(np.char.add(np.char.add(np.char.add(_ints(est[s].tp), " x "), _ints(est[s].pp)), ", "),
                              est[s].recompute.astype(str)) for s in STRATEGIES}
     return Sweep(answers, gpus, hours, costs, {s: est[s].memory / GB for s in STRATEGIES}, fits, batch_ok, feasible, cheapest, fastest,
-                 runnable, per_rank, layout)
+                 runnable, per_rank, layout, float(ctx["tokens"]))
+
+
+def sweep_types(answers: Answers, gpus: np.ndarray) -> list[tuple[GpuType, Sweep]]:
+    """The sweep on today's GPU type, then on every candidate type (cluster.candidates: on demand, and spot where
+    priced), each at its own price, for today's tokens."""
+    types = gpu_types(answers)
+    first = sweep(answers, gpus)
+    return [(types[0], first)] + [(t, sweep(variant(answers, t, first.tokens, 1.0), gpus)) for t in types[1:]]
+
+
+def sweep_types_dict(groups: list[tuple[GpuType, Sweep]]) -> dict[str, Any]:
+    """Today's type as before; each candidate type under "candidates" with its GPU, price and its own sweep."""
+    out = groups[0][1].to_dict()
+    if len(groups) > 1:
+        out["candidates"] = [{"gpu": t.gpu, "name": t.name, "spot": t.spot, "price_per_gpu_hour": t.price, **sw.to_dict()}
+                             for t, sw in groups[1:]]
+    return out
+
+
+def sweep_types_text(groups: list[tuple[GpuType, Sweep]], rows: int = 24, markdown: bool = False) -> str:
+    """One table per GPU type, each under a line naming the type and its price (one type: the table alone)."""
+    if len(groups) == 1:
+        return sweep_text(groups[0][1], rows, markdown)
+    parts = []
+    for t, sw in groups:
+        name = t.name + (_(" (spot)") if t.spot else "")
+        title = _("{name} at {price} {currency}/GPU-hour", name=name, price=f"{t.price:g}", currency=sw.answers.budget.currency.upper())
+        if t.today and not t.spot:
+            title += _(" (today's GPU type)")
+        parts.append((f"**{title}**\n\n" if markdown else f"{title}\n") + sweep_text(sw, rows, markdown, today_mark=t.today and not t.spot))
+    return "\n".join(parts)
 
 
 def _ints(a: np.ndarray) -> np.ndarray:
@@ -174,7 +208,7 @@ def _rows(sw: Sweep, rows: int) -> np.ndarray:
     return np.array(sorted(set(keep) | set(spread)), dtype=int)
 
 
-def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False) -> str:
+def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False, today_mark: bool = True) -> str:
     """One row per GPU count (``rows`` of them, today's count among them): the cheapest strategy that meets everything,
     else the fastest that runs with what it misses, its time in days and its cost; a point slower than the row above
     says why (the batch no longer divides evenly, or the layout changes)."""
@@ -192,7 +226,7 @@ def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False) -> str:
     prev: tuple[float, str, int] | None = None
     for i in idx:
         g = float(sw.gpus[i])
-        notes = [_("today")] if g == today else []
+        notes = [_("today")] if g == today and today_mark else []  # another GPU type: today's count is not today's setup
         feasible = [(float(sw.cost[s][i]), STRATEGIES.index(s), s) for s in STRATEGIES if sw.feasible[s][i]]
         running = [(float(sw.hours[s][i]), STRATEGIES.index(s), s) for s in STRATEGIES if sw.runnable[s][i]]
         if feasible:

@@ -62,8 +62,11 @@ class LivePanel(Static):
         fit = _("fits") if fits else _("DOES NOT FIT")
         deadline = advice.answers.training.deadline_days
         verdict = None if deadline is None else (_("Deadline met") if advice.plan.deadline_met else _("Deadline MISSED"))
+        # Several GPU types compared: the plan's type by its short id ('h100-sxm (spot)'), to fit the line at 80 columns.
+        kind = advice.plan.chosen.gpu + (_(" (spot)") if advice.plan.chosen.spot else "") if advice.plan.gpu_types else None
         if narrow:
-            first = (_("{strategy} on {gpus} GPUs", strategy=advice.strategy, gpus=advice.gpus)
+            first = ((_("{strategy} on {gpus} × {gpu}", strategy=advice.strategy, gpus=advice.gpus, gpu=kind) if kind
+                      else _("{strategy} on {gpus} GPUs", strategy=advice.strategy, gpus=advice.gpus))
                      + f" · {hours_text(e['wall_clock_hours'])} · {money(e['cost'], cur)}" + (f" · {verdict}" if verdict else ""))
             second = (f"{e['memory_per_gpu_gb']:,.0f} GB/GPU {fit} · "
                       + _("{share} exposed communication", share=f"{e['communication_share']:.0%}")
@@ -72,7 +75,7 @@ class LivePanel(Static):
             return
         lines: list[tuple[str, str] | str] = [
             (_("Live estimate") + "\n\n", "bold"),
-            (f"{advice.strategy}", "bold"), " " + _("on {gpus} GPUs", gpus=advice.gpus) + "\n",
+            (f"{advice.strategy}", "bold"), " " + _("on {gpus} GPUs", gpus=advice.gpus) + (f" · {kind}" if kind else "") + "\n",
             f"{FRAMEWORKS[advice.strategy]}\n\n",
             _("Time   {time}", time=hours_text(e["wall_clock_hours"])) + "\n",
             _("Cost   {cost}", cost=money(e["cost"], cur)) + "\n",
