@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import copy
+import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from advisor.knowledge.rules import RuleSet, load_rules
+
+os.environ.setdefault("ADVISOR_CACHE_DIR", str(Path(tempfile.gettempdir()) / "advisor-test-cache"))
+"""Parsed rule packs are cached per user (issue 20): the tests keep theirs apart from the developer's."""
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from collections.abc import Callable, Mapping, Sequence
 
 import yaml
@@ -19,13 +19,15 @@ from advisor.decision.advice import Advice, hours_text, method_names, money, pct
 from advisor.decision.decide import COST_TIE, Option, preference, tie_band
 from advisor.inputs.answers import STRATEGIES, Answers
 from advisor.estimate import BATCH_NOT_GIVEN
-from advisor.decision.report import Alternative, Estimate, MethodReport, Report
 from advisor.knowledge.strategies import FRAMEWORKS
 from advisor.base.i18n import N_, _, pad
 
 ANSWER_WORDS = (N_("none"), N_("some"), N_("expert"), N_("mvp"), N_("stable"), N_("frontier"))
 """Answer values the memo shows in words (team experience, project stage): marked so the catalog has them."""
 from advisor.knowledge.rules import format_number
+
+if TYPE_CHECKING:  # the report's ~20 pydantic models: built only where a renderer reads a report (issue 20)
+    from advisor.decision.report import Alternative, Estimate, MethodReport, Report
 
 
 def spread(lo: float, hi: float, fmt, calibrated: bool) -> str:
@@ -427,6 +429,8 @@ def _section(lines: list[str], title: str, items: list[str]) -> None:
 
 def option_rows(d: Report) -> list[Alternative]:
     """Every strategy's estimate in catalogue order, the recommendation's included (with no why-not)."""
+    from advisor.decision.report import Alternative
+
     rec = d.recommendation
     chosen = Alternative(strategy=rec.strategy, framework=rec.framework, score=rec.score, why_not=[], **d.estimate.model_dump())
     by_strategy: dict[str, Alternative] = {rec.strategy: chosen, **{alt.strategy: alt for alt in d.alternatives}}
