@@ -229,10 +229,16 @@ class WhatIfRow:
 
 
 def what_if_rows(advice: Advice) -> list[WhatIfRow]:
-    """The best runnable option at every GPU count the search priced, today and the choice marked."""
+    """The best runnable option at the allocations clusters hand out (1, 2, 3, 4, 6, 8 … nodes), today's count, the
+    choice's and the cheapest meeting the deadline: the search prices more counts than a table should show (issue 20)."""
+    from advisor.decision.search import ladder_counts
+
     p = advice.plan
     rows: list[WhatIfRow] = []
-    for g in sorted({o.gpus for o in p.options}):
+    shown = ladder_counts(advice.answers) | {p.today.gpus, p.chosen.gpus}
+    if p.cheapest_meeting_deadline is not None:
+        shown.add(p.cheapest_meeting_deadline.gpus)
+    for g in sorted({o.gpus for o in p.options} & shown):
         here = [o for o in p.options if o.gpus == g and o.runnable]
         if not here:
             rows.append(WhatIfRow(g, None, _("nothing fits")))
