@@ -397,7 +397,9 @@ def _sweep(args: argparse.Namespace) -> int:
     spec = args.gpus or f"{per_node}..{max(per_node, 4 * answers.cluster.gpus)},{answers.cluster.gpus}"
     result = sweep(answers, parse_gpu_range(spec, per_node))
     if args.format == "json":
-        text = json.dumps(result.to_dict(), indent=2) + "\n"
+        # Indented for a range a person reads; compact past 1,000 points, where indent=2 was 0.7 s of a 16,384-point sweep
+        # and half its bytes (issue 20). Either is the same JSON.
+        text = json.dumps(result.to_dict(), indent=2 if result.gpus.size <= 1000 else None) + "\n"
     else:
         text = sweep_text(result, args.rows, markdown=args.format == "md")
     if to_file:

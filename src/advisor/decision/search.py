@@ -84,30 +84,44 @@ def candidate_counts(a: Answers) -> np.ndarray:
         affordable &= costs <= a.budget.limit
     if a.budget.monthly_limit is not None:
         affordable &= runs * costs <= a.budget.monthly_limit
-    distance = np.abs(np.log(counts / g))
     picked: set[tuple[int, int]] = set()
+
+    below_today = counts <= g
+    positions = np.arange(counts.size)
 
     def bands(mask: np.ndarray, by: np.ndarray) -> set[tuple[int, int]]:
         """(strategy, count) indices picked from the tie bands of ``mask`` by ``by``: each strategy's, all together, and
-        all but one strategy in turn."""
-        out: set[tuple[int, int]] = set()
+        all but one strategy in turn (which leaves the second-best strategy's best as the band's floor). Of each band:
+        the NEAREST counts on either side of today's, its cheapest and its fastest."""
         if not mask.any():
-            return out
-        groups = [[i] for i in range(len(STRATEGIES))] + [list(range(len(STRATEGIES)))]
-        groups += [[j for j in range(len(STRATEGIES)) if j != i] for i in range(len(STRATEGIES))]
-        for group in groups:
-            m = np.zeros_like(mask)
-            m[group] = mask[group]
-            if not m.any():
+            return set()
+        value = np.where(mask, by, np.inf)
+        best = value.min(axis=1)
+        ranked = np.sort(best)
+        floors = [best, np.full_like(best, ranked[0])]
+        if ranked.size > 1 and np.isfinite(ranked[1]):
+            floors.append(np.where(best == ranked[0], np.inf, ranked[1]))
+        out: set[tuple[int, int]] = set()
+        for floor in floors:
+            band = value <= (floor * (1 + COST_TIE))[:, None]
+            rows = np.flatnonzero(band.any(axis=1))
+            if rows.size == 0:
                 continue
-            best = by[m].min()
-            band = m & (by <= best * (1 + COST_TIE))
-            si, ni = np.nonzero(band)
-            for s in set(si.tolist()):
-                idx = ni[si == s]
-                near = idx[np.argsort(distance[idx], kind="stable")]
-                below, above = near[counts[near] <= g][:NEAREST], near[counts[near] > g][:NEAREST]
-                out.update((int(s), int(n)) for n in (*below, *above, idx[np.argmin(costs[s, idx])], idx[np.argmin(hours[s, idx])]))
+            sub = band[rows]
+            low = sub & below_today
+            high = sub & ~below_today
+            picks = [np.where(sub, costs[rows], np.inf).argmin(axis=1), np.where(sub, hours[rows], np.inf).argmin(axis=1)]
+            for _k in range(NEAREST):
+                if low.any():
+                    last = np.where(low, positions, -1).max(axis=1)
+                    picks.append(np.where(last >= 0, last, picks[0]))
+                    low &= positions[None, :] != last[:, None]
+                if high.any():
+                    first = np.where(high, positions, counts.size).min(axis=1)
+                    picks.append(np.where(first < counts.size, first, picks[0]))
+                    high &= positions[None, :] != first[:, None]
+            for p in picks:
+                out.update(zip(rows.tolist(), p.tolist(), strict=True))
         return out
 
     within = counts <= g
