@@ -13,6 +13,8 @@ from advisor.decision.advice import advise
 from advisor.decision.search import every_count, ladder_counts
 from advisor.inputs.answers import answers_from_mapping
 
+from .conftest import EXAMPLES
+
 MODELS = [("1B", "50B"), ("7B", "300B"), ("13B", "1T"), ("70B", "2T")]
 CLUSTERS = [("a100-80gb", 8, None), ("h100-80gb", 24, 64), ("a100-40gb", 32, None), ("h100-80gb", 64, 160)]
 OBJECTIVES = [{}, {"deadline_days": 7}, {"deadline_days": 30}, {"deadline_days": 400}, {"deadline_days": 30, "limit": 200_000},
@@ -51,6 +53,18 @@ def test_the_pruned_search_chooses_as_a_search_of_every_count(model, cluster, ob
     brute = advise(answers, rules)
     assert {o.gpus for o in brute.plan.options} == set(every_count(answers).astype(int).tolist())
     assert _picks(pruned.plan) == _picks(brute.plan)
+
+
+@pytest.mark.parametrize("example", ["customer-service.yaml", "thousand-gpus-one-day.yaml", "pretrain-7b-h100.yaml"])
+def test_the_examples_choose_as_a_search_of_every_count(example, rules, monkeypatch):
+    """The shipped examples too (the 1,000-GPU day searches 500 counts): a pruning that kept too few counts chose 848
+    GPUs there where every count gives 856."""
+    from advisor.inputs.answers import load_answers
+
+    answers = load_answers(EXAMPLES / example)
+    pruned = advise(answers, rules)
+    monkeypatch.setattr(advice_module, "search_counts", every_count)
+    assert _picks(pruned.plan) == _picks(advise(answers, rules).plan)
 
 
 def test_every_whole_node_count_is_considered_not_only_the_ladder(rules):

@@ -77,7 +77,10 @@ class StrategyEstimate:
 
     def at(self, i: int) -> StrategyEstimate:
         """This estimate at one GPU count (index i), as one-element arrays."""
-        cut = slice(i, i + 1)
+        return self.take(slice(i, i + 1))
+
+    def take(self, cut: slice | np.ndarray) -> StrategyEstimate:
+        """This estimate at some of its GPU counts (a slice or an array of indices)."""
         fields: dict[str, Any] = {}
         for name, value in vars(self).items():
             if isinstance(value, np.ndarray):
@@ -344,11 +347,35 @@ def _recompute_names(codes: np.ndarray) -> np.ndarray:
     return names[at]
 
 
+_LAST: tuple[Answers, np.ndarray, dict[str, StrategyEstimate], dict[str, Any]] | None = None
+"""The last estimate over many counts, for the same answers object: the decision search prices every whole-node count
+and then the facts want some of them (issue 20); each point is computed on its own, so a subset is a slice of it."""
+
+MEMO_MAX_COUNTS = 4096
+"""Largest estimate kept for reuse (a 16,384-GPU search holds 2,048 counts; a sweep's hundred thousand are not kept)."""
+
+
 def estimate_all(answers: Answers, gpus: np.ndarray | None = None) -> tuple[dict[str, StrategyEstimate], dict[str, Any]]:
     """Every strategy at the given GPU counts (default: the answers' own), calibrated to a known duration.
 
     Returns the estimates and a context dict (workload, hardware, tokens, whether tokens were implied).
     """
+    global _LAST
+    if gpus is None:
+        return _estimate_all(answers, None)
+    counts = np.asarray(gpus, dtype=float)
+    last = _LAST
+    if last is not None and last[0] is answers and counts.ndim == 1 and counts.size:
+        pos = np.clip(np.searchsorted(last[1], counts), 0, last[1].size - 1)
+        if np.array_equal(last[1][pos], counts):
+            return {s: e.take(pos) for s, e in last[2].items()}, dict(last[3])
+    results, ctx = _estimate_all(answers, counts)
+    if counts.ndim == 1 and 1 < counts.size <= MEMO_MAX_COUNTS and bool(np.all(np.diff(counts) > 0)):
+        _LAST = (answers, counts.copy(), results, dict(ctx))
+    return results, ctx
+
+
+def _estimate_all(answers: Answers, gpus: np.ndarray | None) -> tuple[dict[str, StrategyEstimate], dict[str, Any]]:
     w = workload_from(answers)
     hw = hardware_from(answers)
     measured = _refit(answers, w, hw) if answers.training.measured is not None else None

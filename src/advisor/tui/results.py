@@ -97,7 +97,7 @@ class ResultsScreen(Screen[None]):
         e = d.estimate
         cur = e.currency
         yield Header(show_clock=False)
-        with TabbedContent(id="tabs"):
+        with TabbedContent(id="tabs", initial=self.tab or ""):
             with TabPane(_("Summary"), id="summary"):
                 with VerticalScroll():
                     lo, hi = e.range.wall_clock_hours
@@ -149,8 +149,6 @@ class ResultsScreen(Screen[None]):
         yield Footer(show_command_palette=False)  # five keys fill 80 columns; ^p still opens the palette (F1 lists it)
 
     def on_mount(self) -> None:
-        if self.tab:
-            self.query_one("#tabs", TabbedContent).active = self.tab
         self._draw_charts()
         table = self.query_one("#options-table", DataTable)
         table.add_columns(_("strategy"), _("fits"), "GB/GPU", _("time"), _("cost"), _("score"), _("why not"))
