@@ -20,6 +20,7 @@ from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
+from textual.worker import WorkerFailed
 
 from advisor.base.errors import AdvisorError
 from advisor.base.i18n import _, N_, language, zh
@@ -85,9 +86,10 @@ class AdvisorApp(App[None]):
         """What is on disk (the file it came from, or nothing changed yet): quitting asks only when this differs."""
 
     def _handle_exception(self, error: Exception) -> None:
-        """An unhandled exception (a bug) ends the app, as in Textual; it is kept for the CLI's one-line report."""
+        """An unhandled exception (a bug) ends the app, as in Textual; it is kept for the CLI's one-line report (a bug in
+        the estimate's worker is reported as itself, not as the worker that failed)."""
         if self.internal_error is None:
-            self.internal_error = error
+            self.internal_error = error.error if isinstance(error, WorkerFailed) and isinstance(error.error, Exception) else error
         super()._handle_exception(error)
 
     def _fatal_error(self) -> None:
