@@ -170,6 +170,7 @@ class QuestionScreen(Screen[None]):
         if self.draft and self.draft != self.state.draft:
             self.draft = {k: dict(v) for k, v in self.state.draft.items()}
             await self.render_step()
+            self.post_message(DraftTyped(self.draft))  # and the live estimate follows them
 
     def on_resize(self, event: events.Resize) -> None:
         self._fit_to(event.size)
