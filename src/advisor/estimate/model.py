@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -148,6 +149,34 @@ def _activations(strategy: str, w: Workload, tp: np.ndarray, pp: np.ndarray, vpp
     return act + lora_activation_bytes(w, tp, mb)
 
 
+def _activations_by_code(strategy: str, w: Workload, tp: np.ndarray, pp: np.ndarray, vpp: np.ndarray,
+                         mb: np.ndarray) -> Callable[[float], np.ndarray]:
+    """``_activations`` for one recomputation code at a time, over the same layouts: the three activation sets and the
+    stage factors are computed once, not once per code (the same arithmetic in the same order, so the same bytes)."""
+    sp = spec(strategy).model_parallel
+    selective = activation_bytes(w, "selective", tp, seq_parallel=sp, micro_batch=mb)
+    full = activation_bytes(w, "full", tp, seq_parallel=sp, micro_batch=mb)
+    none: np.ndarray | None = None
+    stage = stage_factor(w, pp) if sp else None
+    interleave = interleave_memory_factor(pp, vpp) if sp else None
+    lora = lora_activation_bytes(w, tp, mb)
+
+    def at(c: float) -> np.ndarray:
+        nonlocal none
+        code = np.asarray(c, dtype=float)
+        f = np.clip(code, 0.0, 1.0)
+        act = (1.0 - f) * selective + f * full
+        if code < 0:
+            if none is None:
+                none = activation_bytes(w, "none", tp, seq_parallel=sp, micro_batch=mb)
+            act = np.where(code < 0, none, act)
+        if stage is not None:
+            act = act * stage * interleave
+        return act + lora
+
+    return at
+
+
 def _evaluate(strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.ndarray, pp: np.ndarray, vpp: np.ndarray,
               code: np.ndarray, mb: np.ndarray, cp: np.ndarray | float = 1.0) -> _Eval:
     """Memory and step time of one configuration per GPU count; ``code`` holds each count's recomputation.
@@ -251,10 +280,11 @@ def estimate_strategy(
         states = model_state_bytes(strategy, w, nn, c_tp, c_pp, hw.gpus_per_node)
         code = np.full(np.broadcast_shapes(nn.shape, c_tp.shape), codes[-1])
         prune = divides_all is not None and like is None
+        acts = _activations_by_code(strategy, w, c_tp, c_pp, c_v, c_mb)
         if prune:
-            memory = states + _activations(strategy, w, c_tp, c_pp, c_v, np.asarray(codes[-1], dtype=float), c_mb) / c_cp + CUDA_OVERHEAD_BYTES
+            memory = states + acts(codes[-1]) / c_cp + CUDA_OVERHEAD_BYTES
         for c in codes[-2::-1]:  # from the most recomputation down: the least that fits wins
-            memory_c = states + _activations(strategy, w, c_tp, c_pp, c_v, np.asarray(c, dtype=float), c_mb) / c_cp + CUDA_OVERHEAD_BYTES
+            memory_c = states + acts(c) / c_cp + CUDA_OVERHEAD_BYTES
             fits_c = memory_c <= room
             code = np.where(fits_c, c, code)
             if prune:
