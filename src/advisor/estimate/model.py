@@ -156,7 +156,7 @@ def _activations_by_code(strategy: str, w: Workload, tp: np.ndarray, pp: np.ndar
     sp = spec(strategy).model_parallel
     selective = activation_bytes(w, "selective", tp, seq_parallel=sp, micro_batch=mb)
     full = activation_bytes(w, "full", tp, seq_parallel=sp, micro_batch=mb)
-    none: np.ndarray | None = None
+    none: np.ndarray | float | None = None
     stage = stage_factor(w, pp) if sp else None
     interleave = interleave_memory_factor(pp, vpp) if sp else None
     lora = lora_activation_bytes(w, tp, mb)
