@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,8 @@ from advisor.knowledge.rules import RuleSet, load_rules
 # Reports carry the date they were made (the memo's "Prepared" line): the tests pin it, as reproducible builds do, so
 # golden memos do not change with the calendar. Subprocesses inherit it.
 os.environ["SOURCE_DATE_EPOCH"] = "1796083200"  # 2026-12-01
+os.environ.setdefault("ADVISOR_CACHE_DIR", str(Path(tempfile.gettempdir()) / "advisor-test-cache"))
+"""Parsed rule packs are cached per user (issue 20): the tests keep theirs apart from the developer's."""
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"

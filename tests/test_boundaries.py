@@ -61,3 +61,36 @@ def test_stages_import_only_downward():
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert "0 broken" in proc.stdout
+
+
+TUI_SCREENS = sorted(p for p in (SRC / "tui").glob("*.py") if p.name not in ("app.py", "__init__.py"))
+
+
+@pytest.mark.parametrize("path", TUI_SCREENS, ids=lambda p: p.name)
+def test_screens_neither_import_the_app_nor_assign_its_state(path):
+    """Issue 23 item 7: screens send messages up (advisor.tui.messages) and read the session through advisor.tui.state;
+    the import circle app <-> question <-> results is gone, and no screen writes ``self.app.x = ...``."""
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            assert node.module != "advisor.tui.app", f"{path.name} imports the app"
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                text = ast.unparse(target)
+                assert not text.startswith(("self.app.", "app.", "self.state.", "state.")), f"{path.name}: {text} = ..."
+
+
+def test_the_first_question_needs_neither_numpy_nor_the_core():
+    """Issue 20: launch to the first question drawn was 2.7x a minimal Textual app; numpy, the estimate, the report
+    models, the plots and markdown now load after the first paint (the estimate warms up in a worker)."""
+    code = (
+        "import sys\n"
+        "import advisor.tui.app\n"
+        "heavy = ('numpy', 'markdown_it', 'textual_plotext', 'advisor.decision', 'advisor.estimate', 'advisor.outputs.render',"
+        " 'advisor.tui.results')\n"
+        "bad = sorted(m for m in sys.modules if m.startswith(heavy))\n"
+        "assert not bad, bad\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr

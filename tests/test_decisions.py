@@ -208,15 +208,22 @@ def test_why_holds_only_reasons_for_the_choice(rules):
 def test_the_cheaper_option_named_is_the_fastest_of_the_cheapest(rules):
     """The seed's 1,000-GPU day: 'Cheaper but slower: 8 GPUs with fsdp cost 125,354 CNY (17% less) and take 65.3 days'
     — while 512 GPUs cost 125,783 CNY (also 17% less) and take 24.6 h. Of the options within the 5% cost tie of the
-    cheapest, the fastest is the one to name."""
-    case = next(c for c in CASES if c["id"] == "thousand-gpus-one-day")
-    p = advise(_answers(case), rules).plan
-    c = p.cheaper_slower
-    assert c is not None
-    cheapest = min(o.cost for o in p.options if o.runnable and o.gpus < p.chosen.gpus)
-    band = [o for o in p.options if o.runnable and o.gpus < p.chosen.gpus and o.cost <= cheapest * 1.05]
-    assert c.hours == min(o.hours for o in band)
-    assert c.hours < 2 * 24
+    cheapest, the fastest is the one to name — in every decision case that names one (the 1,000-GPU day no longer
+    does: with every whole-node count searched its plan is already the cheap 856 GPUs)."""
+    named = 0
+    for case in CASES:
+        p = advise(_answers(case), rules).plan
+        c = p.cheaper_slower
+        if c is None:
+            continue
+        named += 1
+        # Only trades a PM would weigh are named (issue 23): at most twice the plan's time, not giving up a met deadline.
+        weighed = [o for o in p.options if o.runnable and o.gpus < p.chosen.gpus and o.hours <= 2 * p.chosen.hours
+                   and (o.meets_deadline is not False or not p.chosen.meets_deadline)]
+        cheapest = min(o.cost for o in weighed)
+        band = [o for o in weighed if o.cost <= cheapest * 1.05]
+        assert c.hours == min(o.hours for o in band), case["id"]
+    assert named >= 2
 
 
 def test_a_slow_data_pipeline_bounds_the_time_it_warns_about(rules):
@@ -236,10 +243,9 @@ def test_a_slow_data_pipeline_bounds_the_time_it_warns_about(rules):
     assert advice.plan.faster_same_cost is None
     # More GPUs than the loader can feed buy nothing: the deadline is met on fewer, for less.
     assert advice.plan.chosen.gpus < 256 and advice.plan.deadline_met
-    text = to_text(advice)
-    warning = next(line for line in text.splitlines() if "The data pipeline delivers 300,000 tokens/s" in line)
-    assert "the GPUs can be at most" in warning  # demand is what the GPUs could take, not what the loader gives them
-    assert "Data loading sets the pace" in text
+    # With every whole-node count searched the plan stops where the loader keeps up (152-160 GPUs take just under its
+    # 300,000 tokens/s), so the warning that it sets the pace is not due; the checklist still names the rate to measure.
+    assert f"Data loading keeps up: {advice.plan.chosen.gpus} GPUs consume about" in to_text(advice)
 
 
 def test_fewer_gpus_that_finish_as_fast_for_much_less_are_the_plan(rules):

@@ -100,7 +100,9 @@ def test_the_seeds_worked_example_comes_out_exactly(rules):
     """seed:K16: 10 CNY/GPU-hour, 1,000 GPUs, one day = 240,000 CNY; 20% faster saves 48,000 CNY/day."""
     advice = advise(answers_from_mapping(__import__("yaml").safe_load((EXAMPLES / "thousand-gpus-one-day.yaml").read_text())), rules)
     d = advice.to_dict()
-    baseline = advice.estimate_dict(advice.answers.training.current_strategy)
+    from advisor.decision.advice import estimate_dict
+
+    baseline = estimate_dict(advice.today, advice.answers.training.current_strategy)  # today's 1,000 GPUs, whatever the plan
     assert baseline["wall_clock_hours"] == pytest.approx(24.0, abs=1e-9)
     assert baseline["cost"] == pytest.approx(240_000.0, abs=1e-6)
     assert baseline["cost_per_day"] == 240_000.0

@@ -169,3 +169,66 @@ def test_excluding_every_fitting_strategy_is_blocked_not_misreported(tmp_path, r
     advice = advise(answers_from_mapping(MINIMAL), load_rules([d]))
     assert advice.facts[f"fits.{advice.strategy}"]
     assert advice.warnings[0]["blocking"] and "excluded every strategy that fits" in advice.warnings[0]["text"]
+
+
+# ------------------------------------------------------------------------------ the parsed-pack cache (issue 20)
+
+CACHE_PACK = """rules:
+- id: cache-a
+  title: {en: A, zh: A}
+  source: seed:K13
+  priority: 10
+  when: {all: [{fact: gpus, op: ge, value: 8}]}
+  then: {score: {ddp: 1}}
+"""
+
+
+def _cache_pack(tmp_path: Path, text: str) -> Path:
+    d = tmp_path / "pack"
+    d.mkdir(exist_ok=True)
+    (d / "p.yaml").write_text(text, encoding="utf-8")
+    return d
+
+
+def test_a_cached_pack_is_used_only_for_exactly_the_text_it_was_parsed_from(tmp_path, monkeypatch):
+    """The second load reads the cache; an edit of the same size, its mtime put back, is parsed afresh (never stale)."""
+    import os
+
+    monkeypatch.setenv("ADVISOR_CACHE_DIR", str(tmp_path / "cache"))
+    d = _cache_pack(tmp_path, CACHE_PACK)
+    first = load_rules([d], include_shipped=False)
+    assert [r.id for r in first.rules] == ["cache-a"]
+    assert list((tmp_path / "cache").glob("*.marshal")), "the parsed pack is cached"
+    assert [r.id for r in load_rules([d], include_shipped=False).rules] == ["cache-a"]
+    st = (d / "p.yaml").stat()
+    edited = CACHE_PACK.replace("cache-a", "cache-b")
+    assert len(edited) == len(CACHE_PACK)
+    (d / "p.yaml").write_text(edited, encoding="utf-8")
+    os.utime(d / "p.yaml", ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert [r.id for r in load_rules([d], include_shipped=False).rules] == ["cache-b"]
+
+
+def test_a_broken_or_unwritable_cache_falls_back_to_parsing(tmp_path, monkeypatch):
+    blocked = tmp_path / "not-a-dir"
+    blocked.write_text("x", encoding="utf-8")
+    monkeypatch.setenv("ADVISOR_CACHE_DIR", str(blocked / "cache"))  # cannot be created: a file is in the way
+    d = _cache_pack(tmp_path, CACHE_PACK)
+    assert [r.id for r in load_rules([d], include_shipped=False).rules] == ["cache-a"]
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("ADVISOR_CACHE_DIR", str(cache))
+    load_rules([d], include_shipped=False)
+    for entry in cache.glob("*.marshal"):
+        entry.write_bytes(b"\x00garbage")
+    assert [r.id for r in load_rules([d], include_shipped=False).rules] == ["cache-a"]
+
+
+def test_a_bad_pack_is_refused_the_same_way_with_a_cache(tmp_path, monkeypatch):
+    """Errors are never cached: validation runs on every load, so the second load names the same problem."""
+    monkeypatch.setenv("ADVISOR_CACHE_DIR", str(tmp_path / "cache"))
+    d = _cache_pack(tmp_path, CACHE_PACK.replace("op: ge", "op: bogus"))
+    msgs = []
+    for _ in range(2):
+        with pytest.raises(RuleLoadError) as err:
+            load_rules([d], include_shipped=False)
+        msgs.append(str(err.value))
+    assert "bogus" in msgs[0] and msgs[0] == msgs[1]

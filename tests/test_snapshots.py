@@ -8,6 +8,7 @@ from __future__ import annotations
 from advisor.inputs.answers import load_answers
 from advisor.inputs.questions import steps
 from advisor.tui.app import AdvisorApp
+from advisor.tui.question import TYPING_PAUSE
 
 from .conftest import EXAMPLES
 
@@ -26,15 +27,23 @@ async def _to_results(pilot):
     await pilot.pause()
 
 
+async def _settled(pilot):
+    """The live estimate is computed in a worker after the first paint (issue 20): the snapshot waits for it."""
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
 class TestQuestionScreen:
     def test_first_step_at_80x24(self, snap_compare, rules, tmp_path):
-        assert snap_compare(_app(rules, tmp_path), terminal_size=(80, 24))
+        assert snap_compare(_app(rules, tmp_path), run_before=_settled, terminal_size=(80, 24))
 
     def test_gpu_picker(self, snap_compare, rules, tmp_path):
-        assert snap_compare(_app(rules, tmp_path), press=["enter", "enter"], terminal_size=(100, 34))
+        assert snap_compare(_app(rules, tmp_path), run_before=_settled, press=["enter", "enter"], terminal_size=(100, 34))
 
     def test_error_shown_inline(self, snap_compare, rules, tmp_path):
         async def type_bad(pilot):
+            await _settled(pilot)
             pilot.app.focused.value = ""
             await pilot.press(*"seven", "enter")
             await pilot.pause()
@@ -42,7 +51,7 @@ class TestQuestionScreen:
         assert snap_compare(_app(rules, tmp_path), run_before=type_bad, terminal_size=(100, 34))
 
     def test_light_theme(self, snap_compare, rules, tmp_path):
-        assert snap_compare(_app(rules, tmp_path), press=["ctrl+t"], terminal_size=(100, 34))
+        assert snap_compare(_app(rules, tmp_path), run_before=_settled, press=["ctrl+t"], terminal_size=(100, 34))
 
 
 class TestResultsScreen:
@@ -67,14 +76,14 @@ class TestEveryStepAt80x24:
 
     def test_step(self, snap_compare, rules, tmp_path, step_id):
         answers = load_answers(EXAMPLES / "customer-service.yaml")
-        assert snap_compare(_app(rules, tmp_path, answers), press=["enter"] * STEP_IDS.index(step_id), terminal_size=(80, 24))
+        assert snap_compare(_app(rules, tmp_path, answers), run_before=_settled, press=["enter"] * STEP_IDS.index(step_id), terminal_size=(80, 24))
 
     def test_review(self, snap_compare, rules, tmp_path):
         answers = load_answers(EXAMPLES / "customer-service.yaml")
-        assert snap_compare(_app(rules, tmp_path, answers), press=["enter"] * len(steps()), terminal_size=(80, 24))
+        assert snap_compare(_app(rules, tmp_path, answers), run_before=_settled, press=["enter"] * len(steps()), terminal_size=(80, 24))
 
     def test_help(self, snap_compare, rules, tmp_path):
-        assert snap_compare(_app(rules, tmp_path), press=["f1"], terminal_size=(80, 24))
+        assert snap_compare(_app(rules, tmp_path), run_before=_settled, press=["f1"], terminal_size=(80, 24))
 
 
 class TestResultsAtBothSizes:
@@ -102,11 +111,11 @@ class TestChineseAt80x24:
         return _app(rules, tmp_path, answers)
 
     def test_first_step(self, snap_compare, rules, tmp_path):
-        assert snap_compare(self._zh_app(rules, tmp_path), terminal_size=(80, 24))
+        assert snap_compare(self._zh_app(rules, tmp_path), run_before=_settled, terminal_size=(80, 24))
 
     def test_price_step(self, snap_compare, rules, tmp_path):
         answers = load_answers(EXAMPLES / "customer-service.yaml")
-        assert snap_compare(self._zh_app(rules, tmp_path, answers), press=["enter"] * STEP_IDS.index("price"), terminal_size=(80, 24))
+        assert snap_compare(self._zh_app(rules, tmp_path, answers), run_before=_settled, press=["enter"] * STEP_IDS.index("price"), terminal_size=(80, 24))
 
     def test_budget_step_with_wan(self, snap_compare, rules, tmp_path):
         async def type_wan(pilot):
@@ -115,13 +124,15 @@ class TestChineseAt80x24:
             await pilot.press("tab")
             pilot.app.focused.value = ""
             await pilot.press(*"50万")
+            await pilot.pause(TYPING_PAUSE)  # the live estimate previews what is typed after this pause (issue 20)
+            await pilot.app.workers.wait_for_complete()
             await pilot.pause()
 
         answers = load_answers(EXAMPLES / "customer-service.yaml")
         assert snap_compare(self._zh_app(rules, tmp_path, answers), run_before=type_wan, terminal_size=(80, 24))
 
     def test_help(self, snap_compare, rules, tmp_path):
-        assert snap_compare(self._zh_app(rules, tmp_path), press=["f1"], terminal_size=(80, 24))
+        assert snap_compare(self._zh_app(rules, tmp_path), run_before=_settled, press=["f1"], terminal_size=(80, 24))
 
     def test_results(self, snap_compare, rules, tmp_path):
         answers = load_answers(EXAMPLES / "customer-service.yaml")

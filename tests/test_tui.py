@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from advisor.inputs.answers import load_answers
 from advisor.inputs.questions import steps
-from advisor.tui.app import AdvisorApp, AnswersChanged, ConfirmDialog, PathDialog, QuestionScreen, ResultsScreen
+from advisor.tui.app import AdvisorApp, AnswersChanged, ConfirmDialog, LivePanel, PathDialog, QuestionScreen, ResultsScreen
+from advisor.tui.question import TYPING_PAUSE
 
 from .conftest import EXAMPLES
 
@@ -63,6 +64,31 @@ async def test_enter_through_the_defaults_reaches_results(rules, tmp_path):
         assert app.screen.advice.strategy in app.screen.advice.scores
         changed = [m for m in messages if isinstance(m, AnswersChanged)]
         assert len(changed) >= len(steps())  # the side panel recomputed on every accepted step
+
+
+async def test_typing_17b_updates_the_live_estimate_without_enter(rules, tmp_path):
+    """Issue 20: changing 7B to 17B redrew nothing until Enter. After a pause in typing the estimate follows what is
+    typed (computed in a worker); nothing is accepted until Enter, and a keystroke inside the pause waits for the next."""
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        screen, panel = app.screen, app.screen.query_one(LivePanel)
+        assert screen.step.id == "model" and panel.advice is not None
+        before = str(panel.render())
+        assert panel.advice.answers.model.params != 17e9
+        await type_into_focused(pilot, "17B")
+        assert panel.advice.answers.model.params != 17e9  # debounced: not yet
+        await pilot.pause(TYPING_PAUSE)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert panel.advice.answers.model.params == 17e9
+        assert str(panel.render()) != before
+        assert screen.index == 0 and app.draft["model"].get("params") != "17B"  # typed, not accepted
+        await pilot.press("enter")
+        await pilot.pause()
+        assert screen.index == 1 and app.draft["model"]["params"] == "17B"
 
 
 async def test_invalid_input_shows_the_error_and_does_not_advance(rules, tmp_path):

@@ -16,8 +16,8 @@ import re
 import unicodedata
 from contextlib import contextmanager
 from contextvars import ContextVar
+from pathlib import Path
 from functools import cache
-from importlib import resources
 from typing import Any
 from collections.abc import Iterator, Mapping
 
@@ -69,7 +69,7 @@ def catalog(lang: str) -> dict[str, str]:
         return {}
     from advisor.base.safeload import parse_trusted
 
-    text = resources.files("advisor").joinpath("data", "i18n", f"{lang}.yaml").read_text(encoding="utf-8")
+    text = (Path(__file__).resolve().parents[1] / "data" / "i18n" / f"{lang}.yaml").read_text(encoding="utf-8")
     data = parse_trusted(text) or {}
     return {str(k): str(v) for k, v in data.items()}
 

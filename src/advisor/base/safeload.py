@@ -7,9 +7,9 @@ here, before any model sees the data.
 
 from __future__ import annotations
 
-import re
-
 import json
+import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -347,3 +347,54 @@ def _parse_yaml(text: str, name: str) -> Any:
         raise InputFileError(_("{name}: nested too deeply", name=name)) from None
     finally:
         loader.dispose()
+
+
+# ------------------------------------------------------------------------------ parsed-file cache
+
+CACHE_FORMAT = 1
+"""Bumped whenever what the cache holds changes meaning (a new parser rule): older entries are then never read."""
+
+
+def cache_dir() -> Path:
+    """Where parsed files are kept between runs: $ADVISOR_CACHE_DIR, else $XDG_CACHE_HOME/advisor, else ~/.cache/advisor."""
+    explicit = os.environ.get("ADVISOR_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "advisor"
+
+
+def load_mapping_cached(path: Path) -> tuple[str, dict[str, Any]]:
+    """``load_mapping`` for a file read on every run (a rule pack): the parsed mapping is kept in the user's cache
+    directory, marshalled, beside the exact text it was parsed from, and used only when the file's text is that text
+    character for character — so an edited, replaced or touched-back file is always parsed afresh and a stale entry is
+    never used. Any problem (an unreadable or unwritable cache, a value marshal cannot hold) silently falls back to
+    parsing; errors are never cached, so a bad file is refused with the same message every time. YAML parse of the
+    shipped packs ~10 ms, from the cache ~0.2 ms (issue 20)."""
+    import marshal
+    import zlib
+
+    name, text = read_text(path)
+    tag = (CACHE_FORMAT, sys.version_info[:2])
+    try:
+        where = str(Path(path).resolve())
+        entry = cache_dir() / f"{Path(where).stem[:40]}-{zlib.crc32(where.encode('utf-8')):08x}.marshal"
+    except (OSError, RuntimeError, ValueError):
+        return name, parse_mapping(text, name)
+    try:
+        held = marshal.loads(entry.read_bytes())
+        if isinstance(held, tuple) and len(held) == 4 and held[0] == tag and held[1] == where and held[2] == text \
+                and isinstance(held[3], dict):
+            return name, held[3]
+    except (OSError, EOFError, ValueError, TypeError):
+        pass
+    data = parse_mapping(text, name)
+    try:
+        blob = marshal.dumps((tag, where, text, data))
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        tmp = entry.with_name(f"{entry.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(blob)
+        tmp.replace(entry)
+    except (OSError, ValueError):
+        pass
+    return name, data

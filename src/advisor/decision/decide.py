@@ -147,22 +147,12 @@ class Plan:
 
 
 def search_counts(a: Answers) -> np.ndarray:
-    """GPU counts the search prices: today's, and whole nodes in the allocations clusters hand out (1, 2, 3, 4, 6, 8 …
-    nodes: 2^k and 1.5 x 2^k) from one node up to max_gpus (default 4x today)."""
-    g, per = a.cluster.gpus, a.cluster.gpus_per_node
-    # Fewer and more GPUs are always priced (the trade-offs and the what-if table); choose() takes a count above
-    # today's only when the deadline needs it.
-    top = max(g, a.cluster.max_gpus if a.cluster.max_gpus is not None else SEARCH_GROWTH * g)
-    counts = {g, top}
-    if g < per:
-        counts.update(c for c in (1, 2, 4) if c < g)
-    k = 1
-    while k * per <= top:
-        counts.add(k * per)
-        if k > 1 and 3 * k * per // 2 <= top:
-            counts.add(3 * k * per // 2)
-        k *= 2
-    return np.array(sorted(counts), dtype=float)
+    """GPU counts the search prices in full: every whole-node count from one node up to max_gpus (default 4x today) is
+    priced at once and pruned to those the choice could take, beside today's and the allocations clusters hand out
+    (1, 2, 3, 4, 6, 8 … nodes) that the what-if table shows (advisor.decision.search)."""
+    from advisor.decision.search import candidate_counts  # it reads this module's constants
+
+    return candidate_counts(a)
 
 
 @dataclass(frozen=True)
@@ -201,7 +191,12 @@ def choose(options: list[Option], a: Answers, runs_per_month: float, default_str
     cands, broken, stage = _within_budget(cands, mode)
     stages.append(stage)
     prefer = preference(current, given, default_strategy)
-    chosen = min(tie_band(cands, "hours" if mode == "time" else "cost"), key=prefer)
+    if stage.code == "over-budget" and mode == "cost":
+        # Over budget everywhere: every unit of money counts, so no tie-break may cost more than the cheapest (else the plan
+        # would cost more than the bigger budget 'what it takes' names).
+        chosen = min(cands, key=lambda o: (o.cost, o.hours))
+    else:
+        chosen = min(tie_band(cands, "hours" if mode == "time" else "cost"), key=prefer)
     stages.append(Stage("pick", "fastest" if mode == "time" else "cheapest", len(cands)))
     chosen, dominated = _not_dominated(pool, chosen, a.training.deadline_days, prefer)
     if dominated is not None:

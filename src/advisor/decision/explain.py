@@ -211,11 +211,17 @@ def _today_cannot_run(advice: Advice) -> str | None:
 
 
 def what_if(advice: Advice) -> list[dict[str, Any]]:
-    """The best runnable option at every GPU count the search priced, today and the choice marked: the rows of the
-    what-if table and the points of its charts."""
+    """The best runnable option at the allocations clusters hand out (1, 2, 3, 4, 6, 8 … nodes), today's count, the
+    choice's and the cheapest meeting the deadline, today and the choice marked: the rows of the what-if table and the
+    points of its charts. The search prices more counts than a table should show (issue 20)."""
+    from advisor.decision.search import ladder_counts
+
     p = advice.plan
+    shown = ladder_counts(advice.answers) | {p.today.gpus, p.chosen.gpus}
+    if p.cheapest_meeting_deadline is not None:
+        shown.add(p.cheapest_meeting_deadline.gpus)
     rows: list[dict[str, Any]] = []
-    for g in sorted({o.gpus for o in p.options}):
+    for g in sorted({o.gpus for o in p.options} & shown):
         here = [o for o in p.options if o.gpus == g and o.runnable]
         point: dict[str, Any] = {"gpus": g, "strategy": None, "wall_clock_hours": None, "cost": None, "meets_deadline": None,
                                  "today": g == p.today.gpus, "chosen": g == p.chosen.gpus,

@@ -16,7 +16,7 @@ from advisor.decision.deployment import Deployment
 
 
 class _Part(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class Reason(_Part):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -82,7 +83,10 @@ class StrategyEstimate:
 
     def at(self, i: int) -> StrategyEstimate:
         """This estimate at one GPU count (index i), as one-element arrays."""
-        cut = slice(i, i + 1)
+        return self.take(slice(i, i + 1))
+
+    def take(self, cut: slice | np.ndarray) -> StrategyEstimate:
+        """This estimate at some of its GPU counts (a slice or an array of indices)."""
         fields: dict[str, Any] = {}
         for name, value in vars(self).items():
             if isinstance(value, np.ndarray):
@@ -150,6 +154,34 @@ def _activations(strategy: str, w: Workload, tp: np.ndarray, pp: np.ndarray, vpp
     return act + lora_activation_bytes(w, tp, mb)
 
 
+def _activations_by_code(strategy: str, w: Workload, tp: np.ndarray, pp: np.ndarray, vpp: np.ndarray,
+                         mb: np.ndarray) -> Callable[[float], np.ndarray]:
+    """``_activations`` for one recomputation code at a time, over the same layouts: the three activation sets and the
+    stage factors are computed once, not once per code (the same arithmetic in the same order, so the same bytes)."""
+    sp = spec(strategy).model_parallel
+    selective = activation_bytes(w, "selective", tp, seq_parallel=sp, micro_batch=mb)
+    full = activation_bytes(w, "full", tp, seq_parallel=sp, micro_batch=mb)
+    none: np.ndarray | float | None = None
+    stage = stage_factor(w, pp) if sp else None
+    interleave = interleave_memory_factor(pp, vpp) if sp else None
+    lora = lora_activation_bytes(w, tp, mb)
+
+    def at(c: float) -> np.ndarray:
+        nonlocal none
+        code = np.asarray(c, dtype=float)
+        f = np.clip(code, 0.0, 1.0)
+        act = (1.0 - f) * selective + f * full
+        if code < 0:
+            if none is None:
+                none = activation_bytes(w, "none", tp, seq_parallel=sp, micro_batch=mb)
+            act = np.where(code < 0, none, act)
+        if stage is not None:
+            act = act * stage * interleave
+        return act + lora
+
+    return at
+
+
 def _evaluate(strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.ndarray, pp: np.ndarray, vpp: np.ndarray,
               code: np.ndarray, mb: np.ndarray, cp: np.ndarray | float = 1.0) -> _Eval:
     """Memory and step time of one configuration per GPU count; ``code`` holds each count's recomputation.
@@ -213,23 +245,76 @@ def estimate_strategy(
     # Every candidate at every GPU count at once: counts down axis 0, candidates along axis 1 (in chunks of counts, so
     # a sweep of thousands of counts stays within a few MB per array). For a fixed layout, less recomputation is always
     # faster, so memory alone picks each candidate's recomputation and one timing pass compares the candidates.
-    c_tp, c_pp, c_v, c_mb, c_cp = (np.array([c[i] for c in candidates], dtype=float)[None, :] for i in range(5))
+    table = np.array(candidates, dtype=float)  # one row per candidate: TP, PP, v, micro-batch, CP
     room = MEMORY_HEADROOM * mem_cap
-    rank = np.arange(len(candidates), dtype=float)[None, :]
     best = np.zeros(n.shape, dtype=int)
     best_code = np.zeros(n.shape)
-    chunk = max(1, 100_000 // len(candidates))
-    for lo in range(0, n.size, chunk):
-        nn = n.ravel()[lo:lo + chunk][:, None]
+    flat = n.ravel()
+    # A Megatron layout whose TP x PP x CP does not divide the GPU count is never picked while one that divides exists
+    # (its tier below is 9, every dividing layout's at most 3), and TP = PP = CP = 1 divides every count: so each count
+    # prices only the layouts that divide it — about a third of them — gathered row by row, the counts ordered by how
+    # many divide them so that a chunk's rows need about as many columns (issue 20: a sweep of 16,384 counts ~3x faster).
+    # The picks are the same as pricing every layout everywhere.
+    if spec(strategy).model_parallel:
+        product = table[:, 0] * table[:, 1] * table[:, 4]
+        divides_all = (np.mod(flat[:, None], product[None, :]) == 0) & (flat[:, None] >= product[None, :])
+        counted = divides_all.sum(axis=1)
+        counted = np.where(counted == 0, len(candidates), counted)  # none divides: every layout competes (least memory)
+    else:
+        divides_all = None
+        counted = np.full(flat.shape, len(candidates))
+    order_rows = np.argsort(counted, kind="stable")
+    lo = 0
+    while lo < flat.size:
+        width = int(counted[order_rows[min(flat.size - 1, lo + max(1, 100_000 // int(counted[order_rows[lo]])) - 1)]])
+        rows = order_rows[lo:lo + max(1, 100_000 // width)]
+        lo += rows.size
+        width = int(counted[rows].max())
+        if divides_all is None:
+            cols = np.arange(len(candidates))[None, :]
+        else:
+            here = divides_all[rows]
+            have = here.sum(axis=1)
+            here = np.where(have[:, None] == 0, True, here)
+            cols = np.argsort(~here, axis=1, kind="stable")[:, :width]  # dividing layouts first, in candidate order
+            short = np.arange(width)[None, :] >= np.where(have == 0, width, have)[:, None]
+            cols = np.where(short, cols[:, :1], cols)  # pad with the row's first layout: an equal key never changes the pick
+        c_tp, c_pp, c_v, c_mb, c_cp = (table[cols, i] for i in range(5))
+        rank = cols.astype(float)
+        nn = flat[rows][:, None]
         states = model_state_bytes(strategy, w, nn, c_tp, c_pp, hw.gpus_per_node)
         code = np.full(np.broadcast_shapes(nn.shape, c_tp.shape), codes[-1])
+        prune = divides_all is not None and like is None
+        acts = _activations_by_code(strategy, w, c_tp, c_pp, c_v, c_mb)
+        if prune:
+            memory = states + acts(codes[-1]) / c_cp + CUDA_OVERHEAD_BYTES
         for c in codes[-2::-1]:  # from the most recomputation down: the least that fits wins
-            fits_c = states + _activations(strategy, w, c_tp, c_pp, c_v, np.asarray(c, dtype=float), c_mb) / c_cp + CUDA_OVERHEAD_BYTES <= room
+            memory_c = states + acts(c) / c_cp + CUDA_OVERHEAD_BYTES
+            fits_c = memory_c <= room
             code = np.where(fits_c, c, code)
+            if prune:
+                memory = np.where(fits_c, memory_c, memory)
+        if prune:
+            # The layout's tier (below) needs only its memory and data-parallel width, known before its step is timed: a
+            # layout in a worse tier than the row's best never wins, so only the best tier's layouts are timed.
+            dp_ = nn / (c_tp * c_pp * c_cp)
+            divides_ = (np.mod(nn, c_tp * c_pp * c_cp) == 0) & (nn >= c_tp * c_pp * c_cp)
+            fits_ = memory <= mem_cap
+            roomy_ = memory <= MEMORY_HEADROOM * mem_cap
+            feeds_ = dp_ <= seqs
+            tier_ = np.select([divides_ & roomy_ & feeds_, divides_ & fits_ & feeds_, divides_ & fits_, divides_], [0, 1, 2, 3], 9)
+            keep = tier_ == tier_.min(axis=1, keepdims=True)
+            have = keep.sum(axis=1)
+            inner = np.argsort(~keep, axis=1, kind="stable")[:, :int(have.max())]
+            inner = np.where(np.arange(inner.shape[1])[None, :] >= have[:, None], inner[:, :1], inner)
+            cols = np.take_along_axis(cols * np.ones(keep.shape, dtype=int), inner, axis=1)
+            code = np.take_along_axis(code, inner, axis=1)
+            c_tp, c_pp, c_v, c_mb, c_cp = (table[cols, i] for i in range(5))
+            rank = cols.astype(float)
         useful = np.ones(code.shape, dtype=bool)
         if like is not None:
             # Where the GPU-resident twin fits, take its recomputation and micro-batch.
-            lf, lc, lm = (x.ravel()[lo:lo + chunk][:, None] for x in (like.fits, like.recompute_code, like.micro_batch))
+            lf, lc, lm = (x.ravel()[rows][:, None] for x in (like.fits, like.recompute_code, like.micro_batch))
             code = np.where(lf, lc, code)
             useful = ~lf | (lm == c_mb)
         ev = _evaluate(strategy, w, hw, nn, c_tp, c_pp, c_v, code, c_mb, c_cp)
@@ -251,9 +336,9 @@ def estimate_strategy(
             key = np.where(fits & useful, np.where(roomy, 0.0, 1e11) + ev.step["mid"], np.where(useful, 1e12 + ev.memory / GB, 9e12))
         key = key + rank * 1e-9  # equal keys: the earlier candidate
         pick_c = np.argmin(key, axis=1)
-        best.ravel()[lo:lo + chunk] = pick_c
-        best_code.ravel()[lo:lo + chunk] = np.take_along_axis(code * np.ones_like(key), pick_c[:, None], axis=1)[:, 0]
-    tp, pp, vpp, mb, cp = (c[0, best] for c in (c_tp, c_pp, c_v, c_mb, c_cp))
+        best.ravel()[rows] = np.take_along_axis(cols * np.ones(key.shape, dtype=int), pick_c[:, None], axis=1)[:, 0]
+        best_code.ravel()[rows] = np.take_along_axis(code * np.ones_like(key), pick_c[:, None], axis=1)[:, 0]
+    tp, pp, vpp, mb, cp = (table[best, i] for i in range(5))
     ev = _evaluate(strategy, w, hw, n, tp, pp, vpp, best_code, mb, cp)
     fits = ev.memory <= mem_cap
     cpu = cpu_bytes_per_node(strategy, w, n, hw)
@@ -276,7 +361,7 @@ def estimate_strategy(
     comm = sum((c.seconds for c in ev.plan), np.zeros_like(n))
     ep = expert_degree(strategy, w, n, n / (tp * pp), hw.gpus_per_node) * ones
     return StrategyEstimate(
-        strategy=strategy, gpus=n, recompute=np.array([_RECOMPUTE_NAME[float(c)] for c in best_code.ravel()], dtype=object).reshape(n.shape),
+        strategy=strategy, gpus=n, recompute=_recompute_names(best_code).reshape(n.shape),
         recompute_code=best_code, model_states=ev.states, activations=ev.act, memory=ev.memory,
         cpu_per_node=cpu, fits=fits, cpu_fits=cpu_fits, batch_ok=batch_ok, compute_s=ev.compute["mid"], comm_s=comm,
         exposed_comm_s=ev.exposed["mid"], bubble_s=ev.compute["mid"] * ev.bubble, step_s=step, hours=hours,
@@ -286,11 +371,46 @@ def estimate_strategy(
     )
 
 
+def _recompute_names(codes: np.ndarray) -> np.ndarray:
+    """Each point's recomputation by name, looked up at once (a per-point loop cost ~20 ms over a 16,384-count sweep)."""
+    keys = np.array(sorted(_RECOMPUTE_NAME), dtype=float)
+    names = np.array([_RECOMPUTE_NAME[k] for k in sorted(_RECOMPUTE_NAME)], dtype=object)
+    flat = np.asarray(codes, dtype=float).ravel()
+    at = np.clip(np.searchsorted(keys, flat), 0, keys.size - 1)
+    if not np.array_equal(keys[at], flat):
+        raise KeyError(f"unknown recomputation code in {sorted(set(flat.tolist()) - set(keys.tolist()))}")
+    return names[at]
+
+
+_LAST: tuple[Answers, np.ndarray, dict[str, StrategyEstimate], dict[str, Any]] | None = None
+"""The last estimate over many counts, for the same answers object: the decision search prices every whole-node count
+and then the facts want some of them (issue 20); each point is computed on its own, so a subset is a slice of it."""
+
+MEMO_MAX_COUNTS = 4096
+"""Largest estimate kept for reuse (a 16,384-GPU search holds 2,048 counts; a sweep's hundred thousand are not kept)."""
+
+
 def estimate_all(answers: Answers, gpus: np.ndarray | None = None) -> tuple[dict[str, StrategyEstimate], dict[str, Any]]:
     """Every strategy at the given GPU counts (default: the answers' own), calibrated to a known duration.
 
     Returns the estimates and a context dict (workload, hardware, tokens, whether tokens were implied).
     """
+    global _LAST
+    if gpus is None:
+        return _estimate_all(answers, None)
+    counts = np.asarray(gpus, dtype=float)
+    last = _LAST
+    if last is not None and last[0] is answers and counts.ndim == 1 and counts.size:
+        pos = np.clip(np.searchsorted(last[1], counts), 0, last[1].size - 1)
+        if np.array_equal(last[1][pos], counts):
+            return {s: e.take(pos) for s, e in last[2].items()}, dict(last[3])
+    results, ctx = _estimate_all(answers, counts)
+    if counts.ndim == 1 and 1 < counts.size <= MEMO_MAX_COUNTS and bool(np.all(np.diff(counts) > 0)):
+        _LAST = (answers, counts.copy(), results, dict(ctx))
+    return results, ctx
+
+
+def _estimate_all(answers: Answers, gpus: np.ndarray | None) -> tuple[dict[str, StrategyEstimate], dict[str, Any]]:
     w = workload_from(answers)
     hw = hardware_from(answers)
     measured = _refit(answers, w, hw) if answers.training.measured is not None else None

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from functools import lru_cache
-from importlib import resources
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -58,7 +58,7 @@ class MfuBand(BaseModel):
 
 
 def _data(name: str) -> dict[str, Any]:
-    text = resources.files("advisor").joinpath("data", name).read_text(encoding="utf-8")
+    text = (Path(__file__).resolve().parents[1] / "data" / name).read_text(encoding="utf-8")
     return parse_trusted(text)
 
 

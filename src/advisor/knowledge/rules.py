@@ -27,7 +27,6 @@ import difflib
 import math
 import re
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 from collections.abc import Callable
@@ -36,7 +35,7 @@ from advisor.knowledge.strategies import STRATEGIES
 from advisor.base.errors import AdvisorError, RuleLoadError
 from advisor.knowledge.vocabulary import BOOL, FACTS, NUMBER, TEXT
 from advisor.base.i18n import LANGUAGES, _, singular, zh
-from advisor.base.safeload import load_mapping
+from advisor.base.safeload import load_mapping_cached
 from advisor.base.units import count, format_number, money
 
 OPERATORS: dict[str, tuple[set[str], str]] = {
@@ -159,7 +158,7 @@ class Problems:
 
 def shipped_rules_dir() -> Path:
     """The rules/ shipped with advisor: inside the package when installed, the repo root in a checkout."""
-    packaged = Path(str(resources.files("advisor"))) / "rules"
+    packaged = Path(__file__).resolve().parents[1] / "rules"
     if packaged.is_dir():
         return packaged
     return Path(__file__).resolve().parents[3] / "rules"
@@ -217,7 +216,7 @@ def load_pack(path: Path, problems: Problems) -> tuple[list[Rule], DefaultOutcom
         return list(rules), default
     before = len(problems.items)
     try:
-        _name, data = load_mapping(path)
+        _name, data = load_mapping_cached(path)
     except AdvisorError as exc:
         problems.add(exc.msg)
         return [], None

@@ -23,7 +23,6 @@ import difflib
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -272,7 +271,7 @@ def parse_intents(data: Any, file: str) -> Intents:
 def _shipped() -> Intents:
     from advisor.base.safeload import parse_trusted
 
-    text = resources.files("advisor").joinpath("data", INTENTS_FILE).read_text(encoding="utf-8")
+    text = (Path(__file__).resolve().parents[1] / "data" / INTENTS_FILE).read_text(encoding="utf-8")
     return parse_intents(parse_trusted(text), f"data/{INTENTS_FILE}")
 
 

@@ -91,10 +91,15 @@ class Sweep:
     per_rank: dict[str, np.ndarray]
     """Sequences each data-parallel rank runs a step (micro-batch x accumulation): where it does not fall as GPUs are
     added, the batch no longer divides evenly and the step stays as long."""
-    layout: dict[str, np.ndarray]
-    """TP x PP x v and recomputation, as text, per point (what a point slower than the one before changed)."""
+    layout: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]
+    """TP, PP and recomputation per point (what a point slower than the one before changed): worded by ``layout_text``
+    only for the rows shown (issue 20: wording all 16,384 points of a sweep cost 77 ms)."""
     tokens: float = 0.0
     """Training tokens (given, or implied by a known run): another GPU type is swept for the same tokens."""
+
+    def layout_text(self, s: str, i: int) -> str:
+        tp, pp, recompute = self.layout[s]
+        return f"{int(tp[i])} x {int(pp[i])}, {recompute[i]}"
 
     def to_dict(self) -> dict[str, Any]:
         def point(p: tuple[str, float] | None) -> dict[str, Any] | None:
@@ -141,8 +146,7 @@ def sweep(answers: Answers, gpus: np.ndarray) -> Sweep:
     fastest = _best(hours, feasible, gpus)
     runnable = {s: est[s].usable for s in STRATEGIES}
     per_rank = {s: est[s].micro_batch * est[s].accumulation for s in STRATEGIES}
-    layout = {s: np.char.add(np.char.add(np.char.add(np.char.add(_ints(est[s].tp), " x "), _ints(est[s].pp)), ", "),
-                             est[s].recompute.astype(str)) for s in STRATEGIES}
+    layout = {s: (np.broadcast_to(est[s].tp, gpus.shape), np.broadcast_to(est[s].pp, gpus.shape), est[s].recompute) for s in STRATEGIES}
     return Sweep(answers, gpus, hours, costs, {s: est[s].memory / GB for s in STRATEGIES}, fits, batch_ok, feasible, cheapest, fastest,
                  runnable, per_rank, layout, float(ctx["tokens"]))
 
@@ -176,10 +180,6 @@ def sweep_types_text(groups: list[tuple[GpuType, Sweep]], rows: int = 24, markdo
             title += _(" (today's GPU type)")
         parts.append((f"**{title}**\n\n" if markdown else f"{title}\n") + sweep_text(sw, rows, markdown, today_mark=t.today and not t.spot))
     return "\n".join(parts)
-
-
-def _ints(a: np.ndarray) -> np.ndarray:
-    return np.asarray(a, dtype=np.int64).astype(str)
 
 
 def _best(values: dict[str, np.ndarray], feasible: dict[str, np.ndarray], gpus: np.ndarray) -> tuple[str, float] | None:
@@ -268,9 +268,9 @@ def _why_slower(sw: Sweep, s: str, i: int, prev: tuple[float, str, int]) -> str:
     g0 = count(sw.gpus[pi])
     if ps != s:
         return _("slower than {gpus} GPUs: {here} is the cheapest that meets everything here, {there} there", gpus=g0, here=s, there=ps)
-    if sw.layout[s][i] != sw.layout[s][pi]:
+    if sw.layout_text(s, i) != sw.layout_text(s, pi):
         return _("slower than {gpus} GPUs: the layout changes (TP x PP, recompute: {before} -> {after})", gpus=g0,
-                 before=sw.layout[s][pi], after=sw.layout[s][i])
+                 before=sw.layout_text(s, pi), after=sw.layout_text(s, i))
     if sw.per_rank[s][i] >= sw.per_rank[s][pi]:
         return _("slower than {gpus} GPUs: the batch no longer divides evenly, so each rank still runs {n} sequences a step while "
                  "communication grows", gpus=g0, n=count(sw.per_rank[s][i]))

@@ -1,7 +1,11 @@
 """The guided Q&A: `advisor` with no arguments.
 
 A thin front end. Steps, explanations and validation come from ``advisor.inputs.questions``; estimates,
-rules and the memo from the core. Screens only move values between widgets and the draft.
+rules and the memo from the core. Screens only move values between widgets and their own copy of the answers; they
+read the session through ``advisor.tui.state`` and send every change up as a message (``advisor.tui.messages``),
+which this app handles — it alone assigns the session's state (issue 23 item 7). The estimate is computed in a thread
+worker and posted back; the core (numpy, the estimate, the report models, the plots, markdown) is imported only once
+the first question is on screen (issue 20).
 """
 
 from __future__ import annotations
@@ -9,28 +13,30 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 import copy
 
 from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
+from textual.worker import WorkerFailed
 
-from advisor.decision.advice import Advice, advise
-from advisor.inputs.answers import Answers
-from advisor.outputs.ask import answers_yaml
 from advisor.base.errors import AdvisorError
-from advisor.base.i18n import _, N_
-from advisor.outputs.io import shown, write_atomic
-from advisor.inputs.questions import display, draft_from, get_value, steps, validate
-from advisor.outputs.render import to_markdown
+from advisor.base.i18n import _, N_, language, zh
+from advisor.inputs.questions import draft_from, steps, validate
 from advisor.knowledge.rules import RuleSet
+from advisor.outputs.io import shown, write_atomic
 from advisor.tui.common import AnswersChanged, translate_bindings
 from advisor.tui.dialogs import GLOSSARY, ConfirmDialog, HelpScreen, PathDialog, ReviewScreen
 from advisor.tui.look import load_theme, save_theme
+from advisor.tui.messages import (AdoptWhatIf, ChecklistTicked, ConversationTurn, DraftAccepted, DraftTyped, EstimateReady, ExportWanted,
+                                  MemoQuestions, ResultsWanted)
 from advisor.tui.question import LivePanel, QuestionScreen, first_problem
-from advisor.tui.results import ResultsScreen, ResultsView
+
+if TYPE_CHECKING:
+    from advisor.decision.advice import Advice
+    from advisor.inputs.answers import Answers
 
 
 # ------------------------------------------------------------------------------ the app
@@ -64,6 +70,8 @@ class AdvisorApp(App[None]):
         self.cursor_blink = cursor_blink
         self.workdir = workdir or Path.cwd()
         self.last_advice: Advice | None = None
+        self._estimating: dict[str, Any] | None = None
+        """The draft the latest estimate worker was started for: an older worker's result is dropped."""
         self.notices: list[str] = []
         done = (self.draft.get("project") or {}).get("checklist_done") if isinstance(self.draft.get("project"), dict) else None
         self.checked: list[str] = [str(x) for x in done] if isinstance(done, list) else (list(answers.project.checklist_done or ()) if answers else [])
@@ -78,9 +86,10 @@ class AdvisorApp(App[None]):
         """What is on disk (the file it came from, or nothing changed yet): quitting asks only when this differs."""
 
     def _handle_exception(self, error: Exception) -> None:
-        """An unhandled exception (a bug) ends the app, as in Textual; it is kept for the CLI's one-line report."""
+        """An unhandled exception (a bug) ends the app, as in Textual; it is kept for the CLI's one-line report (a bug in
+        the estimate's worker is reported as itself, not as the worker that failed)."""
         if self.internal_error is None:
-            self.internal_error = error
+            self.internal_error = error.error if isinstance(error, WorkerFailed) and isinstance(error.error, Exception) else error
         super()._handle_exception(error)
 
     def _fatal_error(self) -> None:
@@ -99,50 +108,96 @@ class AdvisorApp(App[None]):
 
     # -- core calls ---------------------------------------------------------------------
 
-    def compute(self) -> tuple[Advice | None, str | None]:
-        answers, errors = validate(self.draft)
+    @staticmethod
+    def advise_draft(draft: dict[str, Any], rules: RuleSet) -> tuple[Advice | None, str | None]:
+        """The advice for a draft, or None and why not: the one call to the core, from the worker or the app."""
+        answers, _errors = validate(draft)
         if answers is None:
             return None, _("The answers are not complete yet.")
+        from advisor.decision.advice import advise
+
         try:
-            self.last_advice = advise(answers, self.rules)
+            return advise(answers, rules), None
         except AdvisorError as exc:
             return None, exc.msg
-        return self.last_advice, None
 
-    def refresh_live(self, panel: LivePanel) -> None:
-        advice, problem = self.compute()
-        panel.show(advice, problem)
+    def compute(self) -> tuple[Advice | None, str | None]:
+        advice, problem = self.advise_draft(self.draft, self.rules)
         if advice is not None:
-            self.post_message(AnswersChanged(advice.answers))
+            self.last_advice = advice
+        return advice, problem
 
     def show_results(self) -> None:
         advice, problem = self.compute()
         if advice is None:
             self.notify(problem or _("The answers are not complete yet."), severity="error", markup=False)
             return
+        from advisor.tui.results import ResultsScreen, ResultsView
+
         self.push_screen(ResultsScreen(advice, ResultsView.of(advice, tuple(self.checked))))
 
-    def show_review(self, screen: QuestionScreen) -> None:
-        """Every answer on one screen before the results; choosing a step jumps back to it."""
-        rows = []
-        for i, step in enumerate(self.steps):
-            parts = []
-            for f in step.fields:
-                value = get_value(self.draft, f.path)
-                if f.kind == "choice":
-                    shown_value = next((c.label.split("  ")[0].split(" — ")[0].strip() for c in f.choices if c.value == value), display(value))
-                else:
-                    shown_value = display(value) or "—"
-                parts.append(f"{f.label}: {shown_value}")
-            rows.append(f"{i + 1:>2}. {'; '.join(parts)}")
+    # -- messages from the screens: the only place the session changes ------------------
 
-        def chosen(index: int | None) -> None:
-            if index == -1:
-                self.show_results()
-            elif index is not None:
-                self.call_later(screen.jump_to, index)
+    def on_draft_accepted(self, message: DraftAccepted) -> None:
+        self.draft = message.draft
+        answers, _errors = validate(message.draft)
+        if answers is not None:
+            self.post_message(AnswersChanged(answers))
+        self.estimate(message.draft)
 
-        self.push_screen(ReviewScreen(rows), chosen)
+    def on_draft_typed(self, message: DraftTyped) -> None:
+        self.estimate(message.draft)
+
+    def estimate(self, draft: dict[str, Any]) -> None:
+        """Recompute the live estimate in a thread worker; the newest request wins (issue 20: typing no longer waits)."""
+        self._estimating = draft
+        self._estimate_worker(draft, "zh" if zh() else "en")
+
+    @work(thread=True, exclusive=True, group="estimate")
+    def _estimate_worker(self, draft: dict[str, Any], lang: str) -> None:
+        with language(lang):  # a thread does not inherit the language's context variable
+            advice, problem = self.advise_draft(draft, self.rules)
+        self.post_message(EstimateReady(draft, advice, problem))
+
+    def on_estimate_ready(self, message: EstimateReady) -> None:
+        if message.draft is not self._estimating:
+            return  # a newer draft is being estimated
+        if message.advice is not None and message.draft is self.draft:
+            self.last_advice = message.advice
+        for screen in self.screen_stack:
+            for panel in screen.query(LivePanel).results(LivePanel):
+                panel.show(message.advice, message.problem)
+
+    def on_results_wanted(self, _message: ResultsWanted) -> None:
+        self.show_results()
+
+    def on_checklist_ticked(self, message: ChecklistTicked) -> None:
+        self.checked = list(message.items)
+
+    def on_conversation_turn(self, message: ConversationTurn) -> None:
+        self.conversation.append({"question": message.question, "answer": message.answer})
+
+    def on_memo_questions(self, message: MemoQuestions) -> None:
+        self.memo_questions = message.included
+
+    def on_adopt_what_if(self, message: AdoptWhatIf) -> None:
+        """The what-if becomes the answers: the draft takes the change, the advice is recomputed on a new results screen."""
+        from advisor.outputs.ask import with_change
+        from advisor.tui.results import ResultsScreen, ResultsView
+
+        before = self.draft
+        self.draft = with_change(self.draft, message.change)
+        advice, problem = self.compute()
+        if advice is None:
+            self.draft = before
+            self.notify(problem or _("The answers are not complete yet."), severity="error", markup=False)
+            return
+        said = ", ".join(f"{k} = {v}" for k, v in message.change.items())
+        self.notify(_("Adopted {change}; s saves the answers.", change=said), markup=False)
+        self.switch_screen(ResultsScreen(advice, ResultsView.of(advice, tuple(self.checked)), tab="ask"))
+
+    def on_export_wanted(self, message: ExportWanted) -> None:
+        {"memo": self.export_memo, "answers": self.save_answers, "launch": self.export_artifacts}[message.what]()
 
     def unsaved(self) -> bool:
         """The answers mean something other than what is on disk ('7B' typed over 7e9 is no change)."""
@@ -182,6 +237,8 @@ class AdvisorApp(App[None]):
         """Ask where, confirm an overwrite, write: one worker awaiting its dialogs (push_screen_wait), no callbacks."""
         if self.last_advice is None:
             return
+        from advisor.outputs.render import to_markdown
+
         memo = to_markdown(self.answers_with_checks(self.last_advice).report(), conversation=self.conversation if self.memo_questions else None)
         await self._write_with_confirm(_("Export the decision memo to:"), "decision-memo.md", memo, _("memo"))
 
@@ -189,6 +246,8 @@ class AdvisorApp(App[None]):
     async def save_answers(self) -> None:
         if self.last_advice is None:
             return
+        from advisor.outputs.ask import answers_yaml
+
         # The draft keeps what was typed ('7B', '1T'), not the model's 7000000000.0.
         data = {section: {k: v for k, v in values.items() if v is not None} for section, values in self.draft.items()}
         data = {section: values for section, values in data.items() if values}
@@ -210,7 +269,6 @@ class AdvisorApp(App[None]):
         if advice is None:
             return
         from advisor.outputs.artifacts import build_artifacts, write_artifacts
-
         name = await self.push_screen_wait(PathDialog(_("Write launch files into the directory:"), "launch"))
         path = self._resolve(name) if name else None
         if path is None:
@@ -278,5 +336,14 @@ class AdvisorApp(App[None]):
         for panel in self.query(LivePanel).results(LivePanel):
             panel.redraw()
 
+def __getattr__(name: str) -> Any:
+    """``ResultsScreen`` is still importable from here, loaded on first use: it brings plots and markdown along."""
+    if name == "ResultsScreen":
+        from advisor.tui.results import ResultsScreen
+
+        return ResultsScreen
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 __all__ = ["AdvisorApp", "AnswersChanged", "ConfirmDialog", "GLOSSARY", "HelpScreen", "LivePanel", "PathDialog", "QuestionScreen",
-           "ResultsScreen", "ReviewScreen", "first_problem", "translate_bindings"]
+           "ReviewScreen", "first_problem", "translate_bindings"]

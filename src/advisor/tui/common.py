@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
-from textual.message import Message
-
-from advisor.inputs.answers import Answers
 from advisor.base.i18n import _, N_
+from advisor.tui.messages import AnswersChanged as AnswersChanged  # re-exported: its home was here
 
 
 def translate_bindings(node: Any) -> None:
@@ -21,16 +19,6 @@ def translate_bindings(node: Any) -> None:
 
 TEXTUAL_WORDS = (N_("palette"),)
 """Textual's own footer words, translated with the rest (the command palette's key)."""
-
-
-# ------------------------------------------------------------------------------ messages
-
-
-@dataclass
-class AnswersChanged(Message):
-    """The draft changed and validated: the side panel recomputes."""
-
-    answers: Answers
 
 
 

@@ -9,11 +9,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Input, Label, Markdown, OptionList, Static
+from textual.widgets import Button, Footer, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from advisor.base.i18n import _, N_
 from advisor.tui.common import translate_bindings
+from advisor.tui.messages import ReviewChoice
 
 
 # ------------------------------------------------------------------------------ modal dialogs
@@ -124,6 +125,8 @@ class HelpScreen(ModalScreen[None]):
         translate_bindings(self)
 
     def compose(self) -> ComposeResult:
+        from textual.widgets import Markdown  # markdown-it: only when the help is opened, not before the first question
+
         with VerticalScroll(classes="dialog help"):
             yield Markdown(_(GLOSSARY))
 
@@ -131,7 +134,7 @@ class HelpScreen(ModalScreen[None]):
         self.dismiss(None)
 
 
-class ReviewScreen(ModalScreen[int | None]):
+class ReviewScreen(ModalScreen[ReviewChoice]):
     """Every answer before the results: Enter on the first line shows them, on a step jumps back to edit it."""
 
     BINDINGS = [Binding("escape", "back", N_("Back")), Binding("f1", "help", N_("Help"), priority=True)]
@@ -155,10 +158,10 @@ class ReviewScreen(ModalScreen[int | None]):
     def _chosen(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         option_id = event.option.id or ""
-        self.dismiss(-1 if option_id == "results" else int(option_id[1:]))
+        self.dismiss(ReviewChoice(results=True) if option_id == "results" else ReviewChoice(step=int(option_id[1:])))
 
     def action_back(self) -> None:
-        self.dismiss(len(self.rows) - 1)
+        self.dismiss(ReviewChoice(step=len(self.rows) - 1))
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen())

@@ -14,17 +14,23 @@ from textual.widget import Widget
 from textual.widgets import Button, Footer, Header, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from advisor.decision.advice import Advice
+from textual.timer import Timer
+
 from advisor.knowledge.strategies import FRAMEWORKS
 from advisor.base.i18n import _, N_
 from advisor.inputs.questions import coerce, display, get_value, reconcile, set_value, Step, step_error
-from advisor.outputs.render import hours_text, money
 from advisor.tui.common import translate_bindings
-from advisor.tui.dialogs import HelpScreen
+from advisor.tui.dialogs import HelpScreen, ReviewScreen
 from advisor.tui.look import palette
+from advisor.tui.messages import DraftAccepted, DraftTyped, ResultsWanted, ReviewChoice
+from advisor.tui.state import AdvisorState, session
 
-if TYPE_CHECKING:
-    from advisor.tui.app import AdvisorApp
+if TYPE_CHECKING:  # numpy and the core: imported by the estimate's worker after the first question is drawn
+    from advisor.decision.advice import Advice
+
+TYPING_PAUSE = 0.2
+"""Seconds without a keystroke before the live estimate previews what is typed (issue 20: it moved only on Enter).
+A pause this short reads as 'as you type'; a keystroke inside it restarts the wait, so a fast typist computes once."""
 
 
 # ------------------------------------------------------------------------------ side panel
@@ -55,6 +61,8 @@ class LivePanel(Static):
             text = Text(self.problem or _("Answer the questions to see an estimate."), style="dim")
             self.update(text if narrow else Text.assemble((_("Live estimate") + "\n\n", "bold"), text))
             return
+        from advisor.outputs.render import hours_text, money  # an advice exists: the core is loaded already
+
         e = advice.estimate_dict(advice.strategy)
         cur = e["currency"]
         blocked = any(w["blocking"] for w in advice.warnings)
@@ -122,18 +130,18 @@ class QuestionScreen(Screen[None]):
         translate_bindings(self)
         self.index = start
         self.problem = problem
+        self.draft: dict[str, Any] = {}
+        """This screen's working copy of the answers: it renders from it and sends each accepted step up (DraftAccepted);
+        the session's draft is the app's to change."""
+        self._typing: Timer | None = None
 
     @property
-    def app_(self) -> AdvisorApp:
-        from advisor.tui.app import AdvisorApp  # the app imports this screen: resolved at call time
-
-        app = self.app
-        assert isinstance(app, AdvisorApp)
-        return app
+    def state(self) -> AdvisorState:
+        return session(self)
 
     @property
     def step(self) -> Step:
-        return self.app_.steps[self.index]
+        return self.state.steps[self.index]
 
     def compose(self) -> ComposeResult:
         yield Header(show_clock=False)
@@ -151,12 +159,21 @@ class QuestionScreen(Screen[None]):
         yield Footer()
 
     async def on_mount(self) -> None:
+        self.draft = {k: dict(v) for k, v in self.state.draft.items()}
         self._fit_to(self.app.size)
         await self.render_step()
         if self.problem:
             self.query_one("#error", Static).update(Text(self.problem, style=f"bold {palette(self.app.current_theme.dark)['error']}"))
             self.problem = None
-        self.app_.refresh_live(self.query_one(LivePanel))
+        # The estimate warms up in a worker once the question is on screen (issue 20: the first paint waited for it).
+        self.call_after_refresh(self.post_message, DraftTyped(self.draft))
+
+    async def on_screen_resume(self) -> None:
+        """Back from the results, where a what-if may have been adopted: show the session's answers."""
+        if self.draft and self.draft != self.state.draft:
+            self.draft = {k: dict(v) for k, v in self.state.draft.items()}
+            await self.render_step()
+            self.post_message(DraftTyped(self.draft))  # and the live estimate follows them
 
     def on_resize(self, event: events.Resize) -> None:
         self._fit_to(event.size)
@@ -171,7 +188,7 @@ class QuestionScreen(Screen[None]):
 
     async def render_step(self) -> None:
         step = self.step
-        total = len(self.app_.steps)
+        total = len(self.state.steps)
         self.query_one("#progress", Label).update(_("Step {n} of {total}", n=self.index + 1, total=total))
         self.query_one("#title", Static).update(f"[b]{step.title}[/b]")
         self.query_one("#why", Static).update(step.why)
@@ -183,7 +200,7 @@ class QuestionScreen(Screen[None]):
         widgets: list[Widget] = []
         for i, field in enumerate(step.fields):
             widgets.append(Label(field.label + ("  [dim]" + _("(optional)") + "[/dim]" if field.optional else ""), classes="field-label"))
-            value = get_value(self.app_.draft, field.path)
+            value = get_value(self.draft, field.path)
             if field.kind == "choice":
                 ol = OptionList(*[Option(c.label, id=f"c{j}") for j, c in enumerate(field.choices)], id=f"f{i}", classes="choice")
                 current = next((j for j, c in enumerate(field.choices) if c.value == value), 0)
@@ -191,7 +208,7 @@ class QuestionScreen(Screen[None]):
                 widgets.append(ol)
             else:
                 inp = Input(value=display(value), placeholder=field.placeholder, id=f"f{i}")
-                inp.cursor_blink = self.app_.cursor_blink
+                inp.cursor_blink = self.state.cursor_blink
                 widgets.append(inp)
         await box.mount_all(widgets)
         self._focus_first()
@@ -207,7 +224,7 @@ class QuestionScreen(Screen[None]):
 
     def _read(self) -> dict[str, Any]:
         """Copy every widget of this step into a new draft."""
-        draft = {k: dict(v) for k, v in self.app_.draft.items()}
+        draft = {k: dict(v) for k, v in self.draft.items()}
         for i, field in enumerate(self.step.fields):
             widget = self.query_one(f"#f{i}")
             if isinstance(widget, OptionList):
@@ -228,21 +245,22 @@ class QuestionScreen(Screen[None]):
     def _keep(self) -> str | None:
         """Put this step's fields into the draft when they validate; else leave the draft alone and return the problem."""
         draft = self._read()
-        note = reconcile(draft, self.app_.draft)
+        note = reconcile(draft, self.draft)
         if note:
             self.notify(note, markup=False)
         problem = step_error(draft, self.step)
         if problem:
             return problem
-        self.app_.draft = draft
-        self.app_.refresh_live(self.query_one(LivePanel))
+        self._stop_typing()
+        self.draft = draft
+        self.post_message(DraftAccepted(draft))
         return None
 
     async def action_next(self) -> None:
         if not self.accept():
             return
-        if self.index == len(self.app_.steps) - 1:
-            self.app_.show_review(self)
+        if self.index == len(self.state.steps) - 1:
+            self.show_review()
         else:
             self.index += 1
             await self.render_step()
@@ -258,7 +276,31 @@ class QuestionScreen(Screen[None]):
 
     def action_results(self) -> None:
         if self.accept():
-            self.app_.show_results()
+            self.post_message(ResultsWanted())
+
+    def show_review(self) -> None:
+        """Every answer on one screen before the results; its typed result is a step to go back to, or the results."""
+        rows = []
+        for i, step in enumerate(self.state.steps):
+            parts = []
+            for f in step.fields:
+                value = get_value(self.draft, f.path)
+                if f.kind == "choice":
+                    shown_value = next((c.label.split("  ")[0].split(" — ")[0].strip() for c in f.choices if c.value == value), display(value))
+                else:
+                    shown_value = display(value) or "—"
+                parts.append(f"{f.label}: {shown_value}")
+            rows.append(f"{i + 1:>2}. {'; '.join(parts)}")
+
+        def chosen(choice: ReviewChoice | None) -> None:
+            if choice is None:
+                return
+            if choice.results:
+                self.post_message(ResultsWanted())
+            elif choice.step is not None:
+                self.call_later(self.jump_to, choice.step)
+
+        self.app.push_screen(ReviewScreen(rows), chosen)
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen())
@@ -269,7 +311,7 @@ class QuestionScreen(Screen[None]):
             self.action_help()
 
     async def jump_to(self, index: int) -> None:
-        self.index = max(0, min(index, len(self.app_.steps) - 1))
+        self.index = max(0, min(index, len(self.state.steps) - 1))
         await self.render_step()
 
     @on(Button.Pressed, "#next")
@@ -296,9 +338,24 @@ class QuestionScreen(Screen[None]):
 
     @on(Input.Changed)
     def _clear_error(self, event: Input.Changed) -> None:
-        """An edit clears the error line; the value a field is shown with (its Changed on mount) does not."""
+        """An edit clears the error line and, after a pause in typing, previews the estimate; the value a field is shown
+        with (its Changed on mount) does neither."""
         field_id = event.input.id or ""
         if field_id.startswith("f") and field_id[1:].isdigit() and int(field_id[1:]) < len(self.step.fields):
-            if event.value == display(get_value(self.app_.draft, self.step.fields[int(field_id[1:])].path)):
+            if event.value == display(get_value(self.draft, self.step.fields[int(field_id[1:])].path)):
                 return
         self.query_one("#error", Static).update("")
+        self._stop_typing()
+        self._typing = self.set_timer(TYPING_PAUSE, self._typed)
+
+    def _stop_typing(self) -> None:
+        if self._typing is not None:
+            self._typing.stop()
+            self._typing = None
+
+    def _typed(self) -> None:
+        """The fields as they stand, when this step's answers hold, go to the live estimate (nothing is accepted)."""
+        self._typing = None
+        draft = self._read()
+        if step_error(draft, self.step) is None:
+            self.post_message(DraftTyped(draft))

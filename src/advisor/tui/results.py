@@ -6,7 +6,6 @@ import math
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on
@@ -25,9 +24,8 @@ from advisor.decision.report import Report
 from advisor.tui.ask import AskBox
 from advisor.tui.common import _esc, translate_bindings
 from advisor.tui.look import palette
-
-if TYPE_CHECKING:
-    from advisor.tui.app import AdvisorApp
+from advisor.tui.messages import AdoptWhatIf, ChecklistTicked, ConversationTurn, ExportWanted, MemoQuestions
+from advisor.tui.state import AdvisorState, session
 
 
 # ------------------------------------------------------------------------------ results
@@ -101,7 +99,7 @@ class ResultsScreen(Screen[None]):
         e = d.estimate
         cur = e.currency
         yield Header(show_clock=False)
-        with TabbedContent(id="tabs"):
+        with TabbedContent(id="tabs", initial=self.tab or ""):
             with TabPane(_("Summary"), id="summary"):
                 with VerticalScroll():
                     lo, hi = e.range.wall_clock_hours
@@ -148,13 +146,11 @@ class ResultsScreen(Screen[None]):
                     yield PlotextPlot(id="chart-days")
                     yield PlotextPlot(id="chart-cost")
             with TabPane(_("Ask"), id="ask"):
-                app = self.app
-                yield AskBox(getattr(app, "conversation", []), bool(getattr(app, "memo_questions", False)), id="ask-box")
+                state = self.state
+                yield AskBox(getattr(state, "conversation", []), bool(getattr(state, "memo_questions", False)), id="ask-box")
         yield Footer(show_command_palette=False)  # five keys fill 80 columns; ^p still opens the palette (F1 lists it)
 
     def on_mount(self) -> None:
-        if self.tab:
-            self.query_one("#tabs", TabbedContent).active = self.tab
         self._draw_charts()
         table = self.query_one("#options-table", DataTable)
         table.add_columns(_("strategy"), _("fits"), "GB/GPU", _("time"), _("cost"), _("score"), _("why not"))
@@ -231,7 +227,7 @@ class ResultsScreen(Screen[None]):
         event.input.value = ""
         if not question:
             return
-        app = self.app_
+        state = self.state
         from advisor.outputs.ask import ask
 
         error = False
@@ -240,63 +236,46 @@ class ResultsScreen(Screen[None]):
             answer, error = _("The questions need the advice: answer the steps first."), True
         else:
             try:
-                reply = ask(question, app.draft, self.advice, app.rules, _("answers"))
+                reply = ask(question, state.draft, self.advice, state.rules, _("answers"))
                 answer, self.change = reply.text(), dict(reply.change)
             except AdvisorError as exc:
                 answer, error = exc.msg, True
-        app.conversation.append({"question": question, "answer": answer})
+        self.post_message(ConversationTurn(question, answer))
         adopt = self.query_one("#ask-adopt", Button)
         adopt.disabled = not self.change
         await self.query_one("#ask-box", AskBox).add(question, answer, error)
 
     @on(Button.Pressed, "#ask-adopt")
     def _adopt(self) -> None:
-        """The what-if becomes the answers: the draft takes the change, the advice is recomputed on a new results screen."""
-        if not self.change:
-            return
-        app = self.app_
-        from advisor.outputs.ask import with_change
-
-        before = app.draft
-        app.draft = with_change(app.draft, self.change)
-        advice, problem = app.compute()
-        if advice is None:
-            app.draft = before
-            app.notify(problem or _("The answers are not complete yet."), severity="error", markup=False)
-            return
-        said = ", ".join(f"{k} = {v}" for k, v in self.change.items())
-        app.notify(_("Adopted {change}; s saves the answers.", change=said), markup=False)
-        app.switch_screen(ResultsScreen(advice, ResultsView.of(advice, tuple(app.checked)), tab="ask"))
+        """The what-if becomes the answers: the app takes the change and shows the advice on a new results screen."""
+        if self.change:
+            self.post_message(AdoptWhatIf(dict(self.change)))
 
     @on(Checkbox.Changed, "#ask-memo")
     def _memo_questions(self, event: Checkbox.Changed) -> None:
-        self.app_.memo_questions = event.value
+        self.post_message(MemoQuestions(event.value))
 
     def action_export(self) -> None:
-        self.app_.export_memo()
+        self.post_message(ExportWanted("memo"))
 
     def action_save(self) -> None:
-        self.app_.save_answers()
+        self.post_message(ExportWanted("answers"))
 
     def action_artifacts(self) -> None:
-        self.app_.export_artifacts()
+        self.post_message(ExportWanted("launch"))
 
     def action_back(self) -> None:
         self.app.pop_screen()
 
     async def action_quit(self) -> None:
-        await self.app_.action_quit()
+        await self.app.action_quit()
 
     @on(SelectionList.SelectedChanged)
     def _ticked(self, event: SelectionList.SelectedChanged) -> None:
         """Ticked checklist items travel with the answers (project.checklist_done) and show as [x] in the memo."""
         items = self.view.report.checklist
-        self.app_.checked = [items[i].text for i in event.selection_list.selected]
+        self.post_message(ChecklistTicked([items[i].text for i in event.selection_list.selected]))
 
     @property
-    def app_(self) -> AdvisorApp:
-        from advisor.tui.app import AdvisorApp  # the app imports this screen: resolved at call time
-
-        app = self.app
-        assert isinstance(app, AdvisorApp)
-        return app
+    def state(self) -> AdvisorState:
+        return session(self)

@@ -1,0 +1,157 @@
+"""The GPU counts the decision search prices in full: every whole-node count from one node to the most GPUs that can be
+had, priced at once (the estimate is vectorised over counts), then pruned to the counts the choice could take (issue 20).
+
+``decide.search_counts`` used to price only 2^k and 1.5 x 2^k nodes (26 counts at 16,384 GPUs), so "what it takes"
+could answer 1,024 GPUs where 1,080 meet the deadline for less. Now every count's time and cost are known; the rules
+(which score and exclude strategies count by count, and are the slow part: each count's facts are a dictionary) run only
+at the counts that can matter to ``decide.choose``:
+
+- the allocations the memo's what-if table shows (1, 2, 3, 4, 6, 8 ... nodes: the former ladder), today's and the top;
+- for each strategy, and for all strategies together, the band within ``COST_TIE`` of the cheapest option that meets the
+  deadline on today's GPUs, beyond them, and within the budgets (or, without a deadline, on at most today's GPUs), and
+  the band within ``COST_TIE`` of the fastest (where nothing meets the deadline): of each band the counts nearest
+  today's on either side (the choice's tie-break prefers the smallest change), its cheapest and its fastest — with every strategy left
+  out in turn, so that a rule excluding one strategy still finds the next band priced;
+- for each count so picked, the options the choice compares it with: fewer GPUs about as fast for 10% less, the
+  cheaper-but-slower trade-off, the same framework faster for the same cost.
+
+A test compares the choice with a search that runs the rules at every count (tests/test_search.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from advisor.decision.decide import CHEAPER_WORTH_SAYING, COST_TIE, FASTER_WORTH_SAYING, SEARCH_GROWTH
+from advisor.decision.facts import _cadence_hours, runs_per_month
+from advisor.estimate import cost, estimate_all
+from advisor.inputs.answers import STRATEGIES, Answers
+
+NEAREST = 1
+"""Counts kept on each side of today's in every band: the choice prefers the smallest change (advisor's policy; 2 chose
+the same in the 115 cases tried — the search tests' table, the examples and the decision cases — and priced more)."""
+
+
+def top_count(a: Answers) -> int:
+    """The most GPUs the search considers: cluster.max_gpus, else SEARCH_GROWTH x today's."""
+    g = a.cluster.gpus
+    return max(g, a.cluster.max_gpus if a.cluster.max_gpus is not None else SEARCH_GROWTH * g)
+
+
+def ladder_counts(a: Answers) -> set[int]:
+    """Today's, the top, and whole nodes in the allocations clusters hand out (1, 2, 3, 4, 6, 8 ... nodes: 2^k and
+    1.5 x 2^k) from one node up: the rows of the memo's what-if table."""
+    g, per = a.cluster.gpus, a.cluster.gpus_per_node
+    top = top_count(a)
+    counts = {g, top}
+    if g < per:
+        counts.update(c for c in (1, 2, 4) if c < g)
+    k = 1
+    while k * per <= top:
+        counts.add(k * per)
+        if k > 1 and 3 * k * per // 2 <= top:
+            counts.add(3 * k * per // 2)
+        k *= 2
+    return counts
+
+
+def every_count(a: Answers) -> np.ndarray:
+    """Every count the search considers: each whole node from one node to the top, today's, the top, and (below one
+    node) 1, 2 and 4 GPUs."""
+    g, per = a.cluster.gpus, a.cluster.gpus_per_node
+    top = top_count(a)
+    counts = set(range(per, top + 1, per)) | {g, top}
+    if g < per:
+        counts.update(c for c in (1, 2, 4) if c < g)
+    return np.array(sorted(counts), dtype=float)
+
+
+def candidate_counts(a: Answers) -> np.ndarray:
+    """The ladder and every count the choice could take, sorted (see the module's docstring)."""
+    counts = every_count(a)
+    keep = ladder_counts(a)
+    if counts.size <= len(keep) + 2:
+        return counts
+    est, _ctx = estimate_all(a, counts)
+    g = a.cluster.gpus
+    today = int(np.searchsorted(counts, g))
+    runs = runs_per_month(a, _cadence_hours(a, est, today))
+    hours = np.stack([est[s].hours["mid"] for s in STRATEGIES])
+    costs = np.stack([cost(est[s].hours["mid"], a.budget.price_per_gpu_hour, counts) for s in STRATEGIES])
+    usable = np.stack([est[s].usable for s in STRATEGIES])
+    affordable = np.ones_like(usable)
+    if a.budget.limit is not None:
+        affordable &= costs <= a.budget.limit
+    if a.budget.monthly_limit is not None:
+        affordable &= runs * costs <= a.budget.monthly_limit
+    picked: set[tuple[int, int]] = set()
+
+    below_today = counts <= g
+    positions = np.arange(counts.size)
+
+    def bands(mask: np.ndarray, by: np.ndarray) -> set[tuple[int, int]]:
+        """(strategy, count) indices picked from the tie bands of ``mask`` by ``by``: each strategy's, all together, and
+        all but one strategy in turn (which leaves the second-best strategy's best as the band's floor). Of each band:
+        the NEAREST counts on either side of today's, its cheapest and its fastest."""
+        if not mask.any():
+            return set()
+        value = np.where(mask, by, np.inf)
+        best = value.min(axis=1)
+        ranked = np.sort(best)
+        floors = [best, np.full_like(best, ranked[0])]
+        if ranked.size > 1 and np.isfinite(ranked[1]):
+            floors.append(np.where(best == ranked[0], np.inf, ranked[1]))
+        out: set[tuple[int, int]] = set()
+        for floor in floors:
+            band = value <= (floor * (1 + COST_TIE))[:, None]
+            rows = np.flatnonzero(band.any(axis=1))
+            if rows.size == 0:
+                continue
+            sub = band[rows]
+            low = sub & below_today
+            high = sub & ~below_today
+            picks = [np.where(sub, costs[rows], np.inf).argmin(axis=1), np.where(sub, hours[rows], np.inf).argmin(axis=1)]
+            for _k in range(NEAREST):
+                if low.any():
+                    last = np.where(low, positions, -1).max(axis=1)
+                    picks.append(np.where(last >= 0, last, picks[0]))
+                    low &= positions[None, :] != last[:, None]
+                if high.any():
+                    first = np.where(high, positions, counts.size).min(axis=1)
+                    picks.append(np.where(first < counts.size, first, picks[0]))
+                    high &= positions[None, :] != first[:, None]
+            for p in picks:
+                out.update(zip(rows.tolist(), p.tolist(), strict=True))
+        return out
+
+    within = counts <= g
+    deadline = a.training.deadline_days
+    meets = usable & (hours <= deadline * 24.0) if deadline is not None else np.zeros_like(usable)
+    for money in (np.ones_like(usable), affordable):
+        if deadline is not None:
+            picked |= bands(meets & within & money, costs)
+            picked |= bands(meets & ~within & money, costs)
+            picked |= bands(usable & money, hours)
+        picked |= bands(usable & within & money, costs)
+    for s in range(len(STRATEGIES)):  # the cheapest that meets the deadline, and the fastest, of every strategy
+        for mask, by in ((meets[s], costs[s]), (usable[s], hours[s])):
+            if mask.any():
+                picked.add((s, int(np.flatnonzero(mask)[np.argmin(by[mask])])))
+    for s, n in list(picked):
+        h, c = hours[s, n], costs[s, n]
+        fewer = usable & (counts < counts[n])
+        as_fast = fewer & (hours <= h * (1 + COST_TIE)) & (costs <= c * (1 - CHEAPER_WORTH_SAYING)) & affordable
+        if deadline is not None and meets[s, n]:
+            as_fast &= meets
+        picked |= bands(as_fast, costs)
+        slower = fewer & (costs <= c * (1 - CHEAPER_WORTH_SAYING))
+        if slower.any():
+            band = slower & (costs <= costs[slower].min() * (1 + COST_TIE))
+            si, ni = np.nonzero(band)
+            j = np.lexsort((costs[si, ni], hours[si, ni]))[0]
+            picked.add((int(si[j]), int(ni[j])))
+        quicker = usable[s] & (counts > counts[n]) & (costs[s] <= c * (1 + COST_TIE)) & affordable[s] & (hours[s] <= h * (1 - FASTER_WORTH_SAYING))
+        if quicker.any():
+            picked.add((s, int(np.flatnonzero(quicker)[np.argmin(hours[s][quicker])])))
+    keep.update(int(counts[n]) for _s, n in picked)
+    return np.array(sorted(keep), dtype=float)
