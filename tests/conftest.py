@@ -34,10 +34,20 @@ HEAVY = (
     "test_any_answers_file_gives_advice_or_one_clean_line",  # 2,000 random answer files
     "test_any_rule_pack_is_checked_or_refused_in_one_line",  # 1,000 random rule packs
     "test_any_answers_file_renders_text_and_memo_in_both_languages",
+    "test_any_plan_writes_files_that_run_it",  # 500 random plans' launch files
+    "test_every_field_of_every_step_is_on_screen_when_focused",  # every field of every step, at three sizes
+    "test_megatron_core_accepts_every_megatron_layout",
     "test_a_ten_thousand_rule_pack_loads",
 )
 """The longest tests, ~30-45 s of CPU each: they run first, so that under pytest-xdist each worker starts on one while
 the others share out the many short ones, instead of one worker finishing them alone at the end (issue 19)."""
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto` starts two workers per core: the TUI tests spend about a third of their wall time waiting on Textual's
+    timers and workers (measured: 82 s wall for 56 s CPU in test_tui_trust.py), and a second worker per core fills that
+    wait. On two cores the suite took 3 min 50 s with two workers, 3 min 5 s with four."""
+    return 2 * (os.cpu_count() or 1)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

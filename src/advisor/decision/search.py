@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from advisor.decision.decide import CHEAPER_WORTH_SAYING, COST_TIE, FASTER_WORTH_SAYING, SEARCH_GROWTH
+from advisor.decision.decide import CHEAPER_SLOWER_STRETCH, CHEAPER_WORTH_SAYING, COST_TIE, FASTER_WORTH_SAYING, SEARCH_GROWTH
 from advisor.decision.facts import _cadence_hours, runs_per_month
 from advisor.estimate import cost, estimate_all
 from advisor.inputs.answers import STRATEGIES, Answers
@@ -144,7 +144,11 @@ def candidate_counts(a: Answers) -> np.ndarray:
         if deadline is not None and meets[s, n]:
             as_fast &= meets
         picked |= bands(as_fast, costs)
-        slower = fewer & (costs <= c * (1 - CHEAPER_WORTH_SAYING))
+        # The cheaper-but-slower trade as choose() bounds it: within CHEAPER_SLOWER_STRETCH of the time, not giving up a
+        # deadline the count meets.
+        slower = fewer & (costs <= c * (1 - CHEAPER_WORTH_SAYING)) & (hours <= h * CHEAPER_SLOWER_STRETCH)
+        if deadline is not None and meets[s, n]:
+            slower &= meets
         if slower.any():
             band = slower & (costs <= costs[slower].min() * (1 + COST_TIE))
             si, ni = np.nonzero(band)
