@@ -153,7 +153,7 @@ class ResultsScreen(Screen[None]):
     def on_mount(self) -> None:
         self._draw_charts()
         table = self.query_one("#options-table", DataTable)
-        table.add_columns(_("strategy"), _("fits"), "GB/GPU", _("time"), _("cost"), _("score"), _("why not"))
+        table.add_columns(_("strategy"), _("runs"), "GB/GPU", _("time"), _("cost"), _("rule score"), _("why not"))
         chosen = self.view.report.recommendation.strategy
         for est in self.options:
             why = _("chosen") if est.strategy == chosen else (est.why_not or [""])[0]
