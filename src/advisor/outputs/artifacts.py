@@ -15,7 +15,7 @@ import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -72,11 +72,12 @@ def deepspeed_config(d: Deployment) -> dict:
     return cfg
 
 
-def accelerate_fsdp_config(d: Deployment) -> dict:
+def accelerate_machines(d: Deployment, precision: str) -> dict[str, Any]:
+    """The keys every accelerate config here shares: the plan's machines and processes (never today's), precision and
+    rendezvous (launch.sh exports MASTER_ADDR)."""
     return {
         "compute_environment": "LOCAL_MACHINE",
-        "distributed_type": "FSDP",
-        "mixed_precision": "no" if d.precision == "fp32" else d.precision,
+        "mixed_precision": "no" if precision == "fp32" else precision,
         "num_machines": d.nodes,
         "num_processes": d.gpus,
         "machine_rank": 0,
@@ -84,6 +85,13 @@ def accelerate_fsdp_config(d: Deployment) -> dict:
         "main_process_port": 29500,
         "rdzv_backend": "c10d",
         "same_network": True,
+    }
+
+
+def accelerate_fsdp_config(d: Deployment) -> dict:
+    return {
+        **accelerate_machines(d, d.precision),
+        "distributed_type": "FSDP",
         "fsdp_config": {
             # HSDP: shard inside each node, replicate across nodes (accelerate FSDP plugin's HYBRID_SHARD).
             "fsdp_sharding_strategy": "HYBRID_SHARD" if spec(d.strategy).states == "hsdp" else "FULL_SHARD",

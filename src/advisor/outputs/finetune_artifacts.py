@@ -94,17 +94,9 @@ def accelerate_finetune_config(advice: Advice) -> dict[str, Any] | None:
         return None
     a, sp = advice.answers, spec(advice.strategy)
     d = deployment(advice.evaluation, advice.strategy)
-    base: dict[str, Any] = {
-        "compute_environment": "LOCAL_MACHINE",
-        "mixed_precision": "no" if a.training.precision == "fp32" else a.training.precision,
-        "num_machines": d.nodes,  # the plan's nodes, never today's
-        "num_processes": d.gpus,
-        "machine_rank": 0,
-        "main_process_ip": "MASTER_ADDR",
-        "main_process_port": 29500,
-        "rdzv_backend": "c10d",
-        "same_network": True,
-    }
+    from advisor.outputs.artifacts import accelerate_machines  # artifacts imports this module where it writes fine-tunes
+
+    base: dict[str, Any] = accelerate_machines(d, a.training.precision)
     if sp.states in ("fsdp", "hsdp"):
         return {**base, "distributed_type": "FSDP", "fsdp_config": {
             "fsdp_sharding_strategy": "HYBRID_SHARD" if sp.states == "hsdp" else "FULL_SHARD",

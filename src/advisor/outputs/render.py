@@ -537,12 +537,7 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
     if e.tensor_parallel > 1 or e.pipeline_parallel > 1:
         add(_("- Layout: {layout}", layout=layout_text(e)))
     add("")
-    if r.rationale:
-        add(_("### Why"))
-        add("")
-        for item in r.rationale:
-            add(f"- {_md_inline(item.text)}{note(item.rule, item.title, item.source)}")
-        add("")
+    cited_list(add, _("### Why"), r.rationale, note)
     add(_("# Engineering appendix"))
     add("")
     add(_("## Context"))
@@ -652,12 +647,7 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
           recompute=e.activation_recompute, micro=e.micro_batch_size, largest=e.max_micro_batch_size,
           accumulation=e.gradient_accumulation_steps) + note("", "", "seed:K17"))
     add("")
-    if d.context:
-        add(_("## Context from the rules"))
-        add("")
-        for item in d.context:
-            add(f"- {_md_inline(item.text)}{note(item.rule, item.title, item.source)}")
-        add("")
+    cited_list(add, _("## Context from the rules"), d.context, note)
     add(_("## Questions for the engineers"))
     add("")
     for q in d.questions:
@@ -768,6 +758,17 @@ def _gpu_type_table(add, d: Report, cur: str) -> None:
     add("| --- | --- | --- | --- | --- | --- |")
     for row in rows:
         add("| " + " | ".join(_md(x) for x in row) + " |")
+    add("")
+
+
+def cited_list(add: Callable[[str], None], title: str, items: Sequence[Any], note: Callable[[str, str, Any], str]) -> None:
+    """A titled list of reasons, each with its footnote; nothing when there are none."""
+    if not items:
+        return
+    add(title)
+    add("")
+    for item in items:
+        add(f"- {_md_inline(item.text)}{note(item.rule, item.title, item.source)}")
     add("")
 
 
