@@ -130,3 +130,22 @@ def test_the_choice_reads_as_stages_with_reason_codes(rules):
         else:
             assert date == "date-out-of-reach" and "deadline" in d.plan.constraints_broken, case["id"]
     assert {"date-met-on-today", "date-needs-more-gpus", "date-out-of-reach", "no-date-keep-count"} <= seen
+
+
+def test_a_report_renders_after_its_hugging_face_config_is_gone(tmp_path, capsys):
+    """The config's shape is kept in the report's answers: rendering needs no file the advice once read."""
+    import shutil
+
+    from .conftest import DATA
+
+    config = tmp_path / "config.json"
+    shutil.copy(DATA / "hf" / "llama-3.1-8b.json", config)
+    answers = tmp_path / "a.yaml"
+    answers.write_text(f"model: {{config: {config}}}\ntraining: {{tokens: 100B}}\ncluster: {{gpu: h100-sxm, gpus: 64}}\n"
+                       "budget: {price_per_gpu_hour: 2}\n")
+    assert main(["advise", str(answers), "--format", "json", "-o", str(tmp_path / "r.json")]) == 0
+    assert main(["advise", str(answers), "--format", "md"]) == 0
+    direct = capsys.readouterr().out
+    config.unlink()
+    assert main(["render", str(tmp_path / "r.json"), "--format", "md"]) == 0
+    assert capsys.readouterr().out == direct

@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from advisor.inputs.answers import Strategy
+from advisor.inputs.answers import Answers, Strategy
 from advisor.decision.deployment import Deployment
 
 
@@ -341,6 +341,20 @@ class Report(_Part):
     method: MethodReport | None = Field(default=None, description="The job kind (absent in reports from before fine-tuning was priced).")
     assumptions: list[str]
     answers: dict[str, Any] = Field(description="The answers as validated (see `advisor schema`).")
+
+    def typed_answers(self) -> Answers:
+        """The answers the report was made from, validated again (with the method the plan uses): what renderers and
+        launch files read, instead of the dictionary by key."""
+        data = self.answers
+        model = data.get("model")
+        if isinstance(model, dict) and "config" in model and "layers" in model:
+            # The Hugging Face config was read when the advice was made and its shape kept here: a report renders
+            # without the file (moved, or on another machine).
+            data = {**data, "model": {k: v for k, v in model.items() if k != "config"}}
+        a = Answers.model_validate(data)
+        if self.method is not None and self.method.planned != a.training.method:
+            a = a.model_copy(update={"training": a.training.model_copy(update={"method": self.method.planned})})
+        return a
 
 
 def report_schema() -> dict[str, Any]:

@@ -250,7 +250,7 @@ def _readme(report: Report, files: list[Artifact]) -> str:
     lines.append("")
     checks: list[str] = []
     e = report.estimate
-    if d.offload and report.answers.get("cluster", {}).get("cpu_memory_gb_per_node") is None:
+    if d.offload and report.typed_answers().cluster.cpu_memory_gb_per_node is None:
         checks.append(f"**Host memory unknown.** CPU offload needs about {e.cpu_memory_gb_per_node or 0:,.0f} GB of RAM per node (DeepSpeed's estimator, "
                       "zero_init=1); confirm it before launch or the job will be killed by the OOM killer.")
     checks += [c.text for c in report.checklist]

@@ -57,12 +57,9 @@ def as_report(x: Report | Advice) -> Report:
 
 
 def answers_of(d: Report) -> Answers:
-    """The answers the report was made from, validated again (with the method the plan uses): the renderers read the
-    cluster, budget and deadline from them."""
-    a = Answers.model_validate(d.answers)
-    if d.method is not None and d.method.planned != a.training.method:
-        a = a.model_copy(update={"training": a.training.model_copy(update={"method": d.method.planned})})
-    return a
+    """The answers the report was made from, typed (Report.typed_answers): the renderers read the cluster, budget and
+    deadline from them."""
+    return d.typed_answers()
 
 
 def plan_gpu_name(d: Report) -> str:

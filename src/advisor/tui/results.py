@@ -19,7 +19,7 @@ from textual.widgets import Button, Checkbox, DataTable, Footer, Header, Input, 
 from advisor.decision.advice import Advice
 from advisor.base.errors import AdvisorError
 from advisor.base.i18n import _, N_
-from advisor.outputs.render import decision_notes, hours_text, money, option_rows, spread, summary_rows, to_markdown
+from advisor.outputs.render import answers_of, decision_notes, hours_text, money, option_rows, spread, summary_rows, to_markdown
 from advisor.decision.report import Report
 from advisor.tui.ask import AskBox
 from advisor.tui.common import _esc, translate_bindings
@@ -166,10 +166,10 @@ class ResultsScreen(Screen[None]):
         """Time and cost per run against GPU count (log scale), the deadline and run budget as flat lines, today's count
         and the plan's marked: the what-if table as a picture (issue 22)."""
         pts = self.view.chart
-        answers = self.view.report.answers
+        answers = answers_of(self.view.report)  # the typed answers, not the report's dict read by key
         cur = self.view.report.estimate.currency
-        deadline = (answers.get("training") or {}).get("deadline_days")
-        limit = (answers.get("budget") or {}).get("limit")
+        deadline = answers.training.deadline_days
+        limit = answers.budget.limit
         for widget_id, title, values, line in (
             ("#chart-days", _("Time per run (days) by GPU count"), [q.days for q in pts], deadline),
             ("#chart-cost", _("Cost per run ({currency}) by GPU count", currency=cur), [q.cost for q in pts], limit),
