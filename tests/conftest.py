@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import copy
+import io
 import os
+import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -56,6 +60,28 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         return HEAVY.index(name) if name in HEAVY else len(HEAVY)
 
     items.sort(key=weight)  # longest first, in HEAVY's order; stable: the rest as collected
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """`advisor ARGS` in this process: the exit code, stdout and stderr a subprocess would give, without starting Python
+    and importing the package again (~0.5 s a call, the suite's time budget). The language set by --lang and the
+    environment given do not leak into the next test. Tests of the process itself (closed stdin, a full stdout,
+    Ctrl+C during imports) keep real subprocesses."""
+    from advisor.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    saved = {k: os.environ.get(k) for k in (env or {})}
+    os.environ.update(env or {})
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = contextvars.copy_context().run(main, list(args))
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return subprocess.CompletedProcess(list(args), code, out.getvalue(), err.getvalue())
 
 
 @pytest.fixture(scope="session")

@@ -11,15 +11,16 @@ import pytest
 
 from advisor.base.errors import RuleLoadError
 from advisor.knowledge.rules import Problems, parse_pack
+from .conftest import run_cli
 
 BASE = "model: {{params: {params}}}\ntraining: {{tokens: {tokens}{extra}}}\ncluster: {{gpu: a100-80gb, gpus: {gpus}}}\nbudget: {{price_per_gpu_hour: {price}}}\n"
 
 
 def run(tmp_path, text, *args):
+    """`advisor advise FILE --format json` on this text, in process (conftest.run_cli)."""
     f = tmp_path / "a.yaml"
     f.write_text(text)
-    return subprocess.run([sys.executable, "-c", "import sys; from advisor.cli import main; sys.exit(main(sys.argv[1:]))",
-                           "advise", str(f), "--format", "json", *args], capture_output=True, text=True, timeout=60)
+    return run_cli("advise", str(f), "--format", "json", *args)
 
 
 @pytest.mark.parametrize("fields, where", [

@@ -7,14 +7,13 @@ import ast
 import json
 import re
 import string
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from advisor.inputs.answers import answers_from_mapping
 from advisor.base.i18n import catalog, detect, language, normalise
+from .conftest import run_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src" / "advisor"
@@ -93,10 +92,8 @@ def test_an_unknown_language_is_refused(text):
 
 
 def cli(*args, env=None):
-    import os
-
-    return subprocess.run([sys.executable, "-c", "import sys; from advisor.cli import main; sys.exit(main(sys.argv[1:]))", *args],
-                          capture_output=True, text=True, timeout=60, env={**os.environ, "ADVISOR_LANG": "en", **(env or {})})
+    """`advisor ARGS` in process (conftest.run_cli), English unless the test says otherwise."""
+    return run_cli(*args, env={"ADVISOR_LANG": "en", **(env or {})})
 
 
 def test_the_chinese_memo_matches_its_golden_file():
