@@ -151,17 +151,16 @@ def test_a_bad_config_is_one_line_naming_the_file_and_the_field(tmp_path, conten
 
 
 def test_the_cli_reads_a_config_and_a_missing_one_exits_2(tmp_path):
-    import subprocess
-    import sys
+    from .conftest import run_cli
 
     answers = tmp_path / "a.yaml"
     answers.write_text(f"model: {{config: '{HF / 'mixtral-8x7b.json'}'}}\ntraining: {{tokens: 1T}}\n"
                        "cluster: {gpu: h100, gpus: 64}\nbudget: {price_per_gpu_hour: 2}\n")
-    ok = subprocess.run([sys.executable, "-m", "advisor", "advise", str(answers), "--format", "json"], capture_output=True, text=True)
+    ok = run_cli("advise", str(answers), "--format", "json")
     assert ok.returncode == 0, ok.stderr
     answers.write_text("model: {config: nowhere/config.json}\ntraining: {tokens: 1T}\ncluster: {gpu: h100, gpus: 64}\n"
                        "budget: {price_per_gpu_hour: 2}\n")
-    bad = subprocess.run([sys.executable, "-m", "advisor", "advise", str(answers)], capture_output=True, text=True)
+    bad = run_cli("advise", str(answers))
     assert bad.returncode == 2 and "model.config" in bad.stderr and "nowhere/config.json" in bad.stderr
     assert "Traceback" not in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
 

@@ -118,7 +118,7 @@ def test_a_rule_test_file_with_a_number_for_a_list_exits_2(tmp_path):
     f = tmp_path / "cases.yaml"
     f.write_text("cases:\n  - note: x\n    answers: {model: {params: 7B}, training: {tokens: 1T}, cluster: {gpu: a100-80gb, gpus: 16}, "
                  "budget: {price_per_gpu_hour: 2}}\n    expect: {fired: 5}\n")
-    r = cli("rules", "test", str(f))
+    r = run_cli("rules", "test", str(f))
     assert r.returncode == 2 and "expect.fired" in r.stderr and "internal error" not in r.stderr, r.stderr
 
 
@@ -147,11 +147,11 @@ def test_a_fifo_is_refused_not_waited_on(tmp_path):
 def test_control_characters_give_one_line_and_are_escaped(tmp_path):
     f = tmp_path / "a.yaml"
     f.write_text(BASE.format(params="7B", tokens="1T", extra="", gpus=16, price=2) + "\x01bad: 1\n")
-    r = cli("advise", str(f))
+    r = run_cli("advise", str(f))
     assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
     f.write_text('model: {params: 7B}\ntraining: {tokens: 1T}\ncluster: {gpu: "a100\\n80\\e]0;pwned\\a", gpus: 16}\n'
                  "budget: {price_per_gpu_hour: 2}\n")
-    r = cli("advise", str(f))
+    r = run_cli("advise", str(f))
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "\x1b" not in r.stderr and "\x07" not in r.stderr, r.stderr
 
 
@@ -170,7 +170,7 @@ def test_a_non_utf8_terminal_gets_the_text_not_a_crash(tmp_path):
 def test_a_dangling_symlink_is_not_replaced_without_force(tmp_path):
     link = tmp_path / "memo.md"
     link.symlink_to(tmp_path / "nowhere")
-    r = cli("advise", str(good(tmp_path)), "--format", "md", "-o", str(link))
+    r = run_cli("advise", str(good(tmp_path)), "--format", "md", "-o", str(link))
     assert r.returncode == 2 and "exists" in r.stderr and link.is_symlink()
 
 
@@ -190,7 +190,7 @@ def test_force_keeps_the_files_permissions(tmp_path):
     out = tmp_path / "memo.md"
     out.write_text("old")
     out.chmod(0o600)
-    r = cli("advise", str(good(tmp_path)), "--format", "md", "-o", str(out), "--force")
+    r = run_cli("advise", str(good(tmp_path)), "--format", "md", "-o", str(out), "--force")
     assert r.returncode == 0 and (out.stat().st_mode & 0o777) == 0o600
 
 
@@ -260,11 +260,11 @@ def test_yaml_merge_keys_are_read_with_explicit_keys_winning(tmp_path):
 def test_a_yaml_flow_mapping_starting_with_a_brace_is_yaml_not_refused_json(tmp_path):
     f = tmp_path / "a.yaml"
     f.write_text("{model: {params: 7B}, training: {tokens: 1T}, cluster: {gpu: a100-80gb, gpus: 16}, budget: {price_per_gpu_hour: 2}}\n")
-    r = cli("advise", str(f), "--format", "json")
+    r = run_cli("advise", str(f), "--format", "json")
     assert r.returncode == 0, r.stderr
     j = tmp_path / "a.json"
     j.write_text("{model: {params: 7B}}")
-    r = cli("advise", str(j))
+    r = run_cli("advise", str(j))
     assert r.returncode == 2 and "invalid JSON" in r.stderr
 
 
@@ -283,7 +283,7 @@ def test_a_custom_gpu_name_cannot_inject_markdown(tmp_path, name):
     f = tmp_path / "a.yaml"
     f.write_text(f"model: {{params: 7B}}\ntraining: {{tokens: 1T}}\ncluster: {{gpu: {{name: {json.dumps(name)}, memory_gb: 80, "
                  "peak_tflops: 300}, gpus: 16}\nbudget: {price_per_gpu_hour: 2}\n")
-    r = cli("advise", str(f), "--format", "md")
+    r = run_cli("advise", str(f), "--format", "md")
     assert r.returncode == 2 and "cluster.gpu.name" in r.stderr and r.stderr.count("\n") == 1, r.stderr
 
 
