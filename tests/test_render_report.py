@@ -149,3 +149,12 @@ def test_a_report_renders_after_its_hugging_face_config_is_gone(tmp_path, capsys
     config.unlink()
     assert main(["render", str(tmp_path / "r.json"), "--format", "md"]) == 0
     assert capsys.readouterr().out == direct
+
+
+def test_render_refuses_a_non_report_in_the_language_asked(tmp_path, capsys):
+    bad = tmp_path / "answers.json"
+    bad.write_text(json.dumps({"model": {"params": "7B"}}))
+    assert main(["--lang", "zh", "render", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "不是 advisor 的报告" in err
+    set_language("en")

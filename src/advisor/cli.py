@@ -361,11 +361,12 @@ def _render(args: argparse.Namespace) -> int:
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(x) for x in first["loc"]) or "the top level"
-        raise InputFileError(f"{name}: not an advisor report ({where}: {first['msg']}); write one with `advisor advise FILE --format json`") from None
+        raise InputFileError(_("{name}: not an advisor report ({where}: {why}); write one with `advisor advise FILE --format json`",
+                               name=name, where=where, why=first["msg"])) from None
     set_language(report.language)
     text = {"text": to_text, "md": to_markdown, "json": to_json}[args.format](report)
     if _output_path(args.output):
-        _err(f"wrote {write_atomic(args.output, text, force=args.force)}")
+        _err(_("wrote {path}", path=write_atomic(args.output, text, force=args.force)))
     else:
         _out(text)
     return 0
