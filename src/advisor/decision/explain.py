@@ -131,18 +131,22 @@ def what_it_takes_notes(advice: Advice) -> list[dict[str, Any]]:
     return out
 
 
+def spot_name(name: str, spot: bool) -> str:
+    """A GPU type's name, with '(spot)' for spot capacity: one wording for the summary, the memo, the sweep and the TUI."""
+    return name + (_(" (spot)") if spot else "")
+
+
 def _type_name(gpu: str, spot: bool) -> str:
-    """'NVIDIA H100 SXM 80GB', with '(spot)' for spot capacity."""
+    """'NVIDIA H100 SXM 80GB' for a catalog id, with '(spot)' for spot capacity."""
     from advisor.knowledge.catalog import gpu_catalog
 
     known = gpu_catalog()
-    name = known[gpu].name if gpu in known else gpu
-    return name + (_(" (spot)") if spot else "")
+    return spot_name(known[gpu].name if gpu in known else gpu, spot)
 
 
 def gpu_type_name(advice: Advice) -> str:
     """The plan's GPU type as the summary names it."""
-    return advice.answers.cluster.spec.name + (_(" (spot)") if advice.plan.chosen.spot else "")
+    return spot_name(advice.answers.cluster.spec.name, advice.plan.chosen.spot)
 
 
 def _type_plan(o: Any, cur: str) -> str:
@@ -150,18 +154,19 @@ def _type_plan(o: Any, cur: str) -> str:
              cost=money(o.cost, cur))
 
 
-def _lost_text(advice: Advice, t: Any, chosen: Any) -> str:
-    """Why one GPU type lost to the chosen one, in a few words."""
-    if t.lost == "blocked":
+def lost_text(lost: str | None, cost: float, chosen_cost: float, deadline_days: float | None) -> str:
+    """Why one GPU type lost to the chosen one, in a few words (candidates.TypeBest.lost): the summary's sentence and the
+    memo's table both word it here."""
+    if lost == "blocked":
         return _("nothing runs")
-    if t.lost == "deadline":
-        return _("past the {days}-day deadline", days=format_number(advice.answers.training.deadline_days or 0))
-    if t.lost == "budget":
+    if lost == "deadline":
+        return _("past the {days}-day deadline", days=format_number(deadline_days or 0))
+    if lost == "budget":
         return _("over budget")
-    if t.lost == "time":
+    if lost == "time":
         return _("slower")
-    if t.lost == "cost":
-        return pct_change(t.option.cost, chosen.cost)
+    if lost == "cost":
+        return pct_change(cost, chosen_cost)
     return _("within 5%, and the smaller change wins")
 
 
@@ -174,7 +179,7 @@ def gpu_type_notes(advice: Advice) -> list[dict[str, Any]]:
     cur = advice.facts["currency"]
     win = next(t for t in types if t.lost is None)
     others = _("; ").join(_("{name} at {price} ({plan}: {why})", name=_type_name(t.gpu, t.spot), price=format_number(t.price),
-                         plan=_type_plan(t.option, cur), why=_lost_text(advice, t, win.option)) for t in types if t.lost is not None)
+                         plan=_type_plan(t.option, cur), why=lost_text(t.lost, t.option.cost, win.option.cost, advice.answers.training.deadline_days)) for t in types if t.lost is not None)
     out = [_note("gpu-type", _("GPU type: {name} at {price} {currency}/GPU-hour ({plan}) beats {others}.", name=_type_name(win.gpu, win.spot),
                                price=format_number(win.price), currency=cur, plan=_type_plan(win.option, cur), others=others))]
     if advice.plan.chosen.spot:

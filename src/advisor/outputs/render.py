@@ -17,6 +17,7 @@ import yaml
 
 from advisor.decision.deployment import layout_lines
 from advisor.decision.advice import Advice, method_names
+from advisor.decision.explain import lost_text, spot_name
 from advisor.inputs.answers import STRATEGIES, Answers
 from advisor.estimate import BATCH_NOT_GIVEN
 from advisor.decision.report import Alternative, Estimate, MethodReport, Report, TraceNode, WhatIfPoint
@@ -25,7 +26,7 @@ from advisor.base.i18n import N_, _, pad
 
 ANSWER_WORDS = (N_("none"), N_("some"), N_("expert"), N_("mvp"), N_("stable"), N_("frontier"))
 """Answer values the memo shows in words (team experience, project stage): marked so the catalog has them."""
-from advisor.base.units import count, format_number, hours_text, money, pct_change, percent, same_unit
+from advisor.base.units import count, format_number, hours_text, money, percent, same_unit
 
 
 def spread(lo: float, hi: float, fmt, calibrated: bool) -> str:
@@ -64,23 +65,7 @@ def answers_of(d: Report) -> Answers:
 
 def plan_gpu_name(d: Report) -> str:
     """The plan's GPU type as the summary names it, '(spot)' for spot capacity."""
-    return d.hardware.gpu + (_(" (spot)") if d.plan.chosen.spot else "")
-
-
-def _lost_text(t: Any, d: Report) -> str:
-    """Why one GPU type lost to the chosen one, in a few words."""
-    deadline = answers_of(d).training.deadline_days
-    if t.lost == "blocked":
-        return _("nothing runs")
-    if t.lost == "deadline":
-        return _("past the {days}-day deadline", days=format_number(deadline or 0))
-    if t.lost == "budget":
-        return _("over budget")
-    if t.lost == "time":
-        return _("slower")
-    if t.lost == "cost":
-        return pct_change(t.cost, d.plan.chosen.cost)
-    return _("within 5%, and the smaller change wins")
+    return spot_name(d.hardware.gpu, d.plan.chosen.spot)
 
 
 def gpu_type_rows(d: Report) -> list[tuple[str, str, str, str, str, str]]:
@@ -88,10 +73,10 @@ def gpu_type_rows(d: Report) -> list[tuple[str, str, str, str, str, str]]:
     types = d.plan.gpu_types
     if len(types) < 2:
         return []
-    cur = d.estimate.currency
-    return [(t.name + (_(" (spot)") if t.spot else ""), format_number(t.price_per_gpu_hour),
+    cur, deadline = d.estimate.currency, answers_of(d).training.deadline_days
+    return [(spot_name(t.name, t.spot), format_number(t.price_per_gpu_hour),
              _("{strategy} on {gpus} GPUs", strategy=t.strategy, gpus=count(t.gpus)), hours_text(t.wall_clock_hours), money(t.cost, cur),
-             _("chosen") if t.chosen else _lost_text(t, d)) for t in types]
+             _("chosen") if t.chosen else lost_text(t.lost, t.cost, d.plan.chosen.cost, deadline)) for t in types]
 
 
 def headline(report: Report | Advice) -> str:
@@ -119,7 +104,7 @@ def summary_rows(report: Report | Advice, user_text: Callable[[str], str] = str)
     n_runs = round(runs, 1)
     rows = [
         (_("Framework"), FRAMEWORKS.get(t.strategy, t.strategy), FRAMEWORKS[d.recommendation.strategy]),
-        (_("GPUs"), f"{t.gpus:,} × {today_gpu}", f"{d.recommendation.gpus:,} × {gpu}" + (_(" (spot)") if p.chosen.spot else "")),
+        (_("GPUs"), f"{t.gpus:,} × {today_gpu}", f"{d.recommendation.gpus:,} × {spot_name(gpu, p.chosen.spot)}"),
         (_("Runs as asked"), _runs_word(t), _runs_word(e)),
     ]
     if d.method is not None and d.method.asked != "pretrain":

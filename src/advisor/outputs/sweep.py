@@ -18,6 +18,7 @@ from advisor.base.i18n import _, pad
 from advisor.base.units import count, days, format_number, money, parse_count
 from advisor.estimate import GB, cost, estimate_all
 from advisor.decision.candidates import GpuType, gpu_types, variant
+from advisor.decision.explain import spot_name
 
 _RANGE = re.compile(r"^([^.]+)\.\.([^.]+)$")
 MAX_POINTS = 200_000
@@ -174,7 +175,7 @@ def sweep_types_text(groups: list[tuple[GpuType, Sweep]], rows: int = 24, markdo
         return sweep_text(groups[0][1], rows, markdown)
     parts = []
     for t, sw in groups:
-        name = t.name + (_(" (spot)") if t.spot else "")
+        name = spot_name(t.name, t.spot)
         title = _("{name} at {price} {currency}/GPU-hour", name=name, price=f"{t.price:g}", currency=sw.answers.budget.currency.upper())
         if t.today and not t.spot:
             title += _(" (today's GPU type)")

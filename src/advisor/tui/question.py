@@ -71,7 +71,9 @@ class LivePanel(Static):
         deadline = advice.answers.training.deadline_days
         verdict = None if deadline is None else (_("Deadline met") if advice.plan.deadline_met else _("Deadline MISSED"))
         # Several GPU types compared: the plan's type by its short id ('h100-sxm (spot)'), to fit the line at 80 columns.
-        kind = advice.plan.chosen.gpu + (_(" (spot)") if advice.plan.chosen.spot else "") if advice.plan.gpu_types else None
+        from advisor.decision.explain import spot_name  # the core loads after the first question is drawn (issue 20)
+
+        kind = spot_name(advice.plan.chosen.gpu, advice.plan.chosen.spot) if advice.plan.gpu_types else None
         if narrow:
             first = ((_("{strategy} on {gpus} × {gpu}", strategy=advice.strategy, gpus=advice.gpus, gpu=kind) if kind
                       else _("{strategy} on {gpus} GPUs", strategy=advice.strategy, gpus=advice.gpus))
