@@ -312,13 +312,13 @@ def _advise(args: argparse.Namespace, extra: list[Path]) -> int:
         raise OutputError(_("--artifacts: the directory is empty; give a directory such as launch/"))
     answers = load_answers(args.answers_file)
     advice = advise(answers, load_rules(extra))
+    report = advice.report()  # built once: the launch files and the text are both written from it
     links, artifacts = None, None
     if args.artifacts:
         from advisor.outputs.artifacts import artifact_links, build_artifacts
 
-        artifacts = build_artifacts(advice)
+        artifacts = build_artifacts(advice, report)
         links = artifact_links(artifacts, args.artifacts)
-    report = advice.report()
     if args.format == "md":
         text = to_markdown(report, artifacts=links)
     else:

@@ -197,10 +197,11 @@ def sbatch_script(d: Deployment, launch: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def build_artifacts(advice: Advice) -> list[Artifact]:
+def build_artifacts(advice: Advice, report: Report | None = None) -> list[Artifact]:
     """Every file for the recommended plan, README.md last (it lists the others). Written from the report alone: its
-    deployment (the plan's GPUs and layout), its checklist and its warnings."""
-    report = advice.report()
+    deployment (the plan's GPUs and layout), its checklist and its warnings. ``report``: the advice's, where the caller
+    has built it already (it is validated in full, so once is enough)."""
+    report = advice.report() if report is None else report
     blocking = [w for w in report.warnings if w.blocking]
     if blocking:
         raise OutputError(_("no launch artifacts for a blocked recommendation: {text}", text=blocking[0].text))
