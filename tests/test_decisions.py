@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from advisor.decision.advice import advise
+from advisor.decision.decide import CHEAPER_WORTH_SAYING
 from advisor.inputs.answers import answers_from_mapping
 from advisor.outputs.render import headline, to_text
 from advisor.base.safeload import load_mapping
@@ -218,7 +219,9 @@ def test_the_cheaper_option_named_is_the_fastest_of_the_cheapest(rules):
             continue
         named += 1
         # Only trades a PM would weigh are named (issue 23): at most twice the plan's time, not giving up a met deadline.
+        # ... and only savings worth saying (decide.CHEAPER_WORTH_SAYING): Llama 3 405B's 15,680 GPUs, 6% cheaper, is not.
         weighed = [o for o in p.options if o.runnable and o.gpus < p.chosen.gpus and o.hours <= 2 * p.chosen.hours
+                   and o.cost <= p.chosen.cost * (1 - CHEAPER_WORTH_SAYING)
                    and (o.meets_deadline is not False or not p.chosen.meets_deadline)]
         cheapest = min(o.cost for o in weighed)
         band = [o for o in weighed if o.cost <= cheapest * 1.05]

@@ -191,7 +191,8 @@ def _check_megatron_layout(d: Deployment) -> None:
 
 
 @pytest.mark.parametrize(("layers", "pp", "v"), [(84, 3, 3), (84, 3, 1), (126, 8, 1), (126, 16, 1), (61, 8, 1), (61, 8, 2),
-                                                 (96, 10, 8), (32, 4, 4), (7, 2, 1), (61, 2, 4)])
+                                                 (96, 10, 8), (32, 4, 4), (7, 2, 1), (61, 2, 4),
+                                                 (126, 16, 8), (127, 16, 8)])
 def test_pipeline_layout_holds_every_layer_once_and_fills_no_stage_past_even(layers, pp, v):
     text = pipeline_layout(layers, pp, v)
     unrolled = re.sub(r"\(([^)]*)\)\*(\d+)", lambda m: m.group(1) * int(m.group(2)), text)
@@ -218,6 +219,24 @@ def _megatron_deployments() -> list[tuple[str, Deployment]]:
         advice = advise(load_answers(example), _rules())
         out.append((f"example:{example.stem}", deployment(advice.evaluation, "megatron-3d")))
     return out
+
+
+def test_llama3_405b_interleaves_16_stages_of_8_chunks_with_the_embedding_and_the_loss_alone():
+    """Llama 3 405B: 126 layers on PP 16, 'the first model chunk on the first stage has only the embedding, and the last
+    model chunk on the last stage has only output projection and loss' (arXiv:2407.21783 Sec 3.3.2): v = 8, first and
+    last stages 7 layers. The search offers that layout and the launch file writes it."""
+    from advisor.estimate.layout import _layouts
+    from advisor.estimate.workload import hardware_from, workload_from
+
+    a = answers_from_mapping({"model": {"params": 405e9, "layers": 126, "hidden_size": 16384, "attention_heads": 128, "seq_len": 8192},
+                              "training": {"tokens": 15.6e12}, "cluster": {"gpu": "h100-sxm", "gpus": 16384, "gpus_per_node": 8},
+                              "budget": {"price_per_gpu_hour": 2}})
+    assert (8, 1, 16, 8) in _layouts(workload_from(a), hardware_from(a))
+    text = pipeline_layout(126, 16, 8)
+    unrolled = re.sub(r"\(([^)]*)\)\*(\d+)", lambda m: m.group(1) * int(m.group(2)), text)
+    chunks = unrolled.split("|")
+    assert chunks[0] == "E" and chunks[-1] == "L" and all(c == "t" for c in chunks[1:-1])
+    assert [sum(chunks[v * 16 + r].count("t") for v in range(8)) for r in range(16)] == [7] + [8] * 14 + [7]
 
 
 def test_the_issue_layouts_are_ones_megatron_takes():

@@ -79,13 +79,16 @@ def pipeline_layout(layers: int, pp: int, v: int) -> str:
     """megatron-core's layout string for L layers over PP x v chunks, as even as it goes: chunk i (= vpp_rank x PP +
     pp_rank, PipelineParallelLayerLayout's order) takes floor(L / (PP·v)) layers, the first L mod (PP·v) one more, so
     every pipeline rank holds ceil(L/PP) layers at most; 'E' (embedding) opens the first chunk and 'L' (loss) closes
-    the last (pipeline_parallel_layer_layout.py: validate_layer_layout)."""
+    the last (pipeline_parallel_layer_layout.py: validate_layer_layout). Where PP x v exceeds L (by at most 2,
+    layout.interleaving_fits) the embedding, then the loss, get a chunk of their own, as Llama 3 405B's 126 layers on
+    16 x 8 chunks did (arXiv:2407.21783 Sec 3.3.2)."""
     chunks = pp * v
-    base, extra = divmod(layers, chunks)
-    sizes = [base + (1 if i < extra else 0) for i in range(chunks)]
-    parts = ["t" * n for n in sizes]
-    parts[0] = "E" + parts[0]
-    parts[-1] = parts[-1] + "L"
+    alone = max(0, chunks - layers)  # chunks holding only the embedding (first) or the loss (last)
+    body = chunks - alone
+    base, extra = divmod(layers, body)
+    parts = ["t" * (base + (1 if i < extra else 0)) for i in range(body)]
+    parts = ["E"] + parts if alone >= 1 else ["E" + parts[0], *parts[1:]]
+    parts = parts + ["L"] if alone >= 2 else [*parts[:-1], parts[-1] + "L"]
     out: list[str] = []
     i = 0
     while i < len(parts):

@@ -28,6 +28,15 @@ SHALLOW_PIPELINES = 16
 """Every depth up to 16 is tried, so a GPU count like 10,000 (2^4 x 5^4) still finds a layout that divides it."""
 
 
+def interleaving_fits(layers: int, pp: int, v: int) -> bool:
+    """Whether PP x v model chunks can each hold something: v = 1 always; interleaved, every chunk a layer, or — as Llama 3
+    405B did — the first chunk only the embedding and the last only the output and loss, so PP x v may reach layers + 2
+    (126 layers on 16 stages of 8 chunks: 'the first model chunk on the first stage has only the embedding, and the last
+    model chunk on the last stage has only output projection and loss calculation', arXiv:2407.21783 Sec 3.3.2;
+    megatron-core's --pipeline-model-parallel-layout takes such chunks, deployment.pipeline_layout)."""
+    return v == 1 or (pp > 1 and pp * v <= layers + 2)
+
+
 def pipeline_choices(layers: int) -> tuple[int, ...]:
     """Pipeline depths tried: every depth up to 16, every divisor of the layer count and every power of two, up to 128.
 
@@ -118,7 +127,8 @@ CP_CHOICES = (1, 2, 4, 8, 16)
 
 def _layouts(w: Workload, hw: Hardware) -> list[tuple[int, int, int, int]]:
     """(TP, CP, PP, v) candidates: TP inside a node, dividing the heads, not thinner than Megatron's published layouts; CP only for long
-    sequences, each rank keeping at least 1,024 tokens; v > 1 only where each virtual stage keeps at least one layer."""
+    sequences, each rank keeping at least 1,024 tokens; v > 1 only where every model chunk holds a layer, the embedding or the
+    loss (interleaving_fits)."""
     cps = [c for c in CP_CHOICES if c == 1 or (w.seq_len >= CONTEXT_PARALLEL_FROM and w.seq_len // c >= 1024)]
     out = []
     for pp in pipeline_choices(w.shape.layers):
@@ -127,7 +137,7 @@ def _layouts(w: Workload, hw: Hardware) -> list[tuple[int, int, int, int]]:
                 continue  # Megatron-LM splits whole attention heads: num_attention_heads % TP == 0
             for cp in cps:
                 for v in VIRTUAL_STAGE_CHOICES:
-                    if v == 1 or (pp > 1 and pp * v <= w.shape.layers):
+                    if interleaving_fits(w.shape.layers, pp, v):
                         out.append((tp, cp, pp, v))
     return out
 
