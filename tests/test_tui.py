@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 
 from advisor.inputs.answers import load_answers
 from advisor.inputs.questions import steps
@@ -245,6 +246,9 @@ async def test_memo_preview_appears_on_its_tab(rules, tmp_path):
         await open_results_tab(pilot, "memo")
         preview = app.screen.query_one("#memo-preview")
         assert "Decision memo" in preview.source
+        # Textual's Markdown has no footnotes: '[^3]' would show as typed. References read [3], the sources a numbered list.
+        assert "[^" not in preview.source and "[1]" in preview.source
+        assert re.search(r"^1\. \S", preview.source, re.M)
 
 
 async def test_checklist_items_can_be_ticked(rules, tmp_path):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 from collections.abc import Callable, Mapping, Sequence
 
@@ -699,6 +700,17 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
 
 
 _OP_SIGNS = {"eq": "=", "ne": "≠", "lt": "<", "le": "≤", "gt": ">", "ge": "≥", "in": "∈", "not_in": "∉"}
+
+
+_FOOTNOTE_DEFINITION = re.compile(r"^\[\^(\d+)\]:[ ]?", re.M)
+_FOOTNOTE_REFERENCE = re.compile(r"\[\^(\d+)\]")
+
+
+def memo_for_screen(memo: str) -> str:
+    """The memo as Textual's Markdown widget can show it: that widget has no footnotes, so '[^3]' would show as typed.
+    References become ' [3]' and the Sources section a numbered list; the exported memo keeps GitHub's footnotes."""
+    listed = _FOOTNOTE_DEFINITION.sub(lambda m: f"{m.group(1)}. ", memo)
+    return _FOOTNOTE_REFERENCE.sub(lambda m: f" [{m.group(1)}]", listed)
 
 
 def condition_tree(node: TraceNode, depth: int = 0) -> list[str]:

@@ -19,7 +19,7 @@ from textual.widgets import Button, Checkbox, DataTable, Footer, Header, Input, 
 from advisor.decision.advice import Advice
 from advisor.base.errors import AdvisorError
 from advisor.base.i18n import _, N_
-from advisor.outputs.render import answers_of, decision_notes, hours_text, money, option_rows, spread, summary_rows, to_markdown
+from advisor.outputs.render import answers_of, decision_notes, hours_text, money, memo_for_screen, option_rows, spread, summary_rows, to_markdown
 from advisor.decision.report import Report
 from advisor.tui.ask import AskBox
 from advisor.tui.common import _esc, translate_bindings
@@ -55,7 +55,7 @@ class ResultsView:
         """The view of a typed report: the same report the text and the memo are rendered from."""
         points = tuple(ChartPoint(wi.gpus, (wi.wall_clock_hours or 0.0) / 24.0, wi.cost or 0.0, wi.today, wi.chosen)
                        for wi in report.what_if if wi.strategy is not None)
-        return cls(report, report.headline, summary_rows(report), lambda: to_markdown(report), checked, tuple(decision_notes(report)), points)
+        return cls(report, report.headline, summary_rows(report), lambda: memo_for_screen(to_markdown(report)), checked, tuple(decision_notes(report)), points)
 
 
 @dataclass(frozen=True)
