@@ -296,3 +296,14 @@ def test_an_option_within_the_tie_is_not_called_the_cheapest_beside_another_choi
     assert cm is not None and cm.gpus != chosen.gpus and cm.cost >= chosen.cost * 0.95
     notes = " ".join(decision_notes(advice))
     assert "Cheapest way to meet" not in notes and "a tie here" in notes
+
+
+def test_the_objective_words_the_deadline_as_the_summary_does(rules):
+    """One number format everywhere (base.units): a 1,500-day deadline read '1500-day' in 'How it was chosen' and
+    '1,500' in the summary's deadline row."""
+    raw = load_mapping(EXAMPLES / "customer-service.yaml")[1]
+    raw = copy.deepcopy(raw)
+    raw["training"]["deadline_days"] = 1500
+    raw.setdefault("budget", {}).pop("monthly_limit", None)
+    text = to_text(advise(answers_from_mapping(raw), rules))
+    assert "1,500-day" in text and "1500" not in text

@@ -22,6 +22,7 @@ import numpy as np
 from advisor.inputs.answers import Answers
 from advisor.knowledge.strategies import SIMPLICITY
 from advisor.base.i18n import _
+from advisor.base.units import format_number
 
 COST_TIE = 0.05
 """Costs within 5% are treated as equal: below the model's resolution (its own MFU bands span ±20%), so they never
@@ -288,7 +289,7 @@ def _tradeoffs(pool: list[Option], chosen: Option, deadline: float | None) -> di
 def objective_text(stages: list[Stage], a: Answers) -> str:
     """How the choice was made, in one sentence a PM can check: the wording of the stages' reason codes."""
     codes = {st.code: st for st in stages}
-    gpus, days = f"{a.cluster.gpus:,}", _num(a.training.deadline_days or 0)
+    gpus, days = f"{a.cluster.gpus:,}", format_number(a.training.deadline_days or 0)
     if "fewer-gpus-as-fast" in codes:
         p = codes["fewer-gpus-as-fast"].params
         return _("{gpus} GPUs finish about as fast as {more} for at least 10% less, so fewer GPUs were chosen",
@@ -328,5 +329,3 @@ def preference(current: str, given: int, default_strategy: str | None = None) ->
     return key
 
 
-def _num(x: float) -> str:
-    return f"{x:g}"
