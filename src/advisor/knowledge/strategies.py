@@ -7,6 +7,7 @@ Bottom layer: imports nothing from advisor, no numpy, no pydantic (answers, rule
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Literal
 
@@ -35,6 +36,12 @@ every 1-D tensor (biases, norm weights) — is all-reduced as it is (powerSGD_ho
 POWERSGD_MIN_START_ITER = 2
 """PowerSGDState refuses start_powerSGD_iter <= 1 with error feedback or warm start on ('PowerSGD can only be applied
 after the first two iterations in DDP': DDP rebuilds its buckets after the first)."""
+
+
+def powersgd_start_iter(steps: float) -> int:
+    """start_powerSGD_iter for a run of ``steps`` optimizer steps: POWERSGD_WARMUP_SHARE of them, never below the 2
+    PowerSGDState accepts with error feedback on."""
+    return max(POWERSGD_MIN_START_ITER, math.ceil(POWERSGD_WARMUP_SHARE * steps))
 
 
 @dataclass(frozen=True)
