@@ -82,3 +82,10 @@ def test_the_warm_up_is_priced_at_plain_ddps_speed():
     compute = float(est["ddp"].compute_s[0])
     assert compute < psgd < ddp
     assert psgd >= POWERSGD_WARMUP_SHARE * ddp + (1 - POWERSGD_WARMUP_SHARE) * compute - 1e-9
+
+
+def test_the_stated_convention_names_the_rank_and_warm_up_the_estimate_uses():
+    from advisor.estimate.workload import ASSUMPTIONS
+
+    text = next(a for a in ASSUMPTIONS if "PowerSGD" in a)
+    assert f"rank-{POWERSGD_RANK}" in text and f"{POWERSGD_WARMUP_SHARE:.0%}" in text
