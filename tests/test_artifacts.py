@@ -19,6 +19,7 @@ from .conftest import EXAMPLES, MINIMAL, with_
 
 EXPECTED_FILES = {
     "ddp": {"launch.sh", "job.sbatch", "README.md"},
+    "ddp-powersgd": {"powersgd_hook.py", "launch.sh", "job.sbatch", "README.md"},
     "horovod": {"launch.sh", "job.sbatch", "README.md"},
     "fsdp": {"accelerate_fsdp.yaml", "launch.sh", "job.sbatch", "README.md"},
     "fsdp-hybrid": {"accelerate_fsdp.yaml", "launch.sh", "job.sbatch", "README.md"},
@@ -121,3 +122,37 @@ def test_hsdp_writes_hybrid_shard_for_accelerate(rules):
     cfg = yaml.safe_load(files["accelerate_fsdp.yaml"])
     assert cfg["distributed_type"] == "FSDP" and cfg["fsdp_config"]["fsdp_sharding_strategy"] == "HYBRID_SHARD"
     assert "HYBRID_SHARD" in files["launch.sh"]
+
+
+def test_powersgd_hook_file_passes_only_arguments_torch_accepts(rules):
+    """Issue 24: DDP + PowerSGD writes powersgd_hook.py, which registers torch's own powerSGD_hook with the plan's rank and
+    warm-up; every keyword it passes to PowerSGDState is a parameter of PowerSGDState.__init__ in the installed torch, and
+    the values satisfy its own checks (start_powerSGD_iter > 1 with error feedback)."""
+    import ast
+    import inspect
+
+    powersgd = pytest.importorskip("torch.distributed.algorithms.ddp_comm_hooks.powerSGD_hook")
+    from advisor.knowledge.strategies import POWERSGD_RANK, POWERSGD_WARMUP_SHARE
+
+    advice = advise(answers_from_mapping(with_(MINIMAL, model={"params": "1.3B"}, cluster={"inter_node_gbps": 10})), rules)
+    assert advice.strategy == "ddp-powersgd"
+    files = {a.name: a.text for a in build_artifacts(advice)}
+    assert "register_powersgd" in files["launch.sh"] and "no_sync" in files["launch.sh"]
+    module = files["powersgd_hook.py"]
+    tree = ast.parse(module)
+    consts = {t.id: ast.literal_eval(n.value) for n in tree.body if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+    call = next(n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "attr", "") == "PowerSGDState")
+    accepted = set(inspect.signature(powersgd.PowerSGDState.__init__).parameters) - {"self"}
+    passed = {k.arg for k in call.keywords}
+    assert passed <= accepted and {"process_group", "matrix_approximation_rank", "start_powerSGD_iter"} <= passed
+    assert any(getattr(n, "attr", "") == "register_comm_hook" for n in ast.walk(tree))
+    assert any(getattr(n, "attr", "") == "powerSGD_hook" for n in ast.walk(tree))
+    steps = advice.estimate_dict("ddp-powersgd")["steps"]
+    assert consts["MATRIX_APPROXIMATION_RANK"] == POWERSGD_RANK
+    assert consts["START_POWERSGD_ITER"] == max(2, -(-POWERSGD_WARMUP_SHARE * steps // 1)) > 1
+    # torch's own constructor accepts the values (it raises for start_powerSGD_iter <= 1 with error feedback on).
+    kwargs = {k.arg: consts.get(getattr(k.value, "id", ""), None) if isinstance(k.value, ast.Name) else ast.literal_eval(k.value)
+              for k in call.keywords}
+    kwargs["process_group"] = None
+    state = powersgd.PowerSGDState(**kwargs)
+    assert state.matrix_approximation_rank == POWERSGD_RANK and state.use_error_feedback

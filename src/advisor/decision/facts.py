@@ -16,7 +16,10 @@ import numpy as np
 from advisor.inputs.answers import STRATEGIES, Answers
 from advisor.estimate import GB, StrategyEstimate, cost, estimate_all
 
+from advisor.estimate.communication import powersgd_volume
 from advisor.estimate.finetune import finetune_facts
+from advisor.estimate.memory import powersgd_bytes
+from advisor.knowledge.strategies import powersgd_start_iter, spec
 from advisor.knowledge.vocabulary import FACTS
 
 """Every fact a rule may test, by name."""
@@ -158,6 +161,12 @@ def _facts_at(a: Answers, estimates: dict[str, StrategyEstimate], ctx: dict[str,
     f["over_budget"] = a.budget.limit is not None and best_cost > a.budget.limit
     f["over_deadline"] = a.training.deadline_days is not None and f["best_days"] > a.training.deadline_days
     f["over_monthly_limit"] = a.budget.monthly_limit is not None and f["monthly_spend"] > a.budget.monthly_limit
+    psgd = next(s for s in STRATEGIES if spec(s).powersgd_rank)
+    rank = spec(psgd).powersgd_rank or 1
+    f["powersgd_rank"] = float(rank)
+    f["powersgd_volume_pct"] = 100.0 * powersgd_volume(ctx["workload"], rank).share
+    f["powersgd_warmup_steps"] = float(powersgd_start_iter(ctx["tokens"] / float(estimates[psgd].batch_tokens[0])))
+    f["powersgd_error_feedback_gb"] = powersgd_bytes(ctx["workload"], rank) / GB
     f["zero_memory_saving_pct"] = 100.0 * (1.0 - f["memory_gb.deepspeed-zero2"] / f["memory_gb.ddp"])
     # What the GPUs could consume if loading kept up (hours already include a slow loader's bound).
     gpu_hours = min(gpu_bound_hours(estimates[s]) for s in pool)

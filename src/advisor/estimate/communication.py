@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from advisor.knowledge.strategies import spec
+from advisor.knowledge.strategies import POWERSGD_MIN_COMPRESSION_RATE, POWERSGD_WARMUP_SHARE, spec
 from advisor.estimate.layout import expert_degree
 from advisor.estimate.workload import FP8_ALLGATHER_BYTES
 
@@ -89,7 +89,9 @@ def communication_plan(
     # LoRA/QLoRA: only the adapters are trained, so only they have gradients and updated weights to move.
     updated = moved_params if w.trainable_params == w.params else w.trainable_params * np.ones_like(n)
     grads = w.grad_bytes * updated
-    if sp.gradient_sync == "all-reduce-per-step":
+    if sp.gradient_sync == "low-rank-all-reduce":
+        plan.extend(_powersgd_plan(w, hw, n, local_all, grads, sp.powersgd_rank or 1))
+    elif sp.gradient_sync == "all-reduce-per-step":
         # DDP (with no_sync) and ZeRO-1 accumulate locally and reduce once per optimizer step; ZeRO-1's reduce-scatter +
         # all-gather move the same 2P as one all-reduce (Ultra-Scale Playbook).
         name = "gradient all-reduce" if sp.states == "replicated" else "gradient reduce-scatter + parameter all-gather"
@@ -190,6 +192,86 @@ def communication_plan(
     return plan
 
 
+@dataclass(frozen=True)
+class LowRankVolume:
+    """What PowerSGD all-reduces per optimizer step once it compresses, in gradient elements (powerSGD_hook.py)."""
+
+    p_elements: float
+    """Sum of n·r over the compressed n x m matrices: the P factors, all-reduced first."""
+    q_elements: float
+    """Sum of m·r: the Q factors, all-reduced after P is orthogonalised."""
+    uncompressed_elements: float
+    """Tensors all-reduced as they are: every 1-D tensor (biases, norm weights) and any matrix too small to compress."""
+    full_elements: float
+    """Every gradient element: what plain DDP all-reduces, and what PowerSGD sends during its warm-up."""
+
+    @property
+    def share(self) -> float:
+        """Compressed volume as a share of the uncompressed one."""
+        sent = self.p_elements + self.q_elements + self.uncompressed_elements
+        return sent / self.full_elements if self.full_elements > 0 else 1.0
+
+
+def powersgd_volume(w: Workload, rank: int) -> LowRankVolume:
+    """PowerSGD's all-reduced elements for this model's gradient matrices at ``rank`` (Vogels et al. 2019,
+    arXiv:1905.13727: an n x m matrix crosses as P = M·Q, n x r, and Q = M^T·P, m x r: (n + m)·r values instead of n·m).
+
+    torch's powerSGD_hook views each parameter's gradient as (shape[0], -1) and compresses it only where
+    (n + m)·r x min_compression_rate < n·m (``_should_compress``); the rest, 1-D tensors included, is all-reduced
+    uncompressed in one batch. The matrices are the shape's: per layer Q, O (h x h), K, V (h x h·kv_share) and an MLP
+    holding the rest of the layer's weights as two h x f matrices (per expert for a mixture of experts), and the
+    vocab x h embedding; 1-D tensors are the 13·h per layer of the parameter count's convention (workload.infer_shape).
+    A LoRA/QLoRA job reduces only its adapters: r_lora x h and h x r_lora matrices."""
+    h, layers = float(w.shape.hidden), float(w.shape.layers)
+
+    def matrix(n: float, m: float, count: float) -> tuple[float, float, float]:
+        r = min(n, m, float(rank))
+        if (n + m) * r * POWERSGD_MIN_COMPRESSION_RATE < n * m:
+            return count * n * r, count * m * r, 0.0
+        return 0.0, 0.0, count * n * m
+
+    if w.method in ("lora", "qlora"):
+        lr = float(max(1, w.lora_rank))
+        per = lr * h  # A is r x h, B is h x r: the same element count, the same (n + m)·r
+        mats = [matrix(lr, h, w.adapter_params / (2.0 * per)), matrix(h, lr, w.adapter_params / (2.0 * per))]
+        p, q, u = (sum(x[i] for x in mats) for i in range(3))
+        return LowRankVolume(p, q, u, float(w.adapter_params))
+    kv = w.shape.kv_share
+    one_d = 13.0 * layers * h + 2.0 * h
+    embedding = float(w.vocab) * h
+    attention = (2.0 + 2.0 * kv) * h * h
+    experts = float(w.experts) if w.is_moe and w.experts > 0 else 1.0
+    mlp = max(0.0, (w.params - embedding - one_d) / max(1.0, layers) - attention)
+    f = mlp / (2.0 * h * experts)  # two h x f matrices per expert hold the rest of the layer's weights
+    mats = [matrix(h, h, 2.0 * layers), matrix(h, kv * h, 2.0 * layers), matrix(embedding / h, h, 1.0)]
+    if f >= 1.0:
+        mats += [matrix(f, h, layers * experts), matrix(h, f, layers * experts)]
+    p, q, u = (sum(x[i] for x in mats) for i in range(3))
+    return LowRankVolume(p, q, u + one_d, float(w.params))
+
+
+def _powersgd_plan(w: Workload, hw: Hardware, n: np.ndarray, local: np.ndarray, grads: np.ndarray, rank: int) -> list[Collective]:
+    """DDP with the PowerSGD hook: once per optimizer step (DDP's no_sync accumulates), the uncompressed tensors, then the
+    P factors, then the Q factors are all-reduced, each from DDP's bucket hooks behind the backward pass; during the first
+    POWERSGD_WARMUP_SHARE of the steps (start_powerSGD_iter) the hook all-reduces every gradient as plain DDP does.
+
+    Calls are per optimizer step averaged over the run: 1 - share for each compressed collective, share for the warm-up's
+    all-reduce ('warm-up' overlap: exposed_communication gives each phase its own share of the backward pass)."""
+    vol = powersgd_volume(w, rank)
+    per_element = grads / max(vol.full_elements, 1.0)  # gradient bytes per element (2 under bf16/fp16, 4 under fp32)
+    warm = POWERSGD_WARMUP_SHARE
+    return [
+        _group_collective("1-D tensors and small matrices, all-reduced uncompressed (PowerSGD)", "all-reduce",
+                          vol.uncompressed_elements * per_element, 1.0 - warm, n, local, hw, "backward"),
+        _group_collective(f"PowerSGD P factors, all-reduce (rank {rank})", "all-reduce", vol.p_elements * per_element, 1.0 - warm, n, local,
+                          hw, "backward"),
+        _group_collective(f"PowerSGD Q factors, all-reduce (rank {rank})", "all-reduce", vol.q_elements * per_element, 1.0 - warm, n, local,
+                          hw, "backward"),
+        _group_collective(f"gradient all-reduce, uncompressed warm-up ({warm:.0%} of the steps)", "all-reduce", grads, warm, n, local, hw,
+                          "warm-up"),
+    ]
+
+
 def _first_unit(gather: Collective, w: Workload, n: np.ndarray) -> Collective:
     """The first unit's all-gather of each pass: prefetching hides the next unit's gather behind the current unit's
     compute, and the first has nothing to hide behind (PyTorch FSDP, arXiv:2304.11277 Sec 3.3.2)."""
@@ -216,12 +298,20 @@ def _expert_all_to_all(w: Workload, hw: Hardware, n: np.ndarray, ep: np.ndarray,
 
 
 def exposed_communication(plan: list[Collective], compute: np.ndarray) -> np.ndarray:
-    """Communication left on the critical path after each collective hides behind what it may overlap."""
-    total: dict[str, Any] = {"none": 0.0, "backward": 0.0, "compute": 0.0}
+    """Communication left on the critical path after each collective hides behind what it may overlap.
+
+    A 'warm-up' collective runs instead of the 'backward' ones on a share of the steps (its calls per step, averaged
+    over the run: PowerSGD's uncompressed start): each phase hides behind the backward passes of its own steps, so a
+    warm-up that cannot hide is not averaged away by the compressed steps that can."""
+    total: dict[str, Any] = {"none": 0.0, "backward": 0.0, "compute": 0.0, "warm-up": 0.0}
+    warm_share: Any = 0.0
     for c in plan:
         total[c.overlap] = total[c.overlap] + c.seconds
+        if c.overlap == "warm-up":
+            warm_share = np.maximum(warm_share, c.calls)
     return (
         total["none"]
-        + np.maximum(0.0, total["backward"] - OVERLAP_BACKWARD * compute)
+        + np.maximum(0.0, total["backward"] - (1.0 - warm_share) * OVERLAP_BACKWARD * compute)
+        + np.maximum(0.0, total["warm-up"] - warm_share * OVERLAP_BACKWARD * compute)
         + np.maximum(0.0, total["compute"] - compute)
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from advisor.estimate import dsmem
+from advisor.estimate.communication import powersgd_volume
 from advisor.knowledge.strategies import spec
 from advisor.estimate.finetune import is_peft, peft_cpu_bytes_per_node, peft_state_bytes
 from advisor.estimate.layout import expert_degree, stage_factor
@@ -45,6 +46,8 @@ def model_state_bytes(strategy: str, w: Workload, gpus: np.ndarray, tp: np.ndarr
     ll = w.largest_layer
     states = spec(strategy).states
     if states == "replicated":
+        if spec(strategy).powersgd_rank:
+            return np.full_like(n, 16.0 * P + powersgd_bytes(w, spec(strategy).powersgd_rank or 1))
         return np.full_like(n, 16.0 * P)
     if states == "fsdp":
         return 16.0 * P / n + 2.0 * 2.0 * ll
@@ -74,6 +77,17 @@ def model_state_bytes(strategy: str, w: Workload, gpus: np.ndarray, tp: np.ndarr
         replicated = w.dense_params + w.expert_params / ep
         return (6.0 * replicated + 12.0 * P / dp) / (tp * pp) * stage_factor(w, pp)
     raise ValueError(f"unknown strategy {strategy!r}")
+
+
+def powersgd_bytes(w: Workload, rank: int) -> float:
+    """What the PowerSGD hook keeps besides DDP's replica (torch powerSGD_hook.py): an error-feedback buffer per bucket,
+    as long as the bucket and of its dtype — one gradient's size ('PowerSGD typically requires extra memory of the same
+    size as the model's gradients to enable error feedback', PyTorch DDP Communication Hooks) — and, with warm_start,
+    the P and Q factors of every compressed matrix, (n + m)·r elements. The hook's per-bucket copy of the input is one
+    bucket (DDP's bucket_cap_mb, 25 MB by default) at a time and is not counted."""
+    vol = powersgd_volume(w, rank)
+    per_element = w.grad_bytes
+    return float(per_element * (vol.full_elements + vol.p_elements + vol.q_elements))
 
 
 def _nodes(gpus: np.ndarray | int, gpus_per_node: int) -> tuple[np.ndarray, np.ndarray]:

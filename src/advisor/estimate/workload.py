@@ -85,6 +85,10 @@ ASSUMPTIONS: tuple[str, ...] = (
        "reduce-scatter gradients on every micro-batch (3 x params, Ultra-Scale Playbook), overlapping all of compute; tensor-parallel "
        "all-reduces and pipeline sends sit on the critical path."),
     N_("Gradients move in 16-bit (2 bytes/param) under bf16/fp16, 4 bytes under fp32."),
+    N_("DDP + PowerSGD (PyTorch's powerSGD_hook, Vogels et al. 2019): once it compresses, each n x m gradient matrix crosses as "
+       "rank-4 factors, (n + m) x 4 values instead of n x m, and 1-D tensors whole; the first 10% of the steps all-reduce "
+       "uncompressed (start_powerSGD_iter), each phase hiding behind its own backward passes; error feedback adds one gradient's "
+       "size of memory per GPU. The compression's own matrix products (about 4 x rank FLOPs per parameter per step) are not priced."),
     N_("The global batch is kept as given: every data-parallel rank needs at least one sequence per step, so a plan whose ranks "
        "outnumber the batch's sequences cannot run; tensor or pipeline parallelism, or fewer GPUs, keep the ranks within it."),
     N_("Mixture of experts: memory counts all parameters and compute the active ones; Megatron, FSDP (PyTorch-native expert "

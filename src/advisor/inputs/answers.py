@@ -233,7 +233,7 @@ StrictBool = Annotated[bool, BeforeValidator(_strict_bool)]
 Percent = Annotated[float, BeforeValidator(_percent)]
 
 Strategy = Literal[
-    "ddp", "horovod", "fsdp", "fsdp-hybrid", "deepspeed-zero1", "deepspeed-zero2", "deepspeed-zero3", "deepspeed-zeropp",
+    "ddp", "ddp-powersgd", "horovod", "fsdp", "fsdp-hybrid", "deepspeed-zero1", "deepspeed-zero2", "deepspeed-zero3", "deepspeed-zeropp",
     "deepspeed-zero3-offload", "megatron-3d"
 ]
 

@@ -7,12 +7,42 @@ Bottom layer: imports nothing from advisor, no numpy, no pydantic (answers, rule
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Literal
 
 StatesModel = Literal["replicated", "fsdp", "hsdp", "zero1", "deepspeed-estimator", "megatron"]
-GradientSync = Literal["all-reduce-per-step", "reduce-scatter-per-micro-batch", "sharded-params", "hybrid-sharded", "quantised-sharded", "megatron"]
+GradientSync = Literal["all-reduce-per-step", "low-rank-all-reduce", "reduce-scatter-per-micro-batch", "sharded-params", "hybrid-sharded",
+                       "quantised-sharded", "megatron"]
 Launcher = Literal["torchrun", "horovodrun", "deepspeed", "megatron"]
+
+
+POWERSGD_RANK = 4
+"""PowerSGD's matrix_approximation_rank in the plan: the paper's rank for language modelling (rank-4 PowerSGD against SGD
+on 16 workers, Table 7; rank 2 for ResNet18 on CIFAR-10, Table 6: epfml/powersgd hyperparameters.md). PyTorch's
+PowerSGDState docstring (torch 2.13, ddp_comm_hooks/powerSGD_hook.py) says to start from 1 and double until the accuracy
+is satisfactory, 'typically only a small value 1-4 is used', raised to 32 'for some NLP tasks (as shown in Appendix D of
+the original paper)' [policy: a convergence knob the team validates; at 32 the compressed volume is 8x larger, 2.4% of
+DDP's on 1.3B]."""
+
+POWERSGD_WARMUP_SHARE = 0.1
+"""Share of the run's optimizer steps that all-reduce uncompressed before PowerSGD starts (start_powerSGD_iter): the
+PowerSGDState docstring suggests 'to start with 10% of total training steps, and increase it until a satisfactory
+accuracy is reached', and no fewer than the learning-rate warm-up's steps."""
+
+POWERSGD_MIN_COMPRESSION_RATE = 2.0
+"""PowerSGDState's default min_compression_rate: a matrix is compressed only where (n + m)·r x 2 < n·m; the rest —
+every 1-D tensor (biases, norm weights) — is all-reduced as it is (powerSGD_hook.py: _should_compress)."""
+
+POWERSGD_MIN_START_ITER = 2
+"""PowerSGDState refuses start_powerSGD_iter <= 1 with error feedback or warm start on ('PowerSGD can only be applied
+after the first two iterations in DDP': DDP rebuilds its buckets after the first)."""
+
+
+def powersgd_start_iter(steps: float) -> int:
+    """start_powerSGD_iter for a run of ``steps`` optimizer steps: POWERSGD_WARMUP_SHARE of them, never below the 2
+    PowerSGDState accepts with error feedback on."""
+    return max(POWERSGD_MIN_START_ITER, math.ceil(POWERSGD_WARMUP_SHARE * steps))
 
 
 @dataclass(frozen=True)
@@ -42,6 +72,10 @@ class StrategySpec:
     """ZeRO++ on top of ZeRO-3 (arXiv:2306.10209; DeepSpeed zero_quantized_weights, zero_hpz_partition_size,
     zero_quantized_gradients): int8 forward weight gathers (qwZ), a secondary bf16 copy of the weights partitioned
     inside the node so backward gathers stay on NVLink (hpZ), int4 gradient averaging by all-to-all (qgZ)."""
+    powersgd_rank: int | None = None
+    """DDP with PyTorch's PowerSGD communication hook (torch.distributed.algorithms.ddp_comm_hooks.powerSGD_hook;
+    Vogels, Karimireddy, Jaggi, NeurIPS 2019, arXiv:1905.13727) at this matrix_approximation_rank: each n x m gradient
+    matrix crosses the network as two all-reduced factors P (n x r) and Q (m x r), (n + m)·r values instead of n·m."""
     resident_twin: str | None = None
     """An offloading strategy's GPU-resident counterpart: where that fits, the offload takes its micro-batch (the
     offload exists to fit, not to change the batch layout)."""
@@ -51,6 +85,10 @@ REGISTRY: tuple[StrategySpec, ...] = (
     StrategySpec("ddp", "PyTorch DDP", "replicated",
                  "16 B/param replicated: 2 weights + 2 grads + 12 Adam (fp32 master, m, v) (Transformer Math 101)",
                  "all-reduce-per-step", "torchrun"),
+    StrategySpec("ddp-powersgd", "PyTorch DDP + PowerSGD gradient compression", "replicated",
+                 "16 B/param replicated (Transformer Math 101) + the error-feedback buffer, one gradient's size (PyTorch DDP "
+                 "Communication Hooks: 'extra memory of the same size as the model's gradients'), + the P and Q factors",
+                 "low-rank-all-reduce", "torchrun", powersgd_rank=POWERSGD_RANK),
     StrategySpec("horovod", "Horovod", "replicated",
                  "16 B/param replicated: 2 weights + 2 grads + 12 Adam (fp32 master, m, v) (Transformer Math 101)",
                  "all-reduce-per-step", "horovodrun"),

@@ -23,7 +23,7 @@ from advisor.decision.advice import Advice
 from advisor.decision.deployment import Deployment, layout_lines
 from advisor.base.errors import OutputError
 from advisor.base.i18n import _
-from advisor.knowledge.strategies import spec
+from advisor.knowledge.strategies import POWERSGD_MIN_COMPRESSION_RATE, POWERSGD_WARMUP_SHARE, powersgd_start_iter, spec
 from advisor.outputs.io import check_writable, shown, write_atomic
 
 if TYPE_CHECKING:
@@ -167,9 +167,52 @@ def launch_command(d: Deployment) -> str:
     if d.strategy == "fsdp" and d.expert_parallel > 1:
         return (f"{run} train.py  # FSDP over all {d.gpus} GPUs with expert parallelism {d.expert_parallel}: "
                 f"{d.experts // d.expert_parallel if d.experts else 0} of {d.experts} experts per GPU (e.g. torchtitan --parallelism.expert_parallel_degree {d.expert_parallel})")
+    if spec(d.strategy).powersgd_rank:
+        return (f"{run} train.py  # wrap the model in DistributedDataParallel, then register_powersgd(model) from powersgd_hook.py "
+                "(PowerSGD gradient compression); accumulate micro-batches under model.no_sync()")
     if d.strategy == "fsdp-hybrid":
         return f"{run} train.py  # wrap the model in FullyShardedDataParallel with ShardingStrategy.HYBRID_SHARD (shard in a node, replicate across)"
     return f"{run} train.py  # {'wrap the model in FullyShardedDataParallel' if d.strategy == 'fsdp' else 'wrap the model in DistributedDataParallel'}"
+
+
+def powersgd_module(rank: int, steps: float) -> str:
+    """powersgd_hook.py: registers torch's PowerSGD hook on the team's DDP model with the plan's rank and warm-up
+    (torch.distributed.algorithms.ddp_comm_hooks.powerSGD_hook; PyTorch 'DDP Communication Hooks')."""
+    start = powersgd_start_iter(steps)
+    return f'''"""PowerSGD gradient compression for the plan's DDP model (written by advisor).
+
+After wrapping the model in DistributedDataParallel and before the first step:
+
+    from powersgd_hook import register_powersgd
+    state = register_powersgd(ddp_model)
+
+The hook counts DDP all-reduces: accumulate micro-batches under ddp_model.no_sync() so it counts optimizer steps.
+Save `state` with every checkpoint (it holds the error feedback; PowerSGDState.__getstate__) and register it again on resume.
+"""
+
+from torch.distributed.algorithms.ddp_comm_hooks import powerSGD_hook as powerSGD
+
+MATRIX_APPROXIMATION_RANK = {rank}
+"""Rank of the low-rank factors: a convergence knob. PowerSGDState's docs: start from 1 and double until accuracy is
+satisfactory; typically 1-4, up to 32 for some NLP tasks."""
+
+START_POWERSGD_ITER = {start}
+"""Plain all-reduce until this step: {POWERSGD_WARMUP_SHARE:.0%} of the plan's {steps:,.0f} optimizer steps (PowerSGDState's suggested
+start; no fewer than the learning-rate warm-up's steps)."""
+
+
+def register_powersgd(ddp_model, process_group=None):
+    state = powerSGD.PowerSGDState(
+        process_group=process_group,
+        matrix_approximation_rank=MATRIX_APPROXIMATION_RANK,
+        start_powerSGD_iter=START_POWERSGD_ITER,
+        min_compression_rate={POWERSGD_MIN_COMPRESSION_RATE:g},
+        use_error_feedback=True,
+        warm_start=True,
+    )
+    ddp_model.register_comm_hook(state, powerSGD.powerSGD_hook)
+    return state
+'''
 
 
 def sbatch_script(d: Deployment, launch: str) -> str:
@@ -223,6 +266,10 @@ def artifacts_for(report: Report, extra: list[Artifact] | None = None) -> list[A
         sharding = "HYBRID_SHARD" if spec(d.strategy).states == "hsdp" else "FULL_SHARD"
         out.append(Artifact("accelerate_fsdp.yaml", f"Accelerate config for FSDP {sharding} (accelerate launch --config_file ...)",
                             yaml.safe_dump(accelerate_fsdp_config(d), sort_keys=False)))
+    if spec(d.strategy).powersgd_rank:
+        out.append(Artifact("powersgd_hook.py", f"registers PyTorch's PowerSGD hook on the DDP model (rank {spec(d.strategy).powersgd_rank}, "
+                            f"uncompressed for the first {powersgd_start_iter(report.estimate.steps):,} steps)",
+                            powersgd_module(spec(d.strategy).powersgd_rank or 1, report.estimate.steps)))
     launch = launch_command(d)
     out.append(Artifact("launch.sh", "the launch command (horovodrun for Horovod, torchrun otherwise)",
                         "#!/bin/bash\nset -euo pipefail\n" + launch + "\n"))

@@ -766,6 +766,12 @@ def cited_list(add: Callable[[str], None], title: str, items: Sequence[Any], not
     add("")
 
 
+def _calls(calls: float) -> str:
+    """Calls per step: whole numbers as such; a share of the steps (PowerSGD's warm-up and compressed phases, averaged over
+    the run) with two decimals."""
+    return f"{calls:,.0f}" if abs(calls - round(calls)) < 1e-9 else f"{calls:,.2f}"
+
+
 def _communication_table(add, e: Estimate) -> None:
     """Per-step traffic of the chosen strategy, per GPU, by collective and link (JSON: estimate.communication)."""
     c = e.communication
@@ -779,7 +785,7 @@ def _communication_table(add, e: Estimate) -> None:
     add("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for row in c.per_step:
         add(
-            f"| {_md(row.name)} | {row.collective} | {row.payload_gb:,.3f} | {row.calls_per_step:,.0f} | "
+            f"| {_md(row.name)} | {row.collective} | {row.payload_gb:,.3f} | {_calls(row.calls_per_step)} | "
             f"{row.intra_node_gb:,.2f} | {row.inter_node_gb:,.2f} | {row.seconds:.3f} | {row.overlaps_with} |"
         )
     add("")
