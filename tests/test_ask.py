@@ -21,6 +21,7 @@ from advisor.base.errors import AnswerError
 from advisor.base.i18n import language
 from advisor.outputs.render import to_markdown
 from advisor.knowledge.rules import load_rules
+from advisor.knowledge.strategies import STRATEGIES
 from advisor.base.safeload import load_mapping, parse_trusted
 
 from .conftest import EXAMPLES
@@ -221,6 +222,18 @@ def test_why_not_a_strategy_comes_from_the_decision_trace_and_the_rules_that_fir
     fired = [fr.rule.id for fr in advice.fired if fr.rule.then.score.get("fsdp")]
     assert fired and all(rid in reply.lines[-1] for rid in fired)
     assert reply.columns == (advice.strategy, "fsdp")
+
+
+@pytest.mark.parametrize(("name", "sid"), [("HSDP", "fsdp-hybrid"), ("hybrid shard", "fsdp-hybrid"), ("ZeRO++", "deepspeed-zeropp"),
+                                          ("zeropp", "deepspeed-zeropp"), ("PowerSGD", "ddp-powersgd"), ("混合分片", "fsdp-hybrid"),
+                                          *((sid, sid) for sid in STRATEGIES)])
+def test_every_strategy_is_known_by_its_common_names(base, rules, name, sid):
+    """'why not HSDP?' answered 'why deepspeed-zero2' — HSDP and ZeRO++ had no names the reader knew."""
+    _name, _draft, advice = base
+    if sid == advice.strategy:
+        pytest.skip("the plan's own strategy is a 'why', not a 'why not'")
+    reply = asked(base, rules, f"why not {name}?")
+    assert reply.intent == "why_not" and reply.columns == (advice.strategy, sid), reply.lines[:2]
 
 
 def test_why_the_recommended_strategy_gives_its_rationale(base, rules):
