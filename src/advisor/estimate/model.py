@@ -13,7 +13,7 @@ from advisor.knowledge.catalog import kernel_scale, mfu_band
 from advisor.knowledge.strategies import spec, STRATEGIES
 from advisor.knowledge.vocabulary import PARTIAL_RECOMPUTE_NAMES
 from advisor.estimate.finetune import dequant_seconds, is_peft, lora_activation_bytes
-from advisor.estimate.communication import Collective, communication_plan, exposed_communication
+from advisor.estimate.communication import Collective, communication_plan, exposed_communication, megatron_gradient_seconds
 from advisor.estimate.layout import MEMORY_HEADROOM, _layouts, expert_degree, interleave_memory_factor, stage_factor
 from advisor.estimate.memory import activation_bytes, cpu_bytes_per_node, model_state_bytes
 from advisor.estimate.workload import FP8_SPEEDUP
@@ -23,6 +23,7 @@ from advisor.estimate.workload import (
     GB,
     Hardware,
     MICRO_BATCH_CHOICES,
+    OVERLAP_BACKWARD,
     SELECTIVE_RECOMPUTE_FLOPS,
     Workload,
     hardware_from,
@@ -182,18 +183,38 @@ def _activations_by_code(strategy: str, w: Workload, tp: np.ndarray, pp: np.ndar
     return at
 
 
+_BANDS = ("low", "mid", "high")
+
+
 def _evaluate(strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.ndarray, pp: np.ndarray, vpp: np.ndarray,
-              code: np.ndarray, mb: np.ndarray, cp: np.ndarray | float = 1.0) -> _Eval:
+              code: np.ndarray, mb: np.ndarray, cp: np.ndarray | float = 1.0, bands: tuple[str, ...] = _BANDS) -> _Eval:
     """Memory and step time of one configuration per GPU count; ``code`` holds each count's recomputation.
 
     Context parallelism (``cp``) splits every sequence over cp ranks: activations and compute divide by cp, weights
     replicate across them, and the distributed optimizer shards over data x context ranks (n / (TP x PP) below).
+    ``bands``: the MFU bands timed (the layout search compares the mid band only).
     """
     states = model_state_bytes(strategy, w, n, tp, pp, hw.gpus_per_node)
     act = _activations(strategy, w, tp, pp, vpp, code, mb) / cp
+    memory = states + act + CUDA_OVERHEAD_BYTES
+    dp, share, accumulation, work, bubble = _work(strategy, w, n, tp, pp, vpp, code, mb, cp)
+    band = mfu_band(hw.spec.generation)
+    plan = communication_plan(strategy, w, hw, n, tp, pp, mb, accumulation, vpp, cp)
+    compute, exposed, step = {}, {}, {}
+    for name, mfu in (("low", band.high), ("mid", band.mid), ("high", band.low)):
+        if name not in bands:
+            continue
+        compute[name] = _compute_seconds(w, hw, work, mfu, accumulation, tp, pp)
+        exposed[name] = exposed_communication(plan, compute[name])
+        step[name] = compute[name] * (1.0 + bubble) + exposed[name]
+    return _Eval(states, act, memory, dp, share, accumulation, compute, bubble, plan, exposed, step)
+
+
+def _work(strategy: str, w: Workload, n: np.ndarray, tp: np.ndarray, pp: np.ndarray, vpp: np.ndarray, code: np.ndarray,
+          mb: np.ndarray, cp: np.ndarray | float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Data-parallel width, each rank's share of the batch, accumulation, FLOPs per GPU per step and the pipeline bubble."""
     full_share = np.clip(code, 0.0, 1.0)
     sp = spec(strategy).model_parallel  # sequence parallelism comes with Megatron's tensor parallelism
-    memory = states + act + CUDA_OVERHEAD_BYTES
     dp = n / (tp * pp * cp)
     seqs = float(w.global_batch_seqs)
     # Each data-parallel rank runs its share of the batch; where ranks do not divide it, the busiest rank sets the pace.
@@ -204,19 +225,134 @@ def _evaluate(strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.nd
     work = w.flops_per_token * share * w.seq_len * rf / (tp * pp * cp) * (stage_factor(w, pp) if sp else 1.0)
     if w.fp8:
         work = work / FP8_SPEEDUP  # torchtitan's measured Float8 gain over bf16 (workload.FP8_SPEEDUP)
-    band = mfu_band(hw.spec.generation)
+    bubble = np.where(pp > 1, (pp - 1.0) / (vpp * accumulation), 0.0)
+    return dp, share, accumulation, work, bubble
+
+
+def _compute_seconds(w: Workload, hw: Hardware, work: np.ndarray, mfu: float, accumulation: np.ndarray, tp: np.ndarray,
+                     pp: np.ndarray) -> np.ndarray:
+    """Compute seconds per step at one MFU."""
     # The band is hardware FLOPs utilisation at hidden 4,096: recomputation is charged once, in ``work``; wider layers
     # run their matrix multiplications more efficiently (hidden_scaling in data/efficiency.yaml).
     peak = hw.spec.peak_tflops * 1e12 * kernel_scale(w.shape.hidden) * hw.efficiency_scale
-    bubble = np.where(pp > 1, (pp - 1.0) / (vpp * accumulation), 0.0)
-    plan = communication_plan(strategy, w, hw, n, tp, pp, mb, accumulation, vpp, cp)
-    compute, exposed, step = {}, {}, {}
-    for name, mfu in (("low", band.high), ("mid", band.mid), ("high", band.low)):
-        compute[name] = work / (peak * mfu) + dequant_seconds(w, hw.spec.peak_tflops, accumulation, tp, pp)
-        exposed[name] = exposed_communication(plan, compute[name])
-        step[name] = compute[name] * (1.0 + bubble) + exposed[name]
-    return _Eval(states, act, memory, dp, share, accumulation, compute, bubble, plan, exposed, step)
+    return work / (peak * mfu) + dequant_seconds(w, hw.spec.peak_tflops, accumulation, tp, pp)
 
+
+def _step_floor(strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.ndarray, pp: np.ndarray, vpp: np.ndarray,
+                code: np.ndarray, mb: np.ndarray, cp: np.ndarray | float) -> np.ndarray:
+    """A floor under Megatron's ``_evaluate(...).step["mid"]`` at a fraction of its cost: compute and bubble, and the
+    data-parallel all-reduce the backward pass does not hide (at large scale the step is mostly that all-reduce). The
+    step adds to the same compute x (1 + bubble) its exposed communication, which holds this all-reduce's exposed part
+    plus terms that are never negative (communication.exposed_communication), so in floating point too no step is below
+    its floor."""
+    _dp, _share, accumulation, work, bubble = _work(strategy, w, n, tp, pp, vpp, code, mb, cp)
+    compute = _compute_seconds(w, hw, work, mfu_band(hw.spec.generation).mid, accumulation, tp, pp)
+    hidden = np.maximum(0.0, megatron_gradient_seconds(strategy, w, hw, n, tp, pp) - OVERLAP_BACKWARD * compute)
+    return compute * (1.0 + bubble) + hidden
+
+
+
+def _activation_table(strategy: str, w: Workload, table: np.ndarray, codes: list[float]) -> dict[float, np.ndarray]:
+    """Activation bytes per GPU of every candidate (rows of ``table``: TP, PP, v, micro-batch, CP) under each
+    recomputation code."""
+    per_candidate = _activations_by_code(strategy, w, table[:, 0], table[:, 1], table[:, 2], table[:, 3])
+    return {c: np.asarray(per_candidate(c) / table[:, 4]) * np.ones(table.shape[0]) for c in codes}
+
+
+LAYOUT_CHUNK = 100_000
+"""(count, layout) pairs priced at once: a sweep of 16,384 counts stays within a few MB per array."""
+
+
+def _first_min(values: np.ndarray, starts: np.ndarray, seg: np.ndarray) -> np.ndarray:
+    """Index of each segment's smallest value, the first where several are equal (np.argmin per segment); ``starts``
+    are the segments' first indices, ``seg`` each value's segment."""
+    low = np.minimum.reduceat(values, starts)
+    at = np.flatnonzero(values == low[seg])
+    first = at[np.r_[True, seg[at][1:] != seg[at][:-1]]]
+    if first.size != starts.size:  # a NaN: order by value (NaN last), then position, within each segment
+        order = np.lexsort((np.arange(values.size), values, seg))
+        first = order[starts]
+    return first
+
+
+def _megatron_picks(strategy: str, w: Workload, hw: Hardware, flat: np.ndarray, table: np.ndarray,
+                    codes: list[float]) -> tuple[np.ndarray, np.ndarray]:
+    """Megatron's layout (an index into ``table``) and recomputation at each GPU count of ``flat``: among the layouts
+    whose TP x PP x CP divides the count, the least recomputation that fits with headroom (else the most); then the
+    layout in the best tier — fits with headroom and keeps the batch, fits and keeps it, fits, divides — with the shortest
+    mid-band step (tier 3 and below: the least memory); equal keys, the earlier layout.
+
+    Each count prices only the layouts that divide it (a layout that does not is in tier 9, below every dividing one,
+    and TP = PP = CP = 1 divides every count; where none divides, every layout competes), as (count, layout) pairs in
+    chunks. Two prunings that never change the pick (issue 20): the tier needs only memory and data-parallel width, so
+    only the row's best tier is timed; and within it, only the layouts whose floor under the step (``_step_floor``) is
+    not above the step of the layout with the lowest floor.
+    """
+    mem_cap = hw.spec.memory_gb * GB
+    room = MEMORY_HEADROOM * mem_cap
+    seqs = float(w.global_batch_seqs)
+    act_by_code = _activation_table(strategy, w, table, codes)
+    product = table[:, 0] * table[:, 1] * table[:, 4]
+    divides_all = (np.mod(flat[:, None], product[None, :]) == 0) & (flat[:, None] >= product[None, :])
+    divides_all[~divides_all.any(axis=1)] = True  # none divides: every layout competes (least memory)
+    ends = np.cumsum(divides_all.sum(axis=1))
+    best = np.zeros(flat.shape, dtype=int)
+    best_code = np.zeros(flat.shape)
+    lo = 0
+    while lo < flat.size:
+        hi = min(flat.size, max(lo + 1, int(np.searchsorted(ends, (ends[lo - 1] if lo else 0) + LAYOUT_CHUNK, side="right"))))
+        r, c = np.nonzero(divides_all[lo:hi])  # row-major: each count's layouts in candidate order
+        r = r + lo
+        nn = flat[r]
+        c_tp, c_pp, c_cp = table[c, 0], table[c, 1], table[c, 4]
+        states = model_state_bytes(strategy, w, nn, c_tp, c_pp, hw.gpus_per_node)
+        code = np.full(nn.shape, codes[-1])
+        memory = states + act_by_code[codes[-1]][c] + CUDA_OVERHEAD_BYTES
+        for cc in codes[-2::-1]:  # from the most recomputation down: the least that fits wins
+            memory_c = states + act_by_code[cc][c] + CUDA_OVERHEAD_BYTES
+            fits_c = memory_c <= room
+            code = np.where(fits_c, cc, code)
+            memory = np.where(fits_c, memory_c, memory)
+        # The tier needs only memory and data-parallel width, known before the step is timed.
+        divides = (np.mod(nn, c_tp * c_pp * c_cp) == 0) & (nn >= c_tp * c_pp * c_cp)
+        feeds = nn / (c_tp * c_pp * c_cp) <= seqs
+        fits, roomy = memory <= mem_cap, memory <= room
+        tier = np.select([divides & roomy & feeds, divides & fits & feeds, divides & fits, divides], [0, 1, 2, 3], 9)
+        starts = np.flatnonzero(np.r_[True, r[1:] != r[:-1]])
+        seg = np.cumsum(np.r_[True, r[1:] != r[:-1]]) - 1
+        row_tier = np.minimum.reduceat(tier, starts)
+        keep = tier == row_tier[seg]
+        if bool(np.any(row_tier < 3)):
+            # Within the tier the shortest step wins: time each count's layout with the lowest floor under its step,
+            # and keep only the layouts whose floor is not above that step (tier 3 and below rank by memory: all kept).
+            r, c, code, nn = r[keep], c[keep], code[keep], nn[keep]
+            starts = np.flatnonzero(np.r_[True, r[1:] != r[:-1]])
+            seg = np.cumsum(np.r_[True, r[1:] != r[:-1]]) - 1
+            k_tp, k_pp, k_v, k_mb, k_cp = (table[c, i] for i in range(5))
+            floor = row_tier[seg] * 1e12 + _step_floor(strategy, w, hw, nn, k_tp, k_pp, k_v, code, k_mb, k_cp) + c * 1e-9
+            one = _first_min(floor, starts, seg)
+            ev1 = _evaluate(strategy, w, hw, nn[one], k_tp[one], k_pp[one], k_v[one], code[one], k_mb[one], k_cp[one], bands=("mid",))
+            bound = row_tier * 1e12 + ev1.step["mid"] + c[one] * 1e-9
+            keep = (floor <= bound[seg]) | (row_tier[seg] >= 3)
+        r, c, code, nn = r[keep], c[keep], code[keep], nn[keep]
+        starts = np.flatnonzero(np.r_[True, r[1:] != r[:-1]])
+        seg = np.cumsum(np.r_[True, r[1:] != r[:-1]]) - 1
+        c_tp, c_pp, c_v, c_mb, c_cp = (table[c, i] for i in range(5))
+        ev = _evaluate(strategy, w, hw, nn, c_tp, c_pp, c_v, code, c_mb, c_cp, bands=("mid",))
+        divides = (np.mod(nn, c_tp * c_pp * c_cp) == 0) & (nn >= c_tp * c_pp * c_cp)
+        fits = ev.memory <= mem_cap
+        # Lexicographic: fits with headroom and keeps the batch, then fits, then least memory; within a tier the
+        # shortest step wins.
+        roomy = ev.memory <= MEMORY_HEADROOM * mem_cap
+        feeds = ev.dp <= seqs
+        tier = np.select([divides & roomy & feeds, divides & fits & feeds, divides & fits, divides], [0, 1, 2, 3], 9)
+        key = tier * 1e12 + np.where(tier < 3, ev.step["mid"], ev.memory / GB)
+        key = key + c * 1e-9  # equal keys: the earlier candidate
+        pick = _first_min(key, starts, seg)
+        best[r[pick]] = c[pick]
+        best_code[r[pick]] = code[pick]
+        lo = hi
+    return best, best_code
 
 
 def estimate_strategy(
@@ -242,102 +378,53 @@ def estimate_strategy(
         micro = (w.micro_batch,) if w.micro_batch else MICRO_BATCH_CHOICES
         candidates = [(1, 1, 1, b, 1) for b in micro]
     codes = [RECOMPUTE_CODE[m] for m in modes]
-    # Every candidate at every GPU count at once: counts down axis 0, candidates along axis 1 (in chunks of counts, so
-    # a sweep of thousands of counts stays within a few MB per array). For a fixed layout, less recomputation is always
-    # faster, so memory alone picks each candidate's recomputation and one timing pass compares the candidates.
+    # For a fixed candidate, less recomputation is always faster, so memory alone picks each candidate's recomputation
+    # and one timing pass compares the candidates.
     table = np.array(candidates, dtype=float)  # one row per candidate: TP, PP, v, micro-batch, CP
     room = MEMORY_HEADROOM * mem_cap
     best = np.zeros(n.shape, dtype=int)
     best_code = np.zeros(n.shape)
     flat = n.ravel()
-    # A Megatron layout whose TP x PP x CP does not divide the GPU count is never picked while one that divides exists
-    # (its tier below is 9, every dividing layout's at most 3), and TP = PP = CP = 1 divides every count: so each count
-    # prices only the layouts that divide it — about a third of them — gathered row by row, the counts ordered by how
-    # many divide them so that a chunk's rows need about as many columns (issue 20: a sweep of 16,384 counts ~3x faster).
-    # The picks are the same as pricing every layout everywhere.
     if spec(strategy).model_parallel:
-        product = table[:, 0] * table[:, 1] * table[:, 4]
-        divides_all = (np.mod(flat[:, None], product[None, :]) == 0) & (flat[:, None] >= product[None, :])
-        counted = divides_all.sum(axis=1)
-        counted = np.where(counted == 0, len(candidates), counted)  # none divides: every layout competes (least memory)
+        if like is not None:
+            raise ValueError(f"{strategy}: a model-parallel strategy has no GPU-resident twin")
+        picks, picked_codes = _megatron_picks(strategy, w, hw, flat, table, codes)
+        best, best_code = picks.reshape(n.shape), picked_codes.reshape(n.shape)
     else:
-        divides_all = None
-        counted = np.full(flat.shape, len(candidates))
-    order_rows = np.argsort(counted, kind="stable")
-    lo = 0
-    while lo < flat.size:
-        width = int(counted[order_rows[min(flat.size - 1, lo + max(1, 100_000 // int(counted[order_rows[lo]])) - 1)]])
-        rows = order_rows[lo:lo + max(1, 100_000 // width)]
-        lo += rows.size
-        width = int(counted[rows].max())
-        if divides_all is None:
+        # Every micro-batch at every GPU count at once: counts down axis 0, micro-batches along axis 1 (in chunks of
+        # counts, so a sweep of thousands of counts stays within a few MB per array).
+        step_rows = max(1, LAYOUT_CHUNK // len(candidates))
+        # Activations depend on the candidate alone, not on the GPU count: each recomputation's, per candidate, computed
+        # once and gathered (the same arithmetic on the same values, so the same bytes).
+        act_by_code = _activation_table(strategy, w, table, codes)
+        for lo in range(0, flat.size, step_rows):
+            rows = np.arange(lo, min(flat.size, lo + step_rows))
             cols = np.arange(len(candidates))[None, :]
-        else:
-            here = divides_all[rows]
-            have = here.sum(axis=1)
-            here = np.where(have[:, None] == 0, True, here)
-            cols = np.argsort(~here, axis=1, kind="stable")[:, :width]  # dividing layouts first, in candidate order
-            short = np.arange(width)[None, :] >= np.where(have == 0, width, have)[:, None]
-            cols = np.where(short, cols[:, :1], cols)  # pad with the row's first layout: an equal key never changes the pick
-        c_tp, c_pp, c_v, c_mb, c_cp = (table[cols, i] for i in range(5))
-        rank = cols.astype(float)
-        nn = flat[rows][:, None]
-        states = model_state_bytes(strategy, w, nn, c_tp, c_pp, hw.gpus_per_node)
-        code = np.full(np.broadcast_shapes(nn.shape, c_tp.shape), codes[-1])
-        prune = divides_all is not None and like is None
-        acts = _activations_by_code(strategy, w, c_tp, c_pp, c_v, c_mb)
-        if prune:
-            memory = states + acts(codes[-1]) / c_cp + CUDA_OVERHEAD_BYTES
-        for c in codes[-2::-1]:  # from the most recomputation down: the least that fits wins
-            memory_c = states + acts(c) / c_cp + CUDA_OVERHEAD_BYTES
-            fits_c = memory_c <= room
-            code = np.where(fits_c, c, code)
-            if prune:
-                memory = np.where(fits_c, memory_c, memory)
-        if prune:
-            # The layout's tier (below) needs only its memory and data-parallel width, known before its step is timed: a
-            # layout in a worse tier than the row's best never wins, so only the best tier's layouts are timed.
-            dp_ = nn / (c_tp * c_pp * c_cp)
-            divides_ = (np.mod(nn, c_tp * c_pp * c_cp) == 0) & (nn >= c_tp * c_pp * c_cp)
-            fits_ = memory <= mem_cap
-            roomy_ = memory <= MEMORY_HEADROOM * mem_cap
-            feeds_ = dp_ <= seqs
-            tier_ = np.select([divides_ & roomy_ & feeds_, divides_ & fits_ & feeds_, divides_ & fits_, divides_], [0, 1, 2, 3], 9)
-            keep = tier_ == tier_.min(axis=1, keepdims=True)
-            have = keep.sum(axis=1)
-            inner = np.argsort(~keep, axis=1, kind="stable")[:, :int(have.max())]
-            inner = np.where(np.arange(inner.shape[1])[None, :] >= have[:, None], inner[:, :1], inner)
-            cols = np.take_along_axis(cols * np.ones(keep.shape, dtype=int), inner, axis=1)
-            code = np.take_along_axis(code, inner, axis=1)
             c_tp, c_pp, c_v, c_mb, c_cp = (table[cols, i] for i in range(5))
             rank = cols.astype(float)
-        useful = np.ones(code.shape, dtype=bool)
-        if like is not None:
-            # Where the GPU-resident twin fits, take its recomputation and micro-batch.
-            lf, lc, lm = (x.ravel()[rows][:, None] for x in (like.fits, like.recompute_code, like.micro_batch))
-            code = np.where(lf, lc, code)
-            useful = ~lf | (lm == c_mb)
-        ev = _evaluate(strategy, w, hw, nn, c_tp, c_pp, c_v, code, c_mb, c_cp)
-        divides = (np.mod(nn, c_tp * c_pp * c_cp) == 0) & (nn >= c_tp * c_pp * c_cp)
-        fits = ev.memory <= mem_cap
-        useful &= (np.mod(ev.share, c_mb) == 0) | (c_mb == 1)  # micro-batch x accumulation = each rank's share, exactly
-        if spec(strategy).model_parallel:
-            # Lexicographic: fits with headroom and keeps the batch, then fits, then least memory; within a tier the
-            # shortest step wins.
-            roomy = ev.memory <= MEMORY_HEADROOM * mem_cap
-            feeds = ev.dp <= seqs
-            tier = np.select([divides & roomy & feeds, divides & fits & feeds, divides & fits, divides], [0, 1, 2, 3], 9)
-            key = tier * 1e12 + np.where(tier < 3, ev.step["mid"], ev.memory / GB)
-        else:
+            nn = flat[rows][:, None]
+            states = model_state_bytes(strategy, w, nn, c_tp, c_pp, hw.gpus_per_node)
+            code = np.full(np.broadcast_shapes(nn.shape, c_tp.shape), codes[-1])
+            for c in codes[-2::-1]:  # from the most recomputation down: the least that fits wins
+                code = np.where(states + act_by_code[c][cols] + CUDA_OVERHEAD_BYTES <= room, c, code)
+            useful = np.ones(code.shape, dtype=bool)
+            if like is not None:
+                # Where the GPU-resident twin fits, take its recomputation and micro-batch.
+                lf, lc, lm = (x.ravel()[rows][:, None] for x in (like.fits, like.recompute_code, like.micro_batch))
+                code = np.where(lf, lc, code)
+                useful = ~lf | (lm == c_mb)
+            ev = _evaluate(strategy, w, hw, nn, c_tp, c_pp, c_v, code, c_mb, c_cp, bands=("mid",))
+            fits = ev.memory <= mem_cap
+            useful &= (np.mod(ev.share, c_mb) == 0) | (c_mb == 1)  # micro-batch x accumulation = each rank's share, exactly
             # The fastest micro-batch that fits with 10% headroom, then the fastest that fits at all; where none fits, the
             # least memory. On a slow link a larger micro-batch under more recomputation can beat many small
             # micro-batches (ZeRO-3/FSDP re-gather for every micro-batch).
             roomy = ev.memory <= MEMORY_HEADROOM * mem_cap
             key = np.where(fits & useful, np.where(roomy, 0.0, 1e11) + ev.step["mid"], np.where(useful, 1e12 + ev.memory / GB, 9e12))
-        key = key + rank * 1e-9  # equal keys: the earlier candidate
-        pick_c = np.argmin(key, axis=1)
-        best.ravel()[rows] = np.take_along_axis(cols * np.ones(key.shape, dtype=int), pick_c[:, None], axis=1)[:, 0]
-        best_code.ravel()[rows] = np.take_along_axis(code * np.ones_like(key), pick_c[:, None], axis=1)[:, 0]
+            key = key + rank * 1e-9  # equal keys: the earlier candidate
+            pick_c = np.argmin(key, axis=1)
+            best.ravel()[rows] = np.take_along_axis(cols * np.ones(key.shape, dtype=int), pick_c[:, None], axis=1)[:, 0]
+            best_code.ravel()[rows] = np.take_along_axis(code * np.ones_like(key), pick_c[:, None], axis=1)[:, 0]
     tp, pp, vpp, mb, cp = (table[best, i] for i in range(5))
     ev = _evaluate(strategy, w, hw, n, tp, pp, vpp, best_code, mb, cp)
     fits = ev.memory <= mem_cap
