@@ -59,3 +59,49 @@ def test_the_pruned_layout_search_picks_as_pricing_every_layout_everywhere(name)
     assert got_code.tolist() == code.tolist()
     floor = _step_floor("megatron-3d", w, hw, nn, tp, pp, v, all_codes, mb, cp)
     assert np.all(floor <= step), "the floor must never exceed the step it bounds, or the pruning could drop the fastest layout"
+
+
+def _brute_data_parallel(strategy, w, hw, counts, like=None):
+    """Every micro-batch at every count, as estimate_strategy documents the choice: recomputation by memory (or the
+    GPU-resident twin's where it fits), then fits with headroom, fits, least memory; the micro-batch must divide each
+    rank's share."""
+    from advisor.estimate.model import MICRO_BATCH_CHOICES
+
+    mem_cap = hw.spec.memory_gb * GB
+    micro = np.array((w.micro_batch,) if w.micro_batch else MICRO_BATCH_CHOICES, dtype=float)
+    nn = counts[:, None] * np.ones((1, micro.size))
+    mb = micro[None, :] * np.ones_like(nn)
+    one = np.ones_like(nn)
+    codes = [RECOMPUTE_CODE[m] for m in _recompute_modes(w)]
+    code = np.full(nn.shape, codes[-1])
+    for c in codes[-2::-1]:
+        memory = _evaluate(strategy, w, hw, nn, one, one, one, np.full(nn.shape, c), mb, one).memory
+        code = np.where(memory <= MEMORY_HEADROOM * mem_cap, c, code)
+    useful = np.ones(nn.shape, dtype=bool)
+    if like is not None:
+        lf, lc, lm = (x[:, None] for x in (like.fits, like.recompute_code, like.micro_batch))
+        code = np.where(lf, lc, code)
+        useful = ~lf | (lm == mb)
+    ev = _evaluate(strategy, w, hw, nn, one, one, one, code, mb, one)
+    useful &= (np.mod(ev.share, mb) == 0) | (mb == 1)
+    fits, roomy = ev.memory <= mem_cap, ev.memory <= MEMORY_HEADROOM * mem_cap
+    key = np.where(fits & useful, np.where(roomy, 0.0, 1e11) + ev.step["mid"], np.where(useful, 1e12 + ev.memory / GB, 9e12))
+    pick = np.argmin(key + np.arange(micro.size)[None, :] * 1e-9, axis=1)
+    return micro[pick], code[np.arange(counts.size), pick]
+
+
+@pytest.mark.parametrize("name", ["7B on A100", "70B on H100, 100 Gbit/s", "MoE", "QLoRA"])
+def test_data_parallel_strategies_pick_the_micro_batch_as_timing_every_one(name):
+    """Micro-batches that do not divide a rank's share are no longer timed (past the batch's sequences in ranks only
+    micro-batch 1 is): the picks are those of timing every micro-batch at every count."""
+    from advisor.estimate.model import estimate_strategy
+
+    a = answers_from_mapping(with_(MINIMAL, **WORKLOADS[name]))
+    w, hw = workload_from(a), hardware_from(a)
+    for strategy, twin in (("fsdp", None), ("deepspeed-zero2", None), ("deepspeed-zero3", None),
+                           ("deepspeed-zero3-offload", "deepspeed-zero3")):
+        like = estimate_strategy(twin, w, hw, COUNTS, 1e9) if twin else None
+        got = estimate_strategy(strategy, w, hw, COUNTS, 1e9, like)
+        micro, code = _brute_data_parallel(strategy, w, hw, COUNTS, like)
+        assert got.micro_batch.tolist() == micro.tolist(), strategy
+        assert got.recompute_code.tolist() == code.tolist(), strategy

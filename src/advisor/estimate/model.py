@@ -215,10 +215,7 @@ def _work(strategy: str, w: Workload, n: np.ndarray, tp: np.ndarray, pp: np.ndar
     """Data-parallel width, each rank's share of the batch, accumulation, FLOPs per GPU per step and the pipeline bubble."""
     full_share = np.clip(code, 0.0, 1.0)
     sp = spec(strategy).model_parallel  # sequence parallelism comes with Megatron's tensor parallelism
-    dp = n / (tp * pp * cp)
-    seqs = float(w.global_batch_seqs)
-    # Each data-parallel rank runs its share of the batch; where ranks do not divide it, the busiest rank sets the pace.
-    share = np.ceil(seqs / dp)
+    dp, share = _share(w, n, tp, pp, cp)
     accumulation = np.maximum(1.0, np.ceil(share / mb))
     full_rf = 1.0 + w.forward_flops_per_token / w.flops_per_token if is_peft(w) else FULL_RECOMPUTE_FLOPS  # one more forward
     rf = np.where(code < 0, 1.0, (1.0 - full_share) * SELECTIVE_RECOMPUTE_FLOPS + full_share * full_rf)
@@ -227,6 +224,14 @@ def _work(strategy: str, w: Workload, n: np.ndarray, tp: np.ndarray, pp: np.ndar
         work = work / FP8_SPEEDUP  # torchtitan's measured Float8 gain over bf16 (workload.FP8_SPEEDUP)
     bubble = np.where(pp > 1, (pp - 1.0) / (vpp * accumulation), 0.0)
     return dp, share, accumulation, work, bubble
+
+
+def _share(w: Workload, n: np.ndarray, tp: np.ndarray, pp: np.ndarray, cp: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:
+    """Data-parallel width and the sequences each data-parallel rank runs a step."""
+    dp = n / (tp * pp * cp)
+    seqs = float(w.global_batch_seqs)
+    # Each data-parallel rank runs its share of the batch; where ranks do not divide it, the busiest rank sets the pace.
+    return dp, np.ceil(seqs / dp)
 
 
 def _compute_seconds(w: Workload, hw: Hardware, work: np.ndarray, mfu: float, accumulation: np.ndarray, tp: np.ndarray,
@@ -418,7 +423,6 @@ def estimate_strategy(
             rows = np.arange(lo, min(flat.size, lo + step_rows))
             cols = np.arange(len(candidates))[None, :]
             c_tp, c_pp, c_v, c_mb, c_cp = (table[cols, i] for i in range(5))
-            rank = cols.astype(float)
             nn = flat[rows][:, None]
             states = model_state_bytes(strategy, w, nn, c_tp, c_pp, hw.gpus_per_node)
             code = np.full(np.broadcast_shapes(nn.shape, c_tp.shape), codes[-1])
@@ -430,18 +434,28 @@ def estimate_strategy(
                 lf, lc, lm = (x.ravel()[rows][:, None] for x in (like.fits, like.recompute_code, like.micro_batch))
                 code = np.where(lf, lc, code)
                 useful = ~lf | (lm == c_mb)
-            ev = _evaluate(strategy, w, hw, nn, c_tp, c_pp, c_v, code, c_mb, c_cp, bands=("mid",))
+            # Micro-batch x accumulation must be each rank's share exactly, and the share is known from the count alone:
+            # a micro-batch that does not divide it is never picked (micro-batch 1 always does), so it is not timed
+            # (past the global batch's sequences in ranks, only micro-batch 1 is: issue 20).
+            _dp, share = _share(w, nn, c_tp, c_pp, c_cp)
+            useful = useful & ((np.mod(share, c_mb) == 0) | (c_mb == 1))
+            useful = useful | ~useful.any(axis=1, keepdims=True)  # never: micro-batch 1 divides every share
+            r, k = np.nonzero(useful)
+            code = (code * np.ones(useful.shape))[r, k]
+            p_tp, p_pp, p_v, p_mb, p_cp = (table[k, i] for i in range(5))
+            ev = _evaluate(strategy, w, hw, flat[rows][r], p_tp, p_pp, p_v, code, p_mb, p_cp, bands=("mid",))
             fits = ev.memory <= mem_cap
-            useful &= (np.mod(ev.share, c_mb) == 0) | (c_mb == 1)  # micro-batch x accumulation = each rank's share, exactly
+            ok = useful[r, k] & ((np.mod(ev.share, p_mb) == 0) | (p_mb == 1))  # micro-batch x accumulation = each rank's share, exactly
             # The fastest micro-batch that fits with 10% headroom, then the fastest that fits at all; where none fits, the
             # least memory. On a slow link a larger micro-batch under more recomputation can beat many small
             # micro-batches (ZeRO-3/FSDP re-gather for every micro-batch).
             roomy = ev.memory <= MEMORY_HEADROOM * mem_cap
-            key = np.where(fits & useful, np.where(roomy, 0.0, 1e11) + ev.step["mid"], np.where(useful, 1e12 + ev.memory / GB, 9e12))
-            key = key + rank * 1e-9  # equal keys: the earlier candidate
-            pick_c = np.argmin(key, axis=1)
-            best.ravel()[rows] = np.take_along_axis(cols * np.ones(key.shape, dtype=int), pick_c[:, None], axis=1)[:, 0]
-            best_code.ravel()[rows] = np.take_along_axis(code * np.ones_like(key), pick_c[:, None], axis=1)[:, 0]
+            key = np.where(fits & ok, np.where(roomy, 0.0, 1e11) + ev.step["mid"], np.where(ok, 1e12 + ev.memory / GB, 9e12))
+            key = key + k * 1e-9  # equal keys: the earlier candidate
+            new_row = np.r_[True, r[1:] != r[:-1]]
+            pick = _first_min(key, np.flatnonzero(new_row), np.cumsum(new_row) - 1)
+            best.ravel()[rows[r[pick]]] = k[pick]
+            best_code.ravel()[rows[r[pick]]] = code[pick]
     tp, pp, vpp, mb, cp = (table[best, i] for i in range(5))
     ev = _evaluate(strategy, w, hw, n, tp, pp, vpp, best_code, mb, cp)
     fits = ev.memory <= mem_cap
