@@ -259,9 +259,23 @@ def _step_floor(strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.
 
 def _activation_table(strategy: str, w: Workload, table: np.ndarray, codes: list[float]) -> dict[float, np.ndarray]:
     """Activation bytes per GPU of every candidate (rows of ``table``: TP, PP, v, micro-batch, CP) under each
-    recomputation code."""
-    per_candidate = _activations_by_code(strategy, w, table[:, 0], table[:, 1], table[:, 2], table[:, 3])
-    return {c: np.asarray(per_candidate(c) / table[:, 4]) * np.ones(table.shape[0]) for c in codes}
+    recomputation code. They depend on the workload and on sequence parallelism alone, so the nine data-parallel
+    strategies of one estimate share one table (kept for the last few workloads; read-only)."""
+    sp = spec(strategy).model_parallel
+    key = (w, sp, table.tobytes(), tuple(codes))
+    found = _ACTIVATION_TABLES.get(key)
+    if found is None:
+        per_candidate = _activations_by_code(strategy, w, table[:, 0], table[:, 1], table[:, 2], table[:, 3])
+        found = {c: np.asarray(per_candidate(c) / table[:, 4]) * np.ones(table.shape[0]) for c in codes}
+        for values in found.values():
+            values.setflags(write=False)
+        if len(_ACTIVATION_TABLES) >= 16:
+            _ACTIVATION_TABLES.clear()
+        _ACTIVATION_TABLES[key] = found
+    return found
+
+
+_ACTIVATION_TABLES: dict[tuple[Any, ...], dict[float, np.ndarray]] = {}
 
 
 LAYOUT_CHUNK = 100_000
