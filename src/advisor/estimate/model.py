@@ -282,12 +282,20 @@ LAYOUT_CHUNK = 100_000
 """(count, layout) pairs priced at once: a sweep of 16,384 counts stays within a few MB per array."""
 
 
+def _starts_of(keys: np.ndarray) -> np.ndarray:
+    """Where each run of equal ``keys`` starts (True at the first element of every run)."""
+    out = np.empty(keys.shape, dtype=bool)
+    out[:1] = True
+    np.not_equal(keys[1:], keys[:-1], out=out[1:])
+    return out
+
+
 def _first_min(values: np.ndarray, starts: np.ndarray, seg: np.ndarray) -> np.ndarray:
     """Index of each segment's smallest value, the first where several are equal (np.argmin per segment); ``starts``
     are the segments' first indices, ``seg`` each value's segment."""
     low = np.minimum.reduceat(values, starts)
     at = np.flatnonzero(values == low[seg])
-    first = at[np.r_[True, seg[at][1:] != seg[at][:-1]]]
+    first = at[_starts_of(seg[at])]
     if first.size != starts.size:  # a NaN: order by value (NaN last), then position, within each segment
         order = np.lexsort((np.arange(values.size), values, seg))
         first = order[starts]
@@ -357,16 +365,16 @@ def _megatron_picks(strategy: str, w: Workload, hw: Hardware, flat: np.ndarray, 
         feeds = nn / (c_tp * c_pp * c_cp) <= seqs
         fits = memory <= mem_cap
         tier = _tier(~fallback[r], memory <= room, fits, feeds)
-        starts = np.flatnonzero(np.r_[True, r[1:] != r[:-1]])
-        seg = np.cumsum(np.r_[True, r[1:] != r[:-1]]) - 1
+        new_row = _starts_of(r)
+        starts, seg = np.flatnonzero(new_row), np.cumsum(new_row) - 1
         row_tier = np.minimum.reduceat(tier, starts)
         keep = tier == row_tier[seg]
         if bool(np.any(row_tier < 3)):
             # Within the tier the shortest step wins: time each count's layout with the lowest floor under its step,
             # and keep only the layouts whose floor is not above that step (tier 3 and below rank by memory: all kept).
             r, c, code, nn = r[keep], c[keep], code[keep], nn[keep]
-            starts = np.flatnonzero(np.r_[True, r[1:] != r[:-1]])
-            seg = np.cumsum(np.r_[True, r[1:] != r[:-1]]) - 1
+            new_row = _starts_of(r)
+            starts, seg = np.flatnonzero(new_row), np.cumsum(new_row) - 1
             k_tp, k_pp, k_v, k_mb, k_cp = (column[i][c] for i in range(5))
             floor = row_tier[seg] * 1e12 + _step_floor(strategy, w, hw, nn, k_tp, k_pp, k_v, code, k_mb, k_cp) + c * 1e-9
             one = _first_min(floor, starts, seg)
@@ -374,8 +382,8 @@ def _megatron_picks(strategy: str, w: Workload, hw: Hardware, flat: np.ndarray, 
             bound = row_tier * 1e12 + ev1.step["mid"] + c[one] * 1e-9
             keep = (floor <= bound[seg]) | (row_tier[seg] >= 3)
         r, c, code, nn = r[keep], c[keep], code[keep], nn[keep]
-        starts = np.flatnonzero(np.r_[True, r[1:] != r[:-1]])
-        seg = np.cumsum(np.r_[True, r[1:] != r[:-1]]) - 1
+        new_row = _starts_of(r)
+        starts, seg = np.flatnonzero(new_row), np.cumsum(new_row) - 1
         c_tp, c_pp, c_v, c_mb, c_cp = (column[i][c] for i in range(5))
         ev = _evaluate(strategy, w, hw, nn, c_tp, c_pp, c_v, code, c_mb, c_cp, bands=("mid",))
         fits = ev.memory <= mem_cap
@@ -466,7 +474,7 @@ def estimate_strategy(
             roomy = ev.memory <= MEMORY_HEADROOM * mem_cap
             key = np.where(fits & ok, np.where(roomy, 0.0, 1e11) + ev.step["mid"], np.where(ok, 1e12 + ev.memory / GB, 9e12))
             key = key + k * 1e-9  # equal keys: the earlier candidate
-            new_row = np.r_[True, r[1:] != r[:-1]]
+            new_row = _starts_of(r)
             pick = _first_min(key, np.flatnonzero(new_row), np.cumsum(new_row) - 1)
             best.ravel()[rows[r[pick]]] = k[pick]
             best_code.ravel()[rows[r[pick]]] = code[pick]
