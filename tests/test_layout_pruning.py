@@ -105,3 +105,17 @@ def test_data_parallel_strategies_pick_the_micro_batch_as_timing_every_one(name)
         micro, code = _brute_data_parallel(strategy, w, hw, COUNTS, like)
         assert got.micro_batch.tolist() == micro.tolist(), strategy
         assert got.recompute_code.tolist() == code.tolist(), strategy
+
+
+def test_the_per_count_minimum_is_np_argmins_even_with_nan_and_infinities():
+    """_first_min picks per run of counts what np.argmin picks per row: the first of equal minima, the first NaN."""
+    from advisor.estimate.model import _first_min, _starts_of
+
+    rng = np.random.default_rng(1)
+    for _ in range(300):
+        rows = int(rng.integers(1, 6))
+        seg = np.repeat(np.arange(rows), rng.integers(1, 6, rows))
+        values = rng.choice([1.0, 2.0, 3.0, np.nan, np.inf, -np.inf], seg.size)
+        starts = np.flatnonzero(_starts_of(seg))
+        expected = [int(starts[i] + np.argmin(values[seg == i])) for i in range(rows)]
+        assert _first_min(values, starts, seg).tolist() == expected

@@ -296,8 +296,8 @@ def _first_min(values: np.ndarray, starts: np.ndarray, seg: np.ndarray) -> np.nd
     low = np.minimum.reduceat(values, starts)
     at = np.flatnonzero(values == low[seg])
     first = at[_starts_of(seg[at])]
-    if first.size != starts.size:  # a NaN: order by value (NaN last), then position, within each segment
-        order = np.lexsort((np.arange(values.size), values, seg))
+    if first.size != starts.size:  # a NaN, which np.argmin takes first: NaNs first, then by value, then by position
+        order = np.lexsort((np.arange(values.size), values, ~np.isnan(values), seg))
         first = order[starts]
     return first
 
