@@ -222,8 +222,12 @@ def _work(strategy: str, w: Workload, n: np.ndarray, tp: np.ndarray, pp: np.ndar
     work = w.flops_per_token * share * w.seq_len * rf / (tp * pp * cp) * (stage_factor(w, pp) if sp else 1.0)
     if w.fp8:
         work = work / FP8_SPEEDUP  # torchtitan's measured Float8 gain over bf16 (workload.FP8_SPEEDUP)
-    bubble = np.where(pp > 1, (pp - 1.0) / (vpp * accumulation), 0.0)
-    return dp, share, accumulation, work, bubble
+    return dp, share, accumulation, work, _bubble(pp, vpp, accumulation)
+
+
+def _bubble(pp: np.ndarray, vpp: np.ndarray, accumulation: np.ndarray) -> np.ndarray:
+    """The pipeline bubble as a share of compute: (PP - 1) / (v x micro-batches) under interleaved 1F1B."""
+    return np.where(pp > 1, (pp - 1.0) / (vpp * accumulation), 0.0)
 
 
 def _share(w: Workload, n: np.ndarray, tp: np.ndarray, pp: np.ndarray, cp: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:
@@ -244,16 +248,27 @@ def _compute_seconds(w: Workload, hw: Hardware, work: np.ndarray, mfu: float, ac
 
 
 def _step_floor(strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.ndarray, pp: np.ndarray, vpp: np.ndarray,
-                code: np.ndarray, mb: np.ndarray, cp: np.ndarray | float) -> np.ndarray:
+                code: np.ndarray, mb: np.ndarray, cp: np.ndarray,
+                groups: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """A floor under Megatron's ``_evaluate(...).step["mid"]`` at a fraction of its cost: compute and bubble, and the
     data-parallel all-reduce the backward pass does not hide (at large scale the step is mostly that all-reduce). The
     step adds to the same compute x (1 + bubble) its exposed communication, which holds this all-reduce's exposed part
     plus terms that are never negative (communication.exposed_communication), so in floating point too no step is below
-    its floor."""
-    _dp, _share, accumulation, work, bubble = _work(strategy, w, n, tp, pp, vpp, code, mb, cp)
-    compute = _compute_seconds(w, hw, work, mfu_band(hw.spec.generation).mid, accumulation, tp, pp)
-    hidden = np.maximum(0.0, megatron_gradient_seconds(strategy, w, hw, n, tp, pp) - OVERLAP_BACKWARD * compute)
-    return compute * (1.0 + bubble) + hidden
+    its floor.
+
+    ``groups`` (first index of each group, each element's group): elements that differ only in v share all but the
+    bubble, so the rest is computed once per group (the same numbers)."""
+    n1, tp1, pp1, vpp1, code1, mb1, cp1 = n, tp, pp, vpp, code, mb, cp
+    if groups is not None:
+        f = groups[0]
+        n1, tp1, pp1, vpp1, code1, mb1, cp1 = n[f], tp[f], pp[f], vpp[f], code[f], mb[f], cp[f]
+    _dp, _share, accumulation, work, _bubble1 = _work(strategy, w, n1, tp1, pp1, vpp1, code1, mb1, cp1)
+    compute = _compute_seconds(w, hw, work, mfu_band(hw.spec.generation).mid, accumulation, tp1, pp1)
+    hidden = np.maximum(0.0, megatron_gradient_seconds(strategy, w, hw, n1, tp1, pp1) - OVERLAP_BACKWARD * compute)
+    if groups is not None:
+        at = groups[1]
+        compute, accumulation, hidden = compute[at], accumulation[at], hidden[at]
+    return compute * (1.0 + _bubble(pp, vpp, accumulation)) + hidden
 
 
 
@@ -376,7 +391,12 @@ def _megatron_picks(strategy: str, w: Workload, hw: Hardware, flat: np.ndarray, 
             new_row = _starts_of(r)
             starts, seg = np.flatnonzero(new_row), np.cumsum(new_row) - 1
             k_tp, k_pp, k_v, k_mb, k_cp = (column[i][c] for i in range(5))
-            floor = row_tier[seg] * 1e12 + _step_floor(strategy, w, hw, nn, k_tp, k_pp, k_v, code, k_mb, k_cp) + c * 1e-9
+            # Layouts that differ only in v (adjacent in candidate order) share the floor's all but the bubble.
+            same = _starts_of(r)
+            for x in (k_tp, k_pp, k_cp, k_mb, code):
+                same[1:] |= x[1:] != x[:-1]
+            groups = (np.flatnonzero(same), np.cumsum(same) - 1)
+            floor = row_tier[seg] * 1e12 + _step_floor(strategy, w, hw, nn, k_tp, k_pp, k_v, code, k_mb, k_cp, groups) + c * 1e-9
             one = _first_min(floor, starts, seg)
             ev1 = _evaluate(strategy, w, hw, nn[one], k_tp[one], k_pp[one], k_v[one], code[one], k_mb[one], k_cp[one], bands=("mid",))
             bound = row_tier * 1e12 + ev1.step["mid"] + c[one] * 1e-9
