@@ -449,6 +449,7 @@ def estimate_strategy(
     best = np.zeros(n.shape, dtype=int)
     best_code = np.zeros(n.shape)
     flat = n.ravel()
+    picked: _Eval | None = None
     if spec(strategy).model_parallel:
         if like is not None:
             raise ValueError(f"{strategy}: a model-parallel strategy has no GPU-resident twin")
@@ -485,7 +486,10 @@ def estimate_strategy(
             r, k = np.nonzero(useful)
             code = (code * np.ones(useful.shape))[r, k]
             p_tp, p_pp, p_v, p_mb, p_cp = (table[k, i] for i in range(5))
-            ev = _evaluate(strategy, w, hw, flat[rows][r], p_tp, p_pp, p_v, code, p_mb, p_cp, bands=("mid",))
+            # In one chunk, every band is timed here and the picks are cut out of it: the numbers timing the picks
+            # again would give, for one pass over the formulas instead of two.
+            once = flat.size <= step_rows
+            ev = _evaluate(strategy, w, hw, flat[rows][r], p_tp, p_pp, p_v, code, p_mb, p_cp, bands=_BANDS if once else ("mid",))
             fits = ev.memory <= mem_cap
             ok = useful[r, k] & ((np.mod(ev.share, p_mb) == 0) | (p_mb == 1))  # micro-batch x accumulation = each rank's share, exactly
             # The fastest micro-batch that fits with 10% headroom, then the fastest that fits at all; where none fits, the
@@ -498,8 +502,10 @@ def estimate_strategy(
             pick = _first_min(key, np.flatnonzero(new_row), np.cumsum(new_row) - 1)
             best.ravel()[rows[r[pick]]] = k[pick]
             best_code.ravel()[rows[r[pick]]] = code[pick]
+            if once:
+                picked = _picked(ev, pick, n.shape)
     tp, pp, vpp, mb, cp = (table[best, i] for i in range(5))
-    ev = _evaluate(strategy, w, hw, n, tp, pp, vpp, best_code, mb, cp)
+    ev = picked if picked is not None else _evaluate(strategy, w, hw, n, tp, pp, vpp, best_code, mb, cp)
     fits = ev.memory <= mem_cap
     cpu = cpu_bytes_per_node(strategy, w, n, hw)
     cpu_fits = np.ones(n.shape, dtype=bool) if hw.cpu_memory_per_node is None else cpu <= hw.cpu_memory_per_node
@@ -529,6 +535,20 @@ def estimate_strategy(
         accumulation=ev.accumulation, max_micro_batch=max_mb, tp=tp, pp=pp, vpp=vpp, ep=ep, cp=cp, micro_batch=mb,
         batch_tokens=batch_tokens, interruption_factor=interruption_overhead(n), wallclock_factor=overhead, collectives=ev.plan,
     )
+
+
+def _picked(ev: _Eval, pick: np.ndarray, shape: tuple[int, ...]) -> _Eval:
+    """The evaluation of (count, candidate) pairs at the pairs ``pick`` (one per count, in order), shaped ``shape``."""
+    size = int(np.shape(ev.memory)[0])
+
+    def cut(x: Any) -> np.ndarray:
+        return np.broadcast_to(x, (size,))[pick].reshape(shape)
+
+    plan = [Collective(c.name, c.kind, cut(c.payload), cut(c.calls), cut(c.intra_bytes), cut(c.inter_bytes), cut(c.seconds), c.overlap)
+            for c in ev.plan]
+    return _Eval(cut(ev.states), cut(ev.act), cut(ev.memory), cut(ev.dp), cut(ev.share), cut(ev.accumulation),
+                 {b: cut(v) for b, v in ev.compute.items()}, cut(ev.bubble), plan, {b: cut(v) for b, v in ev.exposed.items()},
+                 {b: cut(v) for b, v in ev.step.items()})
 
 
 def _recompute_names(codes: np.ndarray) -> np.ndarray:
