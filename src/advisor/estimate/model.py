@@ -610,8 +610,12 @@ def _estimate_all(answers: Answers, gpus: np.ndarray | None) -> tuple[dict[str, 
         # The known duration is the truth for the team's current strategy at its GPU count: scale
         # every strategy by its modelled time ratio to that one, band by band.
         current = answers.training.current_strategy
+        at = np.flatnonzero(counts == answers.cluster.gpus)[:1] if counts.ndim == 1 else np.array([], dtype=int)
         if gpus is None:
             ref_hours = {band: results[current].hours[band].copy() for band in results[current].hours}
+        elif at.size:
+            # Today's count is among those estimated: each count is priced on its own, so its hours are the reference.
+            ref_hours = {band: results[current].hours[band][at] for band in results[current].hours}
         else:
             here = np.asarray([answers.cluster.gpus], dtype=float)
             twin = spec(current).resident_twin
