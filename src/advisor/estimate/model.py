@@ -542,7 +542,8 @@ def _picked(ev: _Eval, pick: np.ndarray, shape: tuple[int, ...]) -> _Eval:
     size = int(np.shape(ev.memory)[0])
 
     def cut(x: Any) -> np.ndarray:
-        return np.broadcast_to(x, (size,))[pick].reshape(shape)
+        full = x if isinstance(x, np.ndarray) and x.shape == (size,) else np.broadcast_to(x, (size,))
+        return full[pick].reshape(shape)
 
     plan = [Collective(c.name, c.kind, cut(c.payload), cut(c.calls), cut(c.intra_bytes), cut(c.inter_bytes), cut(c.seconds), c.overlap)
             for c in ev.plan]
