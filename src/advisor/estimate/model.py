@@ -391,7 +391,7 @@ def _megatron_picks(strategy: str, w: Workload, hw: Hardware, flat: np.ndarray, 
             new_row = _starts_of(r)
             starts, seg = np.flatnonzero(new_row), np.cumsum(new_row) - 1
             k_tp, k_pp, k_v, k_mb, k_cp = (column[i][c] for i in range(5))
-            # Layouts that differ only in v (adjacent in candidate order) share the floor's all but the bubble.
+            # Layouts that differ only in v (adjacent in candidate order) share every term of the floor but the bubble.
             same = _starts_of(r)
             for x in (k_tp, k_pp, k_cp, k_mb, code):
                 same[1:] |= x[1:] != x[:-1]
