@@ -603,10 +603,10 @@ def _advise_one(answers: Answers, rules: RuleSet) -> Advice:
     for ev in evals:
         judged = run_rules(rules, ev.facts, choice_only=True)
         for s in STRATEGIES:
-            e = ev.estimates[s]
-            h, c = float(e.hours["mid"][0]), ev.facts[f"cost.{s}"]
+            f = ev.facts
+            h, c = f[f"hours.{s}"], f[f"cost.{s}"]
             options.append(Option(
-                strategy=s, gpus=ev.gpus, hours=h, cost=c, monthly=runs * c, usable=bool(e.usable[0]),
+                strategy=s, gpus=ev.gpus, hours=h, cost=c, monthly=runs * c, usable=f[f"fits.{s}"] and f[f"cpu_fits.{s}"] and f[f"batch_ok.{s}"],
                 excluded=tuple(judged.excluded.get(s, ())), score=judged.scores[s],
                 meets_deadline=None if deadline_h is None else h <= deadline_h,
                 within_budget=answers.budget.limit is None or c <= answers.budget.limit,

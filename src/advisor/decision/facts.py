@@ -8,6 +8,7 @@ depend on the recommendation itself, so rule evaluation has no cycles.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,9 +32,31 @@ class Evaluation:
 
     answers: Answers
     facts: dict[str, Any]
-    estimates: dict[str, StrategyEstimate]
+    estimates: Mapping[str, StrategyEstimate]
     context: dict[str, Any]
     gpus: int
+
+
+class AtCount(Mapping[str, StrategyEstimate]):
+    """Every strategy's estimate at one of the counts estimated together, each cut out (StrategyEstimate.at) when first
+    asked for: the search derives facts at many counts and shows the estimates of a few."""
+
+    def __init__(self, estimates: Mapping[str, StrategyEstimate], index: int) -> None:
+        self._all = estimates
+        self._index = index
+        self._cut: dict[str, StrategyEstimate] = {}
+
+    def __getitem__(self, strategy: str) -> StrategyEstimate:
+        cut = self._cut.get(strategy)
+        if cut is None:
+            cut = self._cut[strategy] = self._all[strategy].at(self._index)
+        return cut
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all)
+
+    def __len__(self) -> int:
+        return len(self._all)
 
 
 def runs_per_month(answers: Answers, today_hours: float) -> float:
@@ -78,7 +101,21 @@ def evaluate_counts(answers: Answers, counts: np.ndarray) -> list[Evaluation]:
     current = estimates.get(answers.training.current_strategy)
     ctx["today_hours"] = float(current.hours["mid"][today]) if current is not None else cadence  # not training yet: the plan's pace
     ctx["runs_per_month"] = runs_per_month(answers, cadence)
-    return [_facts_at(answers, {s: e.at(i) for s, e in estimates.items()}, ctx, int(c)) for i, c in enumerate(counts)]
+    columns = _columns(answers, estimates, counts)
+    return [_facts_at(answers, estimates, columns, i, ctx, int(c)) for i, c in enumerate(counts)]
+
+
+def _columns(a: Answers, estimates: dict[str, StrategyEstimate], counts: np.ndarray) -> dict[str, dict[str, list[Any]]]:
+    """What the facts read of each strategy's estimate, at every count at once, as Python values."""
+    price = a.budget.price_per_gpu_hour
+    out = {}
+    for s, e in estimates.items():
+        hours = e.hours["mid"]
+        out[s] = {"hours": hours.tolist(), "cost": cost(hours, price, counts.astype(int)).tolist(), "step": e.step_s["mid"].tolist(),
+                  "fits": e.fits.tolist(), "cpu_fits": e.cpu_fits.tolist(), "batch_ok": e.batch_ok.tolist(),
+                  "usable": e.usable.tolist(), "memory": e.memory.tolist(), "comm_share": e.communication_share.tolist(),
+                  "compute": e.compute_s.tolist(), "gpu_bound_hours": e.gpu_bound_hours.tolist()}
+    return out
 
 
 def compute_facts(answers: Answers) -> Evaluation:
@@ -86,8 +123,10 @@ def compute_facts(answers: Answers) -> Evaluation:
     return evaluate_counts(answers, np.array([float(answers.cluster.gpus)]))[0]
 
 
-def _facts_at(a: Answers, estimates: dict[str, StrategyEstimate], ctx: dict[str, Any], gpus: int) -> Evaluation:
-    """Every fact in FACTS at one GPU count (None where a fact is unknown; plan facts stay None until the choice)."""
+def _facts_at(a: Answers, estimates: dict[str, StrategyEstimate], columns: dict[str, dict[str, list[Any]]], i: int, ctx: dict[str, Any],
+              gpus: int) -> Evaluation:
+    """Every fact in FACTS at the GPU count ``gpus``, index ``i`` of ``estimates`` and ``columns`` (None where a fact is
+    unknown; plan facts stay None until the choice)."""
     price = a.budget.price_per_gpu_hour
     nodes = max(1, -(-gpus // a.cluster.gpus_per_node))
     f: dict[str, Any] = {name: None for name in FACTS}
@@ -133,22 +172,22 @@ def _facts_at(a: Answers, estimates: dict[str, StrategyEstimate], ctx: dict[str,
     )
     f["replicated_states_ratio"] = f["replicated_states_gb"] / f["gpu_memory_gb"]
     costs = {}
-    for s, e in estimates.items():
-        hours = float(e.hours["mid"][0])
-        c = float(cost(hours, price, gpus))
+    for s, col in columns.items():
+        hours = col["hours"][i]
+        c = col["cost"][i]
         costs[s] = c
-        step = float(e.step_s["mid"][0])
-        f[f"fits.{s}"] = bool(e.fits[0])
-        f[f"cpu_fits.{s}"] = bool(e.cpu_fits[0])
-        f[f"batch_ok.{s}"] = bool(e.batch_ok[0])
-        f[f"memory_gb.{s}"] = float(e.memory[0]) / GB
+        step = col["step"][i]
+        f[f"fits.{s}"] = col["fits"][i]
+        f[f"cpu_fits.{s}"] = col["cpu_fits"][i]
+        f[f"batch_ok.{s}"] = col["batch_ok"][i]
+        f[f"memory_gb.{s}"] = col["memory"][i] / GB
         f[f"hours.{s}"] = hours
         f[f"cost.{s}"] = c
-        f[f"comm_share.{s}"] = float(e.communication_share[0])
-        f[f"scaling_efficiency.{s}"] = float(e.compute_s[0] / step) if step > 0 else 1.0
+        f[f"comm_share.{s}"] = col["comm_share"][i]
+        f[f"scaling_efficiency.{s}"] = col["compute"][i] / step if step > 0 else 1.0
     f["current_fits"] = f.get(f"fits.{a.training.current_strategy}")  # None when not training yet
     f["current_memory_gb"] = f.get(f"memory_gb.{a.training.current_strategy}")
-    fitting = [s for s in STRATEGIES if bool(estimates[s].usable[0])]
+    fitting = [s for s in STRATEGIES if columns[s]["usable"][i]]
     f["fitting_count"] = float(len(fitting))
     pool = fitting or list(STRATEGIES)
     best_cost = min(costs[s] for s in pool)
@@ -169,9 +208,9 @@ def _facts_at(a: Answers, estimates: dict[str, StrategyEstimate], ctx: dict[str,
     f["powersgd_error_feedback_gb"] = powersgd_bytes(ctx["workload"], rank) / GB
     f["zero_memory_saving_pct"] = 100.0 * (1.0 - f["memory_gb.deepspeed-zero2"] / f["memory_gb.ddp"])
     # What the GPUs could consume if loading kept up (hours already include a slow loader's bound).
-    gpu_hours = min(gpu_bound_hours(estimates[s]) for s in pool)
+    gpu_hours = min(columns[s]["gpu_bound_hours"][i] for s in pool)
     tokens_per_sec = ctx["tokens"] / (gpu_hours * 3600.0) if gpu_hours > 0 else 0.0
     f["tokens_per_sec_needed"] = tokens_per_sec
     if a.cluster.data_pipeline_tokens_per_sec is not None and tokens_per_sec > 0:
         f["data_pipeline_ratio"] = a.cluster.data_pipeline_tokens_per_sec / tokens_per_sec
-    return Evaluation(answers=a, facts=f, estimates=estimates, context=ctx, gpus=gpus)
+    return Evaluation(answers=a, facts=f, estimates=AtCount(estimates, i), context=ctx, gpus=gpus)

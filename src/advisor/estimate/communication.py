@@ -84,11 +84,7 @@ def communication_plan(
     # mixture of experts' weights, and DDP reduces all of its gradients. FSDP and Megatron split the experts (EP ranks),
     # so each GPU moves the dense part and its 1/EP of the experts, and routes tokens to them (expert all-to-all).
     sp = spec(strategy)
-    ep = expert_degree(strategy, w, n, n / (tp * pp), g)  # experts spread over data x context ranks (MoE parallel folding)
-    moved_params = w.dense_params + w.expert_params / ep if sp.expert_parallel else w.params * np.ones_like(n)
-    # LoRA/QLoRA: only the adapters are trained, so only they have gradients and updated weights to move.
-    updated = moved_params if w.trainable_params == w.params else w.trainable_params * np.ones_like(n)
-    grads = w.grad_bytes * updated
+    ep, moved_params, updated, grads = _moved(strategy, w, g, n, tp, pp)
     if sp.gradient_sync == "low-rank-all-reduce":
         plan.extend(_powersgd_plan(w, hw, n, local_all, grads, sp.powersgd_rank or 1))
     elif sp.gradient_sync == "all-reduce-per-step":
@@ -159,10 +155,7 @@ def communication_plan(
             plan.append(_expert_all_to_all(w, hw, n, ep, 1.0, 1.0, mb, micro))
         return plan
     # megatron-3d
-    dp = n / (tp * pp)
-    dp_local = np.clip(g / (tp * pp), 1.0, dp)
-    shard = grads / (tp * pp)
-    plan.append(_group_collective("data-parallel gradient all-reduce", "all-reduce", shard, 1.0, dp, dp_local, hw, "backward"))
+    plan.append(_megatron_gradient_allreduce(hw, n, tp, pp, grads))
     # Tensor parallelism: 2 all-reduces forward and 2 backward per layer per micro-batch of s·b·h 16-bit values
     # (Korthikanti et al. 2022 Sec 4.2.2; sequence parallelism swaps each for a reduce-scatter + all-gather of the
     # same volume), inside the node. The slowest stage holds ceil(layers / PP) layers.
@@ -270,6 +263,30 @@ def _powersgd_plan(w: Workload, hw: Hardware, n: np.ndarray, local: np.ndarray, 
         _group_collective(f"gradient all-reduce, uncompressed warm-up ({warm:.0%} of the steps)", "all-reduce", grads, warm, n, local, hw,
                           "warm-up"),
     ]
+
+
+def _moved(strategy: str, w: Workload, g: int, n: np.ndarray, tp: np.ndarray, pp: np.ndarray
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(expert-parallel degree, parameters the collectives move, parameters updated, gradient bytes) per GPU."""
+    ep = expert_degree(strategy, w, n, n / (tp * pp), g)  # experts spread over data x context ranks (MoE parallel folding)
+    moved_params = w.dense_params + w.expert_params / ep if spec(strategy).expert_parallel else w.params * np.ones_like(n)
+    # LoRA/QLoRA: only the adapters are trained, so only they have gradients and updated weights to move.
+    updated = moved_params if w.trainable_params == w.params else w.trainable_params * np.ones_like(n)
+    return ep, moved_params, updated, w.grad_bytes * updated
+
+
+def _megatron_gradient_allreduce(hw: Hardware, n: np.ndarray, tp: np.ndarray, pp: np.ndarray, grads: np.ndarray) -> Collective:
+    """Megatron's data-parallel all-reduce of each rank's TP x PP shard of the gradients."""
+    dp = n / (tp * pp)
+    dp_local = np.clip(hw.gpus_per_node / (tp * pp), 1.0, dp)
+    shard = grads / (tp * pp)
+    return _group_collective("data-parallel gradient all-reduce", "all-reduce", shard, 1.0, dp, dp_local, hw, "backward")
+
+
+def megatron_gradient_seconds(strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.ndarray, pp: np.ndarray) -> np.ndarray:
+    """Seconds of Megatron's data-parallel gradient all-reduce, the plan's collective that hides behind the backward pass
+    (communication_plan), on its own: the layout search's floor under the step (estimate.model._step_floor)."""
+    return _megatron_gradient_allreduce(hw, n, tp, pp, _moved(strategy, w, hw.gpus_per_node, n, tp, pp)[3]).seconds
 
 
 def _first_unit(gather: Collective, w: Workload, n: np.ndarray) -> Collective:

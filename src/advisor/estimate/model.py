@@ -13,7 +13,7 @@ from advisor.knowledge.catalog import kernel_scale, mfu_band
 from advisor.knowledge.strategies import spec, STRATEGIES
 from advisor.knowledge.vocabulary import PARTIAL_RECOMPUTE_NAMES
 from advisor.estimate.finetune import dequant_seconds, is_peft, lora_activation_bytes
-from advisor.estimate.communication import Collective, communication_plan, exposed_communication
+from advisor.estimate.communication import Collective, communication_plan, exposed_communication, megatron_gradient_seconds
 from advisor.estimate.layout import MEMORY_HEADROOM, _layouts, expert_degree, interleave_memory_factor, stage_factor
 from advisor.estimate.memory import activation_bytes, cpu_bytes_per_node, model_state_bytes
 from advisor.estimate.workload import FP8_SPEEDUP
@@ -23,6 +23,7 @@ from advisor.estimate.workload import (
     GB,
     Hardware,
     MICRO_BATCH_CHOICES,
+    OVERLAP_BACKWARD,
     SELECTIVE_RECOMPUTE_FLOPS,
     Workload,
     hardware_from,
@@ -182,41 +183,240 @@ def _activations_by_code(strategy: str, w: Workload, tp: np.ndarray, pp: np.ndar
     return at
 
 
+_BANDS = ("low", "mid", "high")
+
+
 def _evaluate(strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.ndarray, pp: np.ndarray, vpp: np.ndarray,
-              code: np.ndarray, mb: np.ndarray, cp: np.ndarray | float = 1.0) -> _Eval:
+              code: np.ndarray, mb: np.ndarray, cp: np.ndarray | float = 1.0, bands: tuple[str, ...] = _BANDS) -> _Eval:
     """Memory and step time of one configuration per GPU count; ``code`` holds each count's recomputation.
 
     Context parallelism (``cp``) splits every sequence over cp ranks: activations and compute divide by cp, weights
     replicate across them, and the distributed optimizer shards over data x context ranks (n / (TP x PP) below).
+    ``bands``: the MFU bands timed (the layout search compares the mid band only).
     """
     states = model_state_bytes(strategy, w, n, tp, pp, hw.gpus_per_node)
     act = _activations(strategy, w, tp, pp, vpp, code, mb) / cp
+    memory = states + act + CUDA_OVERHEAD_BYTES
+    dp, share, accumulation, work, bubble = _work(strategy, w, n, tp, pp, vpp, code, mb, cp)
+    band = mfu_band(hw.spec.generation)
+    plan = communication_plan(strategy, w, hw, n, tp, pp, mb, accumulation, vpp, cp)
+    compute, exposed, step = {}, {}, {}
+    for name, mfu in (("low", band.high), ("mid", band.mid), ("high", band.low)):
+        if name not in bands:
+            continue
+        compute[name] = _compute_seconds(w, hw, work, mfu, accumulation, tp, pp)
+        exposed[name] = exposed_communication(plan, compute[name])
+        step[name] = compute[name] * (1.0 + bubble) + exposed[name]
+    return _Eval(states, act, memory, dp, share, accumulation, compute, bubble, plan, exposed, step)
+
+
+def _work(strategy: str, w: Workload, n: np.ndarray, tp: np.ndarray, pp: np.ndarray, vpp: np.ndarray, code: np.ndarray,
+          mb: np.ndarray, cp: np.ndarray | float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Data-parallel width, each rank's share of the batch, accumulation, FLOPs per GPU per step and the pipeline bubble."""
     full_share = np.clip(code, 0.0, 1.0)
     sp = spec(strategy).model_parallel  # sequence parallelism comes with Megatron's tensor parallelism
-    memory = states + act + CUDA_OVERHEAD_BYTES
-    dp = n / (tp * pp * cp)
-    seqs = float(w.global_batch_seqs)
-    # Each data-parallel rank runs its share of the batch; where ranks do not divide it, the busiest rank sets the pace.
-    share = np.ceil(seqs / dp)
+    dp, share = _share(w, n, tp, pp, cp)
     accumulation = np.maximum(1.0, np.ceil(share / mb))
     full_rf = 1.0 + w.forward_flops_per_token / w.flops_per_token if is_peft(w) else FULL_RECOMPUTE_FLOPS  # one more forward
     rf = np.where(code < 0, 1.0, (1.0 - full_share) * SELECTIVE_RECOMPUTE_FLOPS + full_share * full_rf)
     work = w.flops_per_token * share * w.seq_len * rf / (tp * pp * cp) * (stage_factor(w, pp) if sp else 1.0)
     if w.fp8:
         work = work / FP8_SPEEDUP  # torchtitan's measured Float8 gain over bf16 (workload.FP8_SPEEDUP)
-    band = mfu_band(hw.spec.generation)
+    return dp, share, accumulation, work, _bubble(pp, vpp, accumulation)
+
+
+def _bubble(pp: np.ndarray, vpp: np.ndarray, accumulation: np.ndarray) -> np.ndarray:
+    """The pipeline bubble as a share of compute: (PP - 1) / (v x micro-batches) under interleaved 1F1B."""
+    return np.where(pp > 1, (pp - 1.0) / (vpp * accumulation), 0.0)
+
+
+def _share(w: Workload, n: np.ndarray, tp: np.ndarray, pp: np.ndarray, cp: np.ndarray | float) -> tuple[np.ndarray, np.ndarray]:
+    """Data-parallel width and the sequences each data-parallel rank runs a step."""
+    dp = n / (tp * pp * cp)
+    seqs = float(w.global_batch_seqs)
+    # Each data-parallel rank runs its share of the batch; where ranks do not divide it, the busiest rank sets the pace.
+    return dp, np.ceil(seqs / dp)
+
+
+def _compute_seconds(w: Workload, hw: Hardware, work: np.ndarray, mfu: float, accumulation: np.ndarray, tp: np.ndarray,
+                     pp: np.ndarray) -> np.ndarray:
+    """Compute seconds per step at one MFU."""
     # The band is hardware FLOPs utilisation at hidden 4,096: recomputation is charged once, in ``work``; wider layers
     # run their matrix multiplications more efficiently (hidden_scaling in data/efficiency.yaml).
     peak = hw.spec.peak_tflops * 1e12 * kernel_scale(w.shape.hidden) * hw.efficiency_scale
-    bubble = np.where(pp > 1, (pp - 1.0) / (vpp * accumulation), 0.0)
-    plan = communication_plan(strategy, w, hw, n, tp, pp, mb, accumulation, vpp, cp)
-    compute, exposed, step = {}, {}, {}
-    for name, mfu in (("low", band.high), ("mid", band.mid), ("high", band.low)):
-        compute[name] = work / (peak * mfu) + dequant_seconds(w, hw.spec.peak_tflops, accumulation, tp, pp)
-        exposed[name] = exposed_communication(plan, compute[name])
-        step[name] = compute[name] * (1.0 + bubble) + exposed[name]
-    return _Eval(states, act, memory, dp, share, accumulation, compute, bubble, plan, exposed, step)
+    return work / (peak * mfu) + dequant_seconds(w, hw.spec.peak_tflops, accumulation, tp, pp)
 
+
+def _step_floor(strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.ndarray, pp: np.ndarray, vpp: np.ndarray,
+                code: np.ndarray, mb: np.ndarray, cp: np.ndarray,
+                groups: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    """A floor under Megatron's ``_evaluate(...).step["mid"]`` at a fraction of its cost: compute and bubble, and the
+    data-parallel all-reduce the backward pass does not hide (at large scale the step is mostly that all-reduce). The
+    step adds to the same compute x (1 + bubble) its exposed communication, which holds this all-reduce's exposed part
+    plus terms that are never negative (communication.exposed_communication), so in floating point too no step is below
+    its floor.
+
+    ``groups`` (first index of each group, each element's group): elements that differ only in v share all but the
+    bubble, so the rest is computed once per group (the same numbers)."""
+    n1, tp1, pp1, vpp1, code1, mb1, cp1 = n, tp, pp, vpp, code, mb, cp
+    if groups is not None:
+        f = groups[0]
+        n1, tp1, pp1, vpp1, code1, mb1, cp1 = n[f], tp[f], pp[f], vpp[f], code[f], mb[f], cp[f]
+    _dp, _share, accumulation, work, _bubble1 = _work(strategy, w, n1, tp1, pp1, vpp1, code1, mb1, cp1)
+    compute = _compute_seconds(w, hw, work, mfu_band(hw.spec.generation).mid, accumulation, tp1, pp1)
+    hidden = np.maximum(0.0, megatron_gradient_seconds(strategy, w, hw, n1, tp1, pp1) - OVERLAP_BACKWARD * compute)
+    if groups is not None:
+        at = groups[1]
+        compute, accumulation, hidden = compute[at], accumulation[at], hidden[at]
+    return compute * (1.0 + _bubble(pp, vpp, accumulation)) + hidden
+
+
+
+def _activation_table(strategy: str, w: Workload, table: np.ndarray, codes: list[float]) -> dict[float, np.ndarray]:
+    """Activation bytes per GPU of every candidate (rows of ``table``: TP, PP, v, micro-batch, CP) under each
+    recomputation code. They depend on the workload and on sequence parallelism alone, so the nine data-parallel
+    strategies of one estimate share one table (kept for the last few workloads; read-only)."""
+    sp = spec(strategy).model_parallel
+    key = (w, sp, table.tobytes(), tuple(codes))
+    found = _ACTIVATION_TABLES.get(key)
+    if found is None:
+        per_candidate = _activations_by_code(strategy, w, table[:, 0], table[:, 1], table[:, 2], table[:, 3])
+        found = {c: np.asarray(per_candidate(c) / table[:, 4]) * np.ones(table.shape[0]) for c in codes}
+        for values in found.values():
+            values.setflags(write=False)
+        if len(_ACTIVATION_TABLES) >= 16:
+            _ACTIVATION_TABLES.clear()
+        _ACTIVATION_TABLES[key] = found
+    return found
+
+
+_ACTIVATION_TABLES: dict[tuple[Any, ...], dict[float, np.ndarray]] = {}
+
+
+LAYOUT_CHUNK = 100_000
+"""(count, layout) pairs priced at once: a sweep of 16,384 counts stays within a few MB per array."""
+
+
+def _starts_of(keys: np.ndarray) -> np.ndarray:
+    """Where each run of equal ``keys`` starts (True at the first element of every run)."""
+    out = np.empty(keys.shape, dtype=bool)
+    out[:1] = True
+    np.not_equal(keys[1:], keys[:-1], out=out[1:])
+    return out
+
+
+def _first_min(values: np.ndarray, starts: np.ndarray, seg: np.ndarray) -> np.ndarray:
+    """Index of each segment's smallest value, the first where several are equal (np.argmin per segment); ``starts``
+    are the segments' first indices, ``seg`` each value's segment."""
+    low = np.minimum.reduceat(values, starts)
+    at = np.flatnonzero(values == low[seg])
+    first = at[_starts_of(seg[at])]
+    if first.size != starts.size:  # a NaN, which np.argmin takes first: NaNs first, then by value, then by position
+        order = np.lexsort((np.arange(values.size), values, ~np.isnan(values), seg))
+        first = order[starts]
+    return first
+
+
+def _divides(n: np.ndarray, product: np.ndarray) -> np.ndarray:
+    """Whether each layout's TP x PP x CP (``product``) divides each count of ``n`` (counts down, layouts across): the
+    remainder of whole counts in integers (4x faster than on floats, the same answer), each distinct product once."""
+    whole = bool(np.all(n == np.floor(n))) and n.size > 0 and float(np.max(np.abs(n))) < 2.0 ** 53
+    distinct, at = np.unique(product, return_inverse=True)
+    if whole:
+        remainder = n.astype(np.int64)[:, None] % distinct.astype(np.int64)[None, :]
+    else:
+        remainder = np.mod(n[:, None], distinct[None, :])
+    return (remainder == 0)[:, at.reshape(-1)] & (n[:, None] >= product[None, :])
+
+
+def _tier(divides: np.ndarray, roomy: np.ndarray, fits: np.ndarray, feeds: np.ndarray) -> np.ndarray:
+    """A Megatron layout's tier: 0 fits with headroom and keeps the batch, 1 fits and keeps it, 2 fits, 3 divides the
+    count, 9 does not (with headroom implies fits)."""
+    return np.where(divides, np.where(fits, np.where(feeds, np.where(roomy, 0, 1), 2), 3), 9)
+
+
+def _megatron_picks(strategy: str, w: Workload, hw: Hardware, flat: np.ndarray, table: np.ndarray,
+                    codes: list[float]) -> tuple[np.ndarray, np.ndarray]:
+    """Megatron's layout (an index into ``table``) and recomputation at each GPU count of ``flat``: among the layouts
+    whose TP x PP x CP divides the count, the least recomputation that fits with headroom (else the most); then the
+    layout in the best tier — fits with headroom and keeps the batch, fits and keeps it, fits, divides — with the shortest
+    mid-band step (tier 3 and below: the least memory); equal keys, the earlier layout.
+
+    Each count prices only the layouts that divide it (a layout that does not is in tier 9, below every dividing one,
+    and TP = PP = CP = 1 divides every count; where none divides, every layout competes), as (count, layout) pairs in
+    chunks. Two prunings that never change the pick (issue 20): the tier needs only memory and data-parallel width, so
+    only the row's best tier is timed; and within it, only the layouts whose floor under the step (``_step_floor``) is
+    not above the step of the layout with the lowest floor.
+    """
+    mem_cap = hw.spec.memory_gb * GB
+    room = MEMORY_HEADROOM * mem_cap
+    seqs = float(w.global_batch_seqs)
+    act_by_code = _activation_table(strategy, w, table, codes)
+    product = table[:, 0] * table[:, 1] * table[:, 4]
+    divides_all = _divides(flat, product)
+    fallback = np.logical_not(np.any(divides_all, axis=1))
+    divides_all[fallback] = True  # none divides: every layout competes (least memory)
+    ends = np.cumsum(divides_all.sum(axis=1))
+    column = [np.ascontiguousarray(table[:, i]) for i in range(5)]
+    best = np.zeros(flat.shape, dtype=int)
+    best_code = np.zeros(flat.shape)
+    lo = 0
+    while lo < flat.size:
+        hi = min(flat.size, max(lo + 1, int(np.searchsorted(ends, (ends[lo - 1] if lo else 0) + LAYOUT_CHUNK, side="right"))))
+        r, c = np.divmod(np.flatnonzero(divides_all[lo:hi]), table.shape[0])  # row-major: each count's layouts in candidate order
+        r = r + lo
+        nn = flat[r]
+        c_tp, c_pp, c_cp = column[0][c], column[1][c], column[4][c]
+        states = model_state_bytes(strategy, w, nn, c_tp, c_pp, hw.gpus_per_node)
+        code = np.full(nn.shape, codes[-1])
+        memory = states + act_by_code[codes[-1]][c] + CUDA_OVERHEAD_BYTES
+        for cc in codes[-2::-1]:  # from the most recomputation down: the least that fits wins
+            memory_c = states + act_by_code[cc][c] + CUDA_OVERHEAD_BYTES
+            fits_c = memory_c <= room
+            code = np.where(fits_c, cc, code)
+            memory = np.where(fits_c, memory_c, memory)
+        # The tier needs only memory and data-parallel width, known before the step is timed. Every pair divides but
+        # those of a count no layout divides.
+        feeds = nn / (c_tp * c_pp * c_cp) <= seqs
+        fits = memory <= mem_cap
+        tier = _tier(~fallback[r], memory <= room, fits, feeds)
+        new_row = _starts_of(r)
+        starts, seg = np.flatnonzero(new_row), np.cumsum(new_row) - 1
+        row_tier = np.minimum.reduceat(tier, starts)
+        keep = tier == row_tier[seg]
+        if bool(np.any(row_tier < 3)):
+            # Within the tier the shortest step wins: time each count's layout with the lowest floor under its step,
+            # and keep only the layouts whose floor is not above that step (tier 3 and below rank by memory: all kept).
+            r, c, code, nn = r[keep], c[keep], code[keep], nn[keep]
+            new_row = _starts_of(r)
+            starts, seg = np.flatnonzero(new_row), np.cumsum(new_row) - 1
+            k_tp, k_pp, k_v, k_mb, k_cp = (column[i][c] for i in range(5))
+            # Layouts that differ only in v (adjacent in candidate order) share every term of the floor but the bubble.
+            same = _starts_of(r)
+            for x in (k_tp, k_pp, k_cp, k_mb, code):
+                same[1:] |= x[1:] != x[:-1]
+            groups = (np.flatnonzero(same), np.cumsum(same) - 1)
+            floor = row_tier[seg] * 1e12 + _step_floor(strategy, w, hw, nn, k_tp, k_pp, k_v, code, k_mb, k_cp, groups) + c * 1e-9
+            one = _first_min(floor, starts, seg)
+            ev1 = _evaluate(strategy, w, hw, nn[one], k_tp[one], k_pp[one], k_v[one], code[one], k_mb[one], k_cp[one], bands=("mid",))
+            bound = row_tier * 1e12 + ev1.step["mid"] + c[one] * 1e-9
+            keep = (floor <= bound[seg]) | (row_tier[seg] >= 3)
+        r, c, code, nn = r[keep], c[keep], code[keep], nn[keep]
+        new_row = _starts_of(r)
+        starts, seg = np.flatnonzero(new_row), np.cumsum(new_row) - 1
+        c_tp, c_pp, c_v, c_mb, c_cp = (column[i][c] for i in range(5))
+        ev = _evaluate(strategy, w, hw, nn, c_tp, c_pp, c_v, code, c_mb, c_cp, bands=("mid",))
+        fits = ev.memory <= mem_cap
+        # Lexicographic: fits with headroom and keeps the batch, then fits, then least memory; within a tier the
+        # shortest step wins.
+        tier = _tier(~fallback[r], ev.memory <= MEMORY_HEADROOM * mem_cap, fits, ev.dp <= seqs)
+        key = tier * 1e12 + np.where(tier < 3, ev.step["mid"], ev.memory / GB)
+        key = key + c * 1e-9  # equal keys: the earlier candidate
+        pick = _first_min(key, starts, seg)
+        best[r[pick]] = c[pick]
+        best_code[r[pick]] = code[pick]
+        lo = hi
+    return best, best_code
 
 
 def estimate_strategy(
@@ -242,104 +442,70 @@ def estimate_strategy(
         micro = (w.micro_batch,) if w.micro_batch else MICRO_BATCH_CHOICES
         candidates = [(1, 1, 1, b, 1) for b in micro]
     codes = [RECOMPUTE_CODE[m] for m in modes]
-    # Every candidate at every GPU count at once: counts down axis 0, candidates along axis 1 (in chunks of counts, so
-    # a sweep of thousands of counts stays within a few MB per array). For a fixed layout, less recomputation is always
-    # faster, so memory alone picks each candidate's recomputation and one timing pass compares the candidates.
+    # For a fixed candidate, less recomputation is always faster, so memory alone picks each candidate's recomputation
+    # and one timing pass compares the candidates.
     table = np.array(candidates, dtype=float)  # one row per candidate: TP, PP, v, micro-batch, CP
     room = MEMORY_HEADROOM * mem_cap
     best = np.zeros(n.shape, dtype=int)
     best_code = np.zeros(n.shape)
     flat = n.ravel()
-    # A Megatron layout whose TP x PP x CP does not divide the GPU count is never picked while one that divides exists
-    # (its tier below is 9, every dividing layout's at most 3), and TP = PP = CP = 1 divides every count: so each count
-    # prices only the layouts that divide it — about a third of them — gathered row by row, the counts ordered by how
-    # many divide them so that a chunk's rows need about as many columns (issue 20: a sweep of 16,384 counts ~3x faster).
-    # The picks are the same as pricing every layout everywhere.
+    picked: _Eval | None = None
     if spec(strategy).model_parallel:
-        product = table[:, 0] * table[:, 1] * table[:, 4]
-        divides_all = (np.mod(flat[:, None], product[None, :]) == 0) & (flat[:, None] >= product[None, :])
-        counted = divides_all.sum(axis=1)
-        counted = np.where(counted == 0, len(candidates), counted)  # none divides: every layout competes (least memory)
-    else:
-        divides_all = None
-        counted = np.full(flat.shape, len(candidates))
-    order_rows = np.argsort(counted, kind="stable")
-    lo = 0
-    while lo < flat.size:
-        width = int(counted[order_rows[min(flat.size - 1, lo + max(1, 100_000 // int(counted[order_rows[lo]])) - 1)]])
-        rows = order_rows[lo:lo + max(1, 100_000 // width)]
-        lo += rows.size
-        width = int(counted[rows].max())
-        if divides_all is None:
-            cols = np.arange(len(candidates))[None, :]
-        else:
-            here = divides_all[rows]
-            have = here.sum(axis=1)
-            here = np.where(have[:, None] == 0, True, here)
-            cols = np.argsort(~here, axis=1, kind="stable")[:, :width]  # dividing layouts first, in candidate order
-            short = np.arange(width)[None, :] >= np.where(have == 0, width, have)[:, None]
-            cols = np.where(short, cols[:, :1], cols)  # pad with the row's first layout: an equal key never changes the pick
-        c_tp, c_pp, c_v, c_mb, c_cp = (table[cols, i] for i in range(5))
-        rank = cols.astype(float)
-        nn = flat[rows][:, None]
-        states = model_state_bytes(strategy, w, nn, c_tp, c_pp, hw.gpus_per_node)
-        code = np.full(np.broadcast_shapes(nn.shape, c_tp.shape), codes[-1])
-        prune = divides_all is not None and like is None
-        acts = _activations_by_code(strategy, w, c_tp, c_pp, c_v, c_mb)
-        if prune:
-            memory = states + acts(codes[-1]) / c_cp + CUDA_OVERHEAD_BYTES
-        for c in codes[-2::-1]:  # from the most recomputation down: the least that fits wins
-            memory_c = states + acts(c) / c_cp + CUDA_OVERHEAD_BYTES
-            fits_c = memory_c <= room
-            code = np.where(fits_c, c, code)
-            if prune:
-                memory = np.where(fits_c, memory_c, memory)
-        if prune:
-            # The layout's tier (below) needs only its memory and data-parallel width, known before its step is timed: a
-            # layout in a worse tier than the row's best never wins, so only the best tier's layouts are timed.
-            dp_ = nn / (c_tp * c_pp * c_cp)
-            divides_ = (np.mod(nn, c_tp * c_pp * c_cp) == 0) & (nn >= c_tp * c_pp * c_cp)
-            fits_ = memory <= mem_cap
-            roomy_ = memory <= MEMORY_HEADROOM * mem_cap
-            feeds_ = dp_ <= seqs
-            tier_ = np.select([divides_ & roomy_ & feeds_, divides_ & fits_ & feeds_, divides_ & fits_, divides_], [0, 1, 2, 3], 9)
-            keep = tier_ == tier_.min(axis=1, keepdims=True)
-            have = keep.sum(axis=1)
-            inner = np.argsort(~keep, axis=1, kind="stable")[:, :int(have.max())]
-            inner = np.where(np.arange(inner.shape[1])[None, :] >= have[:, None], inner[:, :1], inner)
-            cols = np.take_along_axis(cols * np.ones(keep.shape, dtype=int), inner, axis=1)
-            code = np.take_along_axis(code, inner, axis=1)
-            c_tp, c_pp, c_v, c_mb, c_cp = (table[cols, i] for i in range(5))
-            rank = cols.astype(float)
-        useful = np.ones(code.shape, dtype=bool)
         if like is not None:
-            # Where the GPU-resident twin fits, take its recomputation and micro-batch.
-            lf, lc, lm = (x.ravel()[rows][:, None] for x in (like.fits, like.recompute_code, like.micro_batch))
-            code = np.where(lf, lc, code)
-            useful = ~lf | (lm == c_mb)
-        ev = _evaluate(strategy, w, hw, nn, c_tp, c_pp, c_v, code, c_mb, c_cp)
-        divides = (np.mod(nn, c_tp * c_pp * c_cp) == 0) & (nn >= c_tp * c_pp * c_cp)
-        fits = ev.memory <= mem_cap
-        useful &= (np.mod(ev.share, c_mb) == 0) | (c_mb == 1)  # micro-batch x accumulation = each rank's share, exactly
-        if spec(strategy).model_parallel:
-            # Lexicographic: fits with headroom and keeps the batch, then fits, then least memory; within a tier the
-            # shortest step wins.
-            roomy = ev.memory <= MEMORY_HEADROOM * mem_cap
-            feeds = ev.dp <= seqs
-            tier = np.select([divides & roomy & feeds, divides & fits & feeds, divides & fits, divides], [0, 1, 2, 3], 9)
-            key = tier * 1e12 + np.where(tier < 3, ev.step["mid"], ev.memory / GB)
-        else:
+            raise ValueError(f"{strategy}: a model-parallel strategy has no GPU-resident twin")
+        picks, picked_codes = _megatron_picks(strategy, w, hw, flat, table, codes)
+        best, best_code = picks.reshape(n.shape), picked_codes.reshape(n.shape)
+    else:
+        # Every micro-batch at every GPU count at once: counts down axis 0, micro-batches along axis 1 (in chunks of
+        # counts, so a sweep of thousands of counts stays within a few MB per array).
+        step_rows = max(1, LAYOUT_CHUNK // len(candidates))
+        # Activations depend on the candidate alone, not on the GPU count: each recomputation's, per candidate, computed
+        # once and gathered (the same arithmetic on the same values, so the same bytes).
+        act_by_code = _activation_table(strategy, w, table, codes)
+        for lo in range(0, flat.size, step_rows):
+            rows = np.arange(lo, min(flat.size, lo + step_rows))
+            cols = np.arange(len(candidates))[None, :]
+            c_tp, c_pp, c_v, c_mb, c_cp = (table[cols, i] for i in range(5))
+            nn = flat[rows][:, None]
+            states = model_state_bytes(strategy, w, nn, c_tp, c_pp, hw.gpus_per_node)
+            code = np.full(np.broadcast_shapes(nn.shape, c_tp.shape), codes[-1])
+            for c in codes[-2::-1]:  # from the most recomputation down: the least that fits wins
+                code = np.where(states + act_by_code[c][cols] + CUDA_OVERHEAD_BYTES <= room, c, code)
+            useful = np.ones(code.shape, dtype=bool)
+            if like is not None:
+                # Where the GPU-resident twin fits, take its recomputation and micro-batch.
+                lf, lc, lm = (x.ravel()[rows][:, None] for x in (like.fits, like.recompute_code, like.micro_batch))
+                code = np.where(lf, lc, code)
+                useful = ~lf | (lm == c_mb)
+            # Micro-batch x accumulation must be each rank's share exactly, and the share is known from the count alone:
+            # a micro-batch that does not divide it is never picked (micro-batch 1 always does), so it is not timed
+            # (past the global batch's sequences in ranks, only micro-batch 1 is: issue 20).
+            _dp, share = _share(w, nn, c_tp, c_pp, c_cp)
+            useful = useful & ((np.mod(share, c_mb) == 0) | (c_mb == 1))
+            useful = useful | ~useful.any(axis=1, keepdims=True)  # never: micro-batch 1 divides every share
+            r, k = np.nonzero(useful)
+            code = (code * np.ones(useful.shape))[r, k]
+            p_tp, p_pp, p_v, p_mb, p_cp = (table[k, i] for i in range(5))
+            # In one chunk, every band is timed here and the picks are cut out of it: the numbers timing the picks
+            # again would give, for one pass over the formulas instead of two.
+            once = flat.size <= step_rows
+            ev = _evaluate(strategy, w, hw, flat[rows][r], p_tp, p_pp, p_v, code, p_mb, p_cp, bands=_BANDS if once else ("mid",))
+            fits = ev.memory <= mem_cap
+            ok = useful[r, k] & ((np.mod(ev.share, p_mb) == 0) | (p_mb == 1))  # micro-batch x accumulation = each rank's share, exactly
             # The fastest micro-batch that fits with 10% headroom, then the fastest that fits at all; where none fits, the
             # least memory. On a slow link a larger micro-batch under more recomputation can beat many small
             # micro-batches (ZeRO-3/FSDP re-gather for every micro-batch).
             roomy = ev.memory <= MEMORY_HEADROOM * mem_cap
-            key = np.where(fits & useful, np.where(roomy, 0.0, 1e11) + ev.step["mid"], np.where(useful, 1e12 + ev.memory / GB, 9e12))
-        key = key + rank * 1e-9  # equal keys: the earlier candidate
-        pick_c = np.argmin(key, axis=1)
-        best.ravel()[rows] = np.take_along_axis(cols * np.ones(key.shape, dtype=int), pick_c[:, None], axis=1)[:, 0]
-        best_code.ravel()[rows] = np.take_along_axis(code * np.ones_like(key), pick_c[:, None], axis=1)[:, 0]
+            key = np.where(fits & ok, np.where(roomy, 0.0, 1e11) + ev.step["mid"], np.where(ok, 1e12 + ev.memory / GB, 9e12))
+            key = key + k * 1e-9  # equal keys: the earlier candidate
+            new_row = _starts_of(r)
+            pick = _first_min(key, np.flatnonzero(new_row), np.cumsum(new_row) - 1)
+            best.ravel()[rows[r[pick]]] = k[pick]
+            best_code.ravel()[rows[r[pick]]] = code[pick]
+            if once:
+                picked = _picked(ev, pick, n.shape)
     tp, pp, vpp, mb, cp = (table[best, i] for i in range(5))
-    ev = _evaluate(strategy, w, hw, n, tp, pp, vpp, best_code, mb, cp)
+    ev = picked if picked is not None else _evaluate(strategy, w, hw, n, tp, pp, vpp, best_code, mb, cp)
     fits = ev.memory <= mem_cap
     cpu = cpu_bytes_per_node(strategy, w, n, hw)
     cpu_fits = np.ones(n.shape, dtype=bool) if hw.cpu_memory_per_node is None else cpu <= hw.cpu_memory_per_node
@@ -369,6 +535,21 @@ def estimate_strategy(
         accumulation=ev.accumulation, max_micro_batch=max_mb, tp=tp, pp=pp, vpp=vpp, ep=ep, cp=cp, micro_batch=mb,
         batch_tokens=batch_tokens, interruption_factor=interruption_overhead(n), wallclock_factor=overhead, collectives=ev.plan,
     )
+
+
+def _picked(ev: _Eval, pick: np.ndarray, shape: tuple[int, ...]) -> _Eval:
+    """The evaluation of (count, candidate) pairs at the pairs ``pick`` (one per count, in order), shaped ``shape``."""
+    size = int(np.shape(ev.memory)[0])
+
+    def cut(x: Any) -> np.ndarray:
+        full = x if isinstance(x, np.ndarray) and x.shape == (size,) else np.broadcast_to(x, (size,))
+        return full[pick].reshape(shape)
+
+    plan = [Collective(c.name, c.kind, cut(c.payload), cut(c.calls), cut(c.intra_bytes), cut(c.inter_bytes), cut(c.seconds), c.overlap)
+            for c in ev.plan]
+    return _Eval(cut(ev.states), cut(ev.act), cut(ev.memory), cut(ev.dp), cut(ev.share), cut(ev.accumulation),
+                 {b: cut(v) for b, v in ev.compute.items()}, cut(ev.bubble), plan, {b: cut(v) for b, v in ev.exposed.items()},
+                 {b: cut(v) for b, v in ev.step.items()})
 
 
 def _recompute_names(codes: np.ndarray) -> np.ndarray:
@@ -430,8 +611,12 @@ def _estimate_all(answers: Answers, gpus: np.ndarray | None) -> tuple[dict[str, 
         # The known duration is the truth for the team's current strategy at its GPU count: scale
         # every strategy by its modelled time ratio to that one, band by band.
         current = answers.training.current_strategy
+        at = np.flatnonzero(counts == answers.cluster.gpus)[:1] if counts.ndim == 1 else np.array([], dtype=int)
         if gpus is None:
             ref_hours = {band: results[current].hours[band].copy() for band in results[current].hours}
+        elif at.size:
+            # Today's count is among those estimated: each count is priced on its own, so its hours are the reference.
+            ref_hours = {band: results[current].hours[band][at] for band in results[current].hours}
         else:
             here = np.asarray([answers.cluster.gpus], dtype=float)
             twin = spec(current).resident_twin
