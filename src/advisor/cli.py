@@ -153,6 +153,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     # pydantic scans every installed distribution's entry points for plugins when it builds its first model (~10 ms of
     # importlib.metadata); advisor uses none. An explicit setting in the environment is kept (issue 20).
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    # numpy's OpenBLAS starts one worker thread per core when numpy is imported, and they spin-wait for work: 50-100 ms
+    # of CPU on a 2-core machine for every run. advisor's arrays are a few thousand elements and never reach BLAS
+    # (no matmul, dot or linalg), so one thread does the same work. Set before numpy is first imported (every command
+    # imports it lazily, after this); an explicit setting in the environment is kept (issue 20).
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     try:
         signal.signal(signal.SIGTERM, _terminated)
     except ValueError:  # not the main thread (tests calling main from a worker): nothing to install
