@@ -5,7 +5,7 @@ declaring it here fails the tests); ``advisor schema --report`` prints its JSON 
 JSON. Keys and strategy ids are English in every language; the texts are in the language the advice was made in.
 """
 
-from __future__ import annotations
+
 
 from typing import Any, Literal
 
@@ -233,7 +233,7 @@ class TraceNode(_Part):
     fact: str | None = Field(default=None, description="The fact a leaf tests.")
     seen: Any = Field(default=None, description="The fact's value.")
     value: Any = Field(default=None, description="What a leaf compares it with: a value, or {fact, seen} for another fact.")
-    children: list[TraceNode] = Field(default_factory=list, description="A group's conditions, every one evaluated.")
+    children: "list[TraceNode]" = Field(default_factory=list, description="A group's conditions, every one evaluated.")
 
 
 class FiredRule(_Part):

@@ -4,7 +4,7 @@ Field names are a public contract (other tools and the TUI read them). Every fie
 description; ``advisor schema`` prints them and the TUI shows them as help text.
 """
 
-from __future__ import annotations
+
 
 import difflib
 import math
@@ -295,7 +295,7 @@ class ModelSection(_Section):
         return value
 
     @model_validator(mode="after")
-    def _active_not_more_than_total(self) -> ModelSection:
+    def _active_not_more_than_total(self) -> "ModelSection":
         if self.active_params is not None and self.active_params > self.params:
             raise ValueError(_("active_params cannot exceed params"))
         if self.experts is not None and self.experts <= self.experts_per_token:
@@ -323,7 +323,7 @@ class MeasuredSection(_Section):
     strategy: Strategy | None = Field(default=None, description="Strategy it ran with; default: training.current_strategy.")
 
     @model_validator(mode="after")
-    def _one_measure(self) -> MeasuredSection:
+    def _one_measure(self) -> "MeasuredSection":
         if (self.tokens_per_sec is None) == (self.step_seconds is None):
             raise ValueError(_("give tokens_per_sec or step_seconds (one of them)"))
         return self
@@ -386,7 +386,7 @@ class TrainingSection(_Section):
     )
 
     @model_validator(mode="after")
-    def _one_duration(self) -> TrainingSection:
+    def _one_duration(self) -> "TrainingSection":
         if self.duration_hours is not None and self.duration_days is not None:
             raise ValueError(_("give duration_hours or duration_days, not both"))
         if self.examples is not None and self.tokens_per_example is None:
@@ -533,7 +533,7 @@ class ClusterSection(_Section):
         return value
 
     @model_validator(mode="after")
-    def _shape(self) -> ClusterSection:
+    def _shape(self) -> "ClusterSection":
         if self.max_gpus is not None and self.max_gpus < self.gpus:
             raise ValueError(_("max_gpus ({most}) is below gpus ({gpus}), today's count; give at least {gpus}", most=self.max_gpus,
                                gpus=self.gpus))
@@ -654,7 +654,7 @@ class Answers(_Section):
     project: ProjectSection = Field(default_factory=ProjectSection, description="Where the product is.")
 
     @model_validator(mode="after")
-    def _tokens_or_duration(self) -> Answers:
+    def _tokens_or_duration(self) -> "Answers":
         if self.training.data_tokens is None and self.training.baseline_hours is None:
             raise ValueError(_("training: give tokens (e.g. 1T), examples with tokens_per_example, or a known duration_hours / duration_days"))
         if self.training.precision == "fp8" and not self.cluster.spec.has_fp8:

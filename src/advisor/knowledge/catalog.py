@@ -1,6 +1,6 @@
 """The GPU catalog and efficiency bands, shipped as data (src/advisor/data/*.yaml), not code."""
 
-from __future__ import annotations
+
 
 from pathlib import Path
 from functools import lru_cache
