@@ -153,6 +153,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # pydantic scans every installed distribution's entry points for plugins when it builds its first model (~10 ms of
     # importlib.metadata); advisor uses none. An explicit setting in the environment is kept (issue 20).
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    _no_plugin_loader()
     # numpy's OpenBLAS starts one worker thread per core when numpy is imported, and they spin-wait for work: 50-100 ms
     # of CPU on a 2-core machine for every run. advisor's arrays are a few thousand elements and never reach BLAS
     # (no matmul, dot or linalg), so one thread does the same work. Set before numpy is first imported (every command
@@ -184,6 +185,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         _err(_("internal error ({kind}: {brief}); please report it with the input that caused it", kind=type(exc).__name__, brief=_brief(exc))
              + ("" if debugging(argv) else _(" (--debug or ADVISOR_DEBUG=1 shows the traceback)")))
         return 70
+
+
+def _no_plugin_loader() -> None:
+    """With pydantic's plugins off, its plugin loader returns none; but importing the loader imports importlib.metadata
+    (email, zipfile, csv...: ~18 ms of CPU, a tenth of everything `advise` adds to its libraries) just to name a
+    function it then does not call. So, plugins off and the loader not imported yet, a loader that returns none is put
+    in its place: the same answer, without that import (issue 20). An explicit PYDANTIC_DISABLE_PLUGINS that allows
+    some plugins keeps pydantic's own loader."""
+    name = "pydantic.plugin._loader"
+    if os.environ.get("PYDANTIC_DISABLE_PLUGINS") not in ("__all__", "1", "true") or name in sys.modules:
+        return
+    import types
+
+    loader = types.ModuleType(name, "pydantic's plugin loader with plugins disabled (advisor.cli): no plugins, no scan.")
+    loader.__dict__["get_plugins"] = lambda: ()
+    sys.modules[name] = loader
 
 
 def debugging(argv: Sequence[str] | None = None) -> bool:
