@@ -5,8 +5,6 @@ declaring it here fails the tests); ``advisor schema --report`` prints its JSON 
 JSON. Keys and strategy ids are English in every language; the texts are in the language the advice was made in.
 """
 
-
-
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field

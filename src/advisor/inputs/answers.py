@@ -4,8 +4,6 @@ Field names are a public contract (other tools and the TUI read them). Every fie
 description; ``advisor schema`` prints them and the TUI shows them as help text.
 """
 
-
-
 import difflib
 import math
 import re
