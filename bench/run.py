@@ -68,11 +68,11 @@ import time
 t0 = time.perf_counter()
 import sys
 from advisor.base.safeload import load_mapping
-from advisor.inputs.answers import answers_from_mapping
 from advisor.knowledge.rules import load_rules
 rules = load_rules()
 answers, draft = None, None
 if len(sys.argv) > 1:
+    from advisor.inputs.answers import answers_from_mapping
     name, draft = load_mapping(sys.argv[1])
     answers = answers_from_mapping(draft, name)
 from advisor.tui.app import AdvisorApp

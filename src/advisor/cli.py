@@ -285,13 +285,14 @@ def _out(text: str) -> None:
 
 
 def _run_tui(answers_path: str | None, extra: list[Path]) -> int:
-    from advisor.inputs.answers import answers_from_mapping
     from advisor.knowledge.rules import load_rules
     from advisor.base.safeload import load_mapping
 
     rules = load_rules(extra)  # bad rules fail here, before the screen opens
     answers, draft = None, None
-    if answers_path:
+    if answers_path:  # the answers model (pydantic) only for a file: without one, it loads after the first paint
+        from advisor.inputs.answers import answers_from_mapping
+
         name, draft = load_mapping(answers_path)
         try:
             answers = answers_from_mapping(draft, name)
