@@ -4,7 +4,6 @@ Field names are a public contract (other tools and the TUI read them). Every fie
 description; ``advisor schema`` prints them and the TUI shows them as help text.
 """
 
-import difflib
 import math
 import re
 from pathlib import Path
@@ -155,12 +154,19 @@ def _field_error(loc: tuple[Any, ...], message: str, value: Any) -> ValidationEr
         type=PydanticCustomError("value_error", "Value error, " + message.replace("{", "(").replace("}", ")")), loc=loc, input=value)])
 
 
+def _close_matches(word: str, possibilities: Any, n: int = 3, cutoff: float = 0.6) -> list[str]:
+    """difflib.get_close_matches, with difflib imported only when a problem needs a suggestion (not at start-up)."""
+    import difflib
+
+    return difflib.get_close_matches(word, possibilities, n=n, cutoff=cutoff)
+
+
 def _catalog_gpu(value: Any) -> str:
     """A catalog id for what was typed, or a one-line refusal with the nearest name."""
     known = list(gpu_catalog())
     gid = resolve_gpu(value)
     if gid is None:
-        close = difflib.get_close_matches(value.strip().lower(), known, n=1, cutoff=0.5)
+        close = _close_matches(value.strip().lower(), known, n=1, cutoff=0.5)
         hint = _("; did you mean '{name}'?", name=close[0]) if close else _("; known: {names}", names=", ".join(known))
         raise ValueError(_("unknown GPU '{value}'{hint}", value=value, hint=hint))
     return gid
@@ -237,7 +243,10 @@ Strategy = Literal[
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
+    # defer_build: a section's own validator is built the first time a section is validated on its own (a default
+    # section, a test); Answers, built at import, holds every section's schema within its own. Building each section's
+    # validator and serializer as well, at import, cost ~8 ms of every run for nothing (issue 20).
+    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True, defer_build=True)
 
 
 DEFAULT_EXPERTS = 8
@@ -644,6 +653,8 @@ class ProjectSection(_Section):
 class Answers(_Section):
     """Everything advisor needs to know. Only model.params, cluster.gpu, cluster.gpus and budget.price_per_gpu_hour are required."""
 
+    model_config = ConfigDict(defer_build=False)
+
     model: ModelSection = Field(description="What is being trained.")
     training: TrainingSection = Field(default_factory=TrainingSection, description="How much training, and how it is run.")
     cluster: ClusterSection = Field(description="The hardware the run gets.")
@@ -746,7 +757,7 @@ def _one(err: dict[str, Any], root: type[BaseModel]) -> str:
     if kind == "extra_forbidden":
         parent, key = loc[:-1], str(loc[-1])
         options = _fields_at(root, parent)
-        close = difflib.get_close_matches(key, options, n=1, cutoff=0.6)
+        close = _close_matches(key, options, n=1, cutoff=0.6)
         where = dotted(parent) or _("top level")
         home = _section_holding(root, parent, key) if not close else None
         if home:
@@ -766,7 +777,7 @@ def _one(err: dict[str, Any], root: type[BaseModel]) -> str:
     if kind == "literal_error":
         choices = re.findall(r"'([^']*)'", str((err.get("ctx") or {}).get("expected", "")))
         given = err.get("input")
-        close = difflib.get_close_matches(given, choices, n=1, cutoff=0.6) if isinstance(given, str) else []
+        close = _close_matches(given, choices, n=1, cutoff=0.6) if isinstance(given, str) else []
         hint = _("; did you mean '{name}'?", name=close[0]) if close else ""
         msg = _("must be one of {names} (got {value}){hint}", names=", ".join(choices), value=repr(given), hint=hint) if choices \
             else _("{msg} (got {value})", msg=msg, value=repr(given))
