@@ -9,7 +9,6 @@ JSON file or the guided Q&A's first question need none of it (issue 20).
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys
@@ -196,6 +195,8 @@ def _parse_json(text: str, name: str) -> Any:
     def integer(digits: str) -> int | TooLong:
         n = len(digits.lstrip("-"))
         return TooLong(n) if n > MAX_DIGITS else int(digits)
+
+    import json  # not at start-up: the guided Q&A's first question reads no JSON
 
     try:
         data = json.loads(text, object_pairs_hook=pairs, parse_constant=constant, parse_int=integer)
