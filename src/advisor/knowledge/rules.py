@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 from collections.abc import Callable
@@ -155,8 +156,9 @@ class Problems:
 # ------------------------------------------------------------------------------ loading
 
 
+@cache
 def shipped_rules_dir() -> Path:
-    """The rules/ shipped with advisor: inside the package when installed, the repo root in a checkout."""
+    """The rules/ shipped with advisor: inside the package when installed, the repo root in a checkout (found once)."""
     packaged = Path(__file__).resolve().parents[1] / "rules"
     if packaged.is_dir():
         return packaged
@@ -225,9 +227,15 @@ def load_pack(path: Path, problems: Problems) -> tuple[list[Rule], DefaultOutcom
     return rules, default
 
 
+@cache
+def _resolved(directory: Path) -> Path:
+    """A directory's real path, looked up once per process (every pack of a directory asks for it)."""
+    return directory.resolve()
+
+
 def _shipped_key(path: Path) -> tuple[str, int, int, int] | None:
     try:
-        if path.parent.resolve() != shipped_rules_dir().resolve():
+        if _resolved(path.parent) != _resolved(shipped_rules_dir()):
             return None
         st = path.stat()
     except OSError:
