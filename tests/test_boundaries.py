@@ -7,6 +7,7 @@ The core never imports Textual, headless advice never loads it, and the layer co
 from __future__ import annotations
 
 import ast
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -45,11 +46,59 @@ def test_headless_advice_does_not_load_textual():
         "from advisor.cli import main\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         f"    assert main(['advise', {str(SRC.parents[1] / 'examples' / 'customer-service.yaml')!r}, '--format', 'md']) == 0\n"
-        "bad = [m for m in sys.modules if m.startswith(('textual', 'rich', 'advisor.tui'))]\n"
+        "bad = [m for m in sys.modules if m.startswith(('textual', 'rich', 'advisor.tui', 'importlib.metadata'))]\n"
         "assert not bad, bad\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
+
+
+HEAVY = ("numpy", "pydantic", "yaml", "importlib.metadata", "textual_plotext", "markdown_it", "advisor.estimate",
+         "advisor.decision", "advisor.outputs.render", "advisor.outputs.ask", "advisor.inputs.answers", "advisor.knowledge.catalog")
+"""What neither `advisor --version` nor the guided Q&A's first question needs (issue 20: the estimate, the answers model
+and the YAML reader load after the first paint)."""
+
+FIRST_PAINT = """
+import json, os, sys
+HEAVY = {heavy!r}
+def heavy():
+    # (a module without a file is advisor.cli's stand-in for pydantic's plugin loader, not pydantic)
+    return sorted({{m.split(".")[0] if not m.startswith("advisor") else m for m, mod in list(sys.modules.items())
+                    if m.startswith(HEAVY) and getattr(mod, "__file__", None)}})
+from advisor.cli import main
+try:
+    main(["--version"])
+except SystemExit:
+    pass
+seen = {{"version": heavy()}}
+from advisor.knowledge.rules import load_rules
+from advisor.tui.app import AdvisorApp
+from advisor.tui.question import QuestionScreen
+shown = AdvisorApp._display
+def _display(self, screen, renderable):
+    shown(self, screen, renderable)
+    if renderable is not None and isinstance(screen, QuestionScreen) and screen.query("#fields Input, #fields OptionList"):
+        seen["first question"] = heavy()
+        print(json.dumps(seen), flush=True)
+        os._exit(0)
+AdvisorApp._display = _display
+AdvisorApp(rules=load_rules()).run(headless=True, size=(80, 24))
+"""
+
+
+def test_version_and_the_first_question_load_nothing_heavy():
+    """`advisor --version`, then the guided Q&A up to its first question drawn (as `advisor` opens it: the rules, then
+    the app), in one fresh process: no numpy, pydantic, YAML reader or estimate yet. The parsed-file cache is warmed
+    first, as any earlier run leaves it (a cold cache reads the shipped YAML once)."""
+    from advisor.base.safeload import parse_trusted_cached
+    from advisor.knowledge.rules import load_rules
+
+    load_rules()
+    parse_trusted_cached(SRC / "data" / "gpus.yaml")
+    proc = subprocess.run([sys.executable, "-c", FIRST_PAINT.format(heavy=HEAVY)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    seen = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert seen == {"version": [], "first question": []}
 
 
 def test_stages_import_only_downward():

@@ -180,3 +180,23 @@ def test_python_dash_m_advisor_runs_the_same_program():
     assert json.loads(done.stdout)["recommendation"]["strategy"]
     bad = subprocess.run([sys.executable, "-m", "advisor", "advise", "/nonexistent.yaml"], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("argv, collecting", [
+    (["advise", EXAMPLE, "--format", "json"], False),  # one short run: the cycle collector stays off (issue 20)
+    (["tui"], True),  # the guided Q&A and a sweep run long: it is on
+    ([], True),
+    (["sweep", EXAMPLE], True),
+])
+def test_the_cycle_collector_is_off_only_for_short_runs_and_on_again_after(monkeypatch, argv, collecting):
+    import gc
+
+    from advisor import cli
+
+    seen = []
+    for name in ("_advise", "_run_tui", "_sweep"):
+        monkeypatch.setattr(cli, name, lambda *a, **k: seen.append(gc.isenabled()) or 0)
+    assert gc.isenabled()
+    assert main(argv) == 0
+    assert seen == [collecting]
+    assert gc.isenabled()  # an in-process caller gets its collector back

@@ -4,14 +4,35 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
+from advisor.base.i18n import language
 from advisor.inputs.answers import load_answers
-from advisor.inputs.questions import steps
+from advisor.inputs.questions import default_draft, steps
 from advisor.tui.app import AdvisorApp, AnswersChanged, ConfirmDialog, LivePanel, PathDialog, QuestionScreen, ResultsScreen
-from advisor.tui.question import TYPING_PAUSE
+from advisor.tui.question import TYPING_PAUSE, first_problem
 
 from .conftest import EXAMPLES
 
 SIZE = (100, 34)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_shipped_defaults_hold_at_every_step(lang):
+    """The Q&A opens on the defaults at step 1 without validating them (the answers model loads after the first
+    question is drawn, issue 20): so they must hold at every step, in either language's currency."""
+    with language(lang):
+        assert first_problem(default_draft(), steps()) == (0, None)
+
+
+def test_the_gpu_step_lists_the_catalog_as_typed():
+    """The GPU step is built from the shipped rows (no pydantic before the first paint): the same lines the typed
+    catalog gives."""
+    from advisor.knowledge.catalog import gpu_catalog
+
+    field = next(s for s in steps() if s.id == "gpu").fields[0]
+    assert [(c.value, c.label) for c in field.choices] == [
+        (gid, f"{gid:<11} {g.memory_gb:>4g} GB  {g.peak_tflops:>6g} TFLOP/s  {g.name}") for gid, g in gpu_catalog().items()]
 
 
 def make_app(rules, tmp_path, answers=None):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import gc
 import json
 import os
 import re
@@ -153,10 +154,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     # pydantic scans every installed distribution's entry points for plugins when it builds its first model (~10 ms of
     # importlib.metadata); advisor uses none. An explicit setting in the environment is kept (issue 20).
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    _no_plugin_loader()
+    # numpy's OpenBLAS starts one worker thread per core when numpy is imported, and they spin-wait for work: 50-100 ms
+    # of CPU on a 2-core machine for every run. advisor's arrays are a few thousand elements and never reach BLAS
+    # (no matmul, dot or linalg), so one thread does the same work. Set before numpy is first imported (every command
+    # imports it lazily, after this); an explicit setting in the environment is kept (issue 20).
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     try:
         signal.signal(signal.SIGTERM, _terminated)
     except ValueError:  # not the main thread (tests calling main from a worker): nothing to install
         pass
+    global _collector_paused
+    _collector_paused = gc.isenabled()
+    gc.disable()
     try:
         _early_language(argv)
         return _main(argv)
@@ -179,6 +189,41 @@ def main(argv: Sequence[str] | None = None) -> int:
         _err(_("internal error ({kind}: {brief}); please report it with the input that caused it", kind=type(exc).__name__, brief=_brief(exc))
              + ("" if debugging(argv) else _(" (--debug or ADVISOR_DEBUG=1 shows the traceback)")))
         return 70
+    finally:
+        _resume_collector()
+
+
+_collector_paused = False
+"""main() turned Python's cycle collector off and it is to be turned back on (it was on when main was called)."""
+
+LONG_RUNNING = ("tui", "sweep")
+"""Commands that keep the cycle collector on: the guided Q&A runs as long as the user likes, a sweep may price
+millions of points. Every other command is one short run over one bounded input (2 MiB at most) that ends with the
+process: there the collector would walk the young objects every few hundred allocations while the models, rules and
+estimate are built, to free nothing (~14 ms of CPU, 3% of an `advise`; issue 20)."""
+
+
+def _resume_collector() -> None:
+    global _collector_paused
+    if _collector_paused:
+        _collector_paused = False
+        gc.enable()
+
+
+def _no_plugin_loader() -> None:
+    """With pydantic's plugins off, its plugin loader returns none; but importing the loader imports importlib.metadata
+    (email, zipfile, csv...: ~18 ms of CPU, a tenth of everything `advise` adds to its libraries) just to name a
+    function it then does not call. So, plugins off and the loader not imported yet, a loader that returns none is put
+    in its place: the same answer, without that import (issue 20). An explicit PYDANTIC_DISABLE_PLUGINS that allows
+    some plugins keeps pydantic's own loader."""
+    name = "pydantic.plugin._loader"
+    if os.environ.get("PYDANTIC_DISABLE_PLUGINS") not in ("__all__", "1", "true") or name in sys.modules:
+        return
+    import types
+
+    loader = types.ModuleType(name, "pydantic's plugin loader with plugins disabled (advisor.cli): no plugins, no scan.")
+    loader.__dict__["get_plugins"] = lambda: ()
+    sys.modules[name] = loader
 
 
 def debugging(argv: Sequence[str] | None = None) -> bool:
@@ -217,6 +262,8 @@ def _main(argv: Sequence[str] | None) -> int:
         raise AnswerError(_("--lang / ADVISOR_LANG: unknown language {lang}; use en or zh", lang=repr(given))) from None
     extra = list(args.rules) + list(getattr(args, "sub_rules", []) or [])
     cmd = args.command
+    if cmd is None or cmd in LONG_RUNNING:
+        _resume_collector()
     if cmd is None or cmd == "tui":
         path = getattr(args, "answers_file", None) or args.answers
         return _run_tui(path, extra)
@@ -263,13 +310,14 @@ def _out(text: str) -> None:
 
 
 def _run_tui(answers_path: str | None, extra: list[Path]) -> int:
-    from advisor.inputs.answers import answers_from_mapping
     from advisor.knowledge.rules import load_rules
     from advisor.base.safeload import load_mapping
 
     rules = load_rules(extra)  # bad rules fail here, before the screen opens
     answers, draft = None, None
-    if answers_path:
+    if answers_path:  # the answers model (pydantic) only for a file: without one, it loads after the first paint
+        from advisor.inputs.answers import answers_from_mapping
+
         name, draft = load_mapping(answers_path)
         try:
             answers = answers_from_mapping(draft, name)

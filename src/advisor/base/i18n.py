@@ -67,10 +67,9 @@ def catalog(lang: str) -> dict[str, str]:
     """msgid -> translation for ``lang`` (empty for English, the source language)."""
     if lang == "en":
         return {}
-    from advisor.base.safeload import parse_trusted
+    from advisor.base.safeload import parse_trusted_cached
 
-    text = (Path(__file__).resolve().parents[1] / "data" / "i18n" / f"{lang}.yaml").read_text(encoding="utf-8")
-    data = parse_trusted(text) or {}
+    data = parse_trusted_cached(Path(__file__).resolve().parents[1] / "data" / "i18n" / f"{lang}.yaml") or {}
     return {str(k): str(v) for k, v in data.items()}
 
 

@@ -2,19 +2,20 @@
 
 ``yaml.safe_load`` alone accepts duplicate keys (last one wins, silently) and alias bombs
 (a few lines that expand to billions of nodes once something walks the tree). Both are refused
-here, before any model sees the data.
+here, before any model sees the data. The YAML reader itself is in base/yamlread.py, imported on the first YAML
+parsed: PyYAML's import costs as much as a small Textual app's first frame, and a rule pack read from the cache, a
+JSON file or the guided Q&A's first question need none of it (issue 20).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys
 from pathlib import Path
 from typing import Any
+from collections.abc import Callable
 
-import yaml
 
 from advisor.base.errors import InputFileError
 from advisor.base.i18n import _
@@ -33,48 +34,6 @@ MAX_DIGITS = 4300
 guards against quadratic conversion time). A longer one is refused naming its field, not converted."""
 
 
-_Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when present: ~10x faster
-
-
-class _StrictLoader(_Base):  # type: ignore[misc, valid-type]
-    """SafeLoader that refuses duplicate mapping keys, naming the key and its line, and reads numbers as YAML 1.2
-    (and a person) would: 010 is ten, not octal eight; 1:30 is text, not sexagesimal ninety.
-
-    Merge keys (``<<: *base``) are accepted: a key written out beside a merge overrides the merged value, as
-    YAML's merge spec says; only a key written out twice in the same mapping is a duplicate."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: dict[Any, int] = {}
-        for key_node, _value in node.value:
-            if key_node.tag == "tag:yaml.org,2002:merge":
-                continue
-            key = self.construct_object(key_node, deep=True)
-            try:
-                hash(key)
-            except TypeError:
-                raise yaml.constructor.ConstructorError(
-                    None, None, "a mapping key must be a plain value", key_node.start_mark
-                ) from None
-            line = key_node.start_mark.line + 1
-            if key in seen:
-                raise _DuplicateKey(key, seen[key], line)
-            seen[key] = line
-        return super().construct_mapping(node, deep=deep)
-
-
-# YAML 1.2 core schema numbers instead of YAML 1.1's: drop the int/float resolvers and add 1.2's.
-_StrictLoader.yaml_implicit_resolvers = {
-    first: [(tag, rx) for tag, rx in resolvers if tag not in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float")]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-_StrictLoader.add_implicit_resolver("tag:yaml.org,2002:int", re.compile(r"^[-+]?[0-9]+$|^0o[0-7]+$|^0x[0-9a-fA-F]+$"), list("-+0123456789"))
-_StrictLoader.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
-    re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$|^[-+]?\.(inf|Inf|INF)$|^\.(nan|NaN|NAN)$"),
-    list("-+0123456789."),
-)
-
-
 class TooLong:
     """Stands in for a whole number of more than MAX_DIGITS digits until the reader finds its field and refuses it."""
 
@@ -83,77 +42,6 @@ class TooLong:
 
     def __repr__(self) -> str:
         return f"<a number of {self.digits:,} digits>"
-
-
-def _int_12(loader: Any, node: yaml.ScalarNode) -> int | TooLong:
-    text = loader.construct_scalar(node).replace("_", "")
-    if text.startswith(("0o", "0x")):
-        return int(text, 0)  # power-of-two bases convert in linear time: Python sets no digit limit on them
-    digits = len(text.lstrip("+-"))
-    if digits > MAX_DIGITS:
-        return TooLong(digits)
-    return int(text, 10)
-
-
-_StrictLoader.add_constructor("tag:yaml.org,2002:int", _int_12)
-
-
-class _DuplicateKey(Exception):
-    def __init__(self, key: Any, first: int, again: int) -> None:
-        super().__init__(key)
-        self.key, self.first, self.again = key, first, again
-
-
-def _check_aliases(root: yaml.Node, limit: int) -> None:
-    """Refuse a document whose aliases would add more than ``limit`` values once copied out (an alias bomb), or that
-    holds an alias inside the node it names (a recursive structure, which no answers file or rule pack needs and
-    which would send every reader round in circles). Values written out in the file are not counted against
-    ``limit``; a document without aliases is not walked at all."""
-    written: set[int] = set()
-    memo: dict[int, int] = {}
-    open_: set[int] = set()
-    aliased = False
-
-    def size(n: yaml.Node, path: tuple[Any, ...]) -> int:
-        nonlocal aliased
-        key = id(n)
-        if key in open_:
-            raise _Recursive(path, n.start_mark.line + 1)
-        if key in written:
-            aliased = True  # a node met twice is a node an alias copies
-        if key in memo:
-            return memo[key]
-        written.add(key)
-        open_.add(key)
-        if isinstance(n, yaml.MappingNode):
-            total = 1
-            for k, v in n.value:
-                total += size(k, path) + size(v, path + (k.value if isinstance(k, yaml.ScalarNode) else "?",))
-        elif isinstance(n, yaml.SequenceNode):
-            total = 1 + sum(size(v, path + (i,)) for i, v in enumerate(n.value))
-        else:
-            total = 1
-        open_.discard(key)
-        memo[key] = total
-        if aliased and total - len(written) > limit:
-            raise _TooLarge()
-        return total
-
-    size(root, ())
-
-
-def _has_alias_events(text: str) -> bool:
-    return "*" in text  # an alias is written '*name'; without one the tree is exactly what the file spells out
-
-
-class _TooLarge(Exception):
-    pass
-
-
-class _Recursive(Exception):
-    def __init__(self, path: tuple[Any, ...], line: int) -> None:
-        super().__init__(path)
-        self.path, self.line = path, line
 
 
 def dotted(path: tuple[Any, ...] | list[Any]) -> str:
@@ -222,7 +110,9 @@ class _NotJson(InputFileError):
 
 def parse_trusted(text: str) -> Any:
     """YAML shipped inside the package (the GPU catalog, message catalogs): libyaml's safe loader, no per-key checks."""
-    return yaml.load(text, Loader=_Base)
+    from advisor.base.yamlread import load_trusted
+
+    return load_trusted(text)
 
 
 def read_text(path: str | Path, label: str | None = None, max_bytes: int = MAX_BYTES) -> tuple[str, str]:
@@ -306,6 +196,8 @@ def _parse_json(text: str, name: str) -> Any:
         n = len(digits.lstrip("-"))
         return TooLong(n) if n > MAX_DIGITS else int(digits)
 
+    import json  # not at start-up: the guided Q&A's first question reads no JSON
+
     try:
         data = json.loads(text, object_pairs_hook=pairs, parse_constant=constant, parse_int=integer)
         _refuse_unreadable_values(data, name, text)
@@ -317,41 +209,14 @@ def _parse_json(text: str, name: str) -> Any:
 
 
 def _parse_yaml(text: str, name: str) -> Any:
-    loader = _StrictLoader(text)
-    try:
-        node = loader.get_single_node()
-        if node is None:
-            return None
-        if _has_alias_events(text):
-            _check_aliases(node, MAX_EXPANDED_NODES)
-        data = loader.construct_document(node)
-        _refuse_unreadable_values(data, name, text)
-        return data
-    except _Recursive as rec:
-        raise InputFileError(_("{name}: line {line}: {where}: a YAML alias refers to a node that contains it (a recursive structure); "
-                                 "write the values out", name=name, line=rec.line, where=dotted(rec.path))) from None
-    except _TooLarge:
-        raise InputFileError(_("{name}: expands to more than {n} values through YAML aliases (an 'alias bomb'); write the values out",
-                                 name=name, n=count(MAX_EXPANDED_NODES))) from None
-    except _DuplicateKey as dup:
-        raise InputFileError(_("{name}: line {line}: duplicate key '{key}' (first given on line {first}); each key may appear once",
-                                 name=name, line=dup.again, key=dup.key, first=dup.first)) from None
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        where = _("line {line}: ", line=mark.line + 1) if mark else ""
-        what = " ".join((exc.problem or exc.context or "invalid YAML").split())
-        raise InputFileError(_("{name}: {where}invalid YAML ({reason})", name=name, where=where, reason=what)) from None
-    except yaml.YAMLError as exc:
-        raise InputFileError(_("{name}: invalid YAML ({reason})", name=name, reason=" ".join(str(exc).split()))) from None
-    except RecursionError:
-        raise InputFileError(_("{name}: nested too deeply", name=name)) from None
-    finally:
-        loader.dispose()
+    from advisor.base.yamlread import parse_yaml
+
+    return parse_yaml(text, name)
 
 
 # ------------------------------------------------------------------------------ parsed-file cache
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 """Bumped whenever what the cache holds changes meaning (a new parser rule): older entries are then never read."""
 
 
@@ -371,24 +236,40 @@ def load_mapping_cached(path: Path) -> tuple[str, dict[str, Any]]:
     never used. Any problem (an unreadable or unwritable cache, a value marshal cannot hold) silently falls back to
     parsing; errors are never cached, so a bad file is refused with the same message every time. YAML parse of the
     shipped packs ~10 ms, from the cache ~0.2 ms (issue 20)."""
+    name, text = read_text(path)
+    return name, _through_cache(path, text, "", lambda: parse_mapping(text, name))
+
+
+def parse_trusted_cached(path: Path) -> Any:
+    """``parse_trusted`` for a YAML file shipped in the package (the GPU catalog, a message catalog), through the same
+    cache and on the same terms: read on every run, these then need neither a YAML parse nor the YAML reader's import
+    (~15-20 ms, more than the parse), which the guided Q&A's first question was waiting for (issue 20)."""
+    text = Path(path).read_text(encoding="utf-8")
+    return _through_cache(path, text, "trusted", lambda: parse_trusted(text))
+
+
+def _through_cache(path: Path, text: str, kind: str, parse: Callable[[], Any]) -> Any:
+    """``parse()`` of ``text`` (the content of ``path``), or the mapping cached for exactly that text by the same kind
+    of parse; a mapping parsed afresh is cached."""
     import marshal
     import zlib
 
-    name, text = read_text(path)
-    tag = (CACHE_FORMAT, sys.version_info[:2])
+    tag = (CACHE_FORMAT, sys.version_info[:2], kind)
     try:
         where = str(Path(path).resolve())
-        entry = cache_dir() / f"{Path(where).stem[:40]}-{zlib.crc32(where.encode('utf-8')):08x}.marshal"
+        entry = cache_dir() / f"{Path(where).stem[:40]}-{zlib.crc32(where.encode('utf-8')):08x}{'-' + kind if kind else ''}.marshal"
     except (OSError, RuntimeError, ValueError):
-        return name, parse_mapping(text, name)
+        return parse()
     try:
         held = marshal.loads(entry.read_bytes())
         if isinstance(held, tuple) and len(held) == 4 and held[0] == tag and held[1] == where and held[2] == text \
                 and isinstance(held[3], dict):
-            return name, held[3]
+            return held[3]
     except (OSError, EOFError, ValueError, TypeError):
         pass
-    data = parse_mapping(text, name)
+    data = parse()
+    if not isinstance(data, dict):
+        return data
     try:
         blob = marshal.dumps((tag, where, text, data))
         entry.parent.mkdir(parents=True, exist_ok=True)
@@ -397,4 +278,4 @@ def load_mapping_cached(path: Path) -> tuple[str, dict[str, Any]]:
         tmp.replace(entry)
     except (OSError, ValueError):
         pass
-    return name, data
+    return data

@@ -10,8 +10,6 @@ TP; experts divisible by EP; pipeline stages placed by megatron-core's even spli
 settings, or its per-chunk layout (TransformerConfig.pipeline_model_parallel_layout) where neither can.
 """
 
-from __future__ import annotations
-
 import math
 from typing import Literal
 

@@ -5,14 +5,19 @@ declaring it here fails the tests); ``advisor schema --report`` prints its JSON 
 JSON. Keys and strategy ids are English in every language; the texts are in the language the advice was made in.
 """
 
-from __future__ import annotations
-
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from advisor.inputs.answers import Answers, Strategy
 from advisor.decision.deployment import Deployment
+
+
+def _none_yet() -> list[Any]:
+    """An empty list for a list field's default: a Python function, because pydantic reads a default factory's
+    signature and a builtin's (``list``) sends inspect through the tokenizer, whose first use compiles its big regular
+    expression (~4 ms of every `advise`). The JSON Schema shows no default for either."""
+    return []
 
 
 class _Part(BaseModel):
@@ -116,12 +121,12 @@ class Plan(_Part):
     cheaper_slower: PlanPoint | None
     faster_same_cost: PlanPoint | None = Field(description="More GPUs that finish sooner for about the same cost per run.")
     searched_gpu_counts: list[int]
-    what_it_takes: list[Change] = Field(default_factory=list, description="Where the deadline or a budget is missed: the smallest "
+    what_it_takes: list[Change] = Field(default_factory=_none_yet, description="Where the deadline or a budget is missed: the smallest "
                                         "changes that meet it (more GPUs, another GPU type, a later date, a bigger budget), each with its plan.")
-    stages: list[ChoiceStage] = Field(default_factory=list, description="The choice as stages (runs, date, budget, pick, "
+    stages: list[ChoiceStage] = Field(default_factory=_none_yet, description="The choice as stages (runs, date, budget, pick, "
                                       "dominance), each with its reason code: empty when nothing can run.")
     greenfield: bool = Field(default=False, description="Not training yet (training.current_strategy: none): the plan is not a switch.")
-    gpu_types: list[GpuTypeResult] = Field(default_factory=list, description="The best plan on each GPU type compared; empty "
+    gpu_types: list[GpuTypeResult] = Field(default_factory=_none_yet, description="The best plan on each GPU type compared; empty "
                                            "where only today's type is searched.")
 
 
@@ -233,7 +238,7 @@ class TraceNode(_Part):
     fact: str | None = Field(default=None, description="The fact a leaf tests.")
     seen: Any = Field(default=None, description="The fact's value.")
     value: Any = Field(default=None, description="What a leaf compares it with: a value, or {fact, seen} for another fact.")
-    children: list[TraceNode] = Field(default_factory=list, description="A group's conditions, every one evaluated.")
+    children: "list[TraceNode]" = Field(default_factory=_none_yet, description="A group's conditions, every one evaluated.")
 
 
 class FiredRule(_Part):

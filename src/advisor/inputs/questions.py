@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
-from advisor.inputs.answers import STRATEGIES, Answers, _one, _pick, field_path
-from advisor.knowledge.catalog import gpu_catalog
+from advisor.knowledge.gpurows import gpu_rows
+from advisor.knowledge.strategies import STRATEGIES
 from advisor.base.i18n import _, zh
 from advisor.base.units import parse_quantity
+
+if TYPE_CHECKING:  # the answers model needs pydantic: loaded at the first validation, after the first question is drawn
+    from advisor.inputs.answers import Answers
 
 
 @dataclass(frozen=True)
@@ -46,8 +47,10 @@ class Step:
 
 
 def _gpu_choices() -> tuple[Choice, ...]:
+    """The catalog's GPUs as the GPU step lists them, from the shipped rows (the typed catalog is not needed to draw
+    the questions; it validates the same rows when the answers are checked)."""
     return tuple(
-        Choice(gid, f"{gid:<11} {g.memory_gb:>4g} GB  {g.peak_tflops:>6g} TFLOP/s  {g.name}") for gid, g in gpu_catalog().items()
+        Choice(gid, f"{gid:<11} {float(g['memory_gb']):>4g} GB  {float(g['peak_tflops']):>6g} TFLOP/s  {g['name']}") for gid, g in gpu_rows().items()
     )
 
 
@@ -277,6 +280,10 @@ def display(value: Any) -> str:
 
 def validate(draft: dict[str, Any]) -> tuple[Answers | None, list[dict[str, Any]]]:
     """Validate the whole draft; return the answers or the list of pydantic errors."""
+    from pydantic import ValidationError
+
+    from advisor.inputs.answers import Answers
+
     try:
         return Answers.model_validate(draft), []
     except ValidationError as exc:
@@ -285,6 +292,8 @@ def validate(draft: dict[str, Any]) -> tuple[Answers | None, list[dict[str, Any]
 
 def step_error(draft: dict[str, Any], step: Step) -> str | None:
     """The first validation problem that belongs to this step's fields, in the CLI's words."""
+    from advisor.inputs.answers import Answers, _one, _pick, field_path
+
     _answers, errors = validate(draft)
     if not errors:
         return None

@@ -1,14 +1,11 @@
 """The GPU catalog and efficiency bands, shipped as data (src/advisor/data/*.yaml), not code."""
 
-from __future__ import annotations
-
-from pathlib import Path
 from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from advisor.base.safeload import parse_trusted
+from advisor.knowledge.gpurows import data_file, gpu_rows
 
 
 DEFAULT_NETWORK_GBPS = 200.0
@@ -57,21 +54,16 @@ class MfuBand(BaseModel):
     source: str
 
 
-def _data(name: str) -> dict[str, Any]:
-    text = (Path(__file__).resolve().parents[1] / "data" / name).read_text(encoding="utf-8")
-    return parse_trusted(text)
-
-
 @lru_cache(maxsize=1)
 def gpu_catalog() -> dict[str, GpuSpec]:
     """All catalog GPUs by id, in file order."""
-    return {gid: GpuSpec(id=gid, **spec) for gid, spec in _data("gpus.yaml")["gpus"].items()}
+    return {gid: GpuSpec(id=gid, **spec) for gid, spec in gpu_rows().items()}
 
 
 @lru_cache(maxsize=1)
 def efficiency_data() -> tuple[dict[str, MfuBand], dict[str, Any]]:
     """(MFU bands by generation, link efficiencies with their source)."""
-    raw = _data("efficiency.yaml")
+    raw = data_file("efficiency.yaml")
     return {gen: MfuBand(**band) for gen, band in raw["mfu"].items()}, raw["link_efficiency"]
 
 
@@ -102,7 +94,7 @@ def mfu_band(generation: str) -> MfuBand:
 
 @lru_cache(maxsize=1)
 def _hidden_scaling() -> dict[str, Any]:
-    return dict(_data("efficiency.yaml")["hidden_scaling"])
+    return dict(data_file("efficiency.yaml")["hidden_scaling"])
 
 
 def kernel_scale(hidden: float) -> float:

@@ -23,10 +23,10 @@ Every problem names the file, the rule id and the dotted key, and suggests a fix
 
 from __future__ import annotations
 
-import difflib
 import math
 import re
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 from collections.abc import Callable
@@ -156,8 +156,9 @@ class Problems:
 # ------------------------------------------------------------------------------ loading
 
 
+@cache
 def shipped_rules_dir() -> Path:
-    """The rules/ shipped with advisor: inside the package when installed, the repo root in a checkout."""
+    """The rules/ shipped with advisor: inside the package when installed, the repo root in a checkout (found once)."""
     packaged = Path(__file__).resolve().parents[1] / "rules"
     if packaged.is_dir():
         return packaged
@@ -226,9 +227,15 @@ def load_pack(path: Path, problems: Problems) -> tuple[list[Rule], DefaultOutcom
     return rules, default
 
 
+@cache
+def _resolved(directory: Path) -> Path:
+    """A directory's real path, looked up once per process (every pack of a directory asks for it)."""
+    return directory.resolve()
+
+
 def _shipped_key(path: Path) -> tuple[str, int, int, int] | None:
     try:
-        if path.parent.resolve() != shipped_rules_dir().resolve():
+        if _resolved(path.parent) != _resolved(shipped_rules_dir()):
             return None
         st = path.stat()
     except OSError:
@@ -756,8 +763,15 @@ def _finite_number(value: Any) -> bool:
         return False
 
 
+def _close_matches(word: str, possibilities: Any, n: int = 3, cutoff: float = 0.6) -> list[str]:
+    """difflib.get_close_matches, with difflib imported only when a problem needs a suggestion (not at start-up)."""
+    import difflib
+
+    return difflib.get_close_matches(word, possibilities, n=n, cutoff=cutoff)
+
+
 def _suggest(word: str, options: Any) -> str:
-    close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
+    close = _close_matches(word, list(options), n=1, cutoff=0.6)
     return _("; did you mean '{name}'?", name=close[0]) if close else ""
 
 
@@ -765,7 +779,7 @@ def _suggest_operator(word: str) -> str:
     direct = _suggest(word, OPERATORS)
     if direct:
         return direct
-    close = difflib.get_close_matches(word, list(OPERATOR_SPELLINGS), n=1, cutoff=0.6)
+    close = _close_matches(word, list(OPERATOR_SPELLINGS), n=1, cutoff=0.6)
     if close:
         op = OPERATOR_SPELLINGS[close[0]]
         return _("; did you mean '{op}' ({replace})?", op=op, replace=close[0].replace('_', ' '))
@@ -775,7 +789,7 @@ def _suggest_operator(word: str) -> str:
 def _unknown_keys(raw: dict[str, Any], allowed: tuple[str, ...], where: str, problems: Problems, hint: str = "") -> None:
     for key in raw:
         if key not in allowed:
-            close = difflib.get_close_matches(str(key), allowed, n=1, cutoff=0.6)
+            close = _close_matches(str(key), allowed, n=1, cutoff=0.6)
             tip = _("; did you mean '{name}'?", name=close[0]) if close else _("; allowed: {names}{hint}", names=', '.join(allowed), hint=hint)
             problems.add(_("{where}: unknown key '{key}'{tip}", where=where, key=key, tip=tip))
 

@@ -67,6 +67,9 @@ class AdvisorApp(App[None]):
         self.rules = rules
         self.steps = steps()
         self.draft: dict[str, Any] = copy.deepcopy(draft) if draft is not None else draft_from(answers)
+        self._defaults = draft is None and answers is None
+        """Started on the shipped defaults, which hold at every step (tests/test_tui.py): the first step opens without
+        validating them, so the answers model (pydantic) loads after the first question is drawn (issue 20)."""
         self.cursor_blink = cursor_blink
         self.workdir = workdir or Path.cwd()
         self.last_advice: Advice | None = None
@@ -103,7 +106,7 @@ class AdvisorApp(App[None]):
         saved = load_theme()
         if saved:
             self.theme = saved
-        start, problem = first_problem(self.draft, self.steps)
+        start, problem = (0, None) if self._defaults else first_problem(self.draft, self.steps)
         self.push_screen(QuestionScreen(start, problem))
 
     # -- core calls ---------------------------------------------------------------------

@@ -7,7 +7,6 @@ tests/test_tui_trust.py checks every pair with the WCAG formula.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
@@ -43,8 +42,14 @@ def settings_path() -> Path:
 def load_theme() -> str | None:
     """The theme saved last time, or None (unreadable or odd settings are ignored: they are a convenience)."""
     try:
-        data = json.loads(settings_path().read_text(encoding="utf-8"))
+        text = settings_path().read_text(encoding="utf-8")
     except (OSError, ValueError, RuntimeError):
+        return None
+    import json  # only with a settings file: the first screen needs no JSON otherwise
+
+    try:
+        data = json.loads(text)
+    except ValueError:
         return None
     theme = data.get("theme") if isinstance(data, dict) else None
     return theme if theme in THEMES else None
@@ -52,6 +57,8 @@ def load_theme() -> str | None:
 
 def save_theme(theme: str) -> None:
     """Remember the theme; a settings file that cannot be written costs nothing but the memory."""
+    import json
+
     path = settings_path()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

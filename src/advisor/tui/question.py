@@ -136,6 +136,12 @@ class QuestionScreen(Screen[None]):
         """This screen's working copy of the answers: it renders from it and sends each accepted step up (DraftAccepted);
         the session's draft is the app's to change."""
         self._typing: Timer | None = None
+        try:
+            size = self.app.size
+        except RuntimeError:  # no app running (Textual's NoActiveAppError): the size classes come on mount
+            pass
+        else:
+            self._size_classes(size, update=False)  # styled with them from the start: no restyle of every widget on mount
 
     @property
     def state(self) -> AdvisorState:
@@ -180,10 +186,14 @@ class QuestionScreen(Screen[None]):
     def on_resize(self, event: events.Resize) -> None:
         self._fit_to(event.size)
 
-    def _fit_to(self, size: Any) -> None:
+    def _size_classes(self, size: Any, update: bool = True) -> None:
         """Below 100 columns the live panel moves under the question; below 30 rows the spacing tightens."""
-        self.set_class(size.width < 100, "narrow")
-        self.set_class(size.height < 30, "short")
+        self.set_class(size.width < 100, "narrow", update=update)
+        self.set_class(size.height < 30, "short", update=update)
+
+    def _fit_to(self, size: Any) -> None:
+        """The size classes for this size (a change restyles the screen), and the live panel redrawn to fit."""
+        self._size_classes(size)
         panel = self.query(LivePanel)
         if panel:
             panel.first().redraw()
