@@ -37,10 +37,13 @@ def _proc(args: list[str]) -> None:
     subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
 
 
-FLOOR = ("import numpy, yaml\nfrom pydantic import BaseModel, Field\n"
+FLOOR = ("import os\nos.environ.setdefault('OPENBLAS_NUM_THREADS', '1')\n"
+         "import numpy, yaml\nfrom pydantic import BaseModel, Field\n"
          "class M(BaseModel):\n    x: float = Field(gt=0)\nM(x=1.0)\n")
 """Issue 20's floor for headless advice: numpy and yaml imported, one pydantic model with a constrained field defined and
-validated — what any program on this stack pays before it does anything."""
+validated — what any program on this stack pays before it does anything. It keeps OpenBLAS to one thread as advisor's
+cli.main does (numpy's import otherwise starts a spinning worker per core, 50-110 ms of CPU): like for like, so the
+ratio measures advisor's own work, not a setting the floor was denied."""
 
 MINIMAL_TUI = """
 import time

@@ -155,3 +155,21 @@ def test_the_sweep_follows_the_language():
     assert "最佳策略" in text and "赶不上 20 天的截止日期" in text and "最便宜的可行方案" in text
     header, first = text.splitlines()[:2]
     assert width(header.split("最佳策略")[0]) == width(first.split("deepspeed")[0].split("fsdp")[0].split("megatron")[0].split("ddp")[0])
+
+
+def test_the_json_sweep_keeps_the_digits_an_estimate_has(capsys):
+    """Issue 20: 17-digit floats (62400.00000000001 CNY) were most of a 16,384-point sweep's JSON time. Hours keep
+    1e-4 h, money the cent, memory the MB: the values are the sweep's own, rounded."""
+    from advisor.inputs.answers import load_answers
+    from advisor.outputs.sweep import parse_gpu_range, sweep
+
+    path = EXAMPLES / "customer-service.yaml"
+    assert main(["sweep", str(path), "--gpus", "8..64", "--format", "json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    sw = sweep(load_answers(path), parse_gpu_range("8..64", 8))
+    for s in STRATEGIES:
+        got = d["strategies"][s]
+        assert got["wall_clock_hours"] == [round(x, 4) for x in sw.hours[s].tolist()]
+        assert got["cost"] == [round(x, 2) for x in sw.cost[s].tolist()]
+        assert got["memory_per_gpu_gb"] == [round(x, 3) for x in sw.memory_gb[s].tolist()]
+        assert all(len(repr(x).split(".")[-1]) <= 4 for x in got["wall_clock_hours"] if x == x and abs(x) != float("inf"))

@@ -72,6 +72,10 @@ def parse_gpu_range(text: str, per_node: int) -> np.ndarray:
     return np.array(sorted(counts), dtype=float)
 
 
+HOURS_DECIMALS, COST_DECIMALS, MEMORY_DECIMALS = 4, 2, 3
+"""Decimals the JSON sweep keeps: hours to 1e-4 h, money to the cent, GB to the MB (Sweep.to_dict)."""
+
+
 @dataclass
 class Sweep:
     answers: Answers
@@ -103,12 +107,16 @@ class Sweep:
         return f"{int(tp[i])} x {int(pp[i])}, {recompute[i]}"
 
     def to_dict(self) -> dict[str, Any]:
+        """The sweep as JSON values: hours to 1e-4 h (0.36 s), costs to the cent, memory to the MB. An estimate whose
+        range is +-20% has no more digits to give, and 17-digit floats made json's float formatting most of a
+        16,384-point sweep's time (issue 20)."""
         def point(p: tuple[str, float] | None) -> dict[str, Any] | None:
             if p is None:
                 return None
             s, g = p
             i = int(np.searchsorted(self.gpus, g))
-            return {"strategy": s, "gpus": g, "wall_clock_hours": float(self.hours[s][i]), "cost": float(self.cost[s][i])}
+            return {"strategy": s, "gpus": g, "wall_clock_hours": round(float(self.hours[s][i]), HOURS_DECIMALS),
+                    "cost": round(float(self.cost[s][i]), COST_DECIMALS)}
 
         return {
             "gpus": self.gpus.tolist(),
@@ -116,9 +124,9 @@ class Sweep:
             "currency": self.answers.budget.currency.upper(),
             "strategies": {
                 s: {
-                    "wall_clock_hours": self.hours[s].tolist(),
-                    "cost": self.cost[s].tolist(),
-                    "memory_per_gpu_gb": self.memory_gb[s].tolist(),
+                    "wall_clock_hours": np.round(self.hours[s], HOURS_DECIMALS).tolist(),
+                    "cost": np.round(self.cost[s], COST_DECIMALS).tolist(),
+                    "memory_per_gpu_gb": np.round(self.memory_gb[s], MEMORY_DECIMALS).tolist(),
                     "fits": self.fits[s].tolist(),
                     "batch_ok": self.batch_ok[s].tolist(),
                     "feasible": self.feasible[s].tolist(),
