@@ -37,9 +37,12 @@ def _proc(args: list[str]) -> None:
     subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
 
 
-FLOOR = ("import os\nos.environ.setdefault('OPENBLAS_NUM_THREADS', '1')\n"
-         "import numpy, yaml\nfrom pydantic import BaseModel, Field\n"
-         "class M(BaseModel):\n    x: float = Field(gt=0)\nM(x=1.0)\n")
+FLOOR_AS_WORDED = ("import numpy, yaml\nfrom pydantic import BaseModel, Field\n"
+                   "class M(BaseModel):\n    x: float = Field(gt=0)\nM(x=1.0)\n")
+"""The floor program as issue 20 words it. numpy's import starts an OpenBLAS worker per core that spins for 50-110 ms
+of CPU; advisor's cli.main keeps OpenBLAS to one thread, so against this floor advisor gains a setting the floor is
+denied. Printed for reference; the target is judged against FLOOR."""
+FLOOR = "import os\nos.environ.setdefault('OPENBLAS_NUM_THREADS', '1')\n" + FLOOR_AS_WORDED
 """Issue 20's floor for headless advice: numpy and yaml imported, one pydantic model with a constrained field defined and
 validated — what any program on this stack pays before it does anything. It keeps OpenBLAS to one thread as advisor's
 cli.main does (numpy's import otherwise starts a spinning worker per core, 50-110 ms of CPU): like for like, so the
@@ -141,8 +144,10 @@ def main() -> None:
     print(f"advisor advise (process, e2e)      best {best:7.1f} ms   median {med:7.1f} ms   {best / bare:.2f}x bare import")
     advise_cmd = [py, "-m", "advisor.cli", "advise", str(EXAMPLE), "--format", "json"]
     floor_ms, advise_ms = _paired([py, "-c", FLOOR], advise_cmd, 11, _child_cpu)
-    print(f"floor program (CPU)                median {floor_ms:7.1f} ms   numpy + yaml + one constrained pydantic model")
+    worded_ms, advise2_ms = _paired([py, "-c", FLOOR_AS_WORDED], advise_cmd, 7, _child_cpu)
+    print(f"floor program (CPU)                median {floor_ms:7.1f} ms   numpy + yaml + one constrained pydantic model, one OpenBLAS thread")
     print(f"advisor advise --format json (CPU) median {advise_ms:7.1f} ms   {advise_ms / floor_ms:.2f}x the floor (target <= 1.2x)")
+    print(f"  the floor as issue 20 words it   median {worded_ms:7.1f} ms   (OpenBLAS threads spinning): advise {advise2_ms / worded_ms:.2f}x it")
     _target("headless advise CPU / floor program", advise_ms / floor_ms, 1.2, "x")
     _tui_first_paint(py)
 
