@@ -68,11 +68,14 @@ def run_rules(rules: RuleSet, facts: dict[str, Any], choice_only: bool = False) 
         t = rule.then
         if choice_only and not (t.score or t.exclude):
             continue
-        trace: list[dict[str, Any]] = []
-        if not rule.test(facts, trace):
-            if not choice_only:
+        if choice_only:  # the search reads the result only: no record of each comparison
+            if not rule.test(facts, None):
+                continue
+        else:
+            trace: list[dict[str, Any]] = []
+            if not rule.test(facts, trace):
                 out.not_fired.append(FiredRule(rule, None, trace))
-            continue
+                continue
         for s, pts in t.score.items():
             out.scores[s] += pts
         if choice_only:

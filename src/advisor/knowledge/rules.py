@@ -117,7 +117,7 @@ class Rule:
     when: Any
     then: Effects
     file: str
-    test: Callable[[dict[str, Any], list[dict[str, Any]]], bool] = field(compare=False, repr=False)
+    test: Callable[[dict[str, Any], list[dict[str, Any]] | None], bool] = field(compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -520,7 +520,9 @@ def _short(text: str) -> str:
 
 # ------------------------------------------------------------------------------ conditions
 
-Test = Callable[[dict[str, Any], list[dict[str, Any]]], bool]
+Test = Callable[[dict[str, Any], list[dict[str, Any]] | None], bool]
+"""A compiled condition: (facts, trace) -> holds. Leaves append what they compared to ``trace``; None keeps no record
+(the search scores rules at every GPU count and reads only the result)."""
 
 
 MAX_CONDITION_DEPTH = 50
@@ -529,13 +531,15 @@ trees are refused at load rather than overflowing the evaluator's stack."""
 
 
 def _compile(node: Any, where: str, problems: Problems, depth: int = 0) -> Test | None:
-    """Turn a condition tree into a closure that records a trace entry per leaf. ``always`` holds unconditionally."""
+    """Turn a condition tree into a closure that records a trace entry per leaf (given a list to record in). ``always``
+    holds unconditionally."""
     if depth > MAX_CONDITION_DEPTH:
         problems.add(_("{where}: conditions nest more than {MAX_CONDITION_DEPTH} deep; flatten the all / any / not tree", where=where, MAX_CONDITION_DEPTH=MAX_CONDITION_DEPTH))
         return None
     if node == "always":
-        def always(facts: dict[str, Any], trace: list[dict[str, Any]]) -> bool:
-            trace.append({"fact": "always", "op": "always", "value": True, "seen": True, "result": True})
+        def always(facts: dict[str, Any], trace: list[dict[str, Any]] | None) -> bool:
+            if trace is not None:
+                trace.append({"fact": "always", "op": "always", "value": True, "seen": True, "result": True})
             return True
 
         return always
@@ -677,11 +681,12 @@ def _compare(op: str, seen: Any, expected: Any) -> bool:
 
 
 def _leaf(fact: str, op: str, value: Any, ref: str | None) -> Test:
-    def test(facts: dict[str, Any], trace: list[dict[str, Any]]) -> bool:
+    def test(facts: dict[str, Any], trace: list[dict[str, Any]] | None) -> bool:
         seen = facts.get(fact)
         expected = facts.get(ref) if ref else value
         result = _compare(op, seen, expected)
-        trace.append({"fact": fact, "op": op, "value": expected if ref is None else {"fact": ref, "seen": expected}, "seen": seen, "result": result})
+        if trace is not None:
+            trace.append({"fact": fact, "op": op, "value": expected if ref is None else {"fact": ref, "seen": expected}, "seen": seen, "result": result})
         return result
 
     return test
