@@ -137,6 +137,22 @@ def test_fine_tune_batches_come_from_fine_tune_recipes_not_llama_pretraining():
     assert workload_from(answers_from_mapping(job(tokens="1T"))).global_batch_tokens == 4 * 2**20  # pre-training unchanged
 
 
+def test_a_default_fine_tune_batch_feeds_every_gpu_of_todays_cluster(rules):
+    """A LoRA on 64 A100 with no batch given: the 16-sequence recipe batch starved 48 of the 64 GPUs, so the plan was
+    'run on 16 GPUs instead of 64' and took four times as long. A Trainer's batch is per GPU (per_device_train_batch_size),
+    so the default is at least one sequence per GPU of today's cluster; a batch the team gives is kept as given."""
+    lora = {"model": {"params": "13B"}, "training": {"tokens": "20B", "method": "lora"},
+            "cluster": {"gpu": "a100-80gb", "gpus": 64}, "budget": {"price_per_gpu_hour": 2}}
+    w = workload_from(answers_from_mapping(lora))
+    assert w.global_batch_seqs == 64 and "one sequence per GPU" in w.batch_source
+    advice = advise(answers_from_mapping(lora), rules)
+    assert advice.gpus == 64, to_text(advice).splitlines()[0]
+    given = {**lora, "training": {**lora["training"], "global_batch_tokens": 16 * 2048}}
+    assert workload_from(answers_from_mapping(given)).global_batch_seqs == 16  # as given: the team's batch stands
+    few = {**lora, "cluster": {"gpu": "a100-80gb", "gpus": 8}}
+    assert workload_from(answers_from_mapping(few)).global_batch_seqs == 16  # the recipe's 16 already feeds 8 GPUs
+
+
 # ---- 5: the decision
 
 

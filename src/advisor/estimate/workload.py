@@ -362,7 +362,7 @@ def workload_from(answers: Answers) -> Workload:
     if t.global_batch_tokens is not None:
         batch, batch_source = t.global_batch_tokens, "given"
     elif t.method != "pretrain":
-        batch, batch_source = finetune_batch_tokens(t.method, m.seq_len)
+        batch, batch_source = finetune_batch_tokens(t.method, m.seq_len, answers.cluster.gpus)
     else:
         batch, batch_source = default_batch_tokens(m.params)
     peft = t.method in ("lora", "qlora")
@@ -397,9 +397,27 @@ FINETUNE_BATCH_SOURCES: dict[str, str] = {
 }
 
 
-def finetune_batch_tokens(method: str, seq_len: int) -> tuple[float, str]:
-    """A fine-tune's default batch from published fine-tune recipes (estimate/finetune.py FINETUNE_BATCH_SEQUENCES)."""
-    return float(FINETUNE_BATCH_SEQUENCES[method] * seq_len), BATCH_NOT_GIVEN + FINETUNE_BATCH_SOURCES[method]
+FINETUNE_BATCH_RAISED: dict[str, str] = {
+    "finetune": N_("64 sequences, Llama 2-Chat's supervised fine-tuning batch (arXiv:2307.09288 Sec 3.1), raised to one sequence per GPU of "
+                   "today's cluster: a Hugging Face Trainer's per_device_train_batch_size is per GPU, so a data-parallel batch never holds "
+                   "fewer sequences than GPUs (huggingface/transformers training_args.py)"),
+    "lora": N_("16 sequences, the QLoRA reference trainer's batch (artidoro/qlora qlora.py: 1 x 16 accumulation on one GPU), raised to one "
+               "sequence per GPU of today's cluster: a Hugging Face Trainer's per_device_train_batch_size is per GPU, so a data-parallel "
+               "batch never holds fewer sequences than GPUs (huggingface/transformers training_args.py)"),
+    "qlora": N_("16 sequences, the QLoRA reference trainer's batch (artidoro/qlora qlora.py: 1 x 16 accumulation on one GPU), raised to one "
+                "sequence per GPU of today's cluster: a Hugging Face Trainer's per_device_train_batch_size is per GPU, so a data-parallel "
+                "batch never holds fewer sequences than GPUs (huggingface/transformers training_args.py)"),
+}
+
+
+def finetune_batch_tokens(method: str, seq_len: int, gpus: int = 1) -> tuple[float, str]:
+    """A fine-tune's default batch from published fine-tune recipes (estimate/finetune.py FINETUNE_BATCH_SEQUENCES), and
+    at least one sequence per GPU of today's cluster: the recipes' batches were set on one GPU (QLoRA) or a node, and a
+    default that starves today's GPUs would send a 64-GPU LoRA to 16 GPUs for no reason the team gave."""
+    recipe = FINETUNE_BATCH_SEQUENCES[method]
+    if gpus > recipe:
+        return float(gpus * seq_len), BATCH_NOT_GIVEN + FINETUNE_BATCH_RAISED[method]
+    return float(recipe * seq_len), BATCH_NOT_GIVEN + FINETUNE_BATCH_SOURCES[method]
 
 
 def hardware_from(answers: Answers) -> Hardware:
