@@ -467,3 +467,19 @@ def test_no_suggestion_offers_a_negative_count(question):
     for lang in ("en", "zh"):
         with language(lang):
             assert not any(re.search(r"-\s*\d", q) for q in suggestions(question)), suggestions(question)
+
+
+@pytest.mark.parametrize(("question", "lang_args", "env", "opening"), [
+    ("为什么不用 FSDP？", (), {"ADVISOR_LANG": "", "LANG": "C.UTF-8", "LC_ALL": "", "LC_MESSAGES": ""}, "为什么在 104 张 GPU 上不用 fsdp"),
+    ("why not FSDP?", (), {"ADVISOR_LANG": "", "LANG": "C.UTF-8", "LC_ALL": "", "LC_MESSAGES": ""}, "Why not fsdp"),
+    ("为什么不用 FSDP？", ("--lang", "en"), {"ADVISOR_LANG": ""}, "Why not fsdp"),
+    ("为什么不用 FSDP？", (), {"ADVISOR_LANG": "en"}, "Why not fsdp"),
+])
+def test_a_question_asked_in_chinese_is_answered_in_chinese_unless_a_language_was_chosen(question, lang_args, env, opening):
+    """'为什么不用 HSDP' got an English answer on an English locale: the question's own language is the better signal,
+    unless --lang or ADVISOR_LANG chose one."""
+    from .conftest import EXAMPLES, run_cli
+
+    done = run_cli(*lang_args, "ask", str(EXAMPLES / "customer-service.yaml"), question, env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(opening), done.stdout[:80]

@@ -445,6 +445,9 @@ def _ask(args: argparse.Namespace, extra: list[Path]) -> int:
         raise InputFileError(_("QUESTION: is empty; ask e.g. 'what if we get 128 GPUs?', 'why not DeepSpeed?' or 'what is all-reduce?'"))
     if args.question is not None and len(args.question) > MAX_QUESTION:
         raise InputFileError(_("QUESTION: is {n} characters long; ask it in at most {most}", n=count(len(args.question)), most=MAX_QUESTION))
+    if args.question is not None and args.lang is None and not os.environ.get("ADVISOR_LANG", "").strip() \
+            and any("\u4e00" <= ch <= "\u9fff" for ch in args.question):
+        set_language("zh")  # asked in Chinese, with no language chosen: answered in Chinese (the locale is no choice)
     name, draft = load_mapping(args.answers_file)
     answers = answers_from_mapping(draft, name)
     rules = load_rules(extra)
