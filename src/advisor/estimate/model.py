@@ -143,23 +143,17 @@ class _Eval:
 
 
 def _activations(strategy: str, w: Workload, tp: np.ndarray, pp: np.ndarray, vpp: np.ndarray, code: np.ndarray, mb: np.ndarray) -> np.ndarray:
-    """Activation bytes per GPU for recomputation ``code`` (RECOMPUTE_CODE): the fullest pipeline stage under Megatron."""
-    sp = spec(strategy).model_parallel  # sequence parallelism comes with Megatron's tensor parallelism
-    f = np.clip(code, 0.0, 1.0)
-    selective = activation_bytes(w, "selective", tp, seq_parallel=sp, micro_batch=mb)
-    act = (1.0 - f) * selective + f * activation_bytes(w, "full", tp, seq_parallel=sp, micro_batch=mb)
-    if np.any(code < 0):
-        act = np.where(code < 0, activation_bytes(w, "none", tp, seq_parallel=sp, micro_batch=mb), act)
-    if sp:
-        act = act * stage_factor(w, pp) * interleave_memory_factor(pp, vpp)
-    return act + lora_activation_bytes(w, tp, mb)
+    """Activation bytes per GPU for recomputation ``code`` (RECOMPUTE_CODE, per element): the fullest pipeline stage under
+    Megatron."""
+    return _activations_by_code(strategy, w, tp, pp, vpp, mb)(code)
 
 
 def _activations_by_code(strategy: str, w: Workload, tp: np.ndarray, pp: np.ndarray, vpp: np.ndarray,
-                         mb: np.ndarray) -> Callable[[float], np.ndarray]:
-    """``_activations`` for one recomputation code at a time, over the same layouts: the three activation sets and the
-    stage factors are computed once, not once per code (the same arithmetic in the same order, so the same bytes)."""
-    sp = spec(strategy).model_parallel
+                         mb: np.ndarray) -> Callable[[np.ndarray | float], np.ndarray]:
+    """Activation bytes per GPU of these layouts as a function of the recomputation code (one code, or one per element):
+    the selective and full sets, the stage factors and LoRA's share are computed once however many codes are asked for;
+    the no-recomputation set only when a code asks for it."""
+    sp = spec(strategy).model_parallel  # sequence parallelism comes with Megatron's tensor parallelism
     selective = activation_bytes(w, "selective", tp, seq_parallel=sp, micro_batch=mb)
     full = activation_bytes(w, "full", tp, seq_parallel=sp, micro_batch=mb)
     none: np.ndarray | float | None = None
@@ -167,12 +161,12 @@ def _activations_by_code(strategy: str, w: Workload, tp: np.ndarray, pp: np.ndar
     interleave = interleave_memory_factor(pp, vpp) if sp else None
     lora = lora_activation_bytes(w, tp, mb)
 
-    def at(c: float) -> np.ndarray:
+    def at(c: np.ndarray | float) -> np.ndarray:
         nonlocal none
         code = np.asarray(c, dtype=float)
         f = np.clip(code, 0.0, 1.0)
         act = (1.0 - f) * selective + f * full
-        if code < 0:
+        if np.any(code < 0):
             if none is None:
                 none = activation_bytes(w, "none", tp, seq_parallel=sp, micro_batch=mb)
             act = np.where(code < 0, none, act)
@@ -305,6 +299,11 @@ def _starts_of(keys: np.ndarray) -> np.ndarray:
     return out
 
 
+def _segments(new: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(first index of each run, each element's run) from a mask that is True where a run starts."""
+    return np.flatnonzero(new), np.cumsum(new) - 1
+
+
 def _first_min(values: np.ndarray, starts: np.ndarray, seg: np.ndarray) -> np.ndarray:
     """Index of each segment's smallest value, the first where several are equal (np.argmin per segment); ``starts``
     are the segments' first indices, ``seg`` each value's segment."""
@@ -380,30 +379,27 @@ def _megatron_picks(strategy: str, w: Workload, hw: Hardware, flat: np.ndarray, 
         feeds = nn / (c_tp * c_pp * c_cp) <= seqs
         fits = memory <= mem_cap
         tier = _tier(~fallback[r], memory <= room, fits, feeds)
-        new_row = _starts_of(r)
-        starts, seg = np.flatnonzero(new_row), np.cumsum(new_row) - 1
+        starts, seg = _segments(_starts_of(r))
         row_tier = np.minimum.reduceat(tier, starts)
         keep = tier == row_tier[seg]
         if bool(np.any(row_tier < 3)):
             # Within the tier the shortest step wins: time each count's layout with the lowest floor under its step,
             # and keep only the layouts whose floor is not above that step (tier 3 and below rank by memory: all kept).
             r, c, code, nn = r[keep], c[keep], code[keep], nn[keep]
-            new_row = _starts_of(r)
-            starts, seg = np.flatnonzero(new_row), np.cumsum(new_row) - 1
+            starts, seg = _segments(_starts_of(r))
             k_tp, k_pp, k_v, k_mb, k_cp = (column[i][c] for i in range(5))
             # Layouts that differ only in v (adjacent in candidate order) share every term of the floor but the bubble.
             same = _starts_of(r)
             for x in (k_tp, k_pp, k_cp, k_mb, code):
                 same[1:] |= x[1:] != x[:-1]
-            groups = (np.flatnonzero(same), np.cumsum(same) - 1)
+            groups = _segments(same)
             floor = row_tier[seg] * 1e12 + _step_floor(strategy, w, hw, nn, k_tp, k_pp, k_v, code, k_mb, k_cp, groups) + c * 1e-9
             one = _first_min(floor, starts, seg)
             ev1 = _evaluate(strategy, w, hw, nn[one], k_tp[one], k_pp[one], k_v[one], code[one], k_mb[one], k_cp[one], bands=("mid",))
             bound = row_tier * 1e12 + ev1.step["mid"] + c[one] * 1e-9
             keep = (floor <= bound[seg]) | (row_tier[seg] >= 3)
         r, c, code, nn = r[keep], c[keep], code[keep], nn[keep]
-        new_row = _starts_of(r)
-        starts, seg = np.flatnonzero(new_row), np.cumsum(new_row) - 1
+        starts, seg = _segments(_starts_of(r))
         c_tp, c_pp, c_v, c_mb, c_cp = (column[i][c] for i in range(5))
         ev = _evaluate(strategy, w, hw, nn, c_tp, c_pp, c_v, code, c_mb, c_cp, bands=("mid",))
         fits = ev.memory <= mem_cap
@@ -498,8 +494,7 @@ def estimate_strategy(
             roomy = ev.memory <= MEMORY_HEADROOM * mem_cap
             key = np.where(fits & ok, np.where(roomy, 0.0, 1e11) + ev.step["mid"], np.where(ok, 1e12 + ev.memory / GB, 9e12))
             key = key + k * 1e-9  # equal keys: the earlier candidate
-            new_row = _starts_of(r)
-            pick = _first_min(key, np.flatnonzero(new_row), np.cumsum(new_row) - 1)
+            pick = _first_min(key, *_segments(_starts_of(r)))
             best.ravel()[rows[r[pick]]] = k[pick]
             best_code.ravel()[rows[r[pick]]] = code[pick]
             if once:
@@ -618,10 +613,7 @@ def _estimate_all(answers: Answers, gpus: np.ndarray | None) -> tuple[dict[str, 
             # Today's count is among those estimated: each count is priced on its own, so its hours are the reference.
             ref_hours = {band: results[current].hours[band][at] for band in results[current].hours}
         else:
-            here = np.asarray([answers.cluster.gpus], dtype=float)
-            twin = spec(current).resident_twin
-            like = estimate_strategy(twin, w, hw, here, tokens) if twin else None
-            ref_hours = estimate_strategy(current, w, hw, here, tokens, like).hours
+            ref_hours = _with_twin(current, w, hw, np.asarray([answers.cluster.gpus], dtype=float), tokens).hours
         for est in results.values():
             est.gpu_bound_hours = baseline * est.gpu_bound_hours / ref_hours["mid"][0]
             for band in est.hours:
@@ -664,9 +656,7 @@ def _refit(answers: Answers, w: Workload, hw: Hardware) -> dict[str, Any]:
 
     def step(scale: float) -> float:
         h = replace(hw, efficiency_scale=scale, data_tokens_per_sec=None)
-        twin = spec(strategy).resident_twin
-        like = estimate_strategy(twin, w, h, here, batch) if twin else None
-        return float(estimate_strategy(strategy, w, h, here, batch, like).step_s["mid"][0])
+        return float(_with_twin(strategy, w, h, here, batch).step_s["mid"][0])
 
     before = step(1.0)
     scale = 1.0
@@ -685,10 +675,15 @@ def hours_before_calibration(ctx: dict[str, Any], strategy: str, gpus: int) -> f
     if not ctx.get("measured"):
         return None
     hw = replace(ctx["hardware"], efficiency_scale=1.0)
-    here = np.asarray([float(gpus)])
+    return float(_with_twin(strategy, ctx["workload"], hw, np.asarray([float(gpus)]), ctx["tokens"]).hours["mid"][0])
+
+
+def _with_twin(strategy: str, w: Workload, hw: Hardware, counts: np.ndarray, tokens: float) -> StrategyEstimate:
+    """One strategy at ``counts`` on its own, its GPU-resident twin estimated first where it has one (the ``like`` an
+    offload takes its micro-batch and recomputation from, as in _estimate_all)."""
     twin = spec(strategy).resident_twin
-    like = estimate_strategy(twin, ctx["workload"], hw, here, ctx["tokens"]) if twin else None
-    return float(estimate_strategy(strategy, ctx["workload"], hw, here, ctx["tokens"], like).hours["mid"][0])
+    like = estimate_strategy(twin, w, hw, counts, tokens) if twin else None
+    return estimate_strategy(strategy, w, hw, counts, tokens, like)
 
 
 TOKENS_DURATION_TOLERANCE = 1.5
