@@ -102,7 +102,19 @@ def evaluate_counts(answers: Answers, counts: np.ndarray) -> list[Evaluation]:
     ctx["today_hours"] = float(current.hours["mid"][today]) if current is not None else cadence  # not training yet: the plan's pace
     ctx["runs_per_month"] = runs_per_month(answers, cadence)
     columns = _columns(answers, estimates, counts)
-    return [_facts_at(answers, estimates, columns, i, ctx, int(c)) for i, c in enumerate(counts)]
+    fixed = _powersgd_facts(estimates, ctx)
+    return [_facts_at(answers, estimates, columns, i, ctx, int(c), fixed) for i, c in enumerate(counts)]
+
+
+def _powersgd_facts(estimates: Mapping[str, StrategyEstimate], ctx: dict[str, Any]) -> dict[str, float]:
+    """PowerSGD's rank, compressed share, warm-up steps and error-feedback memory: the model's and the batch's, the same
+    at every GPU count, so worked out once per evaluation rather than at each count."""
+    psgd = next(s for s in STRATEGIES if spec(s).powersgd_rank)
+    rank = spec(psgd).powersgd_rank or 1
+    return {"powersgd_rank": float(rank),
+            "powersgd_volume_pct": 100.0 * powersgd_volume(ctx["workload"], rank).share,
+            "powersgd_warmup_steps": float(powersgd_start_iter(ctx["tokens"] / float(estimates[psgd].batch_tokens[0]))),
+            "powersgd_error_feedback_gb": powersgd_bytes(ctx["workload"], rank) / GB}
 
 
 def _columns(a: Answers, estimates: dict[str, StrategyEstimate], counts: np.ndarray) -> dict[str, dict[str, list[Any]]]:
@@ -124,9 +136,9 @@ def compute_facts(answers: Answers) -> Evaluation:
 
 
 def _facts_at(a: Answers, estimates: dict[str, StrategyEstimate], columns: dict[str, dict[str, list[Any]]], i: int, ctx: dict[str, Any],
-              gpus: int) -> Evaluation:
+              gpus: int, fixed: dict[str, float]) -> Evaluation:
     """Every fact in FACTS at the GPU count ``gpus``, index ``i`` of ``estimates`` and ``columns`` (None where a fact is
-    unknown; plan facts stay None until the choice)."""
+    unknown; plan facts stay None until the choice); ``fixed``: the facts that are the same at every count."""
     price = a.budget.price_per_gpu_hour
     nodes = max(1, -(-gpus // a.cluster.gpus_per_node))
     f: dict[str, Any] = {name: None for name in FACTS}
@@ -200,12 +212,7 @@ def _facts_at(a: Answers, estimates: dict[str, StrategyEstimate], columns: dict[
     f["over_budget"] = a.budget.limit is not None and best_cost > a.budget.limit
     f["over_deadline"] = a.training.deadline_days is not None and f["best_days"] > a.training.deadline_days
     f["over_monthly_limit"] = a.budget.monthly_limit is not None and f["monthly_spend"] > a.budget.monthly_limit
-    psgd = next(s for s in STRATEGIES if spec(s).powersgd_rank)
-    rank = spec(psgd).powersgd_rank or 1
-    f["powersgd_rank"] = float(rank)
-    f["powersgd_volume_pct"] = 100.0 * powersgd_volume(ctx["workload"], rank).share
-    f["powersgd_warmup_steps"] = float(powersgd_start_iter(ctx["tokens"] / float(estimates[psgd].batch_tokens[0])))
-    f["powersgd_error_feedback_gb"] = powersgd_bytes(ctx["workload"], rank) / GB
+    f.update(fixed)
     f["zero_memory_saving_pct"] = 100.0 * (1.0 - f["memory_gb.deepspeed-zero2"] / f["memory_gb.ddp"])
     # What the GPUs could consume if loading kept up (hours already include a slow loader's bound).
     gpu_hours = min(columns[s]["gpu_bound_hours"][i] for s in pool)

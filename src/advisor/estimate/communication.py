@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from advisor.knowledge.strategies import POWERSGD_MIN_COMPRESSION_RATE, POWERSGD_WARMUP_SHARE, spec
+from advisor.estimate.finetune import is_peft
 from advisor.estimate.layout import expert_degree
-from advisor.estimate.workload import FP8_ALLGATHER_BYTES
+from advisor.estimate.workload import CPU_ADAM_BYTES_PER_PARAM, FP8_ALLGATHER_BYTES, HOST_MEMORY_BW, Hardware, OVERLAP_BACKWARD, Workload
 
 
 QWZ_BYTES = 1.0
@@ -19,7 +21,6 @@ tutorial: 'qwZ ... reduce ZeRO parameter all-gather communication volume by half
 QGZ_BYTES = 0.5
 """Bytes per parameter of ZeRO++'s gradient averaging: INT4 (arXiv:2306.10209 Sec 3.3, qgZ: 0.25M across nodes of
 ZeRO-3's M; with qwZ's 0.5M and hpZ's 0, the 4x cut of the DeepSpeed ZeRO++ tutorial)."""
-from advisor.estimate.workload import CPU_ADAM_BYTES_PER_PARAM, HOST_MEMORY_BW, Hardware, OVERLAP_BACKWARD, Workload
 
 
 # ------------------------------------------------------------------------------ collectives
@@ -205,6 +206,7 @@ class LowRankVolume:
         return sent / self.full_elements if self.full_elements > 0 else 1.0
 
 
+@lru_cache(maxsize=32)
 def powersgd_volume(w: Workload, rank: int) -> LowRankVolume:
     """PowerSGD's all-reduced elements for this model's gradient matrices at ``rank`` (Vogels et al. 2019,
     arXiv:1905.13727: an n x m matrix crosses as P = M·Q, n x r, and Q = M^T·P, m x r: (n + m)·r values instead of n·m).
@@ -223,7 +225,7 @@ def powersgd_volume(w: Workload, rank: int) -> LowRankVolume:
             return count * n * r, count * m * r, 0.0
         return 0.0, 0.0, count * n * m
 
-    if w.method in ("lora", "qlora"):
+    if is_peft(w):
         lr = float(max(1, w.lora_rank))
         per = lr * h  # A is r x h, B is h x r: the same element count, the same (n + m)·r
         mats = [matrix(lr, h, w.adapter_params / (2.0 * per)), matrix(h, lr, w.adapter_params / (2.0 * per))]

@@ -46,8 +46,9 @@ def model_state_bytes(strategy: str, w: Workload, gpus: np.ndarray, tp: np.ndarr
     ll = w.largest_layer
     states = spec(strategy).states
     if states == "replicated":
-        if spec(strategy).powersgd_rank:
-            return np.full_like(n, 16.0 * P + powersgd_bytes(w, spec(strategy).powersgd_rank or 1))
+        rank = spec(strategy).powersgd_rank
+        if rank:
+            return np.full_like(n, 16.0 * P + powersgd_bytes(w, rank))
         return np.full_like(n, 16.0 * P)
     if states == "fsdp":
         return 16.0 * P / n + 2.0 * 2.0 * ll
