@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 from advisor import __version__
 from advisor.base.errors import AdvisorError, AnswerError, InputFileError, OutputError
-from advisor.base.i18n import N_, _, detect, normalise, pad, set_language
+from advisor.base.i18n import N_, _, detect, normalise, pad, set_language, written_in_chinese
 from advisor.base.units import count, plural
 
 EXIT_BAD_INPUT = 2
@@ -397,7 +397,6 @@ def _render(args: argparse.Namespace) -> int:
     """A saved report rendered again, in the language it was made in: the same bytes `advise` printed (issue 23)."""
     from pydantic import ValidationError
 
-    from advisor.base.i18n import set_language
     from advisor.base.safeload import load_mapping
     from advisor.decision.report import Report
     from advisor.outputs.io import check_writable, write_atomic
@@ -446,7 +445,7 @@ def _ask(args: argparse.Namespace, extra: list[Path]) -> int:
     if args.question is not None and len(args.question) > MAX_QUESTION:
         raise InputFileError(_("QUESTION: is {n} characters long; ask it in at most {most}", n=count(len(args.question)), most=MAX_QUESTION))
     if args.question is not None and args.lang is None and not os.environ.get("ADVISOR_LANG", "").strip() \
-            and any("\u4e00" <= ch <= "\u9fff" for ch in args.question):
+            and written_in_chinese(args.question):
         set_language("zh")  # asked in Chinese, with no language chosen: answered in Chinese (the locale is no choice)
     name, draft = load_mapping(args.answers_file)
     answers = answers_from_mapping(draft, name)

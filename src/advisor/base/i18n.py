@@ -101,6 +101,11 @@ def zh() -> bool:
     return _current.get() == "zh"
 
 
+def written_in_chinese(text: str) -> bool:
+    """Whether ``text`` holds a CJK ideograph (U+4E00-U+9FFF): a question asked in Chinese."""
+    return any("\u4e00" <= ch <= "\u9fff" for ch in text)
+
+
 def width(text: str) -> int:
     """Terminal columns: CJK characters take two (Unicode East Asian Width W/F), so f-string padding misaligns them."""
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)

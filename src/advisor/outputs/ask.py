@@ -31,7 +31,7 @@ from advisor.decision.explain import PLAN_SOURCE, gpu_type_name, notes
 from advisor.inputs.answers import STRATEGIES, Answers, _fields_at, answers_from_mapping
 from advisor.knowledge.catalog import gpu_catalog, resolve_gpu
 from advisor.base.errors import AdvisorError, AnswerError
-from advisor.base.i18n import _, zh
+from advisor.base.i18n import _, written_in_chinese, zh
 from advisor.knowledge.rules import RuleSet, format_number
 from advisor.knowledge.strategies import FRAMEWORKS
 from advisor.base.units import count, parse_quantity
@@ -383,17 +383,13 @@ def suggestions(question: str, data: Intents | None = None, n: int = 3) -> list[
     out = [q for _later, q in sorted(filled, key=lambda f: f[0])]
     if len(out) < n:
         # Never offer a case written to test a refusal (a negative count): a suggestion must itself be answerable.
-        cases = [c["q"] for it in data.intents for c in it.cases if _is_zh(c["q"]) == (lang == "zh") and not re.search(r"-\s*\d", c["q"])]
+        cases = [c["q"] for it in data.intents for c in it.cases if written_in_chinese(c["q"]) == (lang == "zh") and not re.search(r"-\s*\d", c["q"])]
         out += sorted(cases, key=lambda q: -difflib.SequenceMatcher(None, text.lower(), normalise(q).lower()).ratio())
     unique: list[str] = []
     for q in out:
         if q not in unique:
             unique.append(q)
     return unique[:n]
-
-
-def _is_zh(text: str) -> bool:
-    return any("\u4e00" <= ch <= "\u9fff" for ch in text)
 
 
 # ------------------------------------------------------------------------------ the reply

@@ -184,7 +184,7 @@ def sweep_types_text(groups: list[tuple[GpuType, Sweep]], rows: int = 24, markdo
     parts = []
     for t, sw in groups:
         name = spot_name(t.name, t.spot)
-        title = _("{name} at {price} {currency}/GPU-hour", name=name, price=f"{t.price:g}", currency=sw.answers.budget.currency.upper())
+        title = _("{name} at {price} {currency}/GPU-hour", name=name, price=format_number(t.price), currency=sw.answers.budget.currency.upper())
         if t.today and not t.spot:
             title += _(" (today's GPU type)")
         parts.append((f"**{title}**\n\n" if markdown else f"{title}\n") + sweep_text(sw, rows, markdown, today_mark=t.today and not t.spot))
