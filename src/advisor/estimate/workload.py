@@ -390,24 +390,26 @@ def workload_from(answers: Answers) -> Workload:
     )
 
 
+_QLORA_TRAINER_BATCH = N_("16 sequences, the QLoRA reference trainer's batch (artidoro/qlora qlora.py: 1 x 16 accumulation)")
+_QLORA_TRAINER_BATCH_RAISED = N_("16 sequences, the QLoRA reference trainer's batch (artidoro/qlora qlora.py: 1 x 16 accumulation on one "
+                                 "GPU), raised to one sequence per GPU of today's cluster: a Hugging Face Trainer's "
+                                 "per_device_train_batch_size is per GPU, so a data-parallel batch never holds fewer sequences "
+                                 "than GPUs (huggingface/transformers training_args.py)")
+
 FINETUNE_BATCH_SOURCES: dict[str, str] = {
     "finetune": N_("64 sequences, Llama 2-Chat's supervised fine-tuning batch (arXiv:2307.09288 Sec 3.1)"),
-    "lora": N_("16 sequences, the QLoRA reference trainer's batch (artidoro/qlora qlora.py: 1 x 16 accumulation)"),
-    "qlora": N_("16 sequences, the QLoRA reference trainer's batch (artidoro/qlora qlora.py: 1 x 16 accumulation)"),
+    "lora": _QLORA_TRAINER_BATCH,
+    "qlora": _QLORA_TRAINER_BATCH,
 }
-
 
 FINETUNE_BATCH_RAISED: dict[str, str] = {
     "finetune": N_("64 sequences, Llama 2-Chat's supervised fine-tuning batch (arXiv:2307.09288 Sec 3.1), raised to one sequence per GPU of "
                    "today's cluster: a Hugging Face Trainer's per_device_train_batch_size is per GPU, so a data-parallel batch never holds "
                    "fewer sequences than GPUs (huggingface/transformers training_args.py)"),
-    "lora": N_("16 sequences, the QLoRA reference trainer's batch (artidoro/qlora qlora.py: 1 x 16 accumulation on one GPU), raised to one "
-               "sequence per GPU of today's cluster: a Hugging Face Trainer's per_device_train_batch_size is per GPU, so a data-parallel "
-               "batch never holds fewer sequences than GPUs (huggingface/transformers training_args.py)"),
-    "qlora": N_("16 sequences, the QLoRA reference trainer's batch (artidoro/qlora qlora.py: 1 x 16 accumulation on one GPU), raised to one "
-                "sequence per GPU of today's cluster: a Hugging Face Trainer's per_device_train_batch_size is per GPU, so a data-parallel "
-                "batch never holds fewer sequences than GPUs (huggingface/transformers training_args.py)"),
+    "lora": _QLORA_TRAINER_BATCH_RAISED,
+    "qlora": _QLORA_TRAINER_BATCH_RAISED,
 }
+"""Each source with its raise to one sequence per GPU, whole: render translates a batch source as one sentence."""
 
 
 def finetune_batch_tokens(method: str, seq_len: int, gpus: int = 1) -> tuple[float, str]:
