@@ -211,7 +211,7 @@ def test_a_what_if_names_the_plans_gpu_type_and_starts_from_the_answers_as_given
 
 def test_ticked_checklist_items_travel_with_the_answers_as_given(rules):
     """The TUI ticks items on advice.answers (the plan's GPU type); the memo's answers are today's, ticks included."""
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     advice = advise(load_answers(EXAMPLES / "gpu-choice.yaml"), rules)
     item = advice.report().checklist[0].text

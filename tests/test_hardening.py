@@ -63,7 +63,7 @@ def test_json_output_never_holds_nan_or_infinity(tmp_path):
 def test_a_template_format_spec_is_bounded_at_load(spec):
     pack = {"pack": "p", "rules": [{"id": "r-one", "title": {"en": "t", "zh": "t"}, "source": "seed:K1", "priority": 10, "when": {"all": []},
                                     "then": {"rationale": {"en": "{params:" + spec + "} parameters", "zh": "{params:" + spec + "} 个参数"}}}]}
-    problems = Problems(collect=True) if "collect" in Problems.__dataclass_fields__ else Problems()
+    problems = Problems(collect=True)
     try:
         parse_pack(pack, "p.yaml", problems)
     except RuleLoadError as exc:

@@ -146,7 +146,7 @@ class TestResultsOnAFixedReport:
     @staticmethod
     def _view():
         import json
-        from dataclasses import replace
+        from msgspec.structs import replace
         from pathlib import Path
 
         from advisor.decision.report import Report

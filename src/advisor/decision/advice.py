@@ -8,7 +8,8 @@ questions and the checklist for that plan. A plan that cannot run is never recom
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from msgspec import Struct
+from msgspec.structs import replace
 from typing import TYPE_CHECKING, Any
 
 
@@ -35,9 +36,7 @@ if TYPE_CHECKING:
     from advisor.decision.report import Report
 
 
-
-@dataclass
-class FiredRule:
+class FiredRule(Struct):
     rule: Rule
     rationale: str | None
     trace: list[dict[str, Any]]
@@ -45,8 +44,7 @@ class FiredRule:
     """The whole condition, every leaf with its fact's value and outcome (rules.explain); set for fired rules."""
 
 
-@dataclass
-class RuleOutcome:
+class RuleOutcome(Struct):
     """What the rules said about one set of facts."""
 
     scores: dict[str, float]
@@ -102,8 +100,7 @@ def run_rules(rules: RuleSet, facts: dict[str, Any], choice_only: bool = False) 
     return out
 
 
-@dataclass
-class Advice:
+class Advice(Struct):
     """Everything a front end shows; ``to_dict`` is the JSON contract."""
 
     answers: Answers

@@ -9,7 +9,7 @@ cost; costs within COST_TIE are a tie that the smaller change from today wins (t
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 from typing import TYPE_CHECKING, Any
 
 from advisor.decision.decide import COST_TIE, Option
@@ -21,8 +21,7 @@ if TYPE_CHECKING:
     from advisor.decision.advice import Advice
 
 
-@dataclass(frozen=True)
-class GpuType:
+class GpuType(Struct, frozen=True):
     """One way to buy GPUs for the run."""
 
     gpu: str
@@ -36,8 +35,7 @@ class GpuType:
     """Today's GPU type (spot or not)."""
 
 
-@dataclass(frozen=True)
-class TypeBest:
+class TypeBest(Struct, frozen=True):
     """The best plan found on one GPU type, and why it lost (None for the chosen type)."""
 
     gpu: str

@@ -13,7 +13,7 @@ they cost.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from msgspec import Struct, field
 from collections.abc import Callable
 from typing import Any
 
@@ -43,9 +43,7 @@ SEARCH_GROWTH = 4
 """Without cluster.max_gpus, a deadline may look up to 4x today's GPUs — the range of the memo's what-if table."""
 
 
-
-@dataclass(frozen=True)
-class Option:
+class Option(Struct, frozen=True):
     """One strategy at one GPU count, as the choice sees it."""
 
     strategy: str
@@ -69,8 +67,7 @@ class Option:
         return self.usable and not self.excluded
 
 
-@dataclass
-class Plan:
+class Plan(Struct):
     """The chosen option, today's, and the search behind the choice."""
 
     chosen: Option
@@ -156,8 +153,7 @@ def search_counts(a: Answers) -> np.ndarray:
     return candidate_counts(a)
 
 
-@dataclass(frozen=True)
-class Stage:
+class Stage(Struct, frozen=True):
     """One stage of the choice: which rule of the objective it applied (a reason code with its figures) and how many
     options it kept. The wording is objective_text's, apart from the search."""
 

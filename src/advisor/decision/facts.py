@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from msgspec import Struct
 from typing import Any
 
 import numpy as np
@@ -26,8 +26,7 @@ from advisor.knowledge.vocabulary import FACTS
 """Every fact a rule may test, by name."""
 
 
-@dataclass
-class Evaluation:
+class Evaluation(Struct):
     """What the core computed for one GPU count: facts for the rules, estimates (at that count) for output."""
 
     answers: Answers

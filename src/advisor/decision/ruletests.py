@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import difflib
 import math
-from dataclasses import dataclass, field
+from msgspec import Struct, field
 from pathlib import Path
 from typing import Any
 
@@ -31,8 +31,7 @@ CHOICE_KEYS = ("strategy", "not_strategy", "fits")
 """What only the choice over priced plans decides: a case that gives facts instead of answers cannot expect it."""
 
 
-@dataclass
-class CaseResult:
+class CaseResult(Struct):
     note: str
     ok: bool
     detail: str

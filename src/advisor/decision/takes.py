@@ -6,7 +6,7 @@ Computed once, in the core, from the plan and the estimate; the summary, the mem
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 from typing import Literal
 
 import numpy as np
@@ -22,8 +22,7 @@ GROWTH_LIMIT = 16
 that the answer is 'not with this model on this GPU type', said as such)."""
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(Struct, frozen=True):
     """One change that meets the goal the plan misses, with the plan it gives."""
 
     kind: ChangeKind

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 from functools import lru_cache
 from typing import Any
 
@@ -26,8 +26,7 @@ ZeRO-3's M; with qwZ's 0.5M and hpZ's 0, the 4x cut of the DeepSpeed ZeRO++ tuto
 # ------------------------------------------------------------------------------ collectives
 
 
-@dataclass
-class Collective:
+class Collective(Struct):
     """One kind of traffic in an optimizer step, per GPU; arrays have the shape of the GPU counts."""
 
     name: str
@@ -186,8 +185,7 @@ def communication_plan(
     return plan
 
 
-@dataclass(frozen=True)
-class LowRankVolume:
+class LowRankVolume(Struct, frozen=True):
     """What PowerSGD all-reduces per optimizer step once it compresses, in gradient elements (powerSGD_hook.py)."""
 
     p_elements: float

@@ -15,7 +15,7 @@ activations as a stub, so advisor adds Korthikanti et al. activations on top (es
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 import numpy as np
 
@@ -23,8 +23,7 @@ ADDITIONAL_BUFFER_FACTOR = 1.5
 """DeepSpeed's default ``additional_buffer_factor``, "to be conservative", CPU memory only."""
 
 
-@dataclass(frozen=True)
-class DsRow:
+class DsRow(Struct, frozen=True):
     """One row of DeepSpeed's printed estimate: the options and the bytes it asks for."""
 
     stage: int

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 from functools import lru_cache
 
 import numpy as np
@@ -49,8 +49,7 @@ def pipeline_choices(layers: int) -> tuple[int, ...]:
     return tuple(sorted(powers | shallow | {p for p in range(1, top + 1) if layers % p == 0}))
 
 
-@dataclass(frozen=True)
-class StageSplit:
+class StageSplit(Struct, frozen=True):
     """How Megatron places ``layers`` on ``pp`` pipeline stages of ``v`` model chunks each: the first and last stages may
     hold a different count (Megatron-LM --decoder-first/last-pipeline-num-layers; megatron-core TransformerConfig
     num_layers_in_first/last_pipeline_stage), every middle stage the same."""

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from msgspec import Struct
+from msgspec.structs import replace
 from collections.abc import Callable
 from typing import Any
 
@@ -37,8 +38,7 @@ from advisor.estimate.workload import (
 # ------------------------------------------------------------------------------ the estimate
 
 
-@dataclass
-class StrategyEstimate:
+class StrategyEstimate(Struct):
     """One strategy over an array of GPU counts. Arrays have the shape of ``gpus``."""
 
     strategy: str
@@ -89,7 +89,8 @@ class StrategyEstimate:
     def take(self, cut: slice | np.ndarray) -> StrategyEstimate:
         """This estimate at some of its GPU counts (a slice or an array of indices)."""
         fields: dict[str, Any] = {}
-        for name, value in vars(self).items():
+        for name in self.__struct_fields__:
+            value = getattr(self, name)
             if isinstance(value, np.ndarray):
                 fields[name] = value[cut]
             elif isinstance(value, dict):
@@ -125,8 +126,7 @@ def _recompute_modes(w: Workload) -> tuple[str, ...]:
     return ("none", *PARTIAL_RECOMPUTE, "full") if w.recompute == "auto" else (w.recompute,)
 
 
-@dataclass
-class _Eval:
+class _Eval(Struct):
     """One candidate configuration (per GPU count) before the choice: what the choice compares."""
 
     states: np.ndarray

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from msgspec import Struct
+from msgspec.structs import replace
 import math
 
 import numpy as np
@@ -174,8 +175,7 @@ def spot_overhead(gpus: np.ndarray | float, hw: Hardware) -> np.ndarray:
     return hw.spot_reclaims_per_node_hour * nodes * HOURS_LOST_PER_INTERRUPTION
 
 
-@dataclass(frozen=True)
-class Shape:
+class Shape(Struct, frozen=True):
     """Transformer dimensions used by the activation and largest-layer formulas."""
 
     layers: int
@@ -191,8 +191,7 @@ class Shape:
         return min(1.0, (self.kv_heads or self.heads) / max(1, self.heads))
 
 
-@dataclass(frozen=True)
-class Workload:
+class Workload(Struct, frozen=True):
     """The job, in the units the formulas use."""
 
     params: float
@@ -281,8 +280,7 @@ class Workload:
         return 2.0 * self.params
 
 
-@dataclass(frozen=True)
-class Hardware:
+class Hardware(Struct, frozen=True):
     """The cluster, in bytes and seconds."""
 
     spec: GpuSpec

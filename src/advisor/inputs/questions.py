@@ -7,7 +7,7 @@ TUI and ``advisor advise`` can never disagree about what a valid answer is.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from msgspec import Struct
 from typing import TYPE_CHECKING, Any
 
 from advisor.knowledge.gpurows import gpu_rows
@@ -19,14 +19,12 @@ if TYPE_CHECKING:  # the answers model needs pydantic: loaded at the first valid
     from advisor.inputs.answers import Answers
 
 
-@dataclass(frozen=True)
-class Choice:
+class Choice(Struct, frozen=True):
     value: Any
     label: str
 
 
-@dataclass(frozen=True)
-class Field:
+class Field(Struct, frozen=True):
     """One answer on a step: a dotted path into the answers, shown as a text input or a choice list."""
 
     path: str
@@ -38,8 +36,7 @@ class Field:
     number: str = ""  # "int", "float" or "" (text, e.g. "7B")
 
 
-@dataclass(frozen=True)
-class Step:
+class Step(Struct, frozen=True):
     id: str
     title: str
     why: str

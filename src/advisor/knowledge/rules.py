@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from msgspec import Struct, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -80,8 +80,7 @@ Chinese), so a rule's figure reads as the memo's figures do."""
 # ------------------------------------------------------------------------------ the model
 
 
-@dataclass(frozen=True)
-class Text:
+class Text(Struct, frozen=True):
     """A rule text in both languages; str() gives the current one."""
 
     en: str
@@ -91,14 +90,12 @@ class Text:
         return self.zh if zh() else self.en
 
 
-@dataclass(frozen=True)
-class Warning_:
+class Warning_(Struct, frozen=True):
     text: Text
     blocking: bool
 
 
-@dataclass(frozen=True)
-class Effects:
+class Effects(Struct, frozen=True):
     score: dict[str, float]
     exclude: tuple[str, ...]
     rationale: Text | None
@@ -107,8 +104,7 @@ class Effects:
     warnings: tuple[Warning_, ...]
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(Struct, frozen=True):
     id: str
     title: Text
     description: str | None
@@ -117,19 +113,18 @@ class Rule:
     when: Any
     then: Effects
     file: str
-    test: Callable[[dict[str, Any], list[dict[str, Any]] | None], bool] = field(compare=False, repr=False)
+    test: Callable[[dict[str, Any], list[dict[str, Any]] | None], bool]
+    """The compiled condition (a closure over `when`): equal rules are the same parse, so it compares by identity."""
 
 
-@dataclass(frozen=True)
-class DefaultOutcome:
+class DefaultOutcome(Struct, frozen=True):
     strategy: str
     rationale: Text
     source: tuple[str, ...]
     file: str
 
 
-@dataclass
-class RuleSet:
+class RuleSet(Struct):
     """Rules ordered for evaluation: priority high to low, ties by id (reproducible memos)."""
 
     rules: list[Rule]
@@ -140,8 +135,7 @@ class RuleSet:
         self.rules.sort(key=lambda r: (-r.priority, r.id))
 
 
-@dataclass
-class Problems:
+class Problems(Struct):
     """Collects every problem (``advisor rules check``) or raises at the first (normal start)."""
 
     collect: bool = False

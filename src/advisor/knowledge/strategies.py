@@ -8,7 +8,7 @@ Bottom layer: imports nothing from advisor, no numpy, no pydantic (answers, rule
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from msgspec import Struct
 from typing import Literal
 
 StatesModel = Literal["replicated", "fsdp", "hsdp", "zero1", "deepspeed-estimator", "megatron"]
@@ -45,8 +45,7 @@ def powersgd_start_iter(steps: float) -> int:
     return max(POWERSGD_MIN_START_ITER, math.ceil(POWERSGD_WARMUP_SHARE * steps))
 
 
-@dataclass(frozen=True)
-class StrategySpec:
+class StrategySpec(Struct, frozen=True):
     id: str
     framework: str
     """Display name (a product name: the same in every language)."""

@@ -6,7 +6,7 @@ prints it without loading the estimate; ``advisor.decision.facts`` computes the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 from advisor.knowledge.strategies import STRATEGIES
 
@@ -16,8 +16,7 @@ PARTIAL_RECOMPUTE_NAMES = ("full on 25% of layers", "full on 50% of layers", "fu
 NUMBER, BOOL, TEXT = "number", "bool", "text"
 
 
-@dataclass(frozen=True)
-class FactSpec:
+class FactSpec(Struct, frozen=True):
     """A fact rules may name: its type, allowed values for text facts, and a description."""
 
     name: str

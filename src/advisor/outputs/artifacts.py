@@ -13,7 +13,7 @@ import os
 import shutil
 import stat
 import tempfile
-from dataclasses import dataclass
+from msgspec import Struct
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,8 +30,7 @@ if TYPE_CHECKING:
     from advisor.decision.report import Report
 
 
-@dataclass(frozen=True)
-class Artifact:
+class Artifact(Struct, frozen=True):
     name: str
     description: str
     text: str

@@ -21,7 +21,7 @@ from __future__ import annotations
 import copy
 import difflib
 import re
-from dataclasses import dataclass, field
+from msgspec import Struct, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -51,8 +51,7 @@ class IntentLoadError(AdvisorError):
 # ------------------------------------------------------------------------------ the data
 
 
-@dataclass(frozen=True)
-class Slot:
+class Slot(Struct, frozen=True):
     id: str
     kind: str
     label: dict[str, str]
@@ -65,8 +64,7 @@ class Slot:
         return self.label["zh" if zh() else "en"]
 
 
-@dataclass(frozen=True)
-class Intent:
+class Intent(Struct, frozen=True):
     id: str
     title: dict[str, str]
     triggers: tuple[re.Pattern[str], ...]
@@ -78,16 +76,14 @@ class Intent:
     cases: tuple[dict[str, Any], ...]
 
 
-@dataclass(frozen=True)
-class Term:
+class Term(Struct, frozen=True):
     id: str
     aliases: tuple[str, ...]
     source: tuple[str, ...]
     text: dict[str, str]
 
 
-@dataclass(frozen=True)
-class Intents:
+class Intents(Struct, frozen=True):
     file: str
     intents: tuple[Intent, ...]
     slots: dict[str, Slot]
@@ -288,8 +284,7 @@ def load_intents(path: str | Path | None = None) -> Intents:
 # ------------------------------------------------------------------------------ reading a question
 
 
-@dataclass
-class Parsed:
+class Parsed(Struct):
     intent: str
     slots: dict[str, list[str]]
 
@@ -395,8 +390,7 @@ def suggestions(question: str, data: Intents | None = None, n: int = 3) -> list[
 # ------------------------------------------------------------------------------ the reply
 
 
-@dataclass
-class Reply:
+class Reply(Struct):
     """One answer: sentences, the figures it rests on (label, one value per column), sources and, for a what-if,
     the change that can be adopted as the new answers."""
 
@@ -462,8 +456,7 @@ def ask(question: str, draft: dict[str, Any], advice: Advice, rules: RuleSet, na
     return reply
 
 
-@dataclass
-class Context:
+class Context(Struct):
     question: str
     draft: dict[str, Any]
     advice: Advice
@@ -877,8 +870,7 @@ def answers_yaml(data: dict[str, Any]) -> str:
     return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True)
 
 
-@dataclass
-class CaseResult:
+class CaseResult(Struct):
     intent: str
     question: str
     ok: bool

@@ -7,7 +7,7 @@ strategy. The cheapest and the fastest feasible points (fit in memory, meet any 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from msgspec import Struct
 from typing import Any
 
 import numpy as np
@@ -76,8 +76,7 @@ HOURS_DECIMALS, COST_DECIMALS, MEMORY_DECIMALS = 4, 2, 3
 """Decimals the JSON sweep keeps: hours to 1e-4 h, money to the cent, GB to the MB (Sweep.to_dict)."""
 
 
-@dataclass
-class Sweep:
+class Sweep(Struct):
     answers: Answers
     gpus: np.ndarray
     hours: dict[str, np.ndarray]

@@ -11,7 +11,7 @@ the first question is on screen (issue 20).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import replace
+from msgspec.structs import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 import copy

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from msgspec import Struct
 
 from rich.text import Text
 from textual import on
@@ -31,8 +31,7 @@ from advisor.tui.state import AdvisorState, session
 # ------------------------------------------------------------------------------ results
 
 
-@dataclass(frozen=True)
-class ResultsView:
+class ResultsView(Struct, frozen=True):
     """Everything the results screen shows, computed by the core: the typed report, the decision sentence, the
     summary rows, the memo. A snapshot test can build one from a fixed report and pin layout, not model numbers."""
 
@@ -58,8 +57,7 @@ class ResultsView:
         return cls(report, report.headline, summary_rows(report), lambda: memo_for_screen(to_markdown(report)), checked, tuple(decision_notes(report)), points)
 
 
-@dataclass(frozen=True)
-class ChartPoint:
+class ChartPoint(Struct, frozen=True):
     gpus: int
     days: float
     cost: float
