@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from advisor.cli import main
 from advisor.decision.report import Report
+from advisor.outputs.render import to_json
 
 GPUS = ["a100-80gb", "a100-40gb", "h100-sxm", "h800", "mi300x", "a10", "l40s", "v100-32gb", "rtx4090", "nonsense"]
 numbers = st.one_of(
@@ -77,7 +78,9 @@ def test_any_answers_file_gives_advice_or_one_clean_line(tmp_path, text):
         raise AssertionError(f"JSON holds {constant}: {text}")
 
     d = json.loads(out, parse_constant=refuse)
-    Report.model_validate(d)  # the JSON keeps to its typed contract (advisor.decision.report)
+    # The JSON keeps to its typed contract (advisor.decision.report), byte for byte as the validated report writes it
+    # (advise lays it out without building the models: outputs/report_json.py).
+    assert to_json(Report.model_validate(d)) == out, text
     e, price = d["estimate"], d["answers"]["budget"]["price_per_gpu_hour"]
     assert abs(e["cost"] - e["gpu_hours"] * price) <= 1e-6 * max(1.0, e["cost"]), text
     assert d["recommendation"]["gpus"] >= 1

@@ -351,30 +351,41 @@ def _run_tui(answers_path: str | None, extra: list[Path]) -> int:
 def _advise(args: argparse.Namespace, extra: list[Path]) -> int:
     from advisor.decision.advice import advise
     from advisor.inputs.answers import load_answers
-    from advisor.outputs.io import check_writable, stage_atomic
-    from advisor.outputs.render import to_json, to_markdown, to_text
     from advisor.knowledge.rules import load_rules
 
     to_file = _output_path(args.output)
     if to_file:
+        from advisor.outputs.io import check_writable
+
         check_writable(args.output, args.force)  # refuse before doing any work
     if args.artifacts is not None and not args.artifacts.strip():
         raise OutputError(_("--artifacts: the directory is empty; give a directory such as launch/"))
     answers = load_answers(args.answers_file)
     advice = advise(answers, load_rules(extra))
-    report = advice.report()  # built once: the launch files and the text are both written from it
     links, artifacts = None, None
-    if args.artifacts:
-        from advisor.outputs.artifacts import artifact_links, build_artifacts
+    if args.format == "json" and not args.artifacts:
+        # The JSON alone: laid out by the committed contract, without building the report models (the same bytes;
+        # outputs/report_json.py says why).
+        from advisor.outputs.report_json import to_json as advice_json
 
-        artifacts = build_artifacts(advice, report)
-        links = artifact_links(artifacts, args.artifacts)
-    if args.format == "md":
-        text = to_markdown(report, artifacts=links)
+        text = advice_json(advice)
     else:
-        text = {"text": to_text, "json": to_json}[args.format](report)
+        from advisor.outputs.render import to_json, to_markdown, to_text
+
+        report = advice.report()  # built once: the launch files and the text are both written from it
+        if args.artifacts:
+            from advisor.outputs.artifacts import artifact_links, build_artifacts
+
+            artifacts = build_artifacts(advice, report)
+            links = artifact_links(artifacts, args.artifacts)
+        if args.format == "md":
+            text = to_markdown(report, artifacts=links)
+        else:
+            text = {"text": to_text, "json": to_json}[args.format](report)
     # Several outputs are written all or none: the memo is staged (written and fsynced beside its target) before the
     # launch files go in, and put in place after them; a failure on either side removes what the other wrote.
+    if to_file:
+        from advisor.outputs.io import stage_atomic
     staged = stage_atomic(args.output, text, force=args.force) if to_file else None
     try:
         written = _write_artifacts(advice, args, artifacts, staged) if artifacts is not None else None
