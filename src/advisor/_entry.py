@@ -17,4 +17,6 @@ def main() -> int:
         except (OSError, ValueError):
             pass
         return 130
-    return cli_main()
+    from advisor.cli import leave
+
+    return leave(cli_main())
