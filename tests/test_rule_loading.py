@@ -217,7 +217,7 @@ def test_a_broken_or_unwritable_cache_falls_back_to_parsing(tmp_path, monkeypatc
     cache = tmp_path / "cache"
     monkeypatch.setenv("ADVISOR_CACHE_DIR", str(cache))
     load_rules([d], include_shipped=False)
-    for entry in cache.glob("*.marshal"):
+    for entry in [*cache.glob("*.marshal"), *cache.glob("*.msgpack")]:
         entry.write_bytes(b"\x00garbage")
     assert [r.id for r in load_rules([d], include_shipped=False).rules] == ["cache-a"]
 
@@ -232,3 +232,52 @@ def test_a_bad_pack_is_refused_the_same_way_with_a_cache(tmp_path, monkeypatch):
             load_rules([d], include_shipped=False)
         msgs.append(str(err.value))
     assert "bogus" in msgs[0] and msgs[0] == msgs[1]
+
+
+def _no_validation(monkeypatch):
+    from advisor.knowledge import rules as rules_module
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("validated afresh")
+
+    monkeypatch.setattr(rules_module, "parse_pack", refuse)
+
+
+def test_a_validated_pack_is_kept_and_read_back_as_it_was_validated(tmp_path, monkeypatch):
+    """Issue 20: a pack that validated is kept (without its compiled conditions) and the next run reads it back
+    instead of validating it again: the same rules, field for field, whose conditions hold where the fresh ones do."""
+    from advisor.knowledge import rules as rules_module
+
+    monkeypatch.setenv("ADVISOR_CACHE_DIR", str(tmp_path / "cache"))
+    rules_module._SHIPPED_PACKS.clear()
+    fresh = load_rules()
+    assert len(list((tmp_path / "cache").glob("*-pack.msgpack"))) == len(fresh.files)
+    rules_module._SHIPPED_PACKS.clear()
+    _no_validation(monkeypatch)
+    kept = load_rules()
+    without_test = lambda rs: [repr(r).split(", test=")[0] for r in rs.rules]  # noqa: E731
+    assert without_test(kept) == without_test(fresh) and repr(kept.default) == repr(fresh.default)
+    for facts in ({"gpus": 8}, {"gpus": 512, "params": 70e9, "deadline_days": 2}):
+        assert [r.test(facts, None) for r in kept.rules] == [r.test(facts, None) for r in fresh.rules]
+    rules_module._SHIPPED_PACKS.clear()
+
+
+def test_a_pack_kept_by_another_validator_is_validated_again(tmp_path, monkeypatch):
+    from advisor.knowledge import rules as rules_module
+
+    monkeypatch.setenv("ADVISOR_CACHE_DIR", str(tmp_path / "cache"))
+    d = _cache_pack(tmp_path, CACHE_PACK)
+    load_rules([d], include_shipped=False)
+    monkeypatch.setattr(rules_module, "_validator_stamp", lambda: (0,))  # the validator's code changed
+    calls = []
+    real = rules_module.parse_pack
+    monkeypatch.setattr(rules_module, "parse_pack", lambda *a: calls.append(1) or real(*a))
+    assert [r.id for r in load_rules([d], include_shipped=False).rules] == ["cache-a"] and calls == [1]
+
+
+def test_a_kept_pack_read_under_another_name_names_the_file_it_was_given_as(tmp_path, monkeypatch):
+    monkeypatch.setenv("ADVISOR_CACHE_DIR", str(tmp_path / "cache"))
+    d = _cache_pack(tmp_path, CACHE_PACK)
+    assert load_rules([d], include_shipped=False).rules[0].file == str(d / "p.yaml")
+    monkeypatch.chdir(tmp_path)
+    assert load_rules([Path("pack")], include_shipped=False).rules[0].file == str(Path("pack") / "p.yaml")

@@ -229,15 +229,15 @@ def cache_dir() -> Path:
     return Path(base) / "advisor"
 
 
-def load_mapping_cached(path: Path) -> tuple[str, dict[str, Any]]:
-    """``load_mapping`` for a file read on every run (a rule pack): the parsed mapping is kept in the user's cache
-    directory, marshalled, beside the exact text it was parsed from, and used only when the file's text is that text
-    character for character — so an edited, replaced or touched-back file is always parsed afresh and a stale entry is
-    never used. Any problem (an unreadable or unwritable cache, a value marshal cannot hold) silently falls back to
-    parsing; errors are never cached, so a bad file is refused with the same message every time. YAML parse of the
-    shipped packs ~10 ms, from the cache ~0.2 ms (issue 20)."""
-    name, text = read_text(path)
-    return name, _through_cache(path, text, "", lambda: parse_mapping(text, name))
+def parse_mapping_cached(path: Path, name: str, text: str) -> dict[str, Any]:
+    """``parse_mapping`` for a file read on every run (a rule pack; ``text`` is its content, from ``read_text``): the
+    parsed mapping is kept in the user's cache directory, marshalled, beside the exact text it was parsed from, and used
+    only when the file's text is that text character for character — so an edited, replaced or touched-back file is
+    always parsed afresh and a stale entry is never used. Any problem (an unreadable or unwritable cache, a value
+    marshal cannot hold) silently falls back to parsing; errors are never cached, so a bad file is refused with the
+    same message every time. YAML parse of the shipped packs ~10 ms, from the cache ~0.2 ms (issue 20)."""
+    data: dict[str, Any] = _through_cache(path, text, "", lambda: parse_mapping(text, name))
+    return data
 
 
 def parse_trusted_cached(path: Path) -> Any:
@@ -252,14 +252,12 @@ def _through_cache(path: Path, text: str, kind: str, parse: Callable[[], Any]) -
     """``parse()`` of ``text`` (the content of ``path``), or the mapping cached for exactly that text by the same kind
     of parse; a mapping parsed afresh is cached."""
     import marshal
-    import zlib
 
     tag = (CACHE_FORMAT, sys.version_info[:2], kind)
-    try:
-        where = str(Path(path).resolve())
-        entry = cache_dir() / f"{Path(where).stem[:40]}-{zlib.crc32(where.encode('utf-8')):08x}{'-' + kind if kind else ''}.marshal"
-    except (OSError, RuntimeError, ValueError):
+    found = cache_file(path, kind, "marshal")
+    if found is None:
         return parse()
+    where, entry = found
     try:
         held = marshal.loads(entry.read_bytes())
         if isinstance(held, tuple) and len(held) == 4 and held[0] == tag and held[1] == where and held[2] == text \
@@ -272,10 +270,31 @@ def _through_cache(path: Path, text: str, kind: str, parse: Callable[[], Any]) -
         return data
     try:
         blob = marshal.dumps((tag, where, text, data))
+    except ValueError:
+        return data
+    write_cache(entry, blob)
+    return data
+
+
+def cache_file(path: Path, kind: str, suffix: str) -> tuple[str, Path] | None:
+    """(the file's resolved path, the cache entry kept for it) — one entry per file and kind — or None where the path
+    cannot be resolved."""
+    import zlib
+
+    try:
+        where = str(Path(path).resolve())
+        entry = cache_dir() / f"{Path(where).stem[:40]}-{zlib.crc32(where.encode('utf-8')):08x}{'-' + kind if kind else ''}.{suffix}"
+    except (OSError, RuntimeError, ValueError):
+        return None
+    return where, entry
+
+
+def write_cache(entry: Path, blob: bytes) -> None:
+    """Put a cache entry in place whole (written beside it, then renamed); a cache that cannot be written is no cache."""
+    try:
         entry.parent.mkdir(parents=True, exist_ok=True)
         tmp = entry.with_name(f"{entry.name}.{os.getpid()}.tmp")
         tmp.write_bytes(blob)
         tmp.replace(entry)
-    except (OSError, ValueError):
+    except OSError:
         pass
-    return data
