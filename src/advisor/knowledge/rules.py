@@ -105,7 +105,9 @@ class Effects(Struct, frozen=True):
     warnings: tuple[Warning_, ...]
 
 
-class Rule(Struct, frozen=True):
+class RuleFields(Struct, frozen=True):
+    """A rule as its pack states it, validated: what is kept between runs (``_kept_pack``)."""
+
     id: str
     title: Text
     description: str | None
@@ -114,6 +116,9 @@ class Rule(Struct, frozen=True):
     when: Any
     then: Effects
     file: str
+
+
+class Rule(RuleFields, frozen=True):
     test: Callable[[dict[str, Any], list[dict[str, Any]] | None], bool]
     """The compiled condition (a closure over `when`): equal rules are the same parse, so it compares by identity."""
 
@@ -236,19 +241,6 @@ def load_pack(path: Path, problems: Problems) -> tuple[list[Rule], DefaultOutcom
 # ------------------------------------------------------------------------------ validated packs kept between runs
 
 
-class _RuleRecord(Struct, array_like=True):
-    """A validated rule as kept between runs: everything but its compiled condition, which is a closure."""
-
-    id: str
-    title: Text
-    description: str | None
-    source: tuple[str, ...]
-    priority: int
-    when: Any
-    then: Effects
-    file: str
-
-
 class _PackRecord(Struct, array_like=True):
     """A pack that validated without a problem, with what it was validated from and by: the file (as resolved and as
     named), its exact text and the validator's code (``_validator_stamp``)."""
@@ -257,7 +249,7 @@ class _PackRecord(Struct, array_like=True):
     where: str
     name: str
     text: str
-    rules: list[_RuleRecord]
+    rules: list[RuleFields]
     default: DefaultOutcome | None
 
 
@@ -303,8 +295,7 @@ def _kept_pack(path: Path, name: str, text: str) -> tuple[list[Rule], DefaultOut
         test = _compile(r.when, name, Problems())
         if test is None:  # cannot happen for a condition that validated; a record that does is not used
             return None
-        rules.append(Rule(id=r.id, title=r.title, description=r.description, source=r.source, priority=r.priority,
-                          when=r.when, then=r.then, file=r.file, test=test))
+        rules.append(Rule(**{f: getattr(r, f) for f in RuleFields.__struct_fields__}, test=test))
     return rules, record.default
 
 
@@ -317,8 +308,7 @@ def _keep_pack(path: Path, name: str, text: str, rules: list[Rule], default: Def
         return
     where, entry = found
     try:
-        records = [_RuleRecord(id=r.id, title=r.title, description=r.description, source=r.source, priority=r.priority,
-                               when=r.when, then=r.then, file=r.file) for r in rules]
+        records = [RuleFields(**{f: getattr(r, f) for f in RuleFields.__struct_fields__}) for r in rules]
         blob = msgspec.msgpack.encode(_PackRecord(stamp=_validator_stamp(), where=where, name=name, text=text,
                                                   rules=records, default=default))
     except (OSError, TypeError, ValueError, OverflowError, msgspec.EncodeError):
