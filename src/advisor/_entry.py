@@ -10,13 +10,11 @@ import sys
 
 def main() -> int:
     try:
-        from advisor.cli import main as cli_main
+        from advisor.cli import leave, main as cli_main
     except KeyboardInterrupt:
         try:
             sys.stderr.write("advisor: interrupted\n")
         except (OSError, ValueError):
             pass
         return 130
-    from advisor.cli import leave
-
     return leave(cli_main())

@@ -444,9 +444,11 @@ def _advise(args: argparse.Namespace, extra: list[Path]) -> int:
             text = {"text": to_text, "json": to_json}[args.format](report)
     # Several outputs are written all or none: the memo is staged (written and fsynced beside its target) before the
     # launch files go in, and put in place after them; a failure on either side removes what the other wrote.
+    staged = None
     if to_file:
         from advisor.outputs.io import stage_atomic
-    staged = stage_atomic(args.output, text, force=args.force) if to_file else None
+
+        staged = stage_atomic(args.output, text, force=args.force)
     try:
         written = _write_artifacts(advice, args, artifacts, staged) if artifacts is not None else None
         if staged and artifacts is None:

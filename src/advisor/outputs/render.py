@@ -8,7 +8,6 @@ makes the golden-file memo tests meaningful.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from typing import Any
@@ -22,6 +21,7 @@ from advisor.decision.explain import lost_text, spot_name
 from advisor.inputs.answers import STRATEGIES, Answers
 from advisor.estimate import BATCH_NOT_GIVEN
 from advisor.decision.report import Alternative, Estimate, MethodReport, Report, TraceNode, WhatIfPoint
+from advisor.outputs.report_json import dumps
 from advisor.knowledge.strategies import FRAMEWORKS
 from advisor.base.i18n import N_, _, pad
 
@@ -38,16 +38,10 @@ def spread(lo: float, hi: float, fmt, calibrated: bool) -> str:
 
 
 def to_json(report: Report | Advice) -> str:
-    """The report as JSON; ``advisor render`` reads it back into the same text and memo. allow_nan=False: JSON never
-    holds NaN or Infinity (inputs are bounded so results stay finite)."""
+    """The report as JSON; ``advisor render`` reads it back into the same text and memo. JSON never holds NaN or
+    Infinity (inputs are bounded so results stay finite; report_json.dumps refuses them as json does)."""
     # exclude_unset: the keys the core set, no more (a report read back from JSON sets the same ones: same bytes).
-    return json.dumps(as_report(report).model_dump(mode="json", exclude_unset=True), indent=2, ensure_ascii=False, default=_jsonable, allow_nan=False) + "\n"
-
-
-def _jsonable(value: Any) -> Any:
-    if hasattr(value, "item"):
-        return value.item()
-    raise TypeError(f"cannot serialise {type(value).__name__}")
+    return dumps(as_report(report).model_dump(mode="json", exclude_unset=True))
 
 
 # ------------------------------------------------------------------------------ the decision in business terms

@@ -49,6 +49,14 @@ def to_json(advice: Any) -> str:
     return encode(laid_out, plain_floats=layout.plain_floats)
 
 
+def dumps(value: Any) -> str:
+    """Any JSON-able value as the report is written (``encode``), its floats looked at first: the one spelling of a
+    report's bytes, for the laid-out dict here and the validated model's dump (render.to_json)."""
+    layout = _Layout({})
+    layout.scan(value)
+    return encode(value, plain_floats=layout.plain_floats)
+
+
 def encode(value: Any, plain_floats: bool) -> str:
     """``json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False)``: pydantic-core's encoder writes the same
     bytes at a tenth of the pure-Python indenting encoder's cost, for values whose floats all print alike in both (0,
@@ -93,9 +101,8 @@ class _Layout:
             self.scan(value.item())
 
     def lay_out(self, value: Any, node: dict[str, Any], where: Where) -> Any:
-        ref = node.get("$ref")
-        if ref is not None:
-            return self.lay_out(value, self.defs[ref.rsplit("/", 1)[1]], where)
+        if "$ref" in node:
+            return self.lay_out(value, _resolved(node, self.defs), where)
         branches = node.get("anyOf")
         if branches is not None:
             if value is None:
@@ -155,6 +162,12 @@ def _integer(value: Any, where: Where) -> int:
     raise ShapeError(f"{_path(where)}: expected an integer, got {value!r}")
 
 
+def _resolved(node: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
+    """A schema node, or the definition its ``$ref`` ('#/$defs/Name') names."""
+    ref = node.get("$ref")
+    return node if ref is None else defs[ref.rsplit("/", 1)[1]]
+
+
 _KIND_OF = {bool: "boolean", int: "integer", float: "number", str: "string", list: "array", tuple: "array", dict: "object"}
 
 
@@ -164,7 +177,7 @@ def _branch(value: Any, branches: list[dict[str, Any]], defs: dict[str, Any], wh
     kind = _KIND_OF.get(type(value))
     if kind is None and hasattr(value, "item"):
         kind = _KIND_OF.get(type(value.item()))
-    kinds = [(defs[b["$ref"].rsplit("/", 1)[1]] if "$ref" in b else b).get("type") for b in branches]
+    kinds = [_resolved(b, defs).get("type") for b in branches]
     for wanted in (kind, "number" if kind == "integer" else None):
         if wanted is not None and wanted in kinds:
             return branches[kinds.index(wanted)]
