@@ -10,16 +10,30 @@ from pathlib import Path
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "customer-service.yaml"
 
-PROBE = ("import atexit, sys\n"
-         "atexit.register(lambda: sys.stderr.write('torn down\\n'))\n"
+PROBE = ("import sys\n"
+         "class Teardown:\n"
+         "    def __del__(self):\n"
+         "        sys.stderr.write('torn down\\n')\n"
+         "sys.modules['teardown_probe'] = probe = type(sys)('teardown_probe')\n"
+         "probe.witness = Teardown()\n"
          "sys.argv = ['advisor'] + sys.argv[1:]\n"
          "from advisor._entry import main\n"
          "sys.exit(main())\n")
-"""The console script's entry, with an exit handler that says whether the interpreter was torn down."""
+"""The console script's entry, with an object that says whether the interpreter was torn down (its module is cleared
+at finalisation). Not an atexit handler: one registered makes advisor exit the ordinary way (issue 33)."""
+
+HANDLER = ("import atexit, sys\n"
+           "atexit.register(lambda: sys.stderr.write('handler ran\\n'))\n"
+           "sys.argv = ['advisor'] + sys.argv[1:]\n"
+           "from advisor._entry import main\n"
+           "sys.exit(main())\n")
 
 
-def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, timeout=120)
+def _run(*args: str, probe: str = PROBE, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    import os
+
+    return subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, **(env or {})})
 
 
 def test_a_one_shot_command_skips_the_teardown_and_writes_everything():
@@ -52,3 +66,24 @@ def test_argparse_exits_the_ordinary_way():
     """--version and usage errors leave through SystemExit, before any command ran: the ordinary exit, handlers run."""
     done = _run("--version")
     assert done.returncode == 0 and done.stdout.startswith("advisor ") and done.stderr == "torn down\n"
+
+
+def test_an_atexit_handler_runs_and_the_tuning_can_be_switched_off():
+    """Issue 33: process tuning lives in the entry point, with an opt-out: a program's exit handler (or a profiler)
+    gets the ordinary teardown, and ADVISOR_PROCESS_TUNING=0 runs advisor as a plain Python program."""
+    done = _run("advise", str(EXAMPLE), "--format", "json", probe=HANDLER)
+    assert done.returncode == 0 and done.stderr == "handler ran\n"
+    plain = _run("advise", str(EXAMPLE), "--format", "json", env={"ADVISOR_PROCESS_TUNING": "0"})
+    assert plain.returncode == 0 and plain.stderr == "torn down\n"
+
+
+def test_main_called_in_process_leaves_the_environment_as_it_was(monkeypatch, capsys):
+    """cli.main tunes nothing process-wide: only the entry points do (advisor.cli.tune_process)."""
+    import os
+
+    from advisor.cli import main
+
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    monkeypatch.delenv("PYDANTIC_DISABLE_PLUGINS", raising=False)
+    assert main(["gpus"]) == 0
+    assert "OPENBLAS_NUM_THREADS" not in os.environ and "PYDANTIC_DISABLE_PLUGINS" not in os.environ

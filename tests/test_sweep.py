@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import numpy as np
+
+from advisor.decision.decide import COST_TIE
 import pytest
 
 from advisor.inputs.answers import STRATEGIES, answers_from_mapping
@@ -42,7 +44,9 @@ def test_sweep_points_equal_single_estimates_and_marks_are_optimal():
     s, g = sw.cheapest
     i = int(np.searchsorted(gpus, g))
     best = min(float(np.min(np.where(sw.feasible[t], sw.cost[t], np.inf))) for t in STRATEGIES)
-    assert sw.cost[s][i] == pytest.approx(best)
+    # The mark names what the one chooser takes at that count (issue 33): within the cost tie of the raw minimum.
+    assert best <= sw.cost[s][i] <= best * (1 + COST_TIE)
+    assert sw.best(i).strategy == s
     s, g = sw.fastest
     i = int(np.searchsorted(gpus, g))
     assert sw.feasible[s][i]

@@ -10,11 +10,13 @@ import sys
 
 def main() -> int:
     try:
-        from advisor.cli import leave, main as cli_main
+        from advisor.cli import leave, main as cli_main, tune_process, tuning_wanted
     except KeyboardInterrupt:
         try:
             sys.stderr.write("advisor: interrupted\n")
         except (OSError, ValueError):
             pass
         return 130
+    if tuning_wanted():  # the program's own process: tuned for one short run (ADVISOR_PROCESS_TUNING=0 opts out)
+        tune_process()
     return leave(cli_main())

@@ -185,16 +185,39 @@ def _terminated(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+TUNING_OFF = "ADVISOR_PROCESS_TUNING"
+"""Set to 0 (or off, false, no) to run advisor as a plain Python program: the environment as given, the cycle collector
+on, and the interpreter's ordinary teardown (atexit handlers, profilers' reports). ``tune_process`` says what is tuned."""
+
+
+def tuning_wanted() -> bool:
+    """Process tuning applies unless switched off (ADVISOR_PROCESS_TUNING=0) or a profiler or tracer is attached
+    (cProfile, coverage, a debugger): those read the process as it is, and report at teardown."""
+    off = os.environ.get(TUNING_OFF, "").strip().lower() in ("0", "off", "false", "no")
+    return not off and sys.getprofile() is None and sys.gettrace() is None
+
+
+def tune_process() -> None:
+    """What the `advisor` entry points (console script, ``python -m advisor``) tune for one short run, before any heavy
+    import; ``main`` itself changes nothing process-wide, so a program that imports advisor keeps its own settings.
+    Each explicit setting in the environment is kept (issue 20)."""
     # pydantic scans every installed distribution's entry points for plugins when it builds its first model (~10 ms of
-    # importlib.metadata); advisor uses none. An explicit setting in the environment is kept (issue 20).
+    # importlib.metadata); advisor uses none.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     _no_plugin_loader()
     # numpy's OpenBLAS starts one worker thread per core when numpy is imported, and they spin-wait for work: 50-100 ms
     # of CPU on a 2-core machine for every run. advisor's arrays are a few thousand elements and never reach BLAS
-    # (no matmul, dot or linalg), so one thread does the same work. Set before numpy is first imported (every command
-    # imports it lazily, after this); an explicit setting in the environment is kept (issue 20).
+    # (no matmul, dot or linalg), so one thread does the same work. Set before numpy is first imported.
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    global _tuned
+    _tuned = True
+
+
+_tuned = False
+"""tune_process() ran: this process is the `advisor` program itself, so it may end without the interpreter's teardown."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
     try:
         signal.signal(signal.SIGTERM, _terminated)
     except ValueError:  # not the main thread (tests calling main from a worker): nothing to install
@@ -249,8 +272,11 @@ def leave(code: int) -> int:
     instructions, a fifth of what `advise` does beyond importing its libraries (issue 20). Nothing is lost by it:
     every file advisor writes is closed (and fsynced) before the command returns, advisor registers no exit handler,
     and the standard streams are flushed here; if flushing fails the ordinary exit runs and reports it as before. The
-    guided Q&A (Textual, its threads and its terminal) always exits the ordinary way, as do tests calling ``main``."""
-    if not _one_shot:
+    guided Q&A (Textual, its threads and its terminal) always exits the ordinary way, as do tests calling ``main``, a
+    process with an atexit handler registered, and any run with the tuning switched off (ADVISOR_PROCESS_TUNING=0)."""
+    import atexit
+
+    if not (_one_shot and _tuned and tuning_wanted()) or atexit._ncallbacks():
         return code
     try:
         for stream in (sys.stdout, sys.stderr):
@@ -336,7 +362,7 @@ def _main(argv: Sequence[str] | None) -> int:
     if cmd == "init":
         return _init(args)
     if cmd == "sweep":
-        return _sweep(args)
+        return _sweep(args, extra)
     if cmd == "schema" and args.report:
         from advisor.decision.report import report_schema
 
@@ -585,8 +611,9 @@ def _write_artifacts(advice: Any, args: argparse.Namespace, artifacts: list[Any]
     return written
 
 
-def _sweep(args: argparse.Namespace) -> int:
+def _sweep(args: argparse.Namespace, extra: list[Path]) -> int:
     from advisor.inputs.answers import load_answers
+    from advisor.knowledge.rules import load_rules
     from advisor.outputs.io import check_writable, write_atomic
     from advisor.outputs.sweep import parse_gpu_range, sweep_types, sweep_types_dict, sweep_types_text
 
@@ -598,7 +625,7 @@ def _sweep(args: argparse.Namespace) -> int:
     answers = load_answers(args.answers_file)
     per_node = answers.cluster.gpus_per_node
     spec = args.gpus or f"{per_node}..{max(per_node, 4 * answers.cluster.gpus)},{answers.cluster.gpus}"
-    groups = sweep_types(answers, parse_gpu_range(spec, per_node))  # every GPU type: today's, then cluster.candidates
+    groups = sweep_types(answers, parse_gpu_range(spec, per_node), load_rules(extra))  # every GPU type: today's, then cluster.candidates
     if args.format == "json":
         # Indented for a range a person reads; compact past 1,000 points, where indent=2 was 0.7 s of a 16,384-point sweep
         # and half its bytes (issue 20). Either is the same JSON.
@@ -687,4 +714,6 @@ def _rules(args: argparse.Namespace, extra: list[Path]) -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
+    if tuning_wanted():
+        tune_process()
     sys.exit(leave(main()))

@@ -12,6 +12,8 @@ from msgspec import Struct
 from msgspec.structs import replace
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 
 from advisor.inputs.answers import STRATEGIES, Answers
 from advisor.knowledge.catalog import efficiency_data, mfu_band
@@ -21,7 +23,7 @@ from advisor.decision.deployment import deployment
 from advisor.decision import explain
 from advisor.decision.explain import PLAN_SOURCE
 from advisor.estimate.finetune import frozen_base_bytes, peft_breakdown
-from advisor.decision.takes import what_it_takes
+from advisor.decision.takes import Change, what_it_takes
 from advisor.decision.candidates import gpu_id, gpu_types, other_type_change, pick, variant
 from advisor.decision.facts import Evaluation, evaluate_counts, gpu_bound_hours
 from advisor.knowledge.strategies import DEEPSPEED_ESTIMATED, SIMPLICITY
@@ -529,13 +531,13 @@ def advise(answers: Answers, rules: RuleSet) -> Advice:
     types = gpu_types(answers)
     first = _advise_method(answers, rules)
     if len(types) == 1:
-        first.plan.what_it_takes = what_it_takes(first.answers, first.plan, _allowed(first))
+        first.plan.what_it_takes = what_it_takes(first.answers, first.plan, _allowed(first)) + other_levers(first, rules)
         return first
     tokens, runs = first.evaluation.context["tokens"], first.plan.runs_per_month
     found = [(types[0], first)] + [(t, _advise_method(variant(answers, t, tokens, runs), rules)) for t in types[1:]]
     win, bests = pick(found, answers)
     best = found[win][1]
-    best.plan.what_it_takes = what_it_takes(best.answers, best.plan, _allowed(best))
+    best.plan.what_it_takes = what_it_takes(best.answers, best.plan, _allowed(best)) + other_levers(best, rules)
     other = other_type_change(found, win, best.plan)
     if other is not None:
         best.plan.what_it_takes.insert(next((i + 1 for i, c in enumerate(best.plan.what_it_takes) if c.kind == "more-gpus"), 0), other)
@@ -546,6 +548,34 @@ def advise(answers: Answers, rules: RuleSet) -> Advice:
         best.plan = replace(best.plan, today=first.plan.today)
     best.plan.gpu_types = bests
     return best
+
+
+def other_levers(advice: Advice, rules: RuleSet) -> list[Change]:
+    """Where the plan misses the deadline or a budget, the changes other than GPUs, dates and money that meet it: FP8
+    matmuls (a GPU with FP8 tensor cores), a lighter fine-tuning method (METHOD_ALTERNATIVES), or twice the global
+    batch (more data-parallel ranks can be fed) — each the same job advised again with that one change, kept where its
+    plan meets what this one misses and runs at all. Empty when the plan misses nothing."""
+    plan, a = advice.plan, advice.answers
+    missed_date = plan.deadline_met is False
+    over = not (plan.chosen.within_budget and plan.chosen.within_monthly)
+    if (not missed_date and not over) or _blocked(advice):
+        return []
+    t = a.training
+    tries: list[tuple[str, str, dict[str, Any]]] = []
+    if t.precision != "fp8" and a.cluster.spec.has_fp8:
+        tries.append(("fp8", "fp8", {"precision": "fp8"}))
+    for method in METHOD_ALTERNATIVES.get(t.method, ()):
+        tries.append(("lighter-method", method, {"method": method}))
+    batch = advice.evaluation.context["workload"].global_batch_tokens
+    tries.append(("bigger-batch", f"{2 * batch:.0f}", {"global_batch_tokens": 2 * batch}))
+    out: list[Change] = []
+    for kind, detail, update in tries:
+        alt = _advise_one(a.model_copy(update={"training": t.model_copy(update=update)}), rules)
+        c = alt.plan.chosen
+        if _blocked(alt) or (missed_date and not c.meets_deadline) or (over and not (c.within_budget and c.within_monthly)):
+            continue
+        out.append(Change(kind, c.strategy, c.gpus, c.hours, c.cost, float(c.gpus), detail=detail))  # type: ignore[arg-type]
+    return out
 
 
 def _allowed(advice: Advice) -> set[str]:
@@ -598,21 +628,7 @@ def _advise_one(answers: Answers, rules: RuleSet) -> Advice:
     by_gpus = {ev.gpus: ev for ev in evals}
     today_ev = by_gpus[answers.cluster.gpus]
     runs = today_ev.context["runs_per_month"]
-    deadline_h = None if answers.training.deadline_days is None else answers.training.deadline_days * 24.0
-    options: list[Option] = []
-    for ev in evals:
-        judged = run_rules(rules, ev.facts, choice_only=True)
-        for s in STRATEGIES:
-            f = ev.facts
-            h, c = f[f"hours.{s}"], f[f"cost.{s}"]
-            options.append(Option(
-                strategy=s, gpus=ev.gpus, hours=h, cost=c, monthly=runs * c, usable=f[f"fits.{s}"] and f[f"cpu_fits.{s}"] and f[f"batch_ok.{s}"],
-                excluded=tuple(judged.excluded.get(s, ())), score=judged.scores[s],
-                meets_deadline=None if deadline_h is None else h <= deadline_h,
-                within_budget=answers.budget.limit is None or c <= answers.budget.limit,
-                within_monthly=answers.budget.monthly_limit is None or runs * c <= answers.budget.monthly_limit,
-                gpu=gpu_id(answers), spot=answers.cluster.spot_interruptions_pct_per_month is not None,
-            ))
+    options = price_options(answers, rules, evals)
     default = rules.default.strategy if rules.default else None
     plan = choose(options, answers, runs, default)
     blocking: dict[str, Any] | None = None
@@ -646,6 +662,40 @@ def _advise_one(answers: Answers, rules: RuleSet) -> Advice:
         not_fired=out.not_fired, excluded=out.excluded, questions=out.questions, checklist=out.checklist, warnings=warnings,
         default_used=default_used, default_rationale=default_rationale,
     )
+
+
+def price_options(answers: Answers, rules: RuleSet, evals: list[Evaluation]) -> list[Option]:
+    """Every strategy at every evaluated GPU count as the choice sees it: its time and cost, whether it runs, what the
+    rules (scored at that count's facts) exclude and score, and which goals it meets."""
+    runs = evals[0].context["runs_per_month"]
+    deadline_h = None if answers.training.deadline_days is None else answers.training.deadline_days * 24.0
+    limit, monthly = answers.budget.limit, answers.budget.monthly_limit
+    gpu, spot = gpu_id(answers), answers.cluster.spot_interruptions_pct_per_month is not None
+    options: list[Option] = []
+    for ev in evals:
+        judged = run_rules(rules, ev.facts, choice_only=True)
+        f = ev.facts
+        for s in STRATEGIES:
+            h, c = f[f"hours.{s}"], f[f"cost.{s}"]
+            options.append(Option(
+                strategy=s, gpus=ev.gpus, hours=h, cost=c, monthly=runs * c, usable=f[f"fits.{s}"] and f[f"cpu_fits.{s}"] and f[f"batch_ok.{s}"],
+                excluded=tuple(judged.excluded.get(s, ())), score=judged.scores[s],
+                meets_deadline=None if deadline_h is None else h <= deadline_h,
+                within_budget=limit is None or c <= limit, within_monthly=monthly is None or runs * c <= monthly, gpu=gpu, spot=spot,
+            ))
+    return options
+
+
+def options_at(answers: Answers, rules: RuleSet, counts: list[int] | np.ndarray) -> dict[int, list[Option]]:
+    """The options at each of ``counts`` GPUs, priced and judged exactly as the plan's search prices them (today's count
+    is evaluated beside them: it sets the monthly cadence). What ``advisor sweep`` picks its rows' best options from."""
+    wanted = {int(c) for c in counts}
+    evals = evaluate_counts(answers, np.array(sorted(wanted | {answers.cluster.gpus}), dtype=float))
+    out: dict[int, list[Option]] = {}
+    for o in price_options(answers, rules, evals):
+        if o.gpus in wanted:
+            out.setdefault(o.gpus, []).append(o)
+    return out
 
 
 def _blocked_plan(options: list[Option], a: Answers, today_ev: Evaluation, runs: float) -> tuple[Plan, dict[str, Any]]:

@@ -22,7 +22,7 @@ import numpy as np
 from advisor.inputs.answers import Answers
 from advisor.knowledge.strategies import SIMPLICITY
 from advisor.base.i18n import _
-from advisor.base.units import format_number
+from advisor.base.units import format_number, percent
 
 COST_TIE = 0.05
 """Costs within 5% are treated as equal: below the model's resolution (its own MFU bands span ±20%), so they never
@@ -38,6 +38,12 @@ not give up a deadline the plan meets: '8 GPUs, 3,288.6 days instead of 30.8' is
 
 FASTER_WORTH_SAYING = 0.10
 """A faster option at about the same cost (within COST_TIE) is named only past a 10% shorter run (advisor's policy)."""
+
+SWITCH_MIN_GAIN = COST_TIE
+"""What an option that is cheaper and no slower (or faster for no more) must gain, in cost or in time, before the choice
+moves to it from the option its objective picked: 5%, the same resolution as COST_TIE (below it the estimate cannot
+tell the two apart, so a switch of framework or GPU count for less would buy a difference the model cannot see).
+advisor's policy, not a published figure."""
 
 SEARCH_GROWTH = 4
 """Without cluster.max_gpus, a deadline may look up to 4x today's GPUs — the range of the memo's what-if table."""
@@ -188,16 +194,22 @@ def choose(options: list[Option], a: Answers, runs_per_month: float, default_str
     cands, broken, stage = _within_budget(cands, mode)
     stages.append(stage)
     prefer = preference(current, given, default_strategy)
-    if stage.code == "over-budget" and mode == "cost":
-        # Over budget everywhere: every unit of money counts, so no tie-break may cost more than the cheapest (else the plan
-        # would cost more than the bigger budget 'what it takes' names).
-        chosen = min(cands, key=lambda o: (o.cost, o.hours))
-    else:
-        chosen = min(tie_band(cands, "hours" if mode == "time" else "cost"), key=prefer)
+    # Over budget everywhere too: a framework switch for less than the tie buys a difference the model cannot see, so the
+    # tie band decides here as well ('what it takes' names the budget of the plan itself).
+    # More GPUs are a cost of their own (they must be found, reserved and kept healthy): an option that beats the pick
+    # only by taking more GPUs than its objective needs is named beside it (explain.notes), not taken.
+    grow = False
+    chosen = pick_best(cands, mode, prefer, grow)
     stages.append(Stage("pick", "fastest" if mode == "time" else "cheapest", len(cands)))
     chosen, dominated = _not_dominated(pool, chosen, a.training.deadline_days, prefer)
     if dominated is not None:
         stages.append(dominated)
+    # Nothing that runs on no more GPUs may beat the plan on both cost and time.
+    better = undominated(pool, chosen, prefer, grow)
+    if better is not chosen:
+        stages.append(Stage("dominance", "dominated", len(pool), {"gpus": better.gpus, "strategy": better.strategy,
+                                                                 "from_gpus": chosen.gpus, "from_strategy": chosen.strategy}))
+        chosen = better
     if mode == "time":
         broken.insert(0, "deadline")
     trade = _tradeoffs(pool, chosen, a.training.deadline_days)
@@ -285,11 +297,20 @@ def _tradeoffs(pool: list[Option], chosen: Option, deadline: float | None) -> di
 def objective_text(stages: list[Stage], a: Answers) -> str:
     """How the choice was made, in one sentence a PM can check: the wording of the stages' reason codes."""
     codes = {st.code: st for st in stages}
+    base = _objective_base(codes, a)
+    if "dominated" in codes:
+        p = codes["dominated"].params
+        return _("{base}; then {strategy} on {gpus} GPUs beat that on both cost and time (by at least {gain} on one), so it was chosen",
+                 base=base, strategy=p["strategy"], gpus=f"{p['gpus']:,}", gain=percent(SWITCH_MIN_GAIN))
+    return base
+
+
+def _objective_base(codes: dict[str, Stage], a: Answers) -> str:
     gpus, days = f"{a.cluster.gpus:,}", format_number(a.training.deadline_days or 0)
     if "fewer-gpus-as-fast" in codes:
         p = codes["fewer-gpus-as-fast"].params
-        return _("{gpus} GPUs finish about as fast as {more} for at least 10% less, so fewer GPUs were chosen",
-                 gpus=f"{p['gpus']:,}", more=f"{p['more']:,}")
+        return _("{gpus} GPUs finish about as fast as {more} for at least {saving} less, so fewer GPUs were chosen",
+                 gpus=f"{p['gpus']:,}", more=f"{p['more']:,}", saving=percent(CHEAPER_WORTH_SAYING))
     if "date-met-on-today" in codes:
         return _("meet the {days}-day deadline on at most today's {gpus} GPUs, then cost least", days=days, gpus=gpus)
     if "date-needs-more-gpus" in codes:
@@ -304,6 +325,48 @@ def objective_text(stages: list[Stage], a: Answers) -> str:
     if "no-date-nothing-runs-here" in codes:
         return _("nothing can run on {gpus} GPUs as asked, so fewer GPUs were searched; the cheapest option wins", gpus=gpus)
     return _("no option on {gpus} GPUs stays within budget, so fewer GPUs were searched; the cheapest option wins", gpus=gpus)
+
+
+def dominates(o: Option, c: Option, gain: float = SWITCH_MIN_GAIN) -> bool:
+    """``o`` is cheaper and no slower than ``c``, or faster for no more, by at least ``gain`` of the cost or the time: a
+    PM shown both would take ``o``, and the difference is larger than the estimate's resolution."""
+    return (o.cost <= c.cost and o.hours <= c.hours
+            and (o.cost <= c.cost * (1.0 - gain) or o.hours <= c.hours * (1.0 - gain)))
+
+
+def pick_best(cands: list[Option], mode: str, prefer: Callable[[Option], Any], grow: bool = True) -> Option:
+    """Of options that all serve the objective equally (they run, and meet what the best of them meets), the one to
+    take: the cheapest (or, in ``mode`` "time", the fastest) within COST_TIE, the tie broken by ``prefer``, and never one
+    that another of them dominates (``undominated``; ``grow`` as there)."""
+    return undominated(cands, min(tie_band(cands, "hours" if mode == "time" else "cost"), key=prefer), prefer, grow)
+
+
+def undominated(options: list[Option], chosen: Option, prefer: Callable[[Option], Any], grow: bool = True) -> Option:
+    """``chosen``, or, while a runnable option dominates it (``dominates``: cheaper and no slower, or faster for no more,
+    by SWITCH_MIN_GAIN), the best of those: a pick is never an option that a listed one beats on both counts by more than
+    the model's resolution. A dominating option meets every goal the chosen one meets (no slower, no dearer).
+
+    ``grow`` False: a dominating option on more GPUs is not taken (the plan asks for no more GPUs than its objective
+    needs); the summary names it, with that reason (explain.notes)."""
+    while better := [o for o in options if o.runnable and dominates(o, chosen) and (grow or o.gpus <= chosen.gpus)]:
+        chosen = min(tie_band(better), key=prefer)
+    return chosen
+
+
+def best_at(options: list[Option], prefer: Callable[[Option], Any]) -> Option | None:
+    """The best option among ``options`` by the plan's objective — the one function that says "the best option" for a
+    GPU count (pass the options at that count) or over counts: it runs (fits, feeds every rank, no rule excludes it);
+    it meets the deadline where any option does (else the fastest wins); it stays within the run budget and the monthly
+    ceiling where any does; then ``pick_best``. None where nothing runs. The memo's what-if table, ``advisor sweep``,
+    ``advisor ask`` and the TUI chart all call it (tests/test_one_chooser.py)."""
+    pool = [o for o in options if o.runnable]
+    if not pool:
+        return None
+    meet = [o for o in pool if o.meets_deadline]
+    missed = any(o.meets_deadline is False for o in pool)
+    cands, mode = (meet, "cost") if meet else (pool, "time") if missed else (pool, "cost")
+    cands = [o for o in cands if o.within_budget and o.within_monthly] or cands
+    return pick_best(cands, mode, prefer)
 
 
 def tie_band(options: list[Option], by: str = "cost") -> list[Option]:

@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from advisor.base.i18n import _
-from advisor.decision.decide import COST_TIE, preference, tie_band
-from advisor.base.units import format_number, hours_text, money, pct_change, same_unit
+from advisor.decision.decide import COST_TIE, Option, best_at, dominates, preference
+from advisor.base.units import count, format_number, hours_text, money, pct_change, same_unit
 from advisor.knowledge.strategies import FRAMEWORKS
 
 if TYPE_CHECKING:
@@ -98,10 +98,16 @@ def notes(advice: Advice) -> list[dict[str, Any]]:
     if p.faster_same_cost is not None:
         f = p.faster_same_cost
         quick, slow = same_unit(f.hours, p.chosen.hours)
-        out.append(_note("faster-same-cost", _(
-            "Faster for no more per run: {gpus} GPUs with {strategy} take {quick} instead of {slow}, for {cost} a run ({change}), "
-            "if the cluster can give them.", gpus=f"{f.gpus:,}", strategy=f.strategy, quick=quick, slow=slow, cost=money(f.cost, cur),
-            change=pct_change(f.cost, p.chosen.cost))))
+        if dominates(f, p.chosen):
+            # decide.choose did not move to it: the one sentence that says why the plan stands beside an option that beats it.
+            text = _("Faster for no more per run: {gpus} GPUs with {strategy} take {quick} instead of {slow}, for {cost} a run ({change}). "
+                     "The plan asks for no more GPUs than its goal needs: if {gpus} are free to use, take them.", gpus=f"{f.gpus:,}",
+                     strategy=f.strategy, quick=quick, slow=slow, cost=money(f.cost, cur), change=pct_change(f.cost, p.chosen.cost))
+        else:
+            text = _("Faster for no more per run: {gpus} GPUs with {strategy} take {quick} instead of {slow}, for {cost} a run ({change}), "
+                     "if the cluster can give them.", gpus=f"{f.gpus:,}", strategy=f.strategy, quick=quick, slow=slow, cost=money(f.cost, cur),
+                     change=pct_change(f.cost, p.chosen.cost))
+        out.append(_note("faster-same-cost", text))
     return out
 
 
@@ -121,6 +127,14 @@ def what_it_takes_notes(advice: Advice) -> list[dict[str, Any]]:
             text = _("Or another GPU type: {gpus} × {gpu} ({plan}).", gpus=f"{c.gpus:,}", gpu=_type_name(c.gpu, c.spot), plan=plan)
         elif c.kind == "later-date":
             text = _("Or move the date: the fastest option within reach needs {days} days ({plan}).", days=f"{c.target:,.1f}", plan=plan)
+        elif c.kind == "fp8":
+            text = _("Or train in FP8 on these GPUs' FP8 tensor cores: {plan}. Check the loss against a bf16 run first.", plan=plan)
+        elif c.kind == "lighter-method":
+            text = _("Or fine-tune with {method} instead: {plan}. It trades some quality on hard tasks: compare on the team's own evaluation set.",
+                     method={"lora": "LoRA", "qlora": "QLoRA"}.get(c.detail, c.detail), plan=plan)
+        elif c.kind == "bigger-batch":
+            text = _("Or double the global batch to {tokens} tokens a step, which feeds more GPUs: {plan}. A larger batch can change how the "
+                     "model converges: confirm with the team's training recipe.", tokens=count(float(c.detail)), plan=plan)
         elif c.kind == "bigger-budget":
             text = _("What it takes within the run budget of {limit}: a budget of {cost} ({plan}).",
                      limit=money(a.budget.limit or 0, cur), cost=money(c.target, cur), plan=plan)
@@ -227,14 +241,22 @@ def what_if(advice: Advice) -> list[dict[str, Any]]:
         shown.add(p.cheapest_meeting_deadline.gpus)
     rows: list[dict[str, Any]] = []
     for g in sorted({o.gpus for o in p.options} & shown):
-        here = [o for o in p.options if o.gpus == g and o.runnable]
         point: dict[str, Any] = {"gpus": g, "strategy": None, "wall_clock_hours": None, "cost": None, "meets_deadline": None,
                                  "today": g == p.today.gpus, "chosen": g == p.chosen.gpus,
                                  "cheapest_meeting_deadline": bool(p.cheapest_meeting_deadline and g == p.cheapest_meeting_deadline.gpus
                                                                    and g != p.chosen.gpus)}
-        if here:
-            ok = [o for o in here if o.meets_deadline is not False] or here
-            best = p.chosen if g == p.chosen.gpus and p.chosen in ok else min(tie_band(ok), key=preference(p.today.strategy, g))
+        best = best_option_at(advice, g)
+        if best is not None:
             point.update(strategy=best.strategy, wall_clock_hours=best.hours, cost=best.cost, meets_deadline=best.meets_deadline)
         rows.append(point)
     return rows
+
+
+def best_option_at(advice: Advice, gpus: int) -> Option | None:
+    """The best option the plan's search priced at ``gpus`` GPUs (decide.best_at, the one chooser, with the tie-break
+    ``advisor sweep`` uses: today's framework): the plan itself at the plan's count. None where nothing runs there or
+    the count was not priced."""
+    p = advice.plan
+    if gpus == p.chosen.gpus and p.chosen.runnable:
+        return p.chosen
+    return best_at([o for o in p.options if o.gpus == gpus], preference(advice.answers.training.current_strategy, gpus))

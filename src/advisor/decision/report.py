@@ -68,7 +68,7 @@ class PlanPoint(_Part):
 
 
 class Change(_Part):
-    kind: Literal["more-gpus", "other-gpu", "later-date", "bigger-budget", "bigger-monthly"]
+    kind: Literal["more-gpus", "other-gpu", "later-date", "bigger-budget", "bigger-monthly", "fp8", "lighter-method", "bigger-batch"]
     strategy: str
     gpus: int
     wall_clock_hours: float
@@ -76,6 +76,7 @@ class Change(_Part):
     target: float = Field(description="GPUs (more-gpus, other-gpu), days (later-date) or money (bigger-budget, bigger-monthly).")
     gpu: str = Field(default="", description="The GPU type of an other-gpu change (catalog id).")
     spot: bool = Field(default=False, description="An other-gpu change on spot capacity.")
+    detail: str = Field(default="", description="The lever's setting: 'fp8', the method (lora, qlora) or the global batch in tokens.")
 
 
 class GpuTypeResult(_Part):

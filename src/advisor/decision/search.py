@@ -20,9 +20,11 @@ A test compares the choice with a search that runs the rules at every count (tes
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from advisor.decision.decide import CHEAPER_SLOWER_STRETCH, CHEAPER_WORTH_SAYING, COST_TIE, FASTER_WORTH_SAYING, SEARCH_GROWTH
+from advisor.decision.decide import CHEAPER_SLOWER_STRETCH, CHEAPER_WORTH_SAYING, COST_TIE, FASTER_WORTH_SAYING, SEARCH_GROWTH, SWITCH_MIN_GAIN
 from advisor.decision.facts import _cadence_hours, runs_per_month
 from advisor.estimate import cost, estimate_all
 from advisor.inputs.answers import STRATEGIES, Answers
@@ -137,8 +139,21 @@ def candidate_counts(a: Answers) -> np.ndarray:
         for mask, by in ((meets[s], costs[s]), (usable[s], hours[s])):
             if mask.any():
                 picked.add((s, int(np.flatnonzero(mask)[np.argmin(by[mask])])))
-    # For each option picked so far (all at once, in chunks of options): the options the choice compares it with.
-    around = sorted(picked)
+    # For each option picked so far (all at once, in chunks of options): the options the choice compares it with; then
+    # the same for the options that adds (an option's dominator may itself be dominated), until nothing new is picked.
+    done: set[tuple[int, int]] = set()
+    while around := sorted(picked - done):
+        done |= set(around)
+        _compared(around, picked, bands, counts, hours, costs, usable, affordable, meets, deadline)
+    keep.update(int(counts[n]) for _s, n in picked)
+    return np.array(sorted(keep), dtype=float)
+
+
+def _compared(around: list[tuple[int, int]], picked: set[tuple[int, int]], bands: Any, counts: np.ndarray, hours: np.ndarray,
+              costs: np.ndarray, usable: np.ndarray, affordable: np.ndarray, meets: np.ndarray, deadline: float | None) -> None:
+    """Adds to ``picked`` the options the choice compares each of ``around`` with: fewer GPUs about as fast for 10% less,
+    fewer GPUs that dominate it (decide.undominated), the cheaper-but-slower trade, the same framework faster for the
+    same cost."""
     per = max(1, 2_000_000 // usable.size)
     for lo in range(0, len(around), per):
         si = np.array([p[0] for p in around[lo:lo + per]])
@@ -151,6 +166,11 @@ def candidate_counts(a: Answers) -> np.ndarray:
         as_fast = fewer & (hours[None] <= h * (1 + COST_TIE)) & (costs[None] <= c * (1 - CHEAPER_WORTH_SAYING)) & affordable[None] & holds
         for p in np.flatnonzero(as_fast.any(axis=(1, 2))):
             picked |= bands(as_fast[p], costs)
+        # Fewer GPUs, cheaper and no slower (or faster for no more) by SWITCH_MIN_GAIN: what decide.undominated moves to.
+        better = (fewer & (hours[None] <= h) & (costs[None] <= c)
+                  & ((costs[None] <= c * (1 - SWITCH_MIN_GAIN)) | (hours[None] <= h * (1 - SWITCH_MIN_GAIN))))
+        for p in np.flatnonzero(better.any(axis=(1, 2))):
+            picked |= bands(better[p], costs)
         # The cheaper-but-slower trade as choose() bounds it: within CHEAPER_SLOWER_STRETCH of the time, not giving up a
         # deadline the count meets.
         slower = fewer & (costs[None] <= c * (1 - CHEAPER_WORTH_SAYING)) & (hours[None] <= h * CHEAPER_SLOWER_STRETCH) & holds
@@ -167,5 +187,3 @@ def candidate_counts(a: Answers) -> np.ndarray:
             q = quicker[p]
             n = int(fastest[p]) if q[fastest[p]] else int(np.flatnonzero(q)[np.argmin(hours[si[p]][q])])  # (all infinite)
             picked.add((int(si[p]), n))
-    keep.update(int(counts[n]) for _s, n in picked)
-    return np.array(sorted(keep), dtype=float)

@@ -12,10 +12,12 @@ from typing import Literal
 import numpy as np
 
 from advisor.inputs.answers import Answers
-from advisor.decision.decide import Plan
+from advisor.decision.decide import Option, Plan
 from advisor.estimate import cost, estimate_all
 
-ChangeKind = Literal["more-gpus", "other-gpu", "later-date", "bigger-budget", "bigger-monthly"]
+ChangeKind = Literal["more-gpus", "other-gpu", "later-date", "bigger-budget", "bigger-monthly", "fp8", "lighter-method", "bigger-batch"]
+"""fp8, lighter-method and bigger-batch: the same job priced with FP8 matmuls, LoRA/QLoRA, or twice the global batch,
+where that meets what the plan misses (advice.other_levers)."""
 
 GROWTH_LIMIT = 16
 """How far past what can be had the search for 'more GPUs' looks: 16x the most GPUs searched (advisor's policy: past
@@ -31,15 +33,18 @@ class Change(Struct, frozen=True):
     hours: float
     cost: float
     target: float
-    """GPUs for more-gpus and other-gpu, days for later-date, money for bigger-budget / bigger-monthly."""
+    """GPUs for more-gpus and other-gpu, days for later-date, money for bigger-budget / bigger-monthly; the lever's GPUs
+    for fp8, lighter-method and bigger-batch."""
     gpu: str = ""
     """The GPU type of an other-gpu change (catalog id)."""
     spot: bool = False
     """An other-gpu change on spot capacity."""
+    detail: str = ""
+    """The lever's setting: 'fp8', the method ('lora', 'qlora'), or the global batch in tokens (bigger-batch)."""
 
     def to_dict(self) -> dict[str, object]:
         return {"kind": self.kind, "strategy": self.strategy, "gpus": self.gpus, "wall_clock_hours": self.hours, "cost": self.cost,
-                "target": self.target, "gpu": self.gpu, "spot": self.spot}
+                "target": self.target, "gpu": self.gpu, "spot": self.spot, "detail": self.detail}
 
 
 def what_it_takes(answers: Answers, plan: Plan, allowed: set[str]) -> list[Change]:
@@ -58,10 +63,16 @@ def what_it_takes(answers: Answers, plan: Plan, allowed: set[str]) -> list[Chang
             out.append(more)
         fastest = min(runnable, key=lambda o: (o.hours, o.cost))
         out.append(Change("later-date", fastest.strategy, fastest.gpus, fastest.hours, fastest.cost, fastest.hours / 24.0))
-    # The budget a plan that meets everything else needs: the more-GPUs plan where the date is out of reach, else the
-    # cheapest option that meets the deadline (or, without one, the plan itself).
+    # The budget a plan that meets everything else needs: the more-GPUs plan where the date is out of reach, else the plan
+    # itself where it meets the deadline (the choice keeps a framework within the cost tie, so the budget named must
+    # cover the plan, not a cheaper option it did not take), else the cheapest option that meets it.
     meeting = [o for o in runnable if o.meets_deadline is not False]
-    target = more if more is not None else (min(meeting, key=lambda o: (o.cost, o.hours)) if meeting else plan.chosen)
+    if more is not None:
+        target: Change | Option = more
+    elif plan.chosen.meets_deadline is not False or not meeting:
+        target = plan.chosen
+    else:
+        target = min(meeting, key=lambda o: (o.cost, o.hours))
     limit = answers.budget.limit
     if limit is not None and target.cost > limit:
         out.append(Change("bigger-budget", target.strategy, target.gpus, target.hours, target.cost, target.cost))

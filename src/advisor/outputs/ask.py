@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from advisor.decision.advice import Advice, advise, hours_text, money, pct_change
-from advisor.decision.explain import PLAN_SOURCE, gpu_type_name, notes
+from advisor.decision.decide import COST_TIE, best_at, dominates, preference
+from advisor.decision.explain import PLAN_SOURCE, best_option_at, gpu_type_name, notes
 from advisor.inputs.answers import STRATEGIES, Answers, _fields_at, answers_from_mapping
 from advisor.knowledge.catalog import gpu_catalog, resolve_gpu
 from advisor.base.errors import AdvisorError, AnswerError
@@ -649,8 +650,8 @@ def _best_member(ctx: Context, name: str) -> str:
         return ctx.advice.strategy
     plan = ctx.advice.plan
     priced = [o for m in members if (o := plan.option(m, ctx.advice.gpus)) is not None]
-    runs = [o for o in priced if o.runnable] or priced
-    return min(runs, key=lambda o: o.cost).strategy if runs else members[0]
+    best = best_at(priced, preference(plan.today.strategy, ctx.advice.gpus))
+    return best.strategy if best is not None else members[0]
 
 
 def _strategy_rows(ctx: Context, strategies: list[str]) -> list[tuple[str, ...]]:
@@ -760,22 +761,27 @@ def _why_gpus(ctx: Context, raw: str, negative: bool) -> Reply:
                      lines=[_("{gpus} GPUs was not searched: the search priced {counts}.", gpus=n,
                               counts=", ".join(str(x) for x in searched))],
                      suggestions=[_("what if GPUs = {n}?", n=n)])
-    runs = [o for o in at_n if o.runnable]
-    # The best option at that count by the plan's own objective (the what-if answers with it): meets the deadline, then
-    # the budgets, then costs least — not the plan's framework, which may be the slowest there.
-    o = min(runs, key=lambda x: (x.meets_deadline is False, not x.within_budget, not x.within_monthly, x.cost)) if runs else at_n[0]
+    # The best option at that count by the plan's own objective (the one chooser, as the memo's what-if table and the
+    # sweep pick it): not the plan's framework, which may be the slowest there.
+    best = best_option_at(a, n)
+    o = best if best is not None else at_n[0]
     reasons = []
-    if not o.runnable:
-        reasons.append(_("nothing runs on {gpus} GPUs as asked", gpus=n) if not runs else _("{strategy} cannot run there", strategy=o.strategy))
+    if best is None:
+        reasons.append(_("nothing runs on {gpus} GPUs as asked", gpus=n))
     elif o.meets_deadline is False and c.meets_deadline:
         reasons.append(_("it takes {time}, past the deadline", time=hours_text(o.hours)))
     elif not o.within_budget and c.within_budget:
         reasons.append(_("it costs {cost} a run, over the budget", cost=money(o.cost, cur)))
     elif not o.within_monthly and c.within_monthly:
         reasons.append(_("it costs {cost} a month, over the monthly limit", cost=money(o.monthly, cur)))
-    elif o.cost > c.cost * 1.05:
+    elif o.cost > c.cost * (1 + COST_TIE) or o.hours > c.hours * (1 + COST_TIE):
         reasons.append(_("costs {cost} a run ({change}) and takes {time}", cost=money(o.cost, cur), change=pct_change(o.cost, c.cost),
                          time=hours_text(o.hours)))
+    elif dominates(o, c):
+        # Cheaper and no slower, or faster for no more: the plan stands only because the GPUs may not be there.
+        reasons.append(_("nothing: it costs {cost} a run ({change}) and takes {time}, no worse on either count. The plan asks for no more "
+                         "GPUs than its goal needs: if {gpus} are free to use, take them",
+                         cost=money(o.cost, cur), change=pct_change(o.cost, c.cost), time=hours_text(o.hours), gpus=n))
     else:
         reasons.append(_("it costs about the same; the choice keeps the smaller change from today ({objective})", objective=plan.objective))
     lines = [_("Why not {gpus} GPUs: {reason}.", gpus=n, reason="; ".join(reasons))]

@@ -7,7 +7,7 @@ strategy. The cheapest and the fastest feasible points (fit in memory, meet any 
 from __future__ import annotations
 
 import re
-from msgspec import Struct
+from msgspec import Struct, field
 from typing import Any
 
 import numpy as np
@@ -17,7 +17,10 @@ from advisor.base.errors import AnswerError
 from advisor.base.i18n import _, pad
 from advisor.base.units import count, days, format_number, money, parse_count
 from advisor.estimate import GB, cost, estimate_all
+from advisor.decision.advice import options_at
 from advisor.decision.candidates import GpuType, gpu_types, variant
+from advisor.decision.decide import Option, best_at, preference
+from advisor.knowledge.rules import RuleSet, load_rules
 from advisor.decision.explain import spot_name
 
 _RANGE = re.compile(r"^([^.]+)\.\.([^.]+)$")
@@ -100,6 +103,23 @@ class Sweep(Struct):
     only for the rows shown (issue 20: wording all 16,384 points of a sweep cost 77 ms)."""
     tokens: float = 0.0
     """Training tokens (given, or implied by a known run): another GPU type is swept for the same tokens."""
+    rules: RuleSet | None = None
+    """The rules whose exclusions the best option at a count respects (decide.best_at, as the plan's search does)."""
+    priced: dict[int, list[Option]] = field(default_factory=dict)
+    """The options at each count where the rules were run (advice.options_at), filled as rows and markers need them."""
+
+    def options(self, counts: list[int]) -> dict[int, list[Option]]:
+        """The options at ``counts``, priced and judged as the plan's search does (rules run once per count, then kept)."""
+        missing = [c for c in counts if c not in self.priced]
+        if missing:
+            self.priced.update(options_at(self.answers, self.rules or load_rules(), missing))
+        return {c: self.priced[c] for c in counts}
+
+    def best(self, i: int) -> Option | None:
+        """The best option at point ``i``: the one chooser (decide.best_at), with the rules' exclusions, as the memo's
+        what-if table and ``advisor ask`` pick it."""
+        g = int(self.gpus[i])
+        return best_at(self.options([g])[g], preference(self.answers.training.current_strategy, g))
 
     def layout_text(self, s: str, i: int) -> str:
         tp, pp, recompute = self.layout[s]
@@ -137,7 +157,9 @@ class Sweep(Struct):
         }
 
 
-def sweep(answers: Answers, gpus: np.ndarray) -> Sweep:
+def sweep(answers: Answers, gpus: np.ndarray, rules: RuleSet | None = None) -> Sweep:
+    """Every strategy at every count of ``gpus`` (one vectorised estimate); the cheapest and fastest points are those no
+    rule excludes (``rules``: the shipped pack where not given)."""
     est, ctx = estimate_all(answers, gpus)
     price = answers.budget.price_per_gpu_hour
     hours = {s: est[s].hours["mid"] for s in STRATEGIES}
@@ -150,21 +172,32 @@ def sweep(answers: Answers, gpus: np.ndarray) -> Sweep:
         if answers.training.deadline_days is not None:
             ok = ok & (hours[s] / 24.0 <= answers.training.deadline_days)
         feasible[s] = ok
-    cheapest = _best(costs, feasible, gpus)
-    fastest = _best(hours, feasible, gpus)
     runnable = {s: est[s].usable for s in STRATEGIES}
     per_rank = {s: est[s].micro_batch * est[s].accumulation for s in STRATEGIES}
     layout = {s: (np.broadcast_to(est[s].tp, gpus.shape), np.broadcast_to(est[s].pp, gpus.shape), est[s].recompute) for s in STRATEGIES}
-    return Sweep(answers, gpus, hours, costs, {s: est[s].memory / GB for s in STRATEGIES}, fits, batch_ok, feasible, cheapest, fastest,
-                 runnable, per_rank, layout, float(ctx["tokens"]))
+    sw = Sweep(answers, gpus, hours, costs, {s: est[s].memory / GB for s in STRATEGIES}, fits, batch_ok, feasible, None, None,
+               runnable, per_rank, layout, float(ctx["tokens"]), rules)
+    sw.cheapest, sw.fastest = _markers(sw, [p for p in (_best(sw, costs), _best(sw, hours)) if p is not None])
+    return sw
 
 
-def sweep_types(answers: Answers, gpus: np.ndarray) -> list[tuple[GpuType, Sweep]]:
+def _markers(sw: Sweep, points: list[tuple[str, float]]) -> tuple[tuple[str, float] | None, tuple[str, float] | None]:
+    """The cheapest and the fastest of the counts holding the raw minimum cost and time, each named by the option the one
+    chooser takes there (decide.best_at: within the cost tie it may prefer today's framework), so a marker always says
+    what its row says."""
+    best = [o for _s, g in points if (o := sw.best(int(np.searchsorted(sw.gpus, g)))) is not None]
+    if not best:
+        return None, None
+    cheap, quick = min(best, key=lambda o: (o.cost, o.hours)), min(best, key=lambda o: (o.hours, o.cost))
+    return (cheap.strategy, float(cheap.gpus)), (quick.strategy, float(quick.gpus))
+
+
+def sweep_types(answers: Answers, gpus: np.ndarray, rules: RuleSet | None = None) -> list[tuple[GpuType, Sweep]]:
     """The sweep on today's GPU type, then on every candidate type (cluster.candidates: on demand, and spot where
     priced), each at its own price, for today's tokens."""
     types = gpu_types(answers)
-    first = sweep(answers, gpus)
-    return [(types[0], first)] + [(t, sweep(variant(answers, t, first.tokens, 1.0), gpus)) for t in types[1:]]
+    first = sweep(answers, gpus, rules)
+    return [(types[0], first)] + [(t, sweep(variant(answers, t, first.tokens, 1.0), gpus, rules)) for t in types[1:]]
 
 
 def sweep_types_dict(groups: list[tuple[GpuType, Sweep]]) -> dict[str, Any]:
@@ -190,13 +223,30 @@ def sweep_types_text(groups: list[tuple[GpuType, Sweep]], rows: int = 24, markdo
     return "\n".join(parts)
 
 
-def _best(values: dict[str, np.ndarray], feasible: dict[str, np.ndarray], gpus: np.ndarray) -> tuple[str, float] | None:
+EXCLUSION_PROBES = 4
+"""Counts tried per strategy for the sweep's cheapest and fastest point before a strategy the rules exclude at each of
+them is left out of the markers: the rules run per count (a facts dictionary each), so a 16,384-point sweep cannot run
+them everywhere; exclusions that hold at a strategy's four best counts are the method's or the cluster's, not the
+count's (advisor's policy; the rows shown are judged exactly)."""
+
+
+def _best(sw: Sweep, values: dict[str, np.ndarray]) -> tuple[str, float] | None:
+    """(strategy, GPUs) of the smallest feasible value that no rule excludes there, or None."""
     best: tuple[float, str, float] | None = None
+    masks = {s: np.where(sw.feasible[s], values[s], np.inf) for s in STRATEGIES}
+    # Each strategy's best count first, judged in one pass (the rules' facts come from one vectorised estimate).
+    sw.options(sorted({int(sw.gpus[int(np.argmin(m))]) for m in masks.values() if np.isfinite(m).any()}))
     for s in STRATEGIES:
-        masked = np.where(feasible[s], values[s], np.inf)
-        i = int(np.argmin(masked))
-        if np.isfinite(masked[i]) and (best is None or masked[i] < best[0]):
-            best = (float(masked[i]), s, float(gpus[i]))
+        masked = masks[s]
+        for _probe in range(EXCLUSION_PROBES):
+            i = int(np.argmin(masked))
+            if not np.isfinite(masked[i]) or (best is not None and masked[i] >= best[0]):
+                break
+            g = int(sw.gpus[i])
+            if not next(o for o in sw.options([g])[g] if o.strategy == s).excluded:
+                best = (float(masked[i]), s, float(sw.gpus[i]))
+                break
+            masked[i] = np.inf
     return None if best is None else (best[1], best[2])
 
 
@@ -223,7 +273,7 @@ def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False, today_mark: bo
     cur = sw.answers.budget.currency.upper()
     deadline = sw.answers.training.deadline_days
     idx = _rows(sw, rows)
-    marks = {sw.cheapest: _("cheapest"), sw.fastest: _("fastest")}
+    marks = [(sw.cheapest, _("cheapest")), (sw.fastest, _("fastest"))]  # one count may be both
     today = float(sw.answers.cluster.gpus)
     out = []
     if markdown:
@@ -232,24 +282,25 @@ def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False, today_mark: bo
         out.append(f"{pad(_('GPUs'), 7, right=True)}  {pad(_('best strategy'), 24)} {pad(_('time (days)'), 11, right=True)} "
                    f"{pad(_('cost'), 16, right=True)}  {_('note')}")
     prev: tuple[float, str, int] | None = None
+    sw.options([int(sw.gpus[i]) for i in idx])  # every row's options in one pass
     for i in idx:
         g = float(sw.gpus[i])
         notes = [_("today")] if g == today and today_mark else []  # another GPU type: today's count is not today's setup
-        feasible = [(float(sw.cost[s][i]), STRATEGIES.index(s), s) for s in STRATEGIES if sw.feasible[s][i]]
-        running = [(float(sw.hours[s][i]), STRATEGIES.index(s), s) for s in STRATEGIES if sw.runnable[s][i]]
-        if feasible:
-            s = min(feasible)[2]
-        elif running:
-            s = min(running)[2]
-            notes.append(_("misses the {days}-day deadline", days=format_number(deadline)) if deadline is not None else "")
+        best = sw.best(int(i))
+        if best is not None:
+            s = best.strategy
+            if best.meets_deadline is False and deadline is not None:
+                notes.append(_("misses the {days}-day deadline", days=format_number(deadline)))
         else:
             fitting = [t for t in STRATEGIES if sw.fits[t][i]]
-            why = _("the global batch has too few sequences for this many data-parallel ranks") if fitting else _("none fits in memory")
+            running = [t for t in STRATEGIES if sw.runnable[t][i]]
+            why = (_("the rules exclude every strategy that runs here") if running else
+                   _("the global batch has too few sequences for this many data-parallel ranks") if fitting else _("none fits in memory"))
             out.append(f"| {count(g)} | {why} | | | {', '.join(notes)} |" if markdown else f"{pad(count(g), 7, right=True)}  {why}  {', '.join(notes)}".rstrip())
             prev = None
             continue
         h, c = float(sw.hours[s][i]), float(sw.cost[s][i])
-        notes += [v for k, v in marks.items() if k and k[1] == g]
+        notes += [v for k, v in marks if k and k[1] == g]
         if prev is not None and h > prev[0] * 1.001:
             notes.append(_why_slower(sw, s, i, prev))
         prev = (h, s, i)
