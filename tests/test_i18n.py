@@ -259,3 +259,41 @@ def test_the_catalogs_hold_each_msgid_once():
     root = Path(__file__).resolve().parents[1] / "src" / "advisor" / "data"
     for path in [*sorted((root / "i18n").glob("*.yaml")), root / "intents.yaml"]:
         parse_mapping(path.read_text(encoding="utf-8"), path.name)  # raises on a duplicate key
+
+
+# Issue 33: each figure and threshold has one home; a sentence takes it by placeholder. A literal that restates one of
+# these model constants in a message (or a rule's text) would drift from the figure the model uses.
+RESTATED = {
+    r"within \d+(\.\d+)?%": "decide.COST_TIE (the cost tie): write within {tie}",
+    r"\b16 (B|bytes) (per param|each)|\b16 B/param|每参数约? ?16 字节": "strategies.STATE_BYTES_PER_PARAM: write {bytes} or the fact state_bytes_per_param",
+    r"\b25 Gbit/s": "the rule pack constant thin_network_gbps_per_gpu ({$thin_network_gbps_per_gpu} in a rule text)",
+    r"at least 10% less": "decide.CHEAPER_WORTH_SAYING: write {saving}",
+    r"\b312\b": "the GPU catalog's A100 peak (data/gpus.yaml)",
+}
+
+
+def _rule_texts() -> list[tuple[str, str]]:
+    import yaml
+
+    out = []
+    for f in sorted((SRC.parents[1] / "rules").glob("*.yaml")):
+        def walk(node, where):
+            if isinstance(node, dict):
+                for k, v in node.items():
+                    if k in ("en", "zh") and isinstance(v, str):
+                        out.append((v, where))
+                    else:
+                        walk(v, where)
+            elif isinstance(node, list):
+                for n in node:
+                    walk(n, where)
+        walk(yaml.safe_load(f.read_text(encoding="utf-8")), f.name)
+    return out
+
+
+def test_no_message_restates_a_model_constant_as_a_literal():
+    import re
+
+    texts = [(m, f) for m, f in source_msgids().items()] + [(t, "zh.yaml") for t in catalog("zh").values()] + _rule_texts()
+    bad = [(f, pattern, text[:90]) for text, f in texts for pattern in RESTATED if re.search(pattern, text)]
+    assert not bad, [(f, RESTATED[p], t) for f, p, t in bad[:5]]

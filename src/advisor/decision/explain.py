@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from advisor.base.i18n import _
 from advisor.decision.decide import COST_TIE, Option, best_at, dominates, preference
-from advisor.base.units import count, format_number, hours_text, money, pct_change, same_unit
+from advisor.base.units import count, format_number, hours_text, money, pct_change, percent, same_unit
 from advisor.knowledge.strategies import FRAMEWORKS
 
 if TYPE_CHECKING:
@@ -84,8 +84,8 @@ def notes(advice: Advice) -> list[dict[str, Any]]:
         elif cm.gpus != p.chosen.gpus:
             # Within the tie: say why the cheapest is not the plan, instead of naming it 'cheapest' beside another choice.
             out.append(_note("tie-meeting-deadline", _(
-                "{strategy} on {gpus} GPUs also meets the {days}-day deadline, for {cost} a run ({change}): costs within 5% are a "
-                "tie here, and the smaller change from today wins it.", strategy=cm.strategy, gpus=cm.gpus,
+                "{strategy} on {gpus} GPUs also meets the {days}-day deadline, for {cost} a run ({change}): costs within {tie} are a "
+                "tie here, and the smaller change from today wins it.", strategy=cm.strategy, gpus=cm.gpus, tie=percent(COST_TIE),
                 days=format_number(dl), cost=money(cm.cost, cur), change=pct_change(cm.cost, p.chosen.cost))))
     out.extend(gpu_type_notes(advice))
     out.extend(what_it_takes_notes(advice))
@@ -181,7 +181,7 @@ def lost_text(lost: str | None, cost: float, chosen_cost: float, deadline_days: 
         return _("slower")
     if lost == "cost":
         return pct_change(cost, chosen_cost)
-    return _("within 5%, and the smaller change wins")
+    return _("within {tie}, and the smaller change wins", tie=percent(COST_TIE))
 
 
 def gpu_type_notes(advice: Advice) -> list[dict[str, Any]]:

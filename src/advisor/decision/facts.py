@@ -20,7 +20,7 @@ from advisor.estimate import GB, StrategyEstimate, cost, estimate_all
 from advisor.estimate.communication import powersgd_volume
 from advisor.estimate.finetune import finetune_facts
 from advisor.estimate.memory import powersgd_bytes
-from advisor.knowledge.strategies import powersgd_start_iter, spec
+from advisor.knowledge.strategies import STATE_BYTES_PER_PARAM, powersgd_start_iter, spec
 from advisor.knowledge.vocabulary import FACTS
 
 """Every fact a rule may test, by name."""
@@ -178,7 +178,8 @@ def _facts_at(a: Answers, estimates: dict[str, StrategyEstimate], columns: dict[
         monthly_cost=price * gpus * HOURS_PER_MONTH,
         runs_per_month=ctx["runs_per_month"],
         deadline_days=a.training.deadline_days,
-        replicated_states_gb=16.0 * a.model.params / GB,
+        replicated_states_gb=STATE_BYTES_PER_PARAM * a.model.params / GB,
+        state_bytes_per_param=STATE_BYTES_PER_PARAM,
         **finetune_facts(ctx["workload"]),
     )
     f["replicated_states_ratio"] = f["replicated_states_gb"] / f["gpu_memory_gb"]

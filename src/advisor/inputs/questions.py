@@ -11,7 +11,7 @@ from msgspec import Struct
 from typing import TYPE_CHECKING, Any
 
 from advisor.knowledge.gpurows import gpu_rows
-from advisor.knowledge.strategies import STRATEGIES
+from advisor.knowledge.strategies import STATE_BYTES_PER_PARAM, STRATEGIES
 from advisor.base.i18n import _, zh
 from advisor.base.units import parse_quantity
 
@@ -55,8 +55,9 @@ def steps() -> tuple[Step, ...]:
     """The thirteen steps, in order, in the current language. Explanations follow the seed article's framing."""
     return (
         Step("model", _("How big is the model?"),
-             _("Parameter count drives everything: how much GPU memory each copy needs (about 16 bytes per parameter "
-               "with Adam), and how much compute the run takes. Write it the way the team says it: 7B, 1.3B, 70B, 70亿."),
+             _("Parameter count drives everything: how much GPU memory each copy needs (about {bytes} bytes per parameter "
+               "with Adam), and how much compute the run takes. Write it the way the team says it: 7B, 1.3B, 70B, 70亿.",
+               bytes=f"{STATE_BYTES_PER_PARAM:g}"),
              (Field("model.params", _("Parameters"), "text", _("e.g. 7B")),)),
         Step("training", _("How much training?"),
              _("Give the training tokens for one run (e.g. 1T, 300B), or — if the team already runs it — how many days "

@@ -64,7 +64,9 @@ RULE_KEYS = ("id", "title", "description", "source", "priority", "when", "then",
 FOR_EACH = {"strategy": STRATEGIES}
 """What a rule can repeat over: ``for_each: strategy`` makes one rule per strategy, ``<strategy>`` standing for it."""
 THEN_KEYS = ("score", "exclude", "rationale", "questions", "checklist", "warnings")
-PACK_KEYS = ("pack", "description", "default", "rules")
+PACK_KEYS = ("pack", "description", "constants", "default", "rules")
+_CONSTANT = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+_CONSTANT_REF = re.compile(r"\{\$([a-z][a-z0-9_]{0,63})\}")
 DEFAULT_KEYS = ("strategy", "rationale", "source")
 WARNING_KEYS = ("text", "blocking")
 _ID = re.compile(r"^[a-z0-9][a-z0-9-]{1,79}$")
@@ -341,9 +343,11 @@ def parse_pack(data: dict[str, Any], name: str, problems: Problems) -> tuple[lis
     elif not isinstance(raw_rules, list):
         problems.add(_("{name}: rules: expected a list of rules, got {kind}", name=name, kind=_yaml_kind(raw_rules)))
         raw_rules = []
+    constants = _parse_constants(data.get("constants"), name, problems)
     rules: list[Rule] = []
     ids: set[str] = set()
     for index, raw in _expanded(raw_rules, name, problems):
+        raw = _with_constants(raw, constants, name, index, problems)
         rule = _parse_rule(raw, index, name, problems)
         if rule is None:
             continue
@@ -356,6 +360,51 @@ def parse_pack(data: dict[str, Any], name: str, problems: Problems) -> tuple[lis
     if "default" in data:
         default = _parse_default(data["default"], name, problems)
     return rules, default
+
+
+def _parse_constants(raw: Any, name: str, problems: Problems) -> dict[str, Any]:
+    """A pack's ``constants``: each threshold or figure its rules share, written once (issue 33). A condition's value
+    reads one as ``$name``; a text says it as ``{$name}``."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        problems.add(_("{name}: constants: expected a mapping of names to numbers, got {kind}", name=name, kind=_yaml_kind(raw)))
+        return {}
+    out: dict[str, Any] = {}
+    for key, value in raw.items():
+        if not isinstance(key, str) or not _CONSTANT.match(key):
+            problems.add(_("{name}: constants: {key} is not a constant's name; use lowercase letters, digits and underscores, e.g. "
+                           "thin_network_gbps_per_gpu", name=name, key=_yaml_value(key)))
+        elif isinstance(value, bool) or not _finite_number(value):
+            problems.add(_("{name}: constants.{key}: expected a finite number, got {value}", name=name, key=key, value=_yaml_value(value)))
+        else:
+            out[key] = value
+    return out
+
+
+def _with_constants(node: Any, constants: dict[str, Any], name: str, index: int, problems: Problems, where: str | None = None) -> Any:
+    """The rule with every ``$name`` value and ``{$name}`` in a text replaced by the pack's constant; an unknown name is a
+    problem naming the rule and suggesting the constant meant."""
+    if where is None:
+        rid = node.get("id") if isinstance(node, dict) else None
+        where = _("{name}: rule '{rid}'", name=name, rid=rid) if isinstance(rid, str) else f"{name}: rules[{index}]"
+
+    def look_up(ref: str) -> Any:
+        if ref in constants:
+            return constants[ref]
+        problems.add(_("{where}: ${ref} is not a constant of this pack{hint}", where=where, ref=ref,
+                       hint=_suggest(ref, constants) or _("; declare it under constants: at the top of the file")))
+        return None
+
+    if isinstance(node, str):
+        if node.startswith("$") and _CONSTANT.match(node[1:]):
+            return look_up(node[1:])
+        return _CONSTANT_REF.sub(lambda m: format_number(v) if (v := look_up(m.group(1))) is not None else m.group(0), node)
+    if isinstance(node, list):
+        return [_with_constants(n, constants, name, index, problems, where) for n in node]
+    if isinstance(node, dict):
+        return {k: _with_constants(v, constants, name, index, problems, where) for k, v in node.items()}
+    return node
 
 
 def _expanded(raw_rules: list[Any], name: str, problems: Problems) -> list[tuple[int, Any]]:

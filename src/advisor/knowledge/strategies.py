@@ -80,22 +80,30 @@ class StrategySpec(Struct, frozen=True):
     offload exists to fit, not to change the batch layout)."""
 
 
+STATE_BYTES_PER_PARAM = 16.0
+"""Bytes of model state per parameter for mixed-precision Adam, replicated: 2 (bf16 weights) + 2 (bf16 gradients) + 12
+(fp32 master weights, momentum, variance) — Transformer Math 101 (EleutherAI), estimators-notes §4. The one home of this
+figure: every sentence and formula that states it reads it here."""
+
+_SB = f"{STATE_BYTES_PER_PARAM:g} B/param"
+
+
 REGISTRY: tuple[StrategySpec, ...] = (
     StrategySpec("ddp", "PyTorch DDP", "replicated",
-                 "16 B/param replicated: 2 weights + 2 grads + 12 Adam (fp32 master, m, v) (Transformer Math 101)",
+                 f"{_SB} replicated: 2 weights + 2 grads + 12 Adam (fp32 master, m, v) (Transformer Math 101)",
                  "all-reduce-per-step", "torchrun"),
     StrategySpec("ddp-powersgd", "PyTorch DDP + PowerSGD gradient compression", "replicated",
-                 "16 B/param replicated (Transformer Math 101) + the error-feedback buffer, one gradient's size (PyTorch DDP "
+                 f"{_SB} replicated (Transformer Math 101) + the error-feedback buffer, one gradient's size (PyTorch DDP "
                  "Communication Hooks: 'extra memory of the same size as the model's gradients'), + the P and Q factors",
                  "low-rank-all-reduce", "torchrun", powersgd_rank=POWERSGD_RANK),
     StrategySpec("horovod", "Horovod", "replicated",
-                 "16 B/param replicated: 2 weights + 2 grads + 12 Adam (fp32 master, m, v) (Transformer Math 101)",
+                 f"{_SB} replicated: 2 weights + 2 grads + 12 Adam (fp32 master, m, v) (Transformer Math 101)",
                  "all-reduce-per-step", "horovodrun"),
     StrategySpec("fsdp", "PyTorch FSDP (FULL_SHARD)", "fsdp",
-                 "16 B/param / GPUs + 2 unsharded layers in flight (Ultra-Scale Playbook ZeRO-3/FSDP; llm-analysis prefetch buffers)",
+                 f"{_SB} / GPUs + 2 unsharded layers in flight (Ultra-Scale Playbook ZeRO-3/FSDP; llm-analysis prefetch buffers)",
                  "sharded-params", "torchrun", expert_parallel=True),
     StrategySpec("fsdp-hybrid", "PyTorch FSDP HYBRID_SHARD (HSDP)", "hsdp",
-                 "16 B/param / GPUs per node + 2 unsharded layers in flight: sharded inside the node, replicated across nodes (PyTorch FSDP, arXiv:2304.11277 Sec 3.2.2)",
+                 f"{_SB} / GPUs per node + 2 unsharded layers in flight: sharded inside the node, replicated across nodes (PyTorch FSDP, arXiv:2304.11277 Sec 3.2.2)",
                  "hybrid-sharded", "torchrun"),
     StrategySpec("deepspeed-zero1", "DeepSpeed ZeRO stage 1", "zero1",
                  "2P + 2P + 12P/GPUs (Ultra-Scale Playbook ZeRO-1; DeepSpeed ships no ZeRO-1 estimator)",

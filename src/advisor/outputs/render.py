@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import yaml
 
+from advisor.decision.decide import COST_TIE
 from advisor.decision.deployment import layout_lines
 from advisor.decision.advice import Advice, method_names
 from advisor.decision.explain import lost_text, spot_name
@@ -308,7 +309,8 @@ def to_text(report: Report | Advice) -> str:
             f"{pad(hours_text(row.wall_clock_hours), 11, right=True)} {pad(money(row.cost, cur), 16, right=True)}  {format_number(row.score)}"
             + (_("  ← chosen") if row.strategy == r.strategy else "")
         )
-    lines.append(_("  rule score: points the rules gave each strategy; it only breaks ties between options within 5% of the cheapest."))
+    lines.append(_("  rule score: points the rules gave each strategy; it only breaks ties between options within {tie} of the cheapest.",
+                   tie=percent(COST_TIE)))
     lines.append("")
     lines.append(_("Why not"))
     lines.extend(f"  {alt.strategy}: {alt.why_not[0]}" for alt in d.alternatives)
@@ -582,8 +584,8 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
     add("")
     add(_("## Options considered on {gpus} GPUs", gpus=r.gpus))
     add("")
-    add(_("Rule score: the points the rules gave each strategy; it only breaks ties between options whose cost is within 5% of the "
-          "cheapest. Runs: fits in memory and the batch feeds every GPU."))
+    add(_("Rule score: the points the rules gave each strategy; it only breaks ties between options whose cost is within {tie} of the "
+          "cheapest. Runs: fits in memory and the batch feeds every GPU.", tie=percent(COST_TIE)))
     add("")
     add(_("| Strategy | Framework | Runs | GB per GPU | Time | Cost | Exposed comm. | Rule score | Why not |"))
     add("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")

@@ -12,6 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from advisor.knowledge.strategies import STATE_BYTES_PER_PARAM
 from advisor.base.i18n import _, N_
 from advisor.tui.common import translate_bindings
 from advisor.tui.messages import ReviewChoice
@@ -97,7 +98,7 @@ b goes back to edit.
 **Glossary**
 
 - **DDP** (PyTorch DistributedDataParallel): every GPU holds a whole copy of the model and optimizer and averages
-  gradients with an all-reduce after each step. Simplest; about 16 bytes per parameter on every GPU.
+  gradients with an all-reduce after each step. Simplest; about {bytes} bytes per parameter on every GPU.
 - **Horovod**: the same data parallelism through a separate library (ring all-reduce); last released in 2023.
 - **ZeRO** (DeepSpeed): data parallelism that shards the optimizer state (stage 1), the gradients too (stage 2) and
   the weights too (stage 3) across the GPUs. **ZeRO-Offload** moves some of it to CPU memory: memory for speed.
@@ -128,7 +129,7 @@ class HelpScreen(ModalScreen[None]):
         from textual.widgets import Markdown  # markdown-it: only when the help is opened, not before the first question
 
         with VerticalScroll(classes="dialog help"):
-            yield Markdown(_(GLOSSARY))
+            yield Markdown(_(GLOSSARY, bytes=f"{STATE_BYTES_PER_PARAM:g}"))
 
     def action_close(self) -> None:
         self.dismiss(None)
