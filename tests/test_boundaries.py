@@ -43,7 +43,8 @@ def test_core_modules_import_no_ui(path):
 def test_headless_advice_does_not_load_textual():
     code = (
         "import sys, io, contextlib\n"
-        "from advisor.cli import main\n"
+        "from advisor.cli import main, tune_process\n"
+        "tune_process()  # as the console script does (advisor._entry)\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         f"    assert main(['advise', {str(SRC.parents[1] / 'examples' / 'customer-service.yaml')!r}, '--format', 'md']) == 0\n"
         "bad = [m for m in sys.modules if m.startswith(('textual', 'rich', 'advisor.tui', 'importlib.metadata'))]\n"
@@ -65,7 +66,8 @@ def heavy():
     # (a module without a file is advisor.cli's stand-in for pydantic's plugin loader, not pydantic)
     return sorted({{m.split(".")[0] if not m.startswith("advisor") else m for m, mod in list(sys.modules.items())
                     if m.startswith(HEAVY) and getattr(mod, "__file__", None)}})
-from advisor.cli import main
+from advisor.cli import main, tune_process
+tune_process()  # as the console script does (advisor._entry)
 try:
     main(["--version"])
 except SystemExit:

@@ -79,7 +79,7 @@ def test_any_answers_file_gives_advice_or_one_clean_line(tmp_path, text):
 
     d = json.loads(out, parse_constant=refuse)
     # The JSON keeps to its typed contract (advisor.decision.report), byte for byte as the validated report writes it
-    # (advise lays it out without building the models: outputs/report_json.py).
+    # (advise writes the validated model with its own encoder).
     assert to_json(Report.model_validate(d)) == out, text
     e, price = d["estimate"], d["answers"]["budget"]["price_per_gpu_hour"]
     assert abs(e["cost"] - e["gpu_hours"] * price) <= 1e-6 * max(1.0, e["cost"]), text

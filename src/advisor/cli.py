@@ -449,25 +449,18 @@ def _advise(args: argparse.Namespace, extra: list[Path]) -> int:
     answers = load_answers(args.answers_file)
     advice = advise(answers, load_rules(extra))
     links, artifacts = None, None
-    if args.format == "json" and not args.artifacts:
-        # The JSON alone: laid out by the committed contract, without building the report models (the same bytes;
-        # outputs/report_json.py says why).
-        from advisor.outputs.report_json import to_json as advice_json
+    from advisor.outputs.render import to_json, to_markdown, to_text
 
-        text = advice_json(advice)
+    report = advice.report()  # built and validated once: the JSON, the text and the launch files are all written from it
+    if args.artifacts:
+        from advisor.outputs.artifacts import artifact_links, build_artifacts
+
+        artifacts = build_artifacts(advice, report)
+        links = artifact_links(artifacts, args.artifacts)
+    if args.format == "md":
+        text = to_markdown(report, artifacts=links)
     else:
-        from advisor.outputs.render import to_json, to_markdown, to_text
-
-        report = advice.report()  # built once: the launch files and the text are both written from it
-        if args.artifacts:
-            from advisor.outputs.artifacts import artifact_links, build_artifacts
-
-            artifacts = build_artifacts(advice, report)
-            links = artifact_links(artifacts, args.artifacts)
-        if args.format == "md":
-            text = to_markdown(report, artifacts=links)
-        else:
-            text = {"text": to_text, "json": to_json}[args.format](report)
+        text = {"text": to_text, "json": to_json}[args.format](report)
     # Several outputs are written all or none: the memo is staged (written and fsynced beside its target) before the
     # launch files go in, and put in place after them; a failure on either side removes what the other wrote.
     staged = None

@@ -22,7 +22,6 @@ from advisor.decision.explain import lost_text, spot_name
 from advisor.inputs.answers import STRATEGIES, Answers
 from advisor.estimate import BATCH_NOT_GIVEN
 from advisor.decision.report import Alternative, Estimate, MethodReport, Report, TraceNode, WhatIfPoint
-from advisor.outputs.report_json import dumps
 from advisor.knowledge.strategies import FRAMEWORKS
 from advisor.base.i18n import N_, _, pad
 
@@ -39,10 +38,11 @@ def spread(lo: float, hi: float, fmt, calibrated: bool) -> str:
 
 
 def to_json(report: Report | Advice) -> str:
-    """The report as JSON; ``advisor render`` reads it back into the same text and memo. JSON never holds NaN or
-    Infinity (inputs are bounded so results stay finite; report_json.dumps refuses them as json does)."""
+    """The report as JSON, written by the validated model itself (the one report, one library: pydantic encodes it
+    here and ``advisor render`` decodes it with ``Report.model_validate_json``, so every file advisor writes reads
+    back). Inputs are bounded so results stay finite."""
     # exclude_unset: the keys the core set, no more (a report read back from JSON sets the same ones: same bytes).
-    return dumps(as_report(report).model_dump(mode="json", exclude_unset=True))
+    return as_report(report).model_dump_json(indent=2, exclude_unset=True) + "\n"
 
 
 # ------------------------------------------------------------------------------ the decision in business terms
