@@ -257,7 +257,7 @@ def _search_scale(rules) -> None:
 
     from advisor.base.safeload import load_mapping
     from advisor.decision.advice import advise
-    from advisor.decision.decide import search_counts
+    from advisor.decision.search import candidate_counts as search_counts
     from advisor.inputs.answers import answers_from_mapping
 
     _name, raw = load_mapping(EXAMPLE)

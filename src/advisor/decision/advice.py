@@ -1,6 +1,6 @@
 """From answers to advice: estimate, evaluate the rules, search the plans, choose, explain.
 
-The rules score and exclude strategies at every GPU count the search prices (decide.search_counts); the choice
+The rules score and exclude strategies at every GPU count the search prices (search.candidate_counts); the choice
 (decide.choose) serves the PM's objective — run at all, meet the deadline, stay within budget, cost least, change
 least. The rules then run once more on the chosen plan, now with its facts (chosen_*), to word the rationale, the
 questions and the checklist for that plan. A plan that cannot run is never recommended without a blocking warning.
@@ -17,11 +17,12 @@ import numpy as np
 
 from advisor.inputs.answers import STRATEGIES, Answers
 from advisor.knowledge.catalog import efficiency_data, mfu_band
-from advisor.decision.decide import COST_TIE, Option, Plan, choose, search_counts
+from advisor.decision.decide import COST_TIE, Option, Plan, choose
+from advisor.decision.search import candidate_counts as search_counts
 from advisor.estimate import ASSUMPTIONS, GB, INTERRUPTIONS_PER_GPU_HOUR, StrategyEstimate, cost, deepspeed_table, hours_before_calibration
 from advisor.decision.deployment import deployment
 from advisor.decision import explain
-from advisor.decision.explain import PLAN_SOURCE
+from advisor.decision.explain import PLAN_SOURCE, method_names
 from advisor.estimate.finetune import frozen_base_bytes, peft_breakdown
 from advisor.decision.takes import Change, what_it_takes
 from advisor.decision.candidates import gpu_id, gpu_types, other_type_change, pick, variant
@@ -519,10 +520,6 @@ METHOD_SWITCH_SAVING = 0.5
 """A lighter method replaces the one asked only when the asked one cannot run, or the lighter one costs at most half as
 much a run, or runs on at most half the GPUs for no more — always meeting whatever the asked one meets (advisor's policy:
 a change of method trades model quality, so it must buy a large saving, not one within the model's own error)."""
-
-
-def method_names() -> dict[str, str]:
-    return {"pretrain": _("pre-training run"), "finetune": _("full fine-tune"), "lora": "LoRA", "qlora": "QLoRA"}
 
 
 def advise(answers: Answers, rules: RuleSet) -> Advice:

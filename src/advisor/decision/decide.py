@@ -17,37 +17,13 @@ from msgspec import Struct, field
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
 
 from advisor.inputs.answers import Answers
 from advisor.knowledge.strategies import SIMPLICITY
 from advisor.base.i18n import _
 from advisor.base.units import format_number, percent
-
-COST_TIE = 0.05
-"""Costs within 5% are treated as equal: below the model's resolution (its own MFU bands span ±20%), so they never
-justify a change of framework or GPU count. advisor's policy, not a published figure."""
-
-CHEAPER_WORTH_SAYING = 0.10
-"""A cheaper-but-slower option is reported as a trade-off only past a 10% saving (advisor's policy)."""
-
-CHEAPER_SLOWER_STRETCH = 2.0
-"""A cheaper-but-slower option is a trade a PM would weigh only while it takes at most twice the plan's time and does
-not give up a deadline the plan meets: '8 GPUs, 3,288.6 days instead of 30.8' is not a trade but a different project
-(advisor's policy; issue 23)."""
-
-FASTER_WORTH_SAYING = 0.10
-"""A faster option at about the same cost (within COST_TIE) is named only past a 10% shorter run (advisor's policy)."""
-
-SWITCH_MIN_GAIN = COST_TIE
-"""What an option that is cheaper and no slower (or faster for no more) must gain, in cost or in time, before the choice
-moves to it from the option its objective picked: 5%, the same resolution as COST_TIE (below it the estimate cannot
-tell the two apart, so a switch of framework or GPU count for less would buy a difference the model cannot see).
-advisor's policy, not a published figure."""
-
-SEARCH_GROWTH = 4
-"""Without cluster.max_gpus, a deadline may look up to 4x today's GPUs — the range of the memo's what-if table."""
-
+from advisor.decision.policy import (  # noqa: F401 - re-exported: the choice's thresholds, read from here by callers
+    CHEAPER_SLOWER_STRETCH, CHEAPER_WORTH_SAYING, COST_TIE, FASTER_WORTH_SAYING, SEARCH_GROWTH, SWITCH_MIN_GAIN)
 
 class Option(Struct, frozen=True):
     """One strategy at one GPU count, as the choice sees it."""
@@ -148,15 +124,6 @@ class Plan(Struct):
             "greenfield": self.greenfield,
             "gpu_types": [t.to_dict() for t in self.gpu_types],
         }
-
-
-def search_counts(a: Answers) -> np.ndarray:
-    """GPU counts the search prices in full: every whole-node count from one node up to max_gpus (default 4x today) is
-    priced at once and pruned to those the choice could take, beside today's and the allocations clusters hand out
-    (1, 2, 3, 4, 6, 8 … nodes) that the what-if table shows (advisor.decision.search)."""
-    from advisor.decision.search import candidate_counts  # it reads this module's constants
-
-    return candidate_counts(a)
 
 
 class Stage(Struct, frozen=True):

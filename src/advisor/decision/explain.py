@@ -24,10 +24,12 @@ PLAN_SOURCE = "advisor's search (README: How it decides)"
 """Where the plan's own statements come from: the search over strategy x GPU count, not a rule."""
 
 
+def method_names() -> dict[str, str]:
+    return {"pretrain": _("pre-training run"), "finetune": _("full fine-tune"), "lora": "LoRA", "qlora": "QLoRA"}
+
+
 def headline(advice: Advice) -> str:
     """The decision in one sentence: what changes against today (text, memo and TUI all show this one)."""
-    from advisor.decision.advice import method_names
-
     p, a = advice.plan, advice.answers
     fw = FRAMEWORKS[p.chosen.strategy]
     if any(w["blocking"] for w in advice.warnings):

@@ -1,7 +1,7 @@
 """The GPU counts the decision search prices in full: every whole-node count from one node to the most GPUs that can be
 had, priced at once (the estimate is vectorised over counts), then pruned to the counts the choice could take (issue 20).
 
-``decide.search_counts`` used to price only 2^k and 1.5 x 2^k nodes (26 counts at 16,384 GPUs), so "what it takes"
+The search used to price only 2^k and 1.5 x 2^k nodes (26 counts at 16,384 GPUs), so "what it takes"
 could answer 1,024 GPUs where 1,080 meet the deadline for less. Now every count's time and cost are known; the rules
 (which score and exclude strategies count by count, and are the slow part: each count's facts are a dictionary) run only
 at the counts that can matter to ``decide.choose``:
@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from advisor.decision.decide import CHEAPER_SLOWER_STRETCH, CHEAPER_WORTH_SAYING, COST_TIE, FASTER_WORTH_SAYING, SEARCH_GROWTH, SWITCH_MIN_GAIN
+from advisor.decision.policy import CHEAPER_SLOWER_STRETCH, CHEAPER_WORTH_SAYING, COST_TIE, FASTER_WORTH_SAYING, SEARCH_GROWTH, SWITCH_MIN_GAIN
 from advisor.decision.facts import _cadence_hours, runs_per_month
 from advisor.estimate import cost, estimate_all
 from advisor.inputs.answers import STRATEGIES, Answers

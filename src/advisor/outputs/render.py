@@ -15,10 +15,10 @@ from collections.abc import Callable, Mapping, Sequence
 
 import yaml
 
-from advisor.decision.decide import COST_TIE
+from advisor.decision.policy import COST_TIE
 from advisor.decision.deployment import layout_lines
-from advisor.decision.advice import Advice, method_names
-from advisor.decision.explain import lost_text, spot_name
+from advisor.decision.advice import Advice
+from advisor.decision.explain import lost_text, method_names, spot_name
 from advisor.inputs.answers import STRATEGIES, Answers
 from advisor.estimate import BATCH_NOT_GIVEN
 from advisor.decision.report import Alternative, Estimate, MethodReport, Report, TraceNode, WhatIfPoint
