@@ -520,7 +520,8 @@ a change of method trades model quality, so it must buy a large saving, not one 
 
 
 def method_names() -> dict[str, str]:
-    return {"pretrain": _("pre-training run"), "finetune": _("full fine-tune"), "lora": "LoRA", "qlora": "QLoRA"}
+    return {"pretrain": _("pre-training run"), "finetune": _("full fine-tune"), "lora": "LoRA", "qlora": "QLoRA", "dpo": "DPO", "grpo": "GRPO",
+            "ppo": "PPO"}
 
 
 def advise(answers: Answers, rules: RuleSet) -> Advice:
