@@ -480,6 +480,7 @@ class EarlierStage(_Section):
 
 
 STORAGE_RANGE = BANDWIDTH_RANGE
+REQUESTS_RANGE = _within(0.001, 1e9)  # one request in 17 minutes .. a billion a second: validation bounds, not facts
 
 
 class EvaluationSection(_Section):
@@ -493,7 +494,7 @@ class EvaluationSection(_Section):
 class ServingSection(_Section):
     """The trained model in production."""
 
-    requests_per_sec: Annotated[PositiveNumber, LOADER_RANGE] = Field(description="Peak requests per second to serve (e.g. 20).")
+    requests_per_sec: Annotated[PositiveNumber, REQUESTS_RANGE] = Field(description="Peak requests per second to serve (e.g. 20).")
     tokens_per_request: Annotated[Count, GENERATION_RANGE] = Field(description="Average tokens generated per request (e.g. 300).")
 
 
