@@ -502,8 +502,8 @@ class OperationsSection(_Section):
     """What the run needs around the training itself: checkpoints, evaluation, serving."""
 
     storage_gbps: Annotated[PositiveNumber, STORAGE_RANGE] | None = Field(
-        default=None, description="Write bandwidth of the checkpoint storage for the whole job, GB/s (e.g. 2 for a shared file "
-        "system, 10 for local NVMe across the nodes). Needed for save times.")
+        default=None, description="Write bandwidth of the checkpoint storage for the whole job, GB/s (e.g. 2). Needed for save "
+        "times.")
     checkpoint_every_hours: Annotated[Hours, HOURS_RANGE] | None = Field(
         default=None, description="Hours between checkpoint saves. Default: Young's optimum sqrt(2 x save time x mean time between "
         "interruptions) (Young 1974, Commun. ACM 17(9)), with advisor's interruption rate; needs storage_gbps.")
