@@ -888,7 +888,8 @@ class Answers(_Section):
 
     def _reward_model_fits(self) -> None:
         """A reward model whose bf16 weights exceed the whole cluster's memory cannot score a single answer."""
-        posts = [(("training", "post_training", "reward_model_params"), self.training.post_training)]
+        posts: list[tuple[tuple[str | int, ...], PostTrainingSection | None]] = [
+            (("training", "post_training", "reward_model_params"), self.training.post_training)]
         posts += [(("training", "stages_before", i, "post_training", "reward_model_params"), s.post_training)
                   for i, s in enumerate(self.training.stages_before or ())]
         memory_gb = self.cluster.spec.memory_gb * self.cluster.gpus
