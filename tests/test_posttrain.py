@@ -169,3 +169,26 @@ def test_trl_configs_are_accepted_by_trls_own_config_classes(rules, tmp_path):
         assert config.per_device_train_batch_size == kwargs["per_device_train_batch_size"]
         if kind == "GRPOConfig":
             assert config.num_generations == 8 and config.vllm_mode == "colocate"
+
+
+def test_published_post_training_runs_are_quoted_with_sources_and_scored():
+    import importlib.util
+    from pathlib import Path
+
+    import yaml
+
+    path = Path(__file__).resolve().parents[1] / "bench" / "fidelity_posttrain.py"
+    spec = importlib.util.spec_from_file_location("fidelity_posttrain", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    data = yaml.safe_load(module.ROWS.read_text())
+    assert all(r["source"] for r in data["scored"]) and all(r["source"] and r["quote"] for r in data["quoted_not_scored"])
+    rows, median = module.report()
+    assert len(rows) == len(data["scored"]) and all(est > 0 for _n, _p, est, _e, _s in rows)
+    assert median == pytest.approx(statistics_median([abs(r[3]) for r in rows]))
+
+
+def statistics_median(values):
+    import statistics
+
+    return statistics.median(values)
