@@ -22,10 +22,10 @@ Every constant names its source; [obs] marks what advisor derives.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from msgspec import Struct
 
 from advisor.estimate.workload import GB
 from advisor.inputs.answers import POST_TRAINING_METHODS, REWARD_BYTES_PER_PARAM, Answers, TrainingSection
@@ -77,8 +77,7 @@ def _is_post(answers: Answers) -> bool:
     return answers.training.method in POST_TRAINING_METHODS and answers.training.post_training is not None
 
 
-@dataclass(frozen=True)
-class PostWork:
+class PostWork(Struct, frozen=True):
     """What a post-training stage runs beside the policy update, for the whole stage."""
 
     method: str
@@ -198,8 +197,7 @@ def add_post_training(results: dict[str, StrategyEstimate], answers: Answers, w:
 # ---------------------------------------------------------------- a pipeline of stages, checkpoints, evaluation, serving
 
 
-@dataclass(frozen=True)
-class StagePrice:
+class StagePrice(Struct, frozen=True):
     name: str
     method: str
     strategy: str
@@ -242,8 +240,7 @@ def pipeline(answers: Answers, strategy: str, gpus: int) -> list[StagePrice]:
     return out
 
 
-@dataclass(frozen=True)
-class CheckpointPlan:
+class CheckpointPlan(Struct, frozen=True):
     weights_gb: float
     full_gb: float
     save_seconds: float | None

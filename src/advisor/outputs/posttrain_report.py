@@ -6,7 +6,8 @@ Figures come from estimate/posttrain.py at the plan's GPU count and strategy; th
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from advisor.base.i18n import _
 from advisor.base.units import count, format_number
@@ -27,8 +28,7 @@ from advisor.estimate.workload import workload_from
 from advisor.inputs.answers import Answers
 
 
-@dataclass(frozen=True)
-class Extras:
+class Extras(Struct, frozen=True):
     """Everything this module adds to a report, computed once."""
 
     stages: list[StagePrice]
