@@ -24,6 +24,7 @@ def estimate_seconds(row: dict[str, Any]) -> tuple[float, str]:
     """(seconds, strategy) advisor estimates for one published row."""
     post = {"prompts": row["prompts"], "responses_per_prompt": row["responses"], "prompt_tokens": row["prompt_tokens"],
             "generation_tokens": row["generation_tokens"]}
+    post.update(row.get("placement") or {})
     if row.get("reward_model_params"):
         post["reward_model_params"] = row["reward_model_params"]
     answers = answers_from_mapping({

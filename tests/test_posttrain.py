@@ -60,6 +60,7 @@ def _with(base: dict, path: str, value) -> dict:
     ("training.post_training.reward_model_params", "1T", "training.post_training.reward_model_params"),
     ("training.post_training.pairs", "10k", "training.post_training.pairs"),
     ("training.tokens", "1B", "training.tokens"),
+    ("training.post_training.generation_gpus", 8, "training.post_training.generation_gpus"),
 ])
 def test_bad_post_training_input_is_one_line_naming_the_field_and_exit_2(tmp_path, capsys, path, value, field):
     f = tmp_path / "a.json"
@@ -192,3 +193,26 @@ def statistics_median(values):
     import statistics
 
     return statistics.median(values)
+
+
+def test_separate_placement_runs_rollouts_scoring_and_updates_one_after_another_on_their_own_gpus():
+    """OpenRLHF's layout (arXiv:2405.11143 Table 3): generation, then the scoring forwards side by side, then actor and
+    critic updates side by side, each on its group; the colocated layout runs every phase on every GPU."""
+    from advisor.estimate.posttrain import phase_hours
+
+    ppo = _with(_with(GRPO, "training.method", "ppo"), "training.post_training.reward_model_params", "7B")
+    placed = _with(ppo, "training.post_training", {**ppo["training"]["post_training"], "generation_gpus": 2, "critic_gpus": 2,
+                                                    "reference_gpus": 1, "reward_gpus": 1})
+    a, b = answers_from_mapping(ppo), answers_from_mapping(placed)
+    w = workload_from(b)
+    work = post_work(b, w)
+    assert work.groups == {"generation": 2, "reference": 1, "reward": 1, "critic": 2}
+    n = np.array([8.0])
+    base = np.array([1.0])  # the policy update alone takes 1 h on all 8 GPUs
+    policy = next(r for r in work.roles if r.name == "policy").flops
+    share = {r.name: r.flops / policy for r in work.roles}
+    forward = max((share["policy-forward"]) * 8 / 2, share["reference"] * 8 / 1, share["reward"] * 8 / 1, share["critic-forward"] * 8 / 2)
+    train = max(1.0 * 8 / 2, share["critic"] * 8 / 2)
+    assert phase_hours(work, base, n)[0] == pytest.approx(forward + train)
+    colocated = post_work(a, w)
+    assert phase_hours(colocated, base, n)[0] == pytest.approx(sum(r.flops for r in colocated.roles) / policy)

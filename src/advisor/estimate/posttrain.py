@@ -77,22 +77,44 @@ def _is_post(answers: Answers) -> bool:
     return answers.training.method in POST_TRAINING_METHODS and answers.training.post_training is not None
 
 
+class Role(Struct, frozen=True):
+    """One model's work in the stage: which phase it runs in, on which GPU group, and its FLOPs over the stage."""
+
+    name: str
+    phase: str
+    """'forward' (scoring the rollouts: reference, reward, value, old log-probabilities) or 'train' (the updates)."""
+    group: str
+    """'policy' (the policy's GPUs) or the role's own GPUs: 'reference', 'reward', 'critic'."""
+    flops: float
+
+
 class PostWork(Struct, frozen=True):
-    """What a post-training stage runs beside the policy update, for the whole stage."""
+    """What a post-training stage runs, for the whole stage."""
 
     method: str
     policy_tokens: float
     """Tokens the policy trains on (prompt + answer per sequence)."""
-    extra_flops: float
-    """Reference and reward forwards and the PPO critic's training, FLOPs over the stage."""
+    roles: tuple[Role, ...]
     generated_tokens: float
     """Tokens the policy generates (grpo/ppo rollouts); 0 for dpo."""
     reference: str
     reward_params: float
+    groups: dict[str, int]
+    """GPUs given to a role of their own (generation, reference, reward, critic); absent: on the policy's GPUs."""
+
+    @property
+    def extra_flops(self) -> float:
+        """Everything but the policy's own update: reference, reward and critic work, the PPO actor's scoring forward."""
+        return sum(r.flops for r in self.roles if r.name != "policy")
+
+    @property
+    def separate_gpus(self) -> int:
+        return sum(self.groups.values())
 
 
 def post_work(answers: Answers, w: Workload) -> PostWork | None:
-    """The stage's work in tokens and FLOPs (None when the answers describe no post-training stage)."""
+    """The stage's work in tokens and FLOPs (None when the answers describe no post-training stage). A forward is 2 FLOPs
+    per parameter per token, a training pass 6 (Transformer Math 101); the policy's own update is w.flops_per_token."""
     t = answers.training
     if not _is_post(answers):
         return None
@@ -101,15 +123,26 @@ def post_work(answers: Answers, w: Workload) -> PostWork | None:
     method = t.method
     tokens = post.policy_tokens(method)
     reference = post.reference_kind(method)
-    forward = w.forward_flops_per_token
     ref_tokens = {"policy": tokens, "precomputed": tokens / post.epochs, "none": 0.0}[reference]
     reward = post.reward_model_params or 0.0
-    extra = ref_tokens * forward + tokens * 2.0 * reward  # a forward is 2 FLOPs per parameter per token
+    groups = {k: int(v) for k, v in (("generation", post.generation_gpus), ("reference", post.reference_gpus),
+                                      ("reward", post.reward_gpus), ("critic", post.critic_gpus)) if v}
+    roles = [Role("policy", "train", "policy", tokens * w.flops_per_token)]
+    if ref_tokens:
+        roles.append(Role("reference", "forward", "reference" if "reference" in groups else "policy", ref_tokens * w.forward_flops_per_token))
+    if reward:
+        roles.append(Role("reward", "forward", "reward" if "reward" in groups else "policy", tokens * 2.0 * reward))
     if method == "ppo":
-        extra += tokens * 6.0 * reward  # the critic, reward-model-sized, trained forward and backward (6N)
+        # PPO scores each rollout with the actor (old log-probabilities) and the critic (values) before the updates, and
+        # trains the critic, reward-model-sized, beside the actor (OpenRLHF openrlhf/trainer/ppo_utils/experience_maker.py
+        # make_experience: actor, initial model, critic and reward model forwards; InstructGPT arXiv:2203.02155 Sec 3.5).
+        critic = "critic" if "critic" in groups else "policy"
+        roles += [Role("policy-forward", "forward", "policy", tokens * w.forward_flops_per_token),
+                  Role("critic-forward", "forward", critic, tokens * 2.0 * reward),
+                  Role("critic", "train", critic, tokens * 6.0 * reward)]
     generated = 0.0 if method == "dpo" else post.sequences(method) * post.answer_tokens(method)
-    return PostWork(method=method, policy_tokens=tokens, extra_flops=extra, generated_tokens=generated, reference=reference,
-                    reward_params=reward)
+    return PostWork(method=method, policy_tokens=tokens, roles=tuple(roles), generated_tokens=generated, reference=reference,
+                    reward_params=reward, groups=groups)
 
 
 def _param_share(strategy: str, est: StrategyEstimate, gpus_per_node: int) -> np.ndarray:
@@ -143,21 +176,23 @@ def rollout_kv_bytes(w: Workload, sequences: float) -> float:
 
 
 def post_memory_bytes(strategy: str, est: StrategyEstimate, answers: Answers, w: Workload, hw: Hardware) -> np.ndarray:
-    """Per GPU, what a post-training stage holds beside the policy's own states: the frozen reference (a second copy for a
-    full update; none with LoRA, whose reference is the base with adapters off — TRL's PEFT path), the reward model, the
-    PPO critic, and the colocated vLLM engine (its weights and the rollout batch's KV cache)."""
+    """Per GPU of the policy, what a post-training stage holds beside the policy's own states: the frozen reference (a
+    second copy for a full update; none with LoRA, whose reference is the base with adapters off — TRL's PEFT path), the
+    reward model and the PPO critic where they share the policy's GPUs, and a colocated vLLM engine (its weights and the
+    rollout batch's KV cache, at least the share of the GPU TRL gives it)."""
     work = post_work(answers, w)
     n = np.asarray(est.gpus, dtype=float)
     if work is None:
         return np.zeros_like(n)
     share = _param_share(strategy, est, hw.gpus_per_node)
     extra = np.zeros_like(n)
-    if work.reference == "policy" and w.method not in ("lora", "qlora"):
+    if work.reference == "policy" and w.method not in ("lora", "qlora") and "reference" not in work.groups:
         extra = extra + WEIGHT_BYTES_PER_PARAM * w.params * share
-    extra = extra + REWARD_BYTES_PER_PARAM * work.reward_params * share
-    if work.method == "ppo":
+    if "reward" not in work.groups:
+        extra = extra + REWARD_BYTES_PER_PARAM * work.reward_params * share
+    if work.method == "ppo" and "critic" not in work.groups:
         extra = extra + CRITIC_BYTES_PER_PARAM * work.reward_params * share
-    if work.generated_tokens > 0:
+    if work.generated_tokens > 0 and "generation" not in work.groups:
         vtp = vllm_tensor_parallel(w, hw.spec, hw.gpus_per_node)
         in_flight = np.maximum(1.0, w.global_batch_seqs / n)  # each GPU's share of the step's rollouts
         engine = WEIGHT_BYTES_PER_PARAM * w.params / vtp + rollout_kv_bytes(w, 1.0) * in_flight
@@ -166,32 +201,58 @@ def post_memory_bytes(strategy: str, est: StrategyEstimate, answers: Answers, w:
 
 
 def rollout_hours(answers: Answers, w: Workload, hw: Hardware, gpus: np.ndarray) -> np.ndarray:
-    """Hours the stage spends generating (colocated vLLM on every training GPU), before time off training."""
+    """Hours the stage spends generating, before time off training: on the generation GPUs where the answers give them
+    (TRL vllm_mode='server', OpenRLHF's vLLM engines), else colocated on every GPU of the job."""
     work = post_work(answers, w)
     n = np.asarray(gpus, dtype=float)
     if work is None or work.generated_tokens <= 0:
         return np.zeros_like(n)
     rate = decode_param_tokens_per_gpu_s(hw.spec) / w.active_params  # tokens/s per GPU
-    return work.generated_tokens / (rate * n) / 3600.0
+    on = np.full_like(n, float(work.groups["generation"])) if "generation" in work.groups else n
+    return work.generated_tokens / (rate * on) / 3600.0
+
+
+def phase_hours(work: PostWork, policy_hours: np.ndarray, gpus: np.ndarray) -> np.ndarray:
+    """Hours of the scoring and update phases. The policy update's own hours on all ``gpus`` give the work rate per GPU
+    (its efficiency, communication and recomputation included); every role runs at that rate per GPU on its group. The
+    phases follow each other (rollouts, then scoring, then updates: OpenRLHF's make_experience before training; TRL's
+    GRPOTrainer likewise); within a phase, separate groups run side by side and roles sharing a group one after another.
+    All on the policy's GPUs, this is the update's hours scaled by the stage's total FLOPs over the update's."""
+    n = np.asarray(gpus, dtype=float)
+    policy_gpus = n - work.separate_gpus  # generation GPUs of their own wait while the others score and train
+    policy_gpus = np.where(policy_gpus >= 1, policy_gpus, np.nan)
+    train_flops = work.roles[0].flops
+    per_flop_gpu = np.asarray(policy_hours, dtype=float) * n / train_flops  # hours per FLOP on one GPU
+    total = np.zeros_like(n)
+    for phase in ("forward", "train"):
+        longest = np.zeros_like(n)
+        for group in {r.group for r in work.roles if r.phase == phase}:
+            flops = sum(r.flops for r in work.roles if r.phase == phase and r.group == group)
+            on = policy_gpus if group == "policy" else float(work.groups[group])
+            longest = np.maximum(longest, flops * per_flop_gpu / on)
+        total = total + longest
+    return total
 
 
 def add_post_training(results: dict[str, StrategyEstimate], answers: Answers, w: Workload, hw: Hardware, gpus: np.ndarray) -> None:
-    """Add a post-training stage's reference/reward/critic compute, rollouts and memory to every strategy's estimate, in
-    place: the extra FLOPs run at the update's own efficiency (the same kernels on the same GPUs), the rollouts at the
-    decode rate, and the memory decides again what fits."""
+    """Add a post-training stage's scoring and update phases, rollouts and memory to every strategy's estimate, in place.
+    Where the stage gives roles GPUs of their own, a count that leaves the policy none cannot run."""
     work = post_work(answers, w)
     if work is None:
         return
-    compute_scale = 1.0 + work.extra_flops / (work.policy_tokens * w.flops_per_token)
     gen = rollout_hours(answers, w, hw, gpus)
     cap = hw.spec.memory_gb * GB
     for s, est in results.items():
         wall = np.asarray(est.wallclock_factor, dtype=float)
         for band in est.hours:
-            est.hours[band] = est.hours[band] * compute_scale + gen * wall
-        est.gpu_bound_hours = est.gpu_bound_hours * compute_scale + gen * wall
+            est.hours[band] = phase_hours(work, est.hours[band], gpus) + gen * wall
+        est.gpu_bound_hours = phase_hours(work, est.gpu_bound_hours, gpus) + gen * wall
         est.memory = est.memory + post_memory_bytes(s, est, answers, w, hw)
-        est.fits = est.memory <= cap
+        runs = np.isfinite(est.hours["mid"])
+        est.fits = (est.memory <= cap) & runs
+        for band in est.hours:
+            est.hours[band] = np.where(runs, est.hours[band], 1e12)
+        est.gpu_bound_hours = np.where(runs, est.gpu_bound_hours, 1e12)
 
 
 # ---------------------------------------------------------------- a pipeline of stages, checkpoints, evaluation, serving
@@ -304,5 +365,5 @@ def post_training_facts(answers: Answers, w: Workload) -> dict[str, Any]:
     if work is None:
         return {}
     return {"method": work.method, "policy_tokens": work.policy_tokens, "generated_tokens": work.generated_tokens,
-            "reference": work.reference, "reward_params": work.reward_params,
-            "compute_scale": 1.0 + work.extra_flops / (work.policy_tokens * w.flops_per_token)}
+            "reference": work.reference, "reward_params": work.reward_params, "groups": dict(work.groups),
+            "compute_scale": 1.0 + work.extra_flops / work.roles[0].flops}

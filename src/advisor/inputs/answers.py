@@ -383,6 +383,16 @@ class PostTrainingSection(_Section):
         default=None,
         description="Parameters of the reward model that scores each answer: required for ppo, optional for grpo (default: "
         "a reward function, such as DeepSeek-R1's rule-based accuracy and format rewards, arXiv:2501.12948 Sec 2.2.2).")
+    generation_gpus: Count | None = Field(
+        default=None,
+        description="GPUs given to a separate generation engine (TRL vllm_mode='server'; OpenRLHF's vLLM engines); the "
+        "others train. Default: none, vLLM colocated on the training GPUs (TRL vllm_mode='colocate').")
+    reference_gpus: Count | None = Field(
+        default=None, description="GPUs of their own for the frozen reference (OpenRLHF's Ray placement); default: on the policy's GPUs.")
+    reward_gpus: Count | None = Field(
+        default=None, description="GPUs of their own for the reward model; default: on the policy's GPUs.")
+    critic_gpus: Count | None = Field(
+        default=None, description="ppo: GPUs of their own for the value model (critic); default: on the policy's GPUs.")
     adapter: Literal["full", "lora"] = Field(
         default="full",
         description="How the policy is updated: full (every weight, TRL's default) or lora (low-rank adapters on a frozen "
@@ -892,6 +902,14 @@ class Answers(_Section):
             (("training", "post_training", "reward_model_params"), self.training.post_training)]
         posts += [(("training", "stages_before", i, "post_training", "reward_model_params"), s.post_training)
                   for i, s in enumerate(self.training.stages_before or ())]
+        post = self.training.post_training
+        if post is not None:
+            given = {k: getattr(post, k) for k in ("generation_gpus", "reference_gpus", "reward_gpus", "critic_gpus") if getattr(post, k)}
+            if given and sum(given.values()) >= self.cluster.gpus:
+                key = next(reversed(given))
+                raise _field_error(("training", "post_training", key), _(
+                    "the GPUs given to separate roles ({n}) leave none of the {gpus} for the policy", n=sum(given.values()),
+                    gpus=self.cluster.gpus), given[key])
         memory_gb = self.cluster.spec.memory_gb * self.cluster.gpus
         for loc, post in posts:
             if post is None or post.reward_model_params is None:

@@ -111,7 +111,12 @@ def memo_lines(d: Report, a: Answers) -> list[str]:
         out.append(_("- {method}: the policy trains on {tokens} tokens; {ref}; reference, reward and critic work adds {extra} to the "
                      "update's compute.", method=stage_name(method), tokens=count(float(f["policy_tokens"])), ref=ref,  # type: ignore[arg-type]
                      extra=f"{(float(f['compute_scale']) - 1.0) * 100:.0f}%"))  # type: ignore[arg-type]
-        if float(f["generated_tokens"]) > 0:  # type: ignore[arg-type]
+        groups = dict(f.get("groups") or {})  # type: ignore[call-overload]
+        if float(f["generated_tokens"]) > 0 and "generation" in groups:  # type: ignore[arg-type]
+            out.append(_("- Rollouts: {tokens} generated tokens on {g} GPUs of their own (TRL vllm_mode='server', OpenRLHF's vLLM "
+                         "engines) while the others wait, then scoring and updates on the rest, at the decode rate of {source}.",
+                         tokens=count(float(f["generated_tokens"])), g=groups["generation"], source=DECODE_SOURCE))  # type: ignore[arg-type]
+        elif float(f["generated_tokens"]) > 0:  # type: ignore[arg-type]
             out.append(_("- Rollouts: {tokens} generated tokens with vLLM colocated on the training GPUs (TRL use_vllm=True, "
                          "vllm_mode='colocate', tensor parallel {tp}), at the decode rate of {source}.",
                          tokens=count(float(f["generated_tokens"])), tp=x.vllm_tp, source=DECODE_SOURCE))  # type: ignore[arg-type]

@@ -46,7 +46,8 @@ def trl_config_kwargs(advice: Advice) -> tuple[str, dict[str, Any]] | None:
         accumulation += 1
     reference = post.reference_kind("grpo")
     return "GRPOConfig", {**common, "gradient_accumulation_steps": accumulation, "num_generations": generations,
-                          "max_completion_length": post.answer_tokens("grpo"), "use_vllm": True, "vllm_mode": "colocate",
+                          "max_completion_length": post.answer_tokens("grpo"), "use_vllm": True,
+                          "vllm_mode": "server" if post.generation_gpus else "colocate",
                           "vllm_tensor_parallel_size": vllm_tensor_parallel(w, advice.answers.cluster.spec,
                                                                             advice.answers.cluster.gpus_per_node),
                           # beta > 0 loads the reference; DeepSeek-R1 used 0.001 (GRPOConfig's help text, arXiv:2501.12948).
