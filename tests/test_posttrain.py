@@ -216,3 +216,15 @@ def test_separate_placement_runs_rollouts_scoring_and_updates_one_after_another_
     assert phase_hours(work, base, n)[0] == pytest.approx(forward + train)
     colocated = post_work(a, w)
     assert phase_hours(colocated, base, n)[0] == pytest.approx(sum(r.flops for r in colocated.roles) / policy)
+
+
+def test_the_tui_summary_and_the_example_show_the_pipeline(rules):
+    from pathlib import Path
+
+    from advisor.inputs.answers import load_answers
+    from advisor.tui.results import ResultsView
+
+    example = Path(__file__).resolve().parents[1] / "examples" / "customer-service-dpo.yaml"
+    view = ResultsView.of(advise(load_answers(example), rules))
+    names = [row[0] for row in view.summary]
+    assert "Stage 1: SFT on support dialogues" in names and "Pipeline total (2 stages)" in names
