@@ -108,8 +108,8 @@ def memo_lines(d: Report, a: Answers) -> list[str]:
         ref = {"policy": _("a frozen reference runs forward on every sample"), "precomputed": _("the reference's log-probabilities are "
                "computed once before training (TRL precompute_ref_log_probs) and the reference is not kept in memory"),
                "none": _("no reference model (no KL term, TRL GRPOConfig beta=0.0)")}[str(f["reference"])]
-        out.append(_("- {method}: the policy trains on {tokens} tokens; {ref}; reference, reward and critic work adds {extra} to the "
-                     "update's compute.", method=stage_name(method), tokens=count(float(f["policy_tokens"])), ref=ref,  # type: ignore[arg-type]
+        out.append(_("- {method}: the policy trains on {tokens} tokens; {ref}; the work of the models beside it adds {extra} to "
+                     "the update's compute.", method=stage_name(method), tokens=count(float(f["policy_tokens"])), ref=ref,  # type: ignore[arg-type]
                      extra=f"{(float(f['compute_scale']) - 1.0) * 100:.0f}%"))  # type: ignore[arg-type]
         groups = dict(f.get("groups") or {})  # type: ignore[call-overload]
         if float(f["generated_tokens"]) > 0 and "generation" in groups:  # type: ignore[arg-type]
