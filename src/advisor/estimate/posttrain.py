@@ -234,6 +234,26 @@ def phase_hours(work: PostWork, policy_hours: np.ndarray, gpus: np.ndarray) -> n
     return total
 
 
+def _fewer_policy_gpus_bytes(strategy: str, est: StrategyEstimate, work: PostWork, hw: Hardware) -> np.ndarray:
+    """Where roles take GPUs of their own, the policy's sharded states spread over fewer GPUs: what each then holds more
+    (FSDP and ZeRO-3 shard over all the policy's GPUs, HSDP within a node; replicated and Megatron layouts do not change;
+    ZeRO-1/2's partial sharding is left as estimated) [obs: the policy's own layout is not searched again]."""
+    n = np.asarray(est.gpus, dtype=float)
+    if not work.separate_gpus:
+        return np.zeros_like(n)
+    sp = spec(strategy)
+    policy = np.maximum(n - work.separate_gpus, 1.0)
+    if sp.offload:
+        return np.zeros_like(n)
+    if sp.states == "fsdp" or (sp.states == "deepspeed-estimator" and sp.deepspeed_stage == 3):
+        ratio = n / policy
+    elif sp.states == "hsdp":
+        ratio = np.minimum(n, hw.gpus_per_node) / np.minimum(policy, hw.gpus_per_node)
+    else:
+        return np.zeros_like(n)
+    return np.asarray(est.model_states, dtype=float) * (ratio - 1.0)
+
+
 def add_post_training(results: dict[str, StrategyEstimate], answers: Answers, w: Workload, hw: Hardware, gpus: np.ndarray) -> None:
     """Add a post-training stage's scoring and update phases, rollouts and memory to every strategy's estimate, in place.
     Where the stage gives roles GPUs of their own, a count that leaves the policy none cannot run."""
@@ -247,7 +267,7 @@ def add_post_training(results: dict[str, StrategyEstimate], answers: Answers, w:
         for band in est.hours:
             est.hours[band] = phase_hours(work, est.hours[band], gpus) + gen * wall
         est.gpu_bound_hours = phase_hours(work, est.gpu_bound_hours, gpus) + gen * wall
-        est.memory = est.memory + post_memory_bytes(s, est, answers, w, hw)
+        est.memory = est.memory + post_memory_bytes(s, est, answers, w, hw) + _fewer_policy_gpus_bytes(s, est, work, hw)
         runs = np.isfinite(est.hours["mid"])
         est.fits = (est.memory <= cap) & runs
         for band in est.hours:
