@@ -86,6 +86,11 @@ def test_schema_and_init_know_the_new_methods_and_sections():
     for word in ('"dpo"', '"grpo"', '"ppo"', "post_training", "responses_per_prompt", "generation_tokens", "reward_model_params",
                  "stages_before", "storage_gbps", "requests_per_sec"):
         assert word in schema, word
+    from advisor.inputs.template import answers_template
+
+    template = answers_template()
+    for word in ("post_training:", "stages_before:", "operations:", "storage_gbps:", "ppo"):
+        assert word in template, word
 
 
 def test_dpo_prices_policy_on_chosen_and_rejected_plus_a_reference_forward():
