@@ -233,3 +233,12 @@ def test_the_tui_summary_and_the_example_show_the_pipeline(rules):
     view = ResultsView.of(advise(load_answers(example), rules))
     names = [row[0] for row in view.summary]
     assert "Stage 1: SFT on support dialogues" in names and "Pipeline total (2 stages)" in names
+
+
+def test_ask_what_if_shows_the_pipeline_total(capsys):
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parents[1] / "examples" / "customer-service-dpo.yaml"
+    assert main(["ask", str(example), "what if we had 16 GPUs?"]) == 0
+    out = capsys.readouterr().out
+    assert "pipeline total" in out

@@ -68,6 +68,16 @@ def extras(d: Report, a: Answers) -> Extras | None:
                   facts=post_training_facts(a, w), vllm_tp=vllm_tensor_parallel(w, a.cluster.spec, a.cluster.gpus_per_node))
 
 
+def pipeline_total(a: Answers, strategy: str, gpus: int, hours: float, cost: float) -> tuple[float, float] | None:
+    """(hours, cost) of the whole pipeline: the stages before the answers' own, priced on the plan's GPUs, plus the
+    plan's own time and cost; None for a single stage (what `advisor ask` adds to a what-if's outcome)."""
+    t = a.training
+    if not t.stages_before:
+        return None
+    before = [price_stage(a, s.training(t.precision), strategy, gpus, s.name or stage_name(s.method)) for s in t.stages_before]
+    return hours + sum(s.hours for s in before), cost + sum(s.cost for s in before)
+
+
 def summary_rows(d: Report, a: Answers) -> list[tuple[str, str, str]]:
     """(what, today, recommended) rows: each stage and the total when there are several, then checkpoints and serving."""
     x = extras(d, a)
