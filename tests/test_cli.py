@@ -137,7 +137,7 @@ def test_init_writes_a_template_that_loads(tmp_path, capsys):
 def test_schema_describes_every_field(capsys):
     code, out, _ = run(capsys, "schema")
     schema = json.loads(out)
-    assert code == 0 and set(schema["properties"]) == {"model", "training", "cluster", "budget", "team", "project"}
+    assert code == 0 and set(schema["properties"]) == {"model", "training", "cluster", "budget", "team", "project", "operations"}
     for definition in schema["$defs"].values():
         for name, prop in definition.get("properties", {}).items():
             assert prop.get("description"), name

@@ -87,7 +87,7 @@ BAD = [
     ("invalid YAML", "YAML 无效"),
     ("a list at the top", "顶层必须是各部分的映射"),
     ("bad answer", "cluster.gpus: 必须是正整数（实际是 -8）"),
-    ("a choice misspelt", "training.method: 必须是 pretrain, finetune, lora, qlora 之一（实际是 'pretrian'）；是不是想写 'pretrain'？"),
+    ("a choice misspelt", "training.method: 必须是 pretrain, finetune, lora, qlora, dpo, grpo, ppo 之一（实际是 'pretrian'）；是不是想写 'pretrain'？"),
     ("gpus not whole nodes", "不是 gpus_per_node（8）的整数倍；请用 8 或 16"),
     ("sweep count not whole nodes", "--gpus：12 不是整数台 8 卡节点；请用 8 或 16"),
     ("sweep count unreadable", "--gpus：无法读取 'lots'"),

@@ -25,7 +25,8 @@ PLAN_SOURCE = "advisor's search (README: How it decides)"
 
 
 def method_names() -> dict[str, str]:
-    return {"pretrain": _("pre-training run"), "finetune": _("full fine-tune"), "lora": "LoRA", "qlora": "QLoRA"}
+    return {"pretrain": _("pre-training run"), "finetune": _("full fine-tune"), "lora": "LoRA", "qlora": "QLoRA", "dpo": "DPO", "grpo": "GRPO",
+            "ppo": "PPO"}
 
 
 def headline(advice: Advice) -> str:

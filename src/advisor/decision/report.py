@@ -273,8 +273,8 @@ class Shape(_Part):
 class MethodReport(_Part):
     """The job kind: what was asked, what the plan uses, and the fine-tuning figures behind it."""
 
-    asked: Literal["pretrain", "finetune", "lora", "qlora"] = Field(description="training.method as the answers give it.")
-    planned: Literal["pretrain", "finetune", "lora", "qlora"] = Field(description="The method the plan uses.")
+    asked: Literal["pretrain", "finetune", "lora", "qlora", "dpo", "grpo", "ppo"] = Field(description="training.method as the answers give it.")
+    planned: Literal["pretrain", "finetune", "lora", "qlora", "dpo", "grpo", "ppo"] = Field(description="The method the plan uses.")
     changed: bool = Field(description="The plan proposes a lighter method than asked (LoRA or QLoRA for a full fine-tune).")
     reason: str | None = Field(description="Why the method was changed, with time and cost.")
     caveat: str | None = Field(description="What LoRA/QLoRA trade against a full fine-tune (cited).")

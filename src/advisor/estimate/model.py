@@ -14,6 +14,7 @@ from advisor.knowledge.catalog import kernel_scale, mfu_band
 from advisor.knowledge.strategies import spec, STRATEGIES
 from advisor.knowledge.vocabulary import PARTIAL_RECOMPUTE_NAMES
 from advisor.estimate.finetune import dequant_seconds, is_peft, lora_activation_bytes
+from advisor.estimate.posttrain import add_post_training
 from advisor.estimate.communication import Collective, communication_plan, exposed_communication, megatron_gradient_seconds
 from advisor.estimate.layout import MEMORY_HEADROOM, _layouts, expert_degree, interleave_memory_factor, stage_factor
 from advisor.estimate.memory import activation_bytes, cpu_bytes_per_node, model_state_bytes
@@ -600,6 +601,7 @@ def _estimate_all(answers: Answers, gpus: np.ndarray | None) -> tuple[dict[str, 
         twin = spec(s).resident_twin
         like = results[twin] if twin else None
         results[s] = estimate_strategy(s, w, hw, counts, tokens, like)
+    add_post_training(results, answers, w, hw, counts)  # dpo/grpo/ppo: reference, reward, rollouts (estimate/posttrain.py)
     tokens_implied = False
     conflict: dict[str, float] | None = None
     if baseline is not None:

@@ -357,22 +357,24 @@ def workload_from(answers: Answers) -> Workload:
     if m.config is not None and shape.source == "given":
         shape = replace(shape, source=f"{m.config}")
     fp32 = t.precision == "fp32"
+    method = t.engine_method  # a dpo/grpo/ppo policy update runs as a LoRA or full fine-tune (estimate/posttrain.py adds the rest)
+    seq_len = t.sequence_tokens or m.seq_len
     if t.global_batch_tokens is not None:
         batch, batch_source = t.global_batch_tokens, "given"
-    elif t.method != "pretrain":
-        batch, batch_source = finetune_batch_tokens(t.method, m.seq_len, answers.cluster.gpus)
+    elif method != "pretrain":
+        batch, batch_source = finetune_batch_tokens(method, seq_len, answers.cluster.gpus)
     else:
         batch, batch_source = default_batch_tokens(m.params)
-    peft = t.method in ("lora", "qlora")
-    rank = (t.lora_rank or DEFAULT_RANK[t.method]) if peft else 0
-    targets = (t.lora_targets or DEFAULT_TARGETS[t.method]) if peft else "qv"
+    peft = method in ("lora", "qlora")
+    rank = (t.lora_rank or DEFAULT_RANK[method]) if peft else 0
+    targets = (t.lora_targets or DEFAULT_TARGETS[method]) if peft else "qv"
     return Workload(
         params=m.params,
         active_params=active,
         shape=shape,
-        seq_len=m.seq_len,
+        seq_len=seq_len,
         vocab=m.vocab_size,
-        global_batch_tokens=float(max(1, round(batch / m.seq_len)) * m.seq_len),
+        global_batch_tokens=float(max(1, round(batch / seq_len)) * seq_len),
         micro_batch=t.micro_batch_size,
         grad_bytes=4.0 if fp32 else 2.0,
         act_scale=2.0 if fp32 else 1.0,
@@ -380,7 +382,7 @@ def workload_from(answers: Answers) -> Workload:
         moe_top_k=m.experts_per_token,
         batch_source=batch_source,
         experts=m.moe_experts,
-        method=t.method,
+        method=method,
         adapter_params=adapter_params(shape.layers, shape.hidden, rank, targets) if peft else 0.0,
         lora_rank=rank,
         lora_targets=targets,

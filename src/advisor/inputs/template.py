@@ -39,6 +39,8 @@ def answers_template() -> str:
     ]
     for section, field in Answers.model_fields.items():
         sub = field.annotation
+        if not isinstance(sub, type):  # an optional section (operations): the model inside it
+            sub = next(a for a in getattr(sub, "__args__", ()) if isinstance(a, type) and issubclass(a, BaseModel))
         assert isinstance(sub, type) and issubclass(sub, BaseModel)
         given = EXAMPLE_VALUES.get(section, {})
         lines.append("")

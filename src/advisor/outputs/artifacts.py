@@ -249,7 +249,10 @@ def build_artifacts(advice: Advice, report: Report | None = None) -> list[Artifa
         raise OutputError(_("no launch artifacts for a blocked recommendation: {text}", text=blocking[0].text))
     from advisor.outputs.finetune_artifacts import finetune_files  # issue 18: PEFT / accelerate / DeepSpeed files for fine-tunes
 
-    return artifacts_for(report, [Artifact(name, what, text) for name, what, text in finetune_files(advice)])
+    from advisor.outputs.trl_artifacts import trl_files  # issue 35: TRL DPOConfig / GRPOConfig for post-training
+
+    files = finetune_files(advice) + trl_files(advice)
+    return artifacts_for(report, [Artifact(name, what, text) for name, what, text in files])
 
 
 def artifacts_for(report: Report, extra: list[Artifact] | None = None) -> list[Artifact]:

@@ -558,6 +558,15 @@ def _outcome_rows(a: Advice, b: Advice) -> list[tuple[str, ...]]:
         (_("cost per run"), money(ca.cost, cur_a), money(cb.cost, cur_b)),
         (_("cost per month"), money(ca.monthly, cur_a), money(cb.monthly, cur_b)),
     ]
+    from advisor.outputs.posttrain_report import pipeline_total  # issue 35: a pipeline's stages before this one
+
+    pa = pipeline_total(a.answers, ca.strategy, ca.gpus, ca.hours, ca.cost)
+    pb = pipeline_total(b.answers, cb.strategy, cb.gpus, cb.hours, cb.cost)
+    if pa is not None or pb is not None:
+        def cell(p: tuple[float, float] | None, cur: str) -> str:
+            return "—" if p is None else f"{hours_text(p[0])}, {money(p[1], cur)}"
+
+        rows.append((_("pipeline total"), cell(pa, cur_a), cell(pb, cur_b)))
     da, db = a.answers.training.deadline_days, b.answers.training.deadline_days
     if da is not None or db is not None:
         rows.append((_("deadline"), _status(ca.meets_deadline) + (f" ({format_number(da)} d)" if da else ""),

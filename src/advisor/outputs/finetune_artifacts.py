@@ -20,7 +20,7 @@ from advisor.knowledge.strategies import spec
 
 
 def _method(advice: Advice) -> str:
-    return advice.answers.training.method
+    return advice.answers.training.engine_method  # a dpo/grpo/ppo policy update gets the files of its LoRA or full fine-tune
 
 
 def lora_config_kwargs(advice: Advice) -> dict[str, Any] | None:

@@ -19,6 +19,7 @@ from advisor.decision.policy import COST_TIE
 from advisor.decision.deployment import layout_lines
 from advisor.decision.advice import Advice
 from advisor.decision.explain import lost_text, method_names, spot_name
+from advisor.outputs.posttrain_report import memo_lines as posttrain_memo_lines, summary_rows as posttrain_rows
 from advisor.inputs.answers import STRATEGIES, Answers
 from advisor.estimate import BATCH_NOT_GIVEN
 from advisor.decision.report import Alternative, Estimate, MethodReport, Report, TraceNode, WhatIfPoint
@@ -128,6 +129,7 @@ def summary_rows(report: Report | Advice, user_text: Callable[[str], str] = str)
         met, missed = _("met"), _("missed")
         rows.append((_("Deadline {n} days", n=format_number(a.training.deadline_days)), today(met if p.today.meets_deadline else missed),
                      met if p.chosen.meets_deadline else missed))
+    rows += posttrain_rows(d, a)  # a pipeline's stages, checkpoint storage, serving (outputs/posttrain_report.py)
     if p.greenfield:  # not training yet: nothing to compare with
         rows = [(what, _("not training yet") if i == 0 else "—", rec) for i, (what, _today, rec) in enumerate(rows)]
     return rows
@@ -493,6 +495,7 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
     add(_("The aim is not the most advanced framework but business value at the lowest cost and the steadiest speed.")
         + note("", "", "seed:K21"))
     add("")
+    out.extend(posttrain_memo_lines(d, a))
     add(_("## Decision"))
     add("")
     status = _(" **Blocked — resolve the blocking warnings first.**") if r.blocked else ""

@@ -1,0 +1,155 @@
+"""The post-training pipeline, checkpoints, evaluation runs and serving, as summary rows and a memo section.
+
+Figures come from estimate/posttrain.py at the plan's GPU count and strategy; the answers' own stage is the plan itself
+(its time and cost as the summary shows them), the stages before it are priced on the same GPUs.
+"""
+
+from __future__ import annotations
+
+
+from msgspec import Struct
+
+from advisor.base.i18n import _
+from advisor.base.units import count, format_number
+from advisor.decision.report import Report
+from advisor.estimate.posttrain import (
+    DECODE_SOURCE,
+    CheckpointPlan,
+    StagePrice,
+    checkpoint_plan,
+    evaluation_hours,
+    post_training_facts,
+    price_stage,
+    serving_gpus,
+    stage_name,
+    vllm_tensor_parallel,
+)
+from advisor.estimate.workload import workload_from
+from advisor.inputs.answers import Answers
+
+
+class Extras(Struct, frozen=True):
+    """Everything this module adds to a report, computed once."""
+
+    stages: list[StagePrice]
+    checkpoints: CheckpointPlan | None
+    evaluation_hours: float | None
+    serving: tuple[int, float] | None
+    facts: dict[str, object]
+    vllm_tp: int
+
+
+def _hours(h: float) -> str:
+    from advisor.outputs.render import hours_text
+
+    return hours_text(h)
+
+
+def _money(v: float, cur: str) -> str:
+    from advisor.outputs.render import money
+
+    return money(v, cur)
+
+
+def extras(d: Report, a: Answers) -> Extras | None:
+    """None when the answers ask for nothing this module prices (a single-stage run with no operations section)."""
+    t = a.training
+    if not t.stages_before and a.operations is None and not post_training_facts(a, workload_from(a)):
+        return None
+    r, e = d.recommendation, d.estimate
+    w = workload_from(a)
+    own = StagePrice(name=stage_name(t.method), method=t.method, strategy=r.strategy, gpus=r.gpus, hours=e.wall_clock_hours,
+                     cost=e.cost, fits=e.fits)
+    before = [price_stage(a, s.training(t.precision), r.strategy, r.gpus, s.name or stage_name(s.method)) for s in t.stages_before or ()]
+    stages = before + [own]
+    total_h = sum(s.hours for s in stages)
+    ckpt = checkpoint_plan(a, w, total_h, r.gpus) if a.operations is not None else None
+    return Extras(stages=stages, checkpoints=ckpt, evaluation_hours=evaluation_hours(a, w, r.gpus), serving=serving_gpus(a, w),
+                  facts=post_training_facts(a, w), vllm_tp=vllm_tensor_parallel(w, a.cluster.spec, a.cluster.gpus_per_node))
+
+
+def pipeline_total(a: Answers, strategy: str, gpus: int, hours: float, cost: float) -> tuple[float, float] | None:
+    """(hours, cost) of the whole pipeline: the stages before the answers' own, priced on the plan's GPUs, plus the
+    plan's own time and cost; None for a single stage (what `advisor ask` adds to a what-if's outcome)."""
+    t = a.training
+    if not t.stages_before:
+        return None
+    before = [price_stage(a, s.training(t.precision), strategy, gpus, s.name or stage_name(s.method)) for s in t.stages_before]
+    return hours + sum(s.hours for s in before), cost + sum(s.cost for s in before)
+
+
+def summary_rows(d: Report, a: Answers) -> list[tuple[str, str, str]]:
+    """(what, today, recommended) rows: each stage and the total when there are several, then checkpoints and serving."""
+    x = extras(d, a)
+    if x is None:
+        return []
+    cur = d.estimate.currency
+    rows: list[tuple[str, str, str]] = []
+    if len(x.stages) > 1:
+        for i, s in enumerate(x.stages, 1):
+            rows.append((_("Stage {i}: {name}", i=i, name=s.name), "—", _("{time}, {cost}", time=_hours(s.hours), cost=_money(s.cost, cur))))
+        rows.append((_("Pipeline total ({n} stages)", n=len(x.stages)), "—",
+                     _("{time}, {cost}", time=_hours(sum(s.hours for s in x.stages)), cost=_money(sum(s.cost for s in x.stages), cur))))
+    if x.checkpoints is not None:
+        rows.append((_("Checkpoint storage"), "—", _("{gb} GB", gb=f"{x.checkpoints.storage_gb:,.1f}")))
+    if x.serving is not None:
+        rows.append((_("Serving (estimate)"), "—", _("{n} GPUs", n=x.serving[0])))
+    return rows
+
+
+def memo_lines(d: Report, a: Answers) -> list[str]:
+    """The memo's section on the pipeline, the post-training stage's structure, checkpoints, evaluation and serving."""
+    x = extras(d, a)
+    if x is None:
+        return []
+    cur, price, gpus = d.estimate.currency, a.budget.price_per_gpu_hour, d.recommendation.gpus
+    out = [_("## Post-training pipeline, checkpoints, evaluation and serving"), ""]
+    if len(x.stages) > 1:
+        out += [_("| Stage | Method | Framework | Time | Cost |"), "| --- | --- | --- | --- | --- |"]
+        for i, s in enumerate(x.stages, 1):
+            fits = "" if s.fits else _(" (does not fit)")
+            out.append(f"| {i}. {s.name} | {stage_name(s.method)} | `{s.strategy}`{fits} | {_hours(s.hours)} | {_money(s.cost, cur)} |")
+        out.append(_("| **Total** | | {gpus} GPUs | **{time}** | **{cost}** |", gpus=gpus, time=_hours(sum(s.hours for s in x.stages)),
+                     cost=_money(sum(s.cost for s in x.stages), cur)))
+        out.append("")
+    f = x.facts
+    if f:
+        method = str(f["method"])
+        ref = {"policy": _("a frozen reference runs forward on every sample"), "precomputed": _("the reference's log-probabilities are "
+               "computed once before training (TRL precompute_ref_log_probs) and the reference is not kept in memory"),
+               "none": _("no reference model (no KL term, TRL GRPOConfig beta=0.0)")}[str(f["reference"])]
+        out.append(_("- {method}: the policy trains on {tokens} tokens; {ref}; the work of the models beside it adds {extra} to "
+                     "the update's compute.", method=stage_name(method), tokens=count(float(f["policy_tokens"])), ref=ref,  # type: ignore[arg-type]
+                     extra=f"{(float(f['compute_scale']) - 1.0) * 100:.0f}%"))  # type: ignore[arg-type]
+        groups = dict(f.get("groups") or {})  # type: ignore[call-overload]
+        if float(f["generated_tokens"]) > 0 and "generation" in groups:  # type: ignore[arg-type]
+            out.append(_("- Rollouts: {tokens} generated tokens on {g} GPUs of their own (TRL vllm_mode='server', OpenRLHF's vLLM "
+                         "engines) while the others wait, then scoring and updates on the rest, at the decode rate of {source}.",
+                         tokens=count(float(f["generated_tokens"])), g=groups["generation"], source=DECODE_SOURCE))  # type: ignore[arg-type]
+        elif float(f["generated_tokens"]) > 0:  # type: ignore[arg-type]
+            out.append(_("- Rollouts: {tokens} generated tokens with vLLM colocated on the training GPUs (TRL use_vllm=True, "
+                         "vllm_mode='colocate', tensor parallel {tp}), at the decode rate of {source}.",
+                         tokens=count(float(f["generated_tokens"])), tp=x.vllm_tp, source=DECODE_SOURCE))  # type: ignore[arg-type]
+    c = x.checkpoints
+    if c is not None:
+        out.append(_("- Checkpoints: {weights} GB per save of weights only, {full} GB with optimizer state (12 bytes per trained "
+                     "parameter, ZeRO arXiv:1910.02054); storage to budget {storage} GB.", weights=f"{c.weights_gb:,.1f}",
+                     full=f"{c.full_gb:,.1f}", storage=f"{c.storage_gb:,.1f}"))
+        if c.save_seconds is not None and c.every_hours is not None and c.saves is not None:
+            how = _("Young's optimum, sqrt(2 × save time × mean time between interruptions)") if c.young else _("as given")
+            out.append(_("- Each save takes {seconds} s at {gbps} GB/s; a save every {every} ({how}): {saves} saves, {stall} of "
+                         "saving.", seconds=format_number(round(c.save_seconds)), gbps=format_number(a.operations.storage_gbps or 0),  # type: ignore[union-attr]
+                         every=_hours(c.every_hours), how=how, saves=c.saves, stall=_hours(c.saves * c.save_seconds / 3600.0)))
+        else:
+            out.append(_("- Give operations.storage_gbps for the save time and how often to save."))
+    if x.evaluation_hours is not None:
+        h = x.evaluation_hours
+        out.append(_("- Evaluation runs: {time} on {gpus} GPUs, {cost} (decode rate of {source}).", time=_hours(h), gpus=gpus,
+                     cost=_money(h * gpus * price, cur), source=DECODE_SOURCE))
+    if x.serving is not None:
+        n, need = x.serving
+        out.append(_("- Serving (an estimate): {n} × {gpu} to generate {rate} tokens/s at the stated request rate, from the decode "
+                     "rate of {source}; {cost} a month at today's price.", n=n, gpu=a.cluster.spec.name, rate=count(need),
+                     source=DECODE_SOURCE, cost=_money(n * price * 24 * 30, cur)))
+    out.append("")
+    return out
