@@ -648,13 +648,13 @@ def _sweep(args: argparse.Namespace) -> int:
     # Without --gpus: one node to 4x today's count, as far as the search may hold (base/limits.py) over every type.
     top = max(per_node, min(4 * answers.cluster.gpus, per_node * (MAX_SEARCH_COUNTS // types - 8)))
     spec = args.gpus or f"{per_node}..{top},{answers.cluster.gpus}"
-    points = parse_gpu_range(spec, per_node)
-    if points.size * types > MAX_SEARCH_COUNTS:
+    counts = parse_gpu_range(spec, per_node)
+    if counts.size * types > MAX_SEARCH_COUNTS:
         raise AnswerError(_("--gpus: {range} is {n} GPU counts on {types} GPU types, {total} in all; a sweep holds at most {most} (about "
                             "{kb} KB each, so as to stay within {mib} MiB of memory): narrow the range", range=repr(spec),
-                            n=count(points.size), types=types, total=count(points.size * types), most=count(MAX_SEARCH_COUNTS),
+                            n=count(counts.size), types=types, total=count(counts.size * types), most=count(MAX_SEARCH_COUNTS),
                             kb=f"{BYTES_PER_COUNT / 1000:.1f}", mib=SEARCH_MEMORY_BYTES // (1024 * 1024)))
-    groups = sweep_types(answers, points)  # every GPU type: today's, then cluster.candidates
+    groups = sweep_types(answers, counts)  # every GPU type: today's, then cluster.candidates
     if args.format == "json":
         # Indented for a range a person reads; compact past 1,000 points, where indent=2 was 0.7 s of a 16,384-point sweep
         # and half its bytes (issue 20). Either is the same JSON.

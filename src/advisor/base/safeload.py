@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 
 from advisor.base.errors import InputFileError
-from advisor.base.i18n import N_, _
+from advisor.base.i18n import _
 from advisor.base.units import count
 
 MAX_BYTES = 2 * 1024 * 1024
@@ -122,12 +122,11 @@ def parse_trusted(text: str) -> Any:
     return load_trusted(text)
 
 
-def read_text(path: str | Path, label: str | None = None, max_bytes: int = MAX_BYTES,
-              what: str = N_("an answers or rules file")) -> tuple[str, str]:
+def read_text(path: str | Path, label: str | None = None, max_bytes: int = MAX_BYTES, what: str | None = None) -> tuple[str, str]:
     """Read a UTF-8 text file ('-' = stdin) and return (label, text), refusing bad files early: only a regular file is
     opened (its type is checked before the open, and again on the open file: a FIFO would block the open, a device
-    such as /dev/zero be read without end), and at most ``max_bytes`` are read. ``what``: the kind of file, for the
-    message refusing a larger one."""
+    such as /dev/zero be read without end), and at most ``max_bytes`` are read. ``what``: the kind of file, in the
+    current language, for the message refusing a larger one (default: an answers or rules file)."""
     name = label or ("<stdin>" if str(path) == "-" else str(path))
     try:
         if str(path) == "-":
@@ -157,7 +156,8 @@ def read_text(path: str | Path, label: str | None = None, max_bytes: int = MAX_B
     except ValueError as exc:  # a path with a NUL byte
         raise InputFileError(_("{name}: cannot read ({reason})", name=name, reason=exc)) from None
     if len(data) > max_bytes:
-        raise InputFileError(_("{name}: file is larger than {size}, more than {what} can be", name=name, size=size_text(max_bytes), what=_(what)))
+        raise InputFileError(_("{name}: file is larger than {size}, more than {what} can be", name=name, size=size_text(max_bytes),
+                                 what=what or _("an answers or rules file")))
     if b"\x00" in data:
         raise InputFileError(_("{name}: looks like a binary file (contains NUL bytes); expected YAML or JSON text", name=name))
     try:

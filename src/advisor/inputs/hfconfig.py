@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from advisor.base.errors import InputFileError
-from advisor.base.i18n import N_, _
+from advisor.base.i18n import _
 from advisor.base.limits import MAX_COUNT
 from advisor.base.safeload import parse_json, read_text
 
@@ -45,7 +45,7 @@ def read_config(path: str | Path) -> dict[str, Any]:
     is opened, duplicate keys, nesting and over-long numbers refused)."""
     p = Path(path).expanduser()
     try:
-        name, text = read_text(p, str(p), max_bytes=MAX_CONFIG_BYTES, what=N_("a Hugging Face config.json"))
+        name, text = read_text(p, str(p), max_bytes=MAX_CONFIG_BYTES, what=_("a Hugging Face config.json"))
         return parse_json(text, name)
     except InputFileError as exc:
         raise ConfigError(exc.msg) from None
