@@ -354,10 +354,10 @@ def test_a_real_config_still_reads(tmp_path, capsys):
 # ---------------------------------------------------------------- what advisor writes, advisor reads back
 
 
-_text = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=60)
+_text = st.text(min_size=1, max_size=60)  # any code point: escapes, controls, lone surrogates, CJK
 _number_words = st.sampled_from(NUMBER_LIKE + ["7B", "1T", "¥10", "50万", "3 days", "1,024", "no", "off", "=", "- x", "? y", "*a", "&b",
                                                "!!python/object:x", "'quoted'", '"dq"', "# not a comment", "key: value", "[1, 2]", "{a: 1}"])
-_question = st.one_of(_text, _number_words).filter(lambda q: plain(q).strip())
+_question = st.one_of(_text, _number_words)
 
 
 @st.composite
@@ -369,16 +369,17 @@ def drafts(draw):
             "budget": {"price_per_gpu_hour": draw(st.sampled_from([2, 2.5, "3.5", "$2"]))}}
     turns = draw(st.lists(st.tuples(_question, st.one_of(_text, _number_words)), max_size=4))
     if turns:
-        data["project"] = {"conversation": [{"question": plain(q)[:500], "answer": plain(a, newlines=True)} for q, a in turns]}
+        data["project"] = {"conversation": [{"question": q, "answer": a} for q, a in turns]}
     if draw(st.booleans()):
-        data["project"] = {**data.get("project", {}), "checklist_done": [plain(x) for x in draw(st.lists(_number_words, max_size=3))]}
+        data["project"] = {**data.get("project", {}), "checklist_done": draw(st.lists(st.one_of(_text, _number_words), max_size=3))}
     return data
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(drafts())
 def test_any_answers_advisor_writes_load_back_the_same(data):
-    """answers_yaml is what the TUI's save and `ask --save` write: the text reads back to the same answers, so the same plan."""
+    """answers_yaml is what the TUI's save and `ask --save` write: the text reads back to the same answers — the same
+    model, field for field — and so to the same plan (advise is a function of the answers and the rules)."""
     try:
         answers = answers_from_mapping(data)
     except Exception:  # noqa: BLE001 - only answers that validate are ever saved
