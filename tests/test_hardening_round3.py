@@ -411,3 +411,20 @@ def test_answers_saved_by_ask_adopt_load_back_and_give_the_what_ifs_plan(tmp_pat
     _name, draft = load_mapping(EXAMPLES / example)
     expected = advise(answers_from_mapping(with_change(draft, change)), load_rules([])).plan.chosen
     assert (json.loads(out)["plan"]["chosen"]["strategy"], json.loads(out)["plan"]["chosen"]["gpus"]) == (expected.strategy, expected.gpus)
+
+
+def test_outputs_committed_together_put_back_what_force_replaced(tmp_path):
+    """commit_all: when a later output cannot be put in place, an earlier one is taken back — a new file removed, a file
+    --force replaced restored — and no staging file is left."""
+    from advisor.base.errors import OutputError
+    from advisor.outputs.io import commit_all, stage_atomic
+
+    (tmp_path / "replaced.txt").write_text("old")
+    first = stage_atomic(tmp_path / "replaced.txt", "new", force=True)
+    second = stage_atomic(tmp_path / "new.txt", "new")
+    third = stage_atomic(tmp_path / "late.txt", "x")
+    (tmp_path / "late.txt").write_text("appeared meanwhile")  # without --force, the last cannot go in
+    with pytest.raises(OutputError, match="already exists"):
+        commit_all([first, second, third])
+    assert (tmp_path / "replaced.txt").read_text() == "old"
+    assert listing(tmp_path) == ["late.txt", "replaced.txt"]

@@ -585,8 +585,8 @@ def _question(given: str | None) -> str | None:
 
     bad = next((ch for ch in given if "\ud800" <= ch <= "\udfff"), None)
     if bad is not None:
-        raise InputFileError(_("QUESTION: holds a byte that is not UTF-8 text (0x{byte:02x}); ask it in UTF-8",
-                               byte=ord(bad) - 0xDC00 if "\udc80" <= bad <= "\udcff" else 0xFF))
+        what = f"0x{ord(bad) - 0xDC00:02x}" if "\udc80" <= bad <= "\udcff" else f"U+{ord(bad):04X}"  # a byte os.fsdecode kept
+        raise InputFileError(_("QUESTION: holds {what}, which is not UTF-8 text; ask it in UTF-8", what=what))
     question = plain(given)
     if not question.strip():
         raise InputFileError(_("QUESTION: is empty; ask e.g. 'what if we get 128 GPUs?', 'why not DeepSpeed?' or 'what is all-reduce?'"))
