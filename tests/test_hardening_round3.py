@@ -428,3 +428,33 @@ def test_outputs_committed_together_put_back_what_force_replaced(tmp_path):
         commit_all([first, second, third])
     assert (tmp_path / "replaced.txt").read_text() == "old"
     assert listing(tmp_path) == ["late.txt", "replaced.txt"]
+
+
+def test_the_stated_search_limit_holds_for_the_search_as_it_is():
+    """base/limits.py states ~4.6 KB a priced count and 100,000 counts within 512 MiB: measured here (tracemalloc sees
+    numpy's arrays) at two sizes, the search's memory per count and what it needs at the limit must stay within them,
+    so that a change that makes the search hungrier fails here instead of in a user's memory."""
+    import tracemalloc
+
+    from advisor.base.limits import BYTES_PER_COUNT, SEARCH_MEMORY_BYTES
+    from advisor.decision.search import candidate_counts, every_count
+
+    def answers(top):
+        data = with_cluster(max_gpus=top)
+        data["training"]["deadline_days"] = 2
+        return answers_from_mapping(data)
+
+    candidate_counts(answers(128))  # the one-time setup (caches, imports) is not the search's per-count memory
+    peaks = []
+    for top in (8 * 4_000, 8 * 8_000):
+        a = answers(top)
+        tracemalloc.start()
+        try:
+            candidate_counts(a)
+            peaks.append((every_count(a).size, tracemalloc.get_traced_memory()[1]))
+        finally:
+            tracemalloc.stop()
+    (n1, p1), (n2, p2) = peaks
+    per_count = (p2 - p1) / (n2 - n1)
+    assert per_count <= BYTES_PER_COUNT, per_count
+    assert p1 + per_count * (MAX_SEARCH_COUNTS - n1) <= SEARCH_MEMORY_BYTES, (p1, per_count)
