@@ -135,9 +135,9 @@ def test_the_config_shape_reaches_the_estimate_and_gqa_shrinks_the_kv_exchange()
 
 
 @pytest.mark.parametrize("content, says", [
-    (None, "cannot read"),
-    ("{not json", "is not JSON"),
-    ("[1, 2]", "holds no JSON object"),
+    (None, "no such file"),
+    ("{not json", "invalid JSON"),
+    ("[1, 2]", "must be a mapping"),
     ('{"hidden_size": 4096}', "has no 'num_hidden_layers'"),
 ])
 def test_a_bad_config_is_one_line_naming_the_file_and_the_field(tmp_path, content, says):

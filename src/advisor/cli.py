@@ -328,8 +328,11 @@ def _brief(exc: BaseException) -> str:
 
 
 def _err(msg: str) -> None:
-    """One line on stderr, whatever the message echoes: control characters (newlines, escape sequences) escaped."""
-    safe = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in msg)
+    """One line on stderr, whatever the message echoes: escape sequences removed, other control characters (a newline)
+    escaped (base.text.shown, the sanitiser every echo of user text goes through)."""
+    from advisor.base.text import shown
+
+    safe = shown(msg)
     try:
         sys.stderr.write(f"advisor: {safe}\n")
         sys.stderr.flush()
@@ -518,42 +521,49 @@ def _ask(args: argparse.Namespace, extra: list[Path]) -> int:
     from advisor.decision.advice import advise
     from advisor.inputs.answers import answers_from_mapping
     from advisor.outputs.ask import ask, turn, with_change
-    from advisor.outputs.io import check_writable, write_atomic
+    from advisor.outputs.io import Staged, check_writable, commit_all, same_file, shown, stage_atomic
     from advisor.outputs.render import to_markdown
     from advisor.knowledge.rules import load_rules
     from advisor.base.safeload import load_mapping
 
+    question = _question(args.question)
+    to_file = _output_path(args.output)
+    save_to_stdout = args.save == "-"
+    if args.save is not None:
+        if not args.save.strip():
+            raise OutputError(_("--save: the path is empty; give a file path such as answers.yaml"))
+        if save_to_stdout and not to_file:
+            raise OutputError(_("--save -: standard output carries the reply; write the reply to a file with -o, or save the answers to a file"))
+        if to_file and not save_to_stdout and same_file(args.save, args.output):
+            raise OutputError(_("--save and -o name the same file ({path}); give the answers and the reply a path each", path=shown(args.output)))
     for given in (args.output, args.save):
         if given and given != "-":
             check_writable(given, args.force)
     if args.adopt and not args.save:
         raise InputFileError(_("--adopt: needs --save PATH (the answers file to write)"))
-    if args.question is None and args.format != "md":
+    if question is None and args.format != "md":
         raise InputFileError(_("QUESTION: is required (only --format md, the memo with the questions already kept, runs without one)"))
-    from advisor.outputs.ask import MAX_QUESTION
-
-    if args.question is not None and not args.question.strip():
-        raise InputFileError(_("QUESTION: is empty; ask e.g. 'what if we get 128 GPUs?', 'why not DeepSpeed?' or 'what is all-reduce?'"))
-    if args.question is not None and len(args.question) > MAX_QUESTION:
-        raise InputFileError(_("QUESTION: is {n} characters long; ask it in at most {most}", n=count(len(args.question)), most=MAX_QUESTION))
-    if args.question is not None and args.lang is None and not os.environ.get("ADVISOR_LANG", "").strip() \
-            and written_in_chinese(args.question):
+    if question is not None and args.lang is None and not os.environ.get("ADVISOR_LANG", "").strip() \
+            and written_in_chinese(question):
         set_language("zh")  # asked in Chinese, with no language chosen: answered in Chinese (the locale is no choice)
     name, draft = load_mapping(args.answers_file)
     answers = answers_from_mapping(draft, name)
     rules = load_rules(extra)
     advice = advise(answers, rules)
     kept = [t.model_dump() for t in answers.project.conversation or ()]
-    reply = ask(args.question, draft, advice, rules, name) if args.question is not None else None
+    reply = ask(question, draft, advice, rules, name) if question is not None else None
     conversation = kept + ([turn(reply)] if reply is not None else [])
+    saved_text = None
     if args.save:
+        from advisor.base.safeload import parse_mapping
         from advisor.outputs.ask import answers_yaml
 
         saved = with_change(draft, reply.change) if args.adopt and reply is not None else draft
         saved = with_change(saved, {"project.conversation": conversation})
         answers_from_mapping(saved, args.save)  # never write answers that would not load
-        text = "# advisor answers (saved by advisor ask); run: advisor advise FILE\n" + answers_yaml(saved)
-        _err(_("wrote {path}", path=write_atomic(args.save, text, force=args.force)))
+        saved_text = "# advisor answers (saved by advisor ask); run: advisor advise FILE\n" + answers_yaml(saved)
+        where = "<stdout>" if save_to_stdout else args.save
+        answers_from_mapping(parse_mapping(saved_text, where), where)  # ... nor a text that would not read back as them
     if args.format == "json":
         out = json.dumps(reply.to_dict() if reply else {}, indent=2, ensure_ascii=False) + "\n"
     elif args.format == "md":
@@ -562,11 +572,46 @@ def _ask(args: argparse.Namespace, extra: list[Path]) -> int:
         out = to_markdown(memo_advice.report(), conversation=conversation)
     else:
         out = reply.text() + "\n" if reply else ""
-    if _output_path(args.output):
-        _err(_("wrote {path}", path=write_atomic(args.output, out, force=args.force)))
-    else:
+    # The saved answers and the reply are written all or none: both staged (written and fsynced beside their targets),
+    # then put in place together; 'wrote' is said only once both are in.
+    staged: list[Staged] = []
+    try:
+        if saved_text is not None and not save_to_stdout:
+            staged.append(stage_atomic(args.save, saved_text, force=args.force))
+        if to_file:
+            staged.append(stage_atomic(args.output, out, force=args.force))
+        written = commit_all(staged)
+    except BaseException:
+        for st in staged:
+            st.discard()
+        raise
+    for path in written:
+        _err(_("wrote {path}", path=path))
+    if save_to_stdout and saved_text is not None:
+        _out(saved_text)
+    elif not to_file:
         _out(out)
     return 0
+
+
+def _question(given: str | None) -> str | None:
+    """The question as it may be echoed and kept: a byte that is not UTF-8 refused (it would fail every write), escape
+    sequences and control characters removed (base.text.plain), then an empty or over-long question refused."""
+    if given is None:
+        return None
+    from advisor.base.text import plain
+    from advisor.outputs.ask import MAX_QUESTION
+
+    bad = next((ch for ch in given if "\ud800" <= ch <= "\udfff"), None)
+    if bad is not None:
+        what = f"0x{ord(bad) - 0xDC00:02x}" if "\udc80" <= bad <= "\udcff" else f"U+{ord(bad):04X}"  # a byte os.fsdecode kept
+        raise InputFileError(_("QUESTION: holds {what}, which is not UTF-8 text; ask it in UTF-8", what=what))
+    question = plain(given)
+    if not question.strip():
+        raise InputFileError(_("QUESTION: is empty; ask e.g. 'what if we get 128 GPUs?', 'why not DeepSpeed?' or 'what is all-reduce?'"))
+    if len(question) > MAX_QUESTION:
+        raise InputFileError(_("QUESTION: is {n} characters long; ask it in at most {most}", n=count(len(question)), most=MAX_QUESTION))
+    return question
 
 
 def _output_path(output: str | None) -> bool:
@@ -608,6 +653,8 @@ def _sweep(args: argparse.Namespace, extra: list[Path]) -> int:
     from advisor.inputs.answers import load_answers
     from advisor.knowledge.rules import load_rules
     from advisor.outputs.io import check_writable, write_atomic
+    from advisor.base.limits import BYTES_PER_COUNT, MAX_SEARCH_COUNTS, SEARCH_MEMORY_BYTES
+    from advisor.decision.candidates import gpu_types
     from advisor.outputs.sweep import parse_gpu_range, sweep_types, sweep_types_dict, sweep_types_text
 
     to_file = _output_path(args.output)
@@ -617,8 +664,17 @@ def _sweep(args: argparse.Namespace, extra: list[Path]) -> int:
         raise InputFileError(_("--rows: must be at least 1"))
     answers = load_answers(args.answers_file)
     per_node = answers.cluster.gpus_per_node
-    spec = args.gpus or f"{per_node}..{max(per_node, 4 * answers.cluster.gpus)},{answers.cluster.gpus}"
-    groups = sweep_types(answers, parse_gpu_range(spec, per_node), load_rules(extra))  # every GPU type: today's, then cluster.candidates
+    types = len(gpu_types(answers))  # every GPU type is swept over the same counts, and all are kept
+    # Without --gpus: one node to 4x today's count, as far as the search may hold (base/limits.py) over every type.
+    top = max(per_node, min(4 * answers.cluster.gpus, per_node * (MAX_SEARCH_COUNTS // types - 8)))
+    spec = args.gpus or f"{per_node}..{top},{answers.cluster.gpus}"
+    counts = parse_gpu_range(spec, per_node)
+    if counts.size * types > MAX_SEARCH_COUNTS:
+        raise AnswerError(_("--gpus: {range} is {n} GPU counts on {types} GPU types, {total} in all; a sweep holds at most {most} (about "
+                            "{kb} KB each, so as to stay within {mib} MiB of memory): narrow the range", range=repr(spec),
+                            n=count(counts.size), types=types, total=count(counts.size * types), most=count(MAX_SEARCH_COUNTS),
+                            kb=f"{BYTES_PER_COUNT / 1000:.1f}", mib=SEARCH_MEMORY_BYTES // (1024 * 1024)))
+    groups = sweep_types(answers, counts, load_rules(extra))  # every GPU type: today's, then cluster.candidates
     if args.format == "json":
         # Indented for a range a person reads; compact past 1,000 points, where indent=2 was 0.7 s of a 16,384-point sweep
         # and half its bytes (issue 20). Either is the same JSON.

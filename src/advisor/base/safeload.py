@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import sys
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,12 @@ one of them (issue 19: it was refused as an 'alias bomb')."""
 MAX_DIGITS = 4300
 """Longest whole number read: Python's own limit for turning digits into an int (sys.get_int_max_str_digits(), which
 guards against quadratic conversion time). A longer one is refused naming its field, not converted."""
+
+
+MAX_DEPTH = 64
+"""Deepest nesting of lists and mappings read: an answers file nests 4 levels, a rule's condition a dozen, a Hugging Face
+config.json 3; a few thousand levels exhaust the parser's stack (issue 36: a config.json of nested arrays was an
+internal error)."""
 
 
 class TooLong:
@@ -115,8 +122,11 @@ def parse_trusted(text: str) -> Any:
     return load_trusted(text)
 
 
-def read_text(path: str | Path, label: str | None = None, max_bytes: int = MAX_BYTES) -> tuple[str, str]:
-    """Read a UTF-8 text file ('-' = stdin) and return (label, text), refusing bad files early."""
+def read_text(path: str | Path, label: str | None = None, max_bytes: int = MAX_BYTES, what: str | None = None) -> tuple[str, str]:
+    """Read a UTF-8 text file ('-' = stdin) and return (label, text), refusing bad files early: only a regular file is
+    opened (its type is checked before the open, and again on the open file: a FIFO would block the open, a device
+    such as /dev/zero be read without end), and at most ``max_bytes`` are read. ``what``: the kind of file, in the
+    current language, for the message refusing a larger one (default: an answers or rules file)."""
     name = label or ("<stdin>" if str(path) == "-" else str(path))
     try:
         if str(path) == "-":
@@ -125,11 +135,15 @@ def read_text(path: str | Path, label: str | None = None, max_bytes: int = MAX_B
             data = sys.stdin.buffer.read(max_bytes + 1)
         else:
             p = Path(path)
-            if p.is_dir():
+            mode = p.stat().st_mode
+            if stat.S_ISDIR(mode):
                 raise InputFileError(_("{name}: is a directory, expected a YAML or JSON file", name=name))
-            if p.exists() and not p.is_file():
+            if not stat.S_ISREG(mode):
                 raise InputFileError(_("{name}: is not a regular file (a FIFO or device would be read forever); give a file", name=name))
-            with p.open("rb") as fh:
+            fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+            with os.fdopen(fd, "rb") as fh:
+                if not stat.S_ISREG(os.fstat(fd).st_mode):  # replaced between the check and the open
+                    raise InputFileError(_("{name}: is not a regular file (a FIFO or device would be read forever); give a file", name=name))
                 data = fh.read(max_bytes + 1)
     except FileNotFoundError:
         raise InputFileError(_("{name}: no such file", name=name)) from None
@@ -139,8 +153,11 @@ def read_text(path: str | Path, label: str | None = None, max_bytes: int = MAX_B
         raise InputFileError(_("{name}: is a directory, expected a YAML or JSON file", name=name)) from None
     except OSError as exc:
         raise InputFileError(_("{name}: cannot read ({reason})", name=name, reason=exc.strerror or exc)) from None
+    except ValueError as exc:  # a path with a NUL byte
+        raise InputFileError(_("{name}: cannot read ({reason})", name=name, reason=exc)) from None
     if len(data) > max_bytes:
-        raise InputFileError(_("{name}: file is larger than {n} MiB; this is not an answers or rules file", name=name, n=max_bytes // (1024 * 1024)))
+        raise InputFileError(_("{name}: file is larger than {size}, more than {what} can be", name=name, size=size_text(max_bytes),
+                                 what=what or _("an answers or rules file")))
     if b"\x00" in data:
         raise InputFileError(_("{name}: looks like a binary file (contains NUL bytes); expected YAML or JSON text", name=name))
     try:
@@ -150,6 +167,51 @@ def read_text(path: str | Path, label: str | None = None, max_bytes: int = MAX_B
     if not text.strip():
         raise InputFileError(_("{name}: file is empty", name=name))
     return name, text
+
+
+def size_text(n: int) -> str:
+    """2 MiB, 1 MB, 512 KiB: a size limit as it is set (binary or decimal), for a message."""
+    for unit, word in ((1024 * 1024, "MiB"), (1_000_000, "MB"), (1024, "KiB"), (1000, "kB")):
+        if n >= unit and n % unit == 0:
+            return f"{n // unit:,} {word}"
+    return f"{n:,} bytes"
+
+
+def _too_deep(data: Any, text: str) -> tuple[Any, ...] | None:
+    """The path of the first value nested more than MAX_DEPTH deep, or None. Iterative (a deep tree must not exhaust
+    the stack it is refused for); not walked at all where the text has too few brackets, keys and dashes to nest so."""
+    if sum(text.count(c) for c in "[{:-") <= MAX_DEPTH:
+        return None
+    stack: list[tuple[tuple[Any, ...], Any]] = [((), data)]
+    while stack:
+        path, value = stack.pop()
+        if len(path) > MAX_DEPTH:
+            return path[:MAX_DEPTH + 1]
+        if isinstance(value, dict):
+            stack.extend((path + (k,), v) for k, v in value.items() if isinstance(v, (dict, list)))
+        elif isinstance(value, list):
+            stack.extend((path + (i,), v) for i, v in enumerate(value) if isinstance(v, (dict, list)))
+    return None
+
+
+def refuse_too_deep(data: Any, text: str, name: str) -> None:
+    found = _too_deep(data, text)
+    if found is not None:
+        raise InputFileError(_("{name}: nested too deeply (more than {most} levels, at {where}); no answers, rules or config file nests so",
+                               name=name, most=MAX_DEPTH, where=dotted(found)[:120]))
+
+
+def parse_json(text: str, name: str) -> dict[str, Any]:
+    """A JSON object (and only JSON: no YAML fallback), on the same terms as every input: duplicate keys, non-finite
+    numbers, over-long whole numbers, lone surrogates and deep nesting refused naming where."""
+    try:
+        data = _parse_json(text, name)
+    except _NotJson as exc:
+        raise InputFileError(exc.msg) from None
+    if not isinstance(data, dict):
+        raise InputFileError(_("{name}: the top level must be a mapping of sections (key: value), not {kind}", name=name,
+                               kind=_("a list") if isinstance(data, list) else _("a single {kind}", kind=type(data).__name__)))
+    return data
 
 
 def parse_mapping(text: str, name: str) -> dict[str, Any]:
@@ -200,6 +262,7 @@ def _parse_json(text: str, name: str) -> Any:
 
     try:
         data = json.loads(text, object_pairs_hook=pairs, parse_constant=constant, parse_int=integer)
+        refuse_too_deep(data, text, name)
         _refuse_unreadable_values(data, name, text)
         return data
     except json.JSONDecodeError as exc:

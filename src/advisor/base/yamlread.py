@@ -11,7 +11,7 @@ import yaml
 
 from advisor.base.errors import InputFileError
 from advisor.base.i18n import _
-from advisor.base.safeload import MAX_DIGITS, MAX_EXPANDED_NODES, TooLong, _refuse_unreadable_values, dotted
+from advisor.base.safeload import MAX_DIGITS, MAX_EXPANDED_NODES, TooLong, _refuse_unreadable_values, dotted, refuse_too_deep
 from advisor.base.units import count
 
 _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when present: ~10x faster
@@ -142,6 +142,7 @@ def parse_yaml(text: str, name: str) -> Any:
         if _has_alias_events(text):
             _check_aliases(node, MAX_EXPANDED_NODES)
         data = loader.construct_document(node)
+        refuse_too_deep(data, text, name)
         _refuse_unreadable_values(data, name, text)
         return data
     except _Recursive as rec:
@@ -164,3 +165,31 @@ def parse_yaml(text: str, name: str) -> Any:
         raise InputFileError(_("{name}: nested too deeply", name=name)) from None
     finally:
         loader.dispose()
+
+
+class _Dumper(yaml.SafeDumper):
+    """SafeDumper that writes a string plainly only where every reader takes it back as that string.
+
+    PyYAML's dumper quotes what YAML 1.1 reads as another type ('100000', 'yes'), but advisor reads YAML 1.2 numbers:
+    '1e5' and '1.5e5' are floats to it and plain text to YAML 1.1, so a question '1e5' was saved unquoted and read
+    back as 100000.0 where a question belongs (issue 36). A string is quoted here when either set of rules resolves
+    it to anything but a string."""
+
+
+_Dumper.yaml_implicit_resolvers = {
+    first: list(yaml.SafeDumper.yaml_implicit_resolvers.get(first, [])) + list(_StrictLoader.yaml_implicit_resolvers.get(first, []))
+    for first in set(yaml.SafeDumper.yaml_implicit_resolvers) | set(_StrictLoader.yaml_implicit_resolvers)
+}
+
+
+def _text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|" if "\n" in value else None)
+
+
+_Dumper.add_representer(str, _text)
+
+
+def dump(data: Any) -> str:
+    """``data`` as YAML that ``parse_yaml`` reads back to the same values: keys in the order given, text as written
+    (a several-line string as a block, |), every string that could read as a number, a boolean, null or a date quoted."""
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True)

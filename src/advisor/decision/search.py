@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from advisor.base.limits import MAX_SEARCH_COUNTS
 from advisor.decision.policy import CHEAPER_SLOWER_STRETCH, CHEAPER_WORTH_SAYING, COST_TIE, FASTER_WORTH_SAYING, SEARCH_GROWTH, SWITCH_MIN_GAIN
 from advisor.decision.facts import _cadence_hours, runs_per_month
 from advisor.estimate import cost, estimate_all
@@ -35,9 +36,11 @@ the same in the 115 cases tried — the search tests' table, the examples and th
 
 
 def top_count(a: Answers) -> int:
-    """The most GPUs the search considers: cluster.max_gpus, else SEARCH_GROWTH x today's."""
+    """The most GPUs the search considers: cluster.max_gpus, else SEARCH_GROWTH x today's up to the counts the search may
+    hold in memory (base/limits.py; the answers refuse a given count beyond them)."""
     g = a.cluster.gpus
-    return max(g, a.cluster.max_gpus if a.cluster.max_gpus is not None else SEARCH_GROWTH * g)
+    grown = min(SEARCH_GROWTH * g, MAX_SEARCH_COUNTS * a.cluster.gpus_per_node)
+    return max(g, a.cluster.max_gpus if a.cluster.max_gpus is not None else grown)
 
 
 def ladder_counts(a: Answers) -> set[int]:

@@ -26,6 +26,8 @@ from pydantic import (
 from advisor.knowledge.catalog import GpuSpec, gpu_catalog, resolve_gpu
 from advisor.knowledge.strategies import STRATEGIES as STRATEGIES  # re-exported: many modules read it from here
 from advisor.base.errors import AnswerError
+from advisor.base.limits import BYTES_PER_COUNT, MAX_COUNT, MAX_SEARCH_COUNTS, SEARCH_MEMORY_BYTES
+from advisor.base.text import plain
 from advisor.inputs.hfconfig import ConfigError, model_fields, read_config
 from advisor.base.safeload import load_mapping, parse_mapping
 from advisor.base.i18n import N_, _, zh
@@ -70,9 +72,6 @@ def _positive_number(value: Any) -> float:
         raise ValueError(_("is too large (at most {most})", most=f"{MAX_NUMBER:g}"))
     return float(value)
 
-
-MAX_COUNT = 10_000_000
-"""Larger counts (GPUs, layers, tokens per sequence) describe no real job and overflow the arithmetic."""
 
 MAX_NUMBER = 1e18
 """Larger prices, bandwidths and memories describe no real job and overflow the cost arithmetic."""
@@ -755,6 +754,10 @@ class ClusterSection(_Section):
 
     @model_validator(mode="after")
     def _shape(self) -> "ClusterSection":
+        for loc, most in ((("gpus",), self.gpus), (("max_gpus",), self.max_gpus),
+                          *((("candidates", i, "max_gpus"), c.max_gpus) for i, c in enumerate(self.candidates or ()))):
+            if most is not None and -(-most // self.gpus_per_node) > MAX_SEARCH_COUNTS:
+                raise _field_error(loc, _search_limit_text(most, self.gpus_per_node), most)
         if self.max_gpus is not None and self.max_gpus < self.gpus:
             raise ValueError(_("max_gpus ({most}) is below gpus ({gpus}), today's count; give at least {gpus}", most=self.max_gpus,
                                gpus=self.gpus))
@@ -795,6 +798,14 @@ class ClusterSection(_Section):
     @property
     def nodes(self) -> int:
         return max(1, -(-self.gpus // self.gpus_per_node))
+
+
+def _search_limit_text(gpus: int, per_node: int) -> str:
+    """Why a count is refused: the search prices every whole-node count up to it, each in memory (base/limits.py)."""
+    return _("{gpus} GPUs is more than the search can price: it prices every count of whole {per}-GPU nodes up to the most GPUs, "
+             "{counts} counts here, and holds at most {most} (about {kb} KB each, so as to stay within {mib} MiB of memory); give at "
+             "most {top} GPUs", gpus=count(gpus), per=per_node, counts=count(-(-gpus // per_node)), most=count(MAX_SEARCH_COUNTS),
+             kb=f"{BYTES_PER_COUNT / 1000:.1f}", mib=SEARCH_MEMORY_BYTES // (1024 * 1024), top=count(MAX_SEARCH_COUNTS * per_node))
 
 
 class BudgetSection(_Section):
@@ -846,18 +857,28 @@ class TeamSection(_Section):
     experience: Literal["none", "some", "expert"] = Field(default="some", description="Distributed-training experience: none, some or expert.")
 
 
+def _one_line(value: Any) -> Any:
+    """Free text kept in the answers, as it may reach a terminal or the memo: escape sequences and control characters
+    removed (base.text.plain), whatever the file held."""
+    return plain(value) if isinstance(value, str) else value
+
+
+def _lines(value: Any) -> Any:
+    return plain(value, newlines=True) if isinstance(value, str) else value
+
+
 class Turn(_Section):
     """One question asked after the plan (`advisor ask`, the Ask box) and the answer given."""
 
-    question: str = Field(min_length=1, max_length=500, description="The question as asked.")
-    answer: str = Field(max_length=20000, description="The answer as given, with the figures it rested on.")
+    question: Annotated[str, BeforeValidator(_one_line)] = Field(min_length=1, max_length=500, description="The question as asked.")
+    answer: Annotated[str, BeforeValidator(_lines)] = Field(max_length=20000, description="The answer as given, with the figures it rested on.")
 
 
 class ProjectSection(_Section):
     """Where the product is."""
 
     stage: Literal["mvp", "stable", "frontier"] = Field(default="mvp", description="mvp (fast iteration), stable (mid-size production), frontier (very large models).")
-    checklist_done: tuple[Annotated[str, Field(max_length=2000)], ...] | None = Field(
+    checklist_done: tuple[Annotated[str, BeforeValidator(_one_line), Field(max_length=2000)], ...] | None = Field(
         default=None, max_length=200, description="Pre-launch checklist items already done (ticked in the guided Q&A); the memo shows them as [x].")
     conversation: tuple[Turn, ...] | None = Field(
         default=None, max_length=200, description="Questions asked after the plan (`advisor ask`, the Ask box) and their answers, kept "
@@ -878,6 +899,38 @@ class Answers(_Section):
     operations: OperationsSection | None = Field(
         default=None, description="Checkpoints, evaluation runs and serving: {storage_gbps, checkpoint_every_hours, keep_checkpoints, "
         "evaluation, serving}.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _candidates_in_budget_currency(cls, data: Any) -> Any:
+        """A candidate's price is in budget.currency: one written in another ('€3' with USD) is refused naming it, not
+        compared as if it were dollars (issue 36). The budget's currency is the one BudgetSection settles on: as given,
+        else the mark its amounts carry, else the language's default."""
+        if not isinstance(data, dict) or not isinstance(data.get("cluster"), dict) or not isinstance(data.get("budget"), dict):
+            return data
+        candidates = data["cluster"].get("candidates")
+        if not isinstance(candidates, (list, tuple)):
+            return data
+        budget = data["budget"]
+        try:
+            marks = {m for m in (split_money(budget.get(k))[1] for k in ("price_per_gpu_hour", "limit", "monthly_limit")) if m}
+            currency = _currency(budget["currency"]).upper() if budget.get("currency") is not None else \
+                (marks.pop() if len(marks) == 1 else None if marks else ("CNY" if zh() else "USD"))
+        except ValueError:
+            return data  # the budget's own error is the one to read
+        if currency is None:
+            return data
+        for i, c in enumerate(candidates):
+            for key in ("price_per_gpu_hour", "spot_price_per_gpu_hour"):
+                try:
+                    mark = split_money(c.get(key))[1] if isinstance(c, dict) else None
+                except ValueError:
+                    continue  # the field's own validator reports it
+                if mark and mark != currency:
+                    raise _field_error(("cluster", "candidates", i, key), _(
+                        "{value} is written in {code} but budget.currency is {given}; give the price in {given} (advisor does not "
+                        "convert currencies)", value=repr(c.get(key)), code=mark, given=currency), c.get(key))
+        return data
 
     @model_validator(mode="after")
     def _tokens_or_duration(self) -> "Answers":

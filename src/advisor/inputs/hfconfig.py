@@ -10,14 +10,16 @@ layers, routed + shared experts). Bottom layer: no pydantic, no numpy.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
+from advisor.base.errors import InputFileError
 from advisor.base.i18n import _
+from advisor.base.limits import MAX_COUNT
+from advisor.base.safeload import parse_json, read_text
 
 MAX_CONFIG_BYTES = 1_000_000
-"""A config.json is a few kilobytes; anything larger is not one."""
+"""A config.json is a few kilobytes of keys and numbers; anything over 1 MB is not one (and is not read past 1 MB)."""
 
 
 class ConfigError(ValueError):
@@ -29,34 +31,37 @@ def _int(cfg: dict[str, Any], *keys: str, default: int | None = None) -> int | N
         value = cfg.get(key)
         if isinstance(value, bool):
             continue
+        if isinstance(value, int) and value > MAX_COUNT:
+            raise ConfigError(_("'{key}' is a whole number of {digits} digits, more than any model's shape (at most {most})",
+                                key=key, digits=len(str(value)), most=f"{MAX_COUNT:,}"))
         if isinstance(value, int) and value >= 0:
             return value
     return default
 
 
 def read_config(path: str | Path) -> dict[str, Any]:
-    """The parsed JSON object at ``path``; ConfigError if it is missing, too large, not JSON or not an object."""
+    """The parsed JSON object at ``path``; ConfigError if it is missing, not a regular file, over MAX_CONFIG_BYTES, not
+    JSON or not an object — read and parsed as every input file is (base/safeload.py: the file type checked before it
+    is opened, duplicate keys, nesting and over-long numbers refused)."""
     p = Path(path).expanduser()
     try:
-        if p.stat().st_size > MAX_CONFIG_BYTES:
-            raise ConfigError(_("{path} is larger than a config.json can be", path=str(p)))
-        text = p.read_text(encoding="utf-8")
-    except ConfigError:
-        raise
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(_("cannot read {path}: {reason}", path=str(p), reason=exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__)) from None
-    try:
-        cfg = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(_("{path} is not JSON (line {line}: {reason})", path=str(p), line=exc.lineno, reason=exc.msg)) from None
-    if not isinstance(cfg, dict):
-        raise ConfigError(_("{path} holds no JSON object", path=str(p)))
-    return cfg
+        name, text = read_text(p, str(p), max_bytes=MAX_CONFIG_BYTES, what=_("a Hugging Face config.json"))
+        return parse_json(text, name)
+    except InputFileError as exc:
+        raise ConfigError(exc.msg) from None
 
 
 def model_fields(cfg: dict[str, Any], path: str = "config.json") -> dict[str, Any]:
     """advisor's model answers from a Hugging Face config: params, active_params (MoE), layers, hidden_size,
-    attention_heads, kv_heads, vocab_size, experts_per_token; ConfigError naming the first key it lacks."""
+    attention_heads, kv_heads, vocab_size, experts_per_token; ConfigError naming the first key it lacks or holds out of
+    any model's range."""
+    try:
+        return _model_fields(cfg, path)
+    except ConfigError as exc:
+        raise ConfigError(str(exc) if str(exc).startswith(path) else f"{path}: {exc}") from None
+
+
+def _model_fields(cfg: dict[str, Any], path: str) -> dict[str, Any]:
     if isinstance(cfg.get("text_config"), dict):  # multimodal wrappers (Llama 4, Qwen-VL) keep the LM under text_config
         cfg = {**cfg, **cfg["text_config"]}
     need = {"num_hidden_layers": _int(cfg, "num_hidden_layers", "n_layer", "num_layers"),

@@ -33,6 +33,7 @@ from advisor.inputs.answers import STRATEGIES, Answers, _fields_at, answers_from
 from advisor.knowledge.catalog import gpu_catalog, resolve_gpu
 from advisor.base.errors import AdvisorError, AnswerError
 from advisor.base.i18n import _, written_in_chinese, zh
+from advisor.base.text import plain
 from advisor.knowledge.rules import RuleSet, format_number
 from advisor.knowledge.strategies import FRAMEWORKS
 from advisor.base.units import count, parse_quantity
@@ -867,22 +868,28 @@ ANSWERERS = {"compare": _compare, "why_not": _why_not, "why": _why, "explain": _
 
 
 def turn(reply: Reply) -> dict[str, str]:
-    """One turn as the answers keep it (project.conversation) and the memo shows it."""
-    return {"question": reply.question, "answer": reply.text()}
+    """One turn as the answers keep it (project.conversation) and the memo shows it: free of escape sequences and
+    control characters (base.text.plain), whatever the question held."""
+    return {"question": plain(reply.question), "answer": plain(reply.text(), newlines=True)}
 
 
 def answers_yaml(data: dict[str, Any]) -> str:
-    """The answers as YAML, a kept answer's several lines as a block (|), readable in the saved file."""
-    import yaml
+    """The answers as YAML (what `advisor ask --save` and the guided Q&A's save write), read back by advisor as the same
+    answers: every string that could read as a number, boolean or date quoted (a question '1e5' stays text), a kept
+    answer's several lines as a block (|), and every text stripped of escape sequences and control characters."""
+    from advisor.base.yamlread import dump
 
-    class _Dumper(yaml.SafeDumper):
-        pass
+    return dump(_plain_values(data))
 
-    def text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
-        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|" if "\n" in value else None)
 
-    _Dumper.add_representer(str, text)
-    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True)
+def _plain_values(value: Any) -> Any:
+    if isinstance(value, str):
+        return plain(value, newlines=True)
+    if isinstance(value, dict):
+        return {k: _plain_values(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain_values(v) for v in value]
+    return value
 
 
 class CaseResult(Struct):

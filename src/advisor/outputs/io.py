@@ -119,3 +119,62 @@ def write_atomic(path: str | Path, text: str, force: bool = False) -> Path:
     meanwhile — so two writers can never both win. The temp file is removed on every exit, SIGTERM included
     (the CLI turns SIGTERM into an exception)."""
     return stage_atomic(path, text, force).commit()
+
+
+def commit_all(staged: list[Staged]) -> list[Path]:
+    """Put several staged outputs in place, all or none: if one cannot be put in place, those put before it are taken
+    back — a file that was not there is removed, a file --force replaced is restored from a hard link kept until all are
+    in (issue 36: `ask --save A -o B` left A behind when B failed, and said 'wrote A' above the error)."""
+    done: list[tuple[Staged, str | None]] = []
+    try:
+        for s in staged:
+            old = _keep_old(s)
+            try:
+                s.commit()
+            except BaseException:
+                if old:
+                    os.unlink(old)
+                raise
+            done.append((s, old))
+    except BaseException:
+        for s, old in reversed(done):
+            try:
+                if old:
+                    os.replace(old, s.path)
+                else:
+                    os.unlink(s.path)
+            except OSError:
+                pass
+        for s in staged:
+            s.discard()
+        raise
+    for _s, old in done:
+        if old:
+            try:
+                os.unlink(old)
+            except OSError:
+                pass
+    return [s.path for s in staged]
+
+
+def _keep_old(s: Staged) -> str | None:
+    """A hard link to the file ``s`` will replace (with --force), to put it back if a later output fails; None where
+    there is none, or the file system cannot link (the output is then replaced without a way back, as write_atomic does)."""
+    if not s.force or not os.path.lexists(s.path):
+        return None
+    old = f"{s.tmp}.old"
+    try:
+        os.link(s.path, old, follow_symlinks=False)
+    except OSError:
+        return None
+    return old
+
+
+def same_file(a: str | Path, b: str | Path) -> bool:
+    """Whether two paths name one file: the same path however spelled ('x', './x', a symlink to it), or two hard links."""
+    try:
+        if os.path.realpath(a) == os.path.realpath(b):
+            return True
+        return os.path.exists(a) and os.path.exists(b) and os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return False

@@ -14,6 +14,7 @@ import numpy as np
 
 from advisor.inputs.answers import STRATEGIES, Answers
 from advisor.base.errors import AnswerError
+from advisor.base.limits import MAX_SEARCH_COUNTS
 from advisor.base.i18n import _, pad
 from advisor.base.units import count, days, format_number, money, parse_count
 from advisor.estimate import GB, cost, estimate_all
@@ -24,8 +25,9 @@ from advisor.knowledge.rules import RuleSet, load_rules
 from advisor.decision.explain import spot_name
 
 _RANGE = re.compile(r"^([^.]+)\.\.([^.]+)$")
-MAX_POINTS = 200_000
-"""Refuse sweeps larger than this many GPU counts (a typo like 8..80000000 must not hang)."""
+MAX_POINTS = MAX_SEARCH_COUNTS
+"""Refuse sweeps larger than this many GPU counts (a typo like 8..80000000 must not hang): what the search may hold
+(base/limits.py), over every GPU type swept together (the CLI checks their sum)."""
 
 
 def _range(text: str, spec: str, per_node: int) -> list[float]:
