@@ -44,9 +44,12 @@ def test_each_strategy_gets_its_files(rules, strategy):
 @pytest.mark.parametrize("precision", ["bf16", "fp16", "fp32"])
 def test_deepspeed_batch_identity_and_stage(rules, strategy, precision):
     advice = _advice_for(rules, strategy, training={"precision": precision})
-    cfg = deepspeed_config(deployment(advice.evaluation, strategy))
+    d = deployment(advice.evaluation, strategy)
+    cfg = deepspeed_config(d)
     e = advice.estimate_dict(strategy)
-    assert cfg["train_batch_size"] == cfg["train_micro_batch_size_per_gpu"] * cfg["gradient_accumulation_steps"] * e["data_parallel"]
+    parsed = parsed_by_deepspeed(cfg, e["data_parallel"])  # DeepSpeed derives the accumulation from the batch and the ranks
+    assert parsed.gradient_accumulation_steps == d.accumulation == e["gradient_accumulation_steps"]
+    assert cfg["train_batch_size"] == cfg["train_micro_batch_size_per_gpu"] * parsed.gradient_accumulation_steps * e["data_parallel"]
     assert cfg["zero_optimization"]["stage"] == {"deepspeed-zero1": 1, "deepspeed-zero2": 2}.get(strategy, 3)
     assert ("offload_param" in cfg["zero_optimization"]) == (strategy == "deepspeed-zero3-offload")
     assert ("bf16" in cfg) == (precision == "bf16") and ("fp16" in cfg) == (precision == "fp16")

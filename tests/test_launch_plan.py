@@ -97,18 +97,41 @@ def check_files_run_the_plan(advice) -> Deployment:
         assert int(f["--nnodes"]) == nodes
     if "ds_config.json" in files:
         cfg = json.loads(files["ds_config.json"])
-        assert cfg["train_batch_size"] == cfg["train_micro_batch_size_per_gpu"] * cfg["gradient_accumulation_steps"] * d.data_parallel
+        # DeepSpeed derives the accumulation: train_batch_size / (micro-batch x data-parallel ranks), whole at the plan's ranks.
+        assert "gradient_accumulation_steps" not in cfg, "a fixed accumulation refuses every other GPU count"
+        assert cfg["train_batch_size"] == cfg["train_micro_batch_size_per_gpu"] * d.accumulation * d.data_parallel
         assert cfg["train_batch_size"] == d.train_batch_sequences
-    if "accelerate_fsdp.yaml" in files:
-        acc = yaml.safe_load(files["accelerate_fsdp.yaml"])
-        assert acc["num_processes"] == gpus and acc["num_machines"] == nodes
+        assert cfg["optimizer"]["type"] == "AdamW" and cfg["optimizer"]["params"]["lr"] > 0
+    for name in ("accelerate_fsdp.yaml", "accelerate_finetune.yaml"):
+        if name in files:
+            acc = yaml.safe_load(files[name])
+            assert acc["num_processes"] == gpus and acc["num_machines"] == nodes
+            assert "main_process_ip" not in acc and "machine_rank" not in acc, "one host's values would reach every host"
     if d.launcher == "megatron":
         f = _flags(launch)
         assert int(f["--global-batch-size"]) == d.train_batch_sequences
         assert int(f["--global-batch-size"]) % (int(f["--micro-batch-size"]) * d.data_parallel) == 0
+        assert_interleaved_schedule_runs(f, d)
+        needs_one_queue = d.tensor_parallel > 1 or d.context_parallel > 1
+        assert ("export CUDA_DEVICE_MAX_CONNECTIONS=1" in files["launch.sh"]) == needs_one_queue
+        assert ("export CUDA_DEVICE_MAX_CONNECTIONS=1" in files["job.sbatch"]) == needs_one_queue
     readme = files["README.md"]
     assert f"{gpus} x" in readme.splitlines()[2]
     return d
+
+
+def assert_interleaved_schedule_runs(flags: dict[str, str | bool], d: Deployment) -> None:
+    """megatron-core's interleaved 1F1B (pipeline_parallel/schedules.py forward_backward_pipelining_with_interleaving)
+    raises unless PP <= group <= micro-batches and micro-batches % group is 0 or at least PP; the group is
+    --microbatch-group-size-per-virtual-pipeline-stage, PP by default (ModelParallelConfig.__post_init__)."""
+    chunked = "--num-virtual-stages-per-pipeline-rank" in flags or "--pipeline-model-parallel-layout" in flags and d.virtual_stages > 1
+    if not chunked:
+        return
+    pp = int(flags["--pipeline-model-parallel-size"])
+    m = int(flags["--global-batch-size"]) // (int(flags["--micro-batch-size"]) * d.data_parallel)
+    group = int(flags.get("--microbatch-group-size-per-virtual-pipeline-stage", pp))
+    assert pp <= group <= m, (pp, group, m)
+    assert m % group == 0 or m % group >= pp, (pp, group, m)
 
 
 def test_launch_files_run_the_recommended_gpus_not_todays():

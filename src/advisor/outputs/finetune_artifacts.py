@@ -55,36 +55,16 @@ def bnb_4bit_config_kwargs(advice: Advice) -> dict[str, Any] | None:
 
 
 def deepspeed_finetune_config(advice: Advice) -> dict[str, Any] | None:
-    """DeepSpeed JSON for a fine-tune on a DeepSpeed strategy: the ZeRO stage and batch layout as priced; with LoRA/QLoRA
-    the frozen base is sharded like any parameter under ZeRO-3 (HF PEFT's DeepSpeed guide)."""
+    """DeepSpeed JSON for a fine-tune on a DeepSpeed strategy: the pre-training file's (artifacts.deepspeed_config: ZeRO
+    stage, batch layout, AdamW) at the method's learning rate; with LoRA/QLoRA the frozen base is sharded like any
+    parameter under ZeRO-3 (HF PEFT's DeepSpeed guide) and ZeRO++ keeps it quantised."""
     sp = spec(advice.strategy)
     if _method(advice) == "pretrain" or sp.launcher != "deepspeed":
         return None
-    d = deployment(advice.evaluation, advice.strategy)  # the plan's batch layout, as every launch file has it
-    zero: dict[str, Any] = {"stage": sp.deepspeed_stage, "overlap_comm": True, "contiguous_gradients": True}
-    if sp.deepspeed_stage == 3:
-        zero["stage3_gather_16bit_weights_on_model_save"] = True
-    if sp.zeropp:
-        from advisor.outputs.artifacts import zeropp_switches
+    from advisor.outputs.artifacts import deepspeed_config  # artifacts imports this module where it writes fine-tunes
 
-        zero.update(zeropp_switches(d.gpus_per_node, d.nodes, peft=_method(advice) in PEFT_METHODS))
-    if sp.offload:
-        zero["offload_optimizer"] = {"device": "cpu", "pin_memory": True}
-        zero["offload_param"] = {"device": "cpu", "pin_memory": True}
-    cfg: dict[str, Any] = {
-        "train_batch_size": d.train_batch_sequences,
-        "train_micro_batch_size_per_gpu": d.micro_batch,
-        "gradient_accumulation_steps": d.accumulation,
-        "gradient_clipping": 1.0,
-        "zero_optimization": zero,
-        "steps_per_print": 10,
-    }
-    precision = advice.answers.training.precision
-    if precision == "bf16":
-        cfg["bf16"] = {"enabled": True}
-    elif precision == "fp16":
-        cfg["fp16"] = {"enabled": True, "loss_scale": 0, "initial_scale_power": 16}
-    return cfg
+    d = deployment(advice.evaluation, advice.strategy)  # the plan's batch layout, as every launch file has it
+    return deepspeed_config(d, _method(advice), advice.answers.model.params)
 
 
 def accelerate_finetune_config(advice: Advice) -> dict[str, Any] | None:
@@ -96,7 +76,7 @@ def accelerate_finetune_config(advice: Advice) -> dict[str, Any] | None:
     d = deployment(advice.evaluation, advice.strategy)
     from advisor.outputs.artifacts import accelerate_machines  # artifacts imports this module where it writes fine-tunes
 
-    base: dict[str, Any] = accelerate_machines(d, a.training.precision)
+    base: dict[str, Any] = accelerate_machines(d, a.training.precision, deepspeed=sp.launcher == "deepspeed")
     if sp.states in ("fsdp", "hsdp"):
         return {**base, "distributed_type": "FSDP", "fsdp_config": {
             "fsdp_sharding_strategy": "HYBRID_SHARD" if sp.states == "hsdp" else "FULL_SHARD",
@@ -137,6 +117,8 @@ def finetune_files(advice: Advice) -> list[tuple[str, str, str]]:
         out.append(("ds_config.json", "DeepSpeed config for the fine-tune (ZeRO stage, batch layout)", json.dumps(ds, indent=2) + "\n"))
     acc = accelerate_finetune_config(advice)
     if acc is not None:
-        out.append(("accelerate_finetune.yaml", "accelerate config for the fine-tune (accelerate launch --config_file ...)",
+        from advisor.outputs.artifacts import accelerate_launch
+
+        out.append(("accelerate_finetune.yaml", f"accelerate config for the fine-tune; on each node: `{accelerate_launch('accelerate_finetune.yaml')}`",
                     yaml.safe_dump(acc, sort_keys=False)))
     return out
