@@ -27,6 +27,7 @@ from advisor.base.errors import OutputError
 from advisor.base.i18n import _
 from advisor.knowledge.strategies import POWERSGD_MIN_COMPRESSION_RATE, POWERSGD_WARMUP_SHARE, powersgd_start_iter, spec
 from advisor.outputs.io import check_writable, shown, write_atomic
+from advisor.outputs.train_template import TRAIN_PY
 
 if TYPE_CHECKING:
     from advisor.decision.report import Report
@@ -291,27 +292,31 @@ def launch_env(d: Deployment) -> list[str]:
     return []
 
 
-def launch_command(d: Deployment, m: MegatronModel | None = None) -> str:
+def launch_command(d: Deployment, m: MegatronModel | None = None, train_args: str = "") -> str:
+    """The launch line. ``train_args``: what the fine-tune files add to train.py's arguments (the adapter's config)."""
+    extra = f" {train_args}" if train_args else ""
     if d.launcher == "horovodrun":
-        return f"horovodrun -np {d.gpus} -H $HOROVOD_HOSTS python train.py"
+        return f"horovodrun -np {d.gpus} -H $HOROVOD_HOSTS python train.py{extra}"
     # Defaults for the variables Slurm sets, so launch.sh also runs by hand on one node (set -u refuses unset ones).
     run = (f"torchrun --nnodes={d.nodes} --nproc-per-node={d.gpus_per_node} --rdzv-backend=c10d "
            "--rdzv-endpoint=${MASTER_ADDR:-localhost}:29500 --rdzv-id=${SLURM_JOB_ID:-advisor}")
     if d.launcher == "deepspeed":
         moe = (f"  # DeepSpeed-MoE: deepspeed.moe.layer.MoE(num_experts={d.experts}, ep_size={d.expert_parallel}, k={d.experts_per_token}) "
                "in the model" if d.expert_parallel > 1 else "")
-        return f"{run} train.py --deepspeed --deepspeed_config ds_config.json{moe}"
+        return f"{run} train.py --deepspeed --deepspeed_config ds_config.json{extra}{moe}"
     if d.launcher == "megatron":
         return f"{run} pretrain_gpt.py " + " ".join(megatron_args(d, m))
     if d.strategy == "fsdp" and d.expert_parallel > 1:
-        return (f"{run} train.py  # FSDP over all {d.gpus} GPUs with expert parallelism {d.expert_parallel}: "
+        return (f"{run} train.py --fsdp FULL_SHARD{extra}  # FSDP over all {d.gpus} GPUs with expert parallelism {d.expert_parallel}: "
                 f"{d.experts // d.expert_parallel if d.experts else 0} of {d.experts} experts per GPU (e.g. torchtitan --parallelism.expert_parallel_degree {d.expert_parallel})")
     if spec(d.strategy).powersgd_rank:
-        return (f"{run} train.py  # wrap the model in DistributedDataParallel, then register_powersgd(model) from powersgd_hook.py "
+        return (f"{run} train.py{extra}  # wrap the model in DistributedDataParallel, then register_powersgd(model) from powersgd_hook.py "
                 "(PowerSGD gradient compression); accumulate micro-batches under model.no_sync()")
     if d.strategy == "fsdp-hybrid":
-        return f"{run} train.py  # wrap the model in FullyShardedDataParallel with ShardingStrategy.HYBRID_SHARD (shard in a node, replicate across)"
-    return f"{run} train.py  # {'wrap the model in FullyShardedDataParallel' if d.strategy == 'fsdp' else 'wrap the model in DistributedDataParallel'}"
+        return f"{run} train.py --fsdp HYBRID_SHARD{extra}  # FSDP's HYBRID_SHARD (HSDP): shard in a node, replicate across"
+    if d.strategy == "fsdp":
+        return f"{run} train.py --fsdp FULL_SHARD{extra}  # FullyShardedDataParallel over all ranks"
+    return f"{run} train.py{extra}  # DistributedDataParallel"
 
 
 def powersgd_module(rank: int, steps: float) -> str:
@@ -412,7 +417,10 @@ def artifacts_for(report: Report, extra: list[Artifact] | None = None) -> list[A
                             f"uncompressed for the first {powersgd_start_iter(report.estimate.steps):,} steps)",
                             powersgd_module(spec(d.strategy).powersgd_rank or 1, report.estimate.steps)))
     model = megatron_model(d, w) if d.launcher == "megatron" else None
-    launch = launch_command(d, model)
+    launch = launch_command(d, model, "--lora peft_lora_config.json" if "peft_lora_config.json" in by_name else "")
+    if d.launcher in ("torchrun", "deepspeed"):
+        out.append(Artifact("train.py", "TEMPLATE, not your script: a toy model on random tokens, wrapped as launch.sh asks (DDP, FSDP/HSDP, "
+                            "DeepSpeed, LoRA), to try the files for a few steps before your train.py replaces it", TRAIN_PY))
     out.append(Artifact("launch.sh", "the launch command (horovodrun for Horovod, torchrun otherwise)",
                         "\n".join(["#!/bin/bash", "set -euo pipefail", *launch_env(d), launch]) + "\n"))
     out.append(Artifact("job.sbatch", f"Slurm job for {d.nodes} node(s) x {d.gpus_per_node} GPUs", sbatch_script(d, launch)))
@@ -425,7 +433,8 @@ def artifacts_for(report: Report, extra: list[Artifact] | None = None) -> list[A
 def _readme(report: Report, files: list[Artifact]) -> str:
     d = report.deployment
     entry = "`pretrain_gpt.py` is Megatron-LM's GPT entry point (run from a Megatron-LM checkout; add your data and tokenizer flags)." \
-        if d.launcher == "megatron" else "`train.py` stands for your training entry point."
+        if d.launcher == "megatron" else ("`train.py` stands for your training entry point; the one here is a template that runs the files "
+                                          "for a few steps (toy model, random tokens): replace it with yours, keeping the arguments launch.sh passes.")
     lines = [
         f"# Launch artifacts: {d.strategy}",
         "",
