@@ -18,9 +18,7 @@ from advisor.outputs.artifacts import artifacts_for, build_artifacts, launch_com
 from .deepspeed_check import parsed_by_deepspeed
 from .test_launch_plan import SCENARIOS, _flags, _rules
 
-DENSE_70B_GQA = {"model": {"params": "70B", "layers": 80, "hidden_size": 8192, "attention_heads": 64, "kv_heads": 8, "vocab_size": 128256},
-                 "training": {"tokens": "2T", "current_strategy": "megatron-3d"},
-                 "cluster": {"gpu": "h100-sxm", "gpus": 512, "inter_node_gbps": 3200}, "budget": {"price_per_gpu_hour": 2}}
+DENSE_70B_GQA = SCENARIOS["llama3-70b-gqa"]
 
 
 def _megatron(answers: dict):

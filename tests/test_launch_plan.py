@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from advisor.decision.advice import advise
 from advisor.inputs.answers import answers_from_mapping, load_answers
-from advisor.outputs.artifacts import artifacts_for, build_artifacts, launch_command
+from advisor.outputs.artifacts import MegatronModel, artifacts_for, build_artifacts, launch_command, megatron_model
 from advisor.decision.deployment import Deployment, deployment, pipeline_layout
 from advisor.estimate.layout import stage_split
 from advisor.outputs.render import to_markdown
@@ -44,6 +44,11 @@ SCENARIOS = {
                                    "hidden_size": 7168, "attention_heads": 128, "seq_len": 4096, "vocab_size": 129280},
                          "training": {"tokens": "14.8T", "global_batch_tokens": 62914560, "current_strategy": "megatron-3d"},
                          "cluster": {"gpu": "h800", "gpus": 2048, "inter_node_gbps": 3200}, "budget": {"price_per_gpu_hour": 2}},
+    # Llama 3 70B's shape (arXiv:2407.21783 Table 3: 80 layers, 8,192 wide, 64 heads, 8 key-value heads, 128K vocabulary).
+    "llama3-70b-gqa": {"model": {"params": "70B", "layers": 80, "hidden_size": 8192, "attention_heads": 64, "kv_heads": 8,
+                                 "vocab_size": 128256},
+                       "training": {"tokens": "2T", "current_strategy": "megatron-3d"},
+                       "cluster": {"gpu": "h100-sxm", "gpus": 512, "inter_node_gbps": 3200}, "budget": {"price_per_gpu_hour": 2}},
     # Mixtral-like on 256 H100.
     "mixtral-like": {"model": {"params": "46.7B", "active_params": "12.9B", "experts_per_token": 2, "experts": 8},
                      "training": {"tokens": "1T"}, "cluster": {"gpu": "h100-sxm", "gpus": 256, "inter_node_gbps": 3200},
@@ -189,10 +194,10 @@ def test_any_plan_writes_files_that_run_it(data):
     check_files_run_the_plan(advice)
     mega = deployment(advice.evaluation, "megatron-3d")
     _check_megatron_layout(mega)
-    MEGATRON_SEEN.append(mega)
+    MEGATRON_SEEN.append((mega, megatron_model(mega, advice.evaluation.context["workload"])))
 
 
-MEGATRON_SEEN: list[Deployment] = []
+MEGATRON_SEEN: list[tuple[Deployment, MegatronModel]] = []
 
 
 def _check_megatron_layout(d: Deployment) -> None:
@@ -231,16 +236,18 @@ def _decision_case_answers() -> list:
     return [_answers(c) for c in CASES]
 
 
-def _megatron_deployments() -> list[tuple[str, Deployment]]:
+def _megatron_deployments() -> list[tuple[str, Deployment, MegatronModel]]:
     out = []
     sources = [(f"scenario:{k}", answers_from_mapping(v)) for k, v in SCENARIOS.items()]
     sources += [(f"decision:{i}", a) for i, a in enumerate(_decision_case_answers())]
     for name, answers in sources:
         advice = advise(answers, _rules())
-        out.append((name, deployment(advice.evaluation, "megatron-3d")))
+        d = deployment(advice.evaluation, "megatron-3d")
+        out.append((name, d, megatron_model(d, advice.evaluation.context["workload"])))
     for example in sorted(EXAMPLES.glob("*.yaml")):
         advice = advise(load_answers(example), _rules())
-        out.append((f"example:{example.stem}", deployment(advice.evaluation, "megatron-3d")))
+        d = deployment(advice.evaluation, "megatron-3d")
+        out.append((f"example:{example.stem}", d, megatron_model(d, advice.evaluation.context["workload"])))
     return out
 
 
@@ -293,7 +300,15 @@ def megatron_config_from_flags(flags: dict[str, str | bool], TransformerConfig):
         sequence_parallel="--sequence-parallel" in flags, bf16="--bf16" in flags, fp16="--fp16" in flags,
         pipeline_dtype=torch.bfloat16 if "--bf16" in flags else (torch.float16 if "--fp16" in flags else torch.float32),
         add_bias_linear="--disable-bias-linear" not in flags,
+        # The priced model's shape (issue 31): grouped-query attention, the feed-forward width, SwiGLU, RMSNorm.
+        num_query_groups=int(flags["--num-query-groups"]) if "--group-query-attention" in flags else None,
+        ffn_hidden_size=int(flags["--ffn-hidden-size"]) if "--ffn-hidden-size" in flags else None,
+        gated_linear_unit="--swiglu" in flags, normalization=str(flags.get("--normalization", "LayerNorm")),
     )
+    if "--swiglu" in flags:
+        kwargs["activation_func"] = torch.nn.functional.silu
+    if "--microbatch-group-size-per-virtual-pipeline-stage" in flags:
+        kwargs["microbatch_group_size_per_vp_stage"] = int(flags["--microbatch-group-size-per-virtual-pipeline-stage"])
     if "--decoder-first-pipeline-num-layers" in flags:
         kwargs["num_layers_in_first_pipeline_stage"] = int(flags["--decoder-first-pipeline-num-layers"])
     if "--decoder-last-pipeline-num-layers" in flags:
@@ -303,7 +318,11 @@ def megatron_config_from_flags(flags: dict[str, str | bool], TransformerConfig):
     if "--num-experts" in flags:
         kwargs.update(num_moe_experts=int(flags["--num-experts"]), moe_router_topk=int(flags["--moe-router-topk"]),
                       expert_model_parallel_size=int(flags["--expert-model-parallel-size"]),
-                      moe_router_pre_softmax="--moe-router-pre-softmax" in flags)
+                      moe_router_pre_softmax="--moe-router-pre-softmax" in flags,
+                      moe_ffn_hidden_size=int(flags["--moe-ffn-hidden-size"]) if "--moe-ffn-hidden-size" in flags else None,
+                      moe_token_dispatcher_type=str(flags.get("--moe-token-dispatcher-type", "allgather")))
+        if "--moe-shared-expert-intermediate-size" in flags:
+            kwargs["moe_shared_expert_intermediate_size"] = int(flags["--moe-shared-expert-intermediate-size"])
     if "--recompute-granularity" in flags:
         kwargs["recompute_granularity"] = flags["--recompute-granularity"]
         if "--recompute-method" in flags:
@@ -315,16 +334,17 @@ def test_megatron_core_accepts_every_megatron_layout():
     """megatron-core's own TransformerConfig takes the flags launch.sh writes, and its get_num_layers_to_build places
     every layer exactly once, for the decision cases, the examples, the issue's scenarios and the property test's plans."""
     TransformerConfig, layers_to_build = _megatron_core()
-    seen = _megatron_deployments() + [(f"property:{i}", d) for i, d in enumerate(MEGATRON_SEEN)]
+    from megatron.core.num_microbatches_calculator import ConstantNumMicroBatchesCalculator
+    seen = _megatron_deployments() + [(f"property:{i}", d, m) for i, (d, m) in enumerate(MEGATRON_SEEN)]
     assert len(seen) >= 20
     checked = set()
-    for name, d in seen:
+    for name, d, m in seen:
         key = (d.layers, d.hidden_size, d.attention_heads, d.tensor_parallel, d.pipeline_parallel, d.virtual_stages, d.context_parallel,
-               d.experts, d.expert_parallel, d.recompute)
+               d.experts, d.expert_parallel, d.recompute, d.accumulation % d.pipeline_parallel, m)
         if key in checked:
             continue
         checked.add(key)
-        flags = _flags(launch_command(d).split("pretrain_gpt.py", 1)[1])
+        flags = _flags(launch_command(d, m).split("pretrain_gpt.py", 1)[1])
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             cfg = megatron_config_from_flags(flags, TransformerConfig)
@@ -343,6 +363,15 @@ def test_megatron_core_accepts_every_megatron_layout():
         assert vps == d.virtual_stages, (name, flags)
         if d.experts is not None:
             assert d.experts % d.expert_parallel == 0, name
+        # megatron-core's own micro-batch count for the flags' batch (it asserts global % (micro x DP) == 0) ...
+        steps = ConstantNumMicroBatchesCalculator(int(flags["--global-batch-size"]), int(flags["--micro-batch-size"]), d.data_parallel,
+                                                  False, 0).get()
+        assert steps == d.accumulation, name
+        if vps > 1:
+            # ... and the interleaved schedule's own range check (schedules.py), with the group the config settled on.
+            group, pp = cfg.microbatch_group_size_per_vp_stage, cfg.pipeline_model_parallel_size
+            assert pp <= group <= steps and (steps % group == 0 or steps % group >= pp), (name, group, steps)
+        assert cfg.num_query_groups == m.kv_heads and cfg.ffn_hidden_size == m.ffn_hidden and cfg.gated_linear_unit, name
     assert len(checked) >= 5
 
 
