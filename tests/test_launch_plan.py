@@ -93,6 +93,8 @@ def check_files_run_the_plan(advice) -> Deployment:
     nodes = int(re.search(r"#SBATCH --nodes=(\d+)", sb).group(1))
     per_node = int(re.search(r"#SBATCH --gpus-per-node=(\d+)", sb).group(1))
     assert nodes * per_node == gpus, sb
+    host = report.typed_answers().cluster.spec.gpus_per_host
+    assert host is None or per_node <= host, "one host runs no more GPUs than it has (GB200: 4 per compute tray)"
     launch = files["launch.sh"].splitlines()[-1]
     if d.launcher == "horovodrun":
         assert f"horovodrun -np {gpus} " in launch
@@ -165,6 +167,8 @@ def valid_answers(draw) -> dict:
     model: dict = {"params": f"{params}B", "seq_len": draw(st.sampled_from([1024, 2048, 4096, 8192, 32768]))}
     if draw(st.booleans()):
         model["layers"] = draw(st.sampled_from([12, 24, 32, 40, 61, 80, 84, 96, 126]))
+    if draw(st.booleans()):
+        model["kv_heads"] = draw(st.sampled_from([1, 8]))  # multi-query or Llama 3's grouped-query attention
     if params >= 7 and draw(st.integers(0, 3)) == 0:
         model["active_params"] = f"{params * draw(st.sampled_from([0.1, 0.25, 0.4])):.3g}B"
         k = draw(st.sampled_from([1, 2, 8]))
@@ -178,7 +182,7 @@ def valid_answers(draw) -> dict:
         training["deadline_days"] = draw(st.sampled_from([1, 7, 30]))
     if draw(st.booleans()):
         training["global_batch_tokens"] = draw(st.sampled_from(["1M", "4M", "16M"]))
-    cluster = {"gpu": draw(st.sampled_from(["a100-80gb", "h100-sxm", "h800", "a10", "l40s", "mi300x", "ascend-910b"])),
+    cluster = {"gpu": draw(st.sampled_from(["a100-80gb", "h100-sxm", "h800", "a10", "l40s", "mi300x", "ascend-910b", "gb200"])),
                "gpus": gpus, "gpus_per_node": per_node, "inter_node_gbps": draw(st.sampled_from([25, 200, 400, 3200])),
                "cpu_memory_gb_per_node": 2048, "multi_tenant": draw(st.booleans())}
     return {"model": model, "training": training, "cluster": cluster, "budget": {"price_per_gpu_hour": draw(st.sampled_from([1, 2.5, 10]))}}

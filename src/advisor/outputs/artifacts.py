@@ -190,7 +190,9 @@ def megatron_model(d: Deployment, w: Workload) -> MegatronModel:
     """The widths that give the priced parameters (w.params; for MoE w.dense_params + w.expert_params) on the plan's
     layers, hidden size, heads and key-value heads."""
     h, layers, tp = d.hidden_size, d.layers, d.tensor_parallel
-    kv = w.shape.kv_heads or d.attention_heads
+    # Query heads share key-value heads in whole groups (megatron-core asserts heads % query groups == 0): answers whose
+    # key-value heads do not divide the heads get the largest grouping that does.
+    kv = math.gcd(d.attention_heads, w.shape.kv_heads or d.attention_heads)
     padded = -(-w.vocab // (MEGATRON_VOCAB_DIVISOR * tp)) * MEGATRON_VOCAB_DIVISOR * tp
     bare = MegatronModel(kv_heads=kv, ffn_hidden=0, vocab=w.vocab, padded_vocab=padded)
     fixed = bare.params(d)  # attention, norms and embedding
