@@ -447,6 +447,13 @@ def _readme(report: Report, files: list[Artifact]) -> str:
     ]
     lines += [f"| `{f.name}` | {f.description} |" for f in files]
     lines += ["", "## Layout", ""] + [f"- {line}" for line in layout_lines(d)] + [""]
+    if d.launcher == "megatron":
+        m = megatron_model(d, workload_from(report.typed_answers()))
+        moe = f", {m.params(d, active=True) / 1e9:,.3g}B active" if d.experts is not None else ""
+        lines += [f"The flags build the priced model: {m.params(d) / 1e9:,.4g}B parameters{moe} (feed-forward and expert widths solved "
+                  "from the priced parameter count on its layers, hidden size and key-value heads). Megatron-LM pads the "
+                  f"{m.vocab:,}-token vocabulary to {m.padded_vocab:,} (a multiple of 128 x TP): give the tokenizer flags that "
+                  "produce this vocabulary.", ""]
     gpu = report.typed_answers().cluster.spec
     if gpu.gpus_per_host is not None and gpu.nvlink_domain is not None:
         lines += [f"{gpu.name}: each host (compute tray) drives {gpu.gpus_per_host} GPUs, so torchrun and Slurm count {d.nodes} host(s) x "
