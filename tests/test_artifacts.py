@@ -18,13 +18,14 @@ from .deepspeed_check import parsed_by_deepspeed
 from .conftest import EXAMPLES, MINIMAL, with_
 
 EXPECTED_FILES = {
-    "ddp": {"launch.sh", "job.sbatch", "README.md"},
-    "ddp-powersgd": {"powersgd_hook.py", "launch.sh", "job.sbatch", "README.md"},
+    # train.py: the template torchrun and DeepSpeed launches run (issue 31); Horovod and Megatron-LM bring their own entry points.
+    "ddp": {"launch.sh", "job.sbatch", "README.md", "train.py"},
+    "ddp-powersgd": {"powersgd_hook.py", "launch.sh", "job.sbatch", "README.md", "train.py"},
     "horovod": {"launch.sh", "job.sbatch", "README.md"},
-    "fsdp": {"accelerate_fsdp.yaml", "launch.sh", "job.sbatch", "README.md"},
-    "fsdp-hybrid": {"accelerate_fsdp.yaml", "launch.sh", "job.sbatch", "README.md"},
+    "fsdp": {"accelerate_fsdp.yaml", "launch.sh", "job.sbatch", "README.md", "train.py"},
+    "fsdp-hybrid": {"accelerate_fsdp.yaml", "launch.sh", "job.sbatch", "README.md", "train.py"},
     "megatron-3d": {"launch.sh", "job.sbatch", "README.md"},
-    **{s: {"ds_config.json", "launch.sh", "job.sbatch", "README.md"} for s in STRATEGIES if s.startswith("deepspeed")},
+    **{s: {"ds_config.json", "launch.sh", "job.sbatch", "README.md", "train.py"} for s in STRATEGIES if s.startswith("deepspeed")},
 }
 
 
