@@ -41,6 +41,7 @@ HEAVY = (
     "test_any_plan_writes_files_that_run_it",  # 500 random plans' launch files
     "test_every_field_of_every_step_is_on_screen_when_focused",  # every field of every step, at three sizes
     "test_megatron_core_accepts_every_megatron_layout",
+    "test_launch_sh_runs_a_few_steps_on_cpu",  # issue 31: five torchrun launches, 2 CPU processes each (~10 s CPU apiece)
     "test_a_ten_thousand_rule_pack_loads",
 )
 """The longest tests, ~30-45 s of CPU each: they run first, so that under pytest-xdist each worker starts on one while

@@ -18,13 +18,14 @@ from .deepspeed_check import parsed_by_deepspeed
 from .conftest import EXAMPLES, MINIMAL, with_
 
 EXPECTED_FILES = {
-    "ddp": {"launch.sh", "job.sbatch", "README.md"},
-    "ddp-powersgd": {"powersgd_hook.py", "launch.sh", "job.sbatch", "README.md"},
+    # train.py: the template torchrun and DeepSpeed launches run (issue 31); Horovod and Megatron-LM bring their own entry points.
+    "ddp": {"launch.sh", "job.sbatch", "README.md", "train.py"},
+    "ddp-powersgd": {"powersgd_hook.py", "launch.sh", "job.sbatch", "README.md", "train.py"},
     "horovod": {"launch.sh", "job.sbatch", "README.md"},
-    "fsdp": {"accelerate_fsdp.yaml", "launch.sh", "job.sbatch", "README.md"},
-    "fsdp-hybrid": {"accelerate_fsdp.yaml", "launch.sh", "job.sbatch", "README.md"},
+    "fsdp": {"accelerate_fsdp.yaml", "launch.sh", "job.sbatch", "README.md", "train.py"},
+    "fsdp-hybrid": {"accelerate_fsdp.yaml", "launch.sh", "job.sbatch", "README.md", "train.py"},
     "megatron-3d": {"launch.sh", "job.sbatch", "README.md"},
-    **{s: {"ds_config.json", "launch.sh", "job.sbatch", "README.md"} for s in STRATEGIES if s.startswith("deepspeed")},
+    **{s: {"ds_config.json", "launch.sh", "job.sbatch", "README.md", "train.py"} for s in STRATEGIES if s.startswith("deepspeed")},
 }
 
 
@@ -44,9 +45,12 @@ def test_each_strategy_gets_its_files(rules, strategy):
 @pytest.mark.parametrize("precision", ["bf16", "fp16", "fp32"])
 def test_deepspeed_batch_identity_and_stage(rules, strategy, precision):
     advice = _advice_for(rules, strategy, training={"precision": precision})
-    cfg = deepspeed_config(deployment(advice.evaluation, strategy))
+    d = deployment(advice.evaluation, strategy)
+    cfg = deepspeed_config(d)
     e = advice.estimate_dict(strategy)
-    assert cfg["train_batch_size"] == cfg["train_micro_batch_size_per_gpu"] * cfg["gradient_accumulation_steps"] * e["data_parallel"]
+    parsed = parsed_by_deepspeed(cfg, e["data_parallel"])  # DeepSpeed derives the accumulation from the batch and the ranks
+    assert parsed.gradient_accumulation_steps == d.accumulation == e["gradient_accumulation_steps"]
+    assert cfg["train_batch_size"] == cfg["train_micro_batch_size_per_gpu"] * parsed.gradient_accumulation_steps * e["data_parallel"]
     assert cfg["zero_optimization"]["stage"] == {"deepspeed-zero1": 1, "deepspeed-zero2": 2}.get(strategy, 3)
     assert ("offload_param" in cfg["zero_optimization"]) == (strategy == "deepspeed-zero3-offload")
     assert ("bf16" in cfg) == (precision == "bf16") and ("fp16" in cfg) == (precision == "fp16")

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from advisor.decision.advice import advise
 from advisor.inputs.answers import answers_from_mapping, load_answers
-from advisor.outputs.artifacts import artifacts_for, build_artifacts, launch_command
+from advisor.outputs.artifacts import MegatronModel, artifacts_for, build_artifacts, launch_command, megatron_model
 from advisor.decision.deployment import Deployment, deployment, pipeline_layout
 from advisor.estimate.layout import stage_split
 from advisor.outputs.render import to_markdown
@@ -44,6 +44,11 @@ SCENARIOS = {
                                    "hidden_size": 7168, "attention_heads": 128, "seq_len": 4096, "vocab_size": 129280},
                          "training": {"tokens": "14.8T", "global_batch_tokens": 62914560, "current_strategy": "megatron-3d"},
                          "cluster": {"gpu": "h800", "gpus": 2048, "inter_node_gbps": 3200}, "budget": {"price_per_gpu_hour": 2}},
+    # Llama 3 70B's shape (arXiv:2407.21783 Table 3: 80 layers, 8,192 wide, 64 heads, 8 key-value heads, 128K vocabulary).
+    "llama3-70b-gqa": {"model": {"params": "70B", "layers": 80, "hidden_size": 8192, "attention_heads": 64, "kv_heads": 8,
+                                 "vocab_size": 128256},
+                       "training": {"tokens": "2T", "current_strategy": "megatron-3d"},
+                       "cluster": {"gpu": "h100-sxm", "gpus": 512, "inter_node_gbps": 3200}, "budget": {"price_per_gpu_hour": 2}},
     # Mixtral-like on 256 H100.
     "mixtral-like": {"model": {"params": "46.7B", "active_params": "12.9B", "experts_per_token": 2, "experts": 8},
                      "training": {"tokens": "1T"}, "cluster": {"gpu": "h100-sxm", "gpus": 256, "inter_node_gbps": 3200},
@@ -88,6 +93,8 @@ def check_files_run_the_plan(advice) -> Deployment:
     nodes = int(re.search(r"#SBATCH --nodes=(\d+)", sb).group(1))
     per_node = int(re.search(r"#SBATCH --gpus-per-node=(\d+)", sb).group(1))
     assert nodes * per_node == gpus, sb
+    host = report.typed_answers().cluster.spec.gpus_per_host
+    assert host is None or per_node <= host, "one host runs no more GPUs than it has (GB200: 4 per compute tray)"
     launch = files["launch.sh"].splitlines()[-1]
     if d.launcher == "horovodrun":
         assert f"horovodrun -np {gpus} " in launch
@@ -97,18 +104,41 @@ def check_files_run_the_plan(advice) -> Deployment:
         assert int(f["--nnodes"]) == nodes
     if "ds_config.json" in files:
         cfg = json.loads(files["ds_config.json"])
-        assert cfg["train_batch_size"] == cfg["train_micro_batch_size_per_gpu"] * cfg["gradient_accumulation_steps"] * d.data_parallel
+        # DeepSpeed derives the accumulation: train_batch_size / (micro-batch x data-parallel ranks), whole at the plan's ranks.
+        assert "gradient_accumulation_steps" not in cfg, "a fixed accumulation refuses every other GPU count"
+        assert cfg["train_batch_size"] == cfg["train_micro_batch_size_per_gpu"] * d.accumulation * d.data_parallel
         assert cfg["train_batch_size"] == d.train_batch_sequences
-    if "accelerate_fsdp.yaml" in files:
-        acc = yaml.safe_load(files["accelerate_fsdp.yaml"])
-        assert acc["num_processes"] == gpus and acc["num_machines"] == nodes
+        assert cfg["optimizer"]["type"] == "AdamW" and cfg["optimizer"]["params"]["lr"] > 0
+    for name in ("accelerate_fsdp.yaml", "accelerate_finetune.yaml"):
+        if name in files:
+            acc = yaml.safe_load(files[name])
+            assert acc["num_processes"] == gpus and acc["num_machines"] == nodes
+            assert "main_process_ip" not in acc and "machine_rank" not in acc, "one host's values would reach every host"
     if d.launcher == "megatron":
         f = _flags(launch)
         assert int(f["--global-batch-size"]) == d.train_batch_sequences
         assert int(f["--global-batch-size"]) % (int(f["--micro-batch-size"]) * d.data_parallel) == 0
+        assert_interleaved_schedule_runs(f, d)
+        needs_one_queue = d.tensor_parallel > 1 or d.context_parallel > 1
+        assert ("export CUDA_DEVICE_MAX_CONNECTIONS=1" in files["launch.sh"]) == needs_one_queue
+        assert ("export CUDA_DEVICE_MAX_CONNECTIONS=1" in files["job.sbatch"]) == needs_one_queue
     readme = files["README.md"]
     assert f"{gpus} x" in readme.splitlines()[2]
     return d
+
+
+def assert_interleaved_schedule_runs(flags: dict[str, str | bool], d: Deployment) -> None:
+    """megatron-core's interleaved 1F1B (pipeline_parallel/schedules.py forward_backward_pipelining_with_interleaving)
+    raises unless PP <= group <= micro-batches and micro-batches % group is 0 or at least PP; the group is
+    --microbatch-group-size-per-virtual-pipeline-stage, PP by default (ModelParallelConfig.__post_init__)."""
+    chunked = "--num-virtual-stages-per-pipeline-rank" in flags or "--pipeline-model-parallel-layout" in flags and d.virtual_stages > 1
+    if not chunked:
+        return
+    pp = int(flags["--pipeline-model-parallel-size"])
+    m = int(flags["--global-batch-size"]) // (int(flags["--micro-batch-size"]) * d.data_parallel)
+    group = int(flags.get("--microbatch-group-size-per-virtual-pipeline-stage", pp))
+    assert pp <= group <= m, (pp, group, m)
+    assert m % group == 0 or m % group >= pp, (pp, group, m)
 
 
 def test_launch_files_run_the_recommended_gpus_not_todays():
@@ -137,6 +167,8 @@ def valid_answers(draw) -> dict:
     model: dict = {"params": f"{params}B", "seq_len": draw(st.sampled_from([1024, 2048, 4096, 8192, 32768]))}
     if draw(st.booleans()):
         model["layers"] = draw(st.sampled_from([12, 24, 32, 40, 61, 80, 84, 96, 126]))
+    if draw(st.booleans()):
+        model["kv_heads"] = draw(st.sampled_from([1, 8]))  # multi-query or Llama 3's grouped-query attention
     if params >= 7 and draw(st.integers(0, 3)) == 0:
         model["active_params"] = f"{params * draw(st.sampled_from([0.1, 0.25, 0.4])):.3g}B"
         k = draw(st.sampled_from([1, 2, 8]))
@@ -150,7 +182,7 @@ def valid_answers(draw) -> dict:
         training["deadline_days"] = draw(st.sampled_from([1, 7, 30]))
     if draw(st.booleans()):
         training["global_batch_tokens"] = draw(st.sampled_from(["1M", "4M", "16M"]))
-    cluster = {"gpu": draw(st.sampled_from(["a100-80gb", "h100-sxm", "h800", "a10", "l40s", "mi300x", "ascend-910b"])),
+    cluster = {"gpu": draw(st.sampled_from(["a100-80gb", "h100-sxm", "h800", "a10", "l40s", "mi300x", "ascend-910b", "gb200"])),
                "gpus": gpus, "gpus_per_node": per_node, "inter_node_gbps": draw(st.sampled_from([25, 200, 400, 3200])),
                "cpu_memory_gb_per_node": 2048, "multi_tenant": draw(st.booleans())}
     return {"model": model, "training": training, "cluster": cluster, "budget": {"price_per_gpu_hour": draw(st.sampled_from([1, 2.5, 10]))}}
@@ -166,10 +198,10 @@ def test_any_plan_writes_files_that_run_it(data):
     check_files_run_the_plan(advice)
     mega = deployment(advice.evaluation, "megatron-3d")
     _check_megatron_layout(mega)
-    MEGATRON_SEEN.append(mega)
+    MEGATRON_SEEN.append((mega, megatron_model(mega, advice.evaluation.context["workload"])))
 
 
-MEGATRON_SEEN: list[Deployment] = []
+MEGATRON_SEEN: list[tuple[Deployment, MegatronModel]] = []
 
 
 def _check_megatron_layout(d: Deployment) -> None:
@@ -208,16 +240,18 @@ def _decision_case_answers() -> list:
     return [_answers(c) for c in CASES]
 
 
-def _megatron_deployments() -> list[tuple[str, Deployment]]:
+def _megatron_deployments() -> list[tuple[str, Deployment, MegatronModel]]:
     out = []
     sources = [(f"scenario:{k}", answers_from_mapping(v)) for k, v in SCENARIOS.items()]
     sources += [(f"decision:{i}", a) for i, a in enumerate(_decision_case_answers())]
     for name, answers in sources:
         advice = advise(answers, _rules())
-        out.append((name, deployment(advice.evaluation, "megatron-3d")))
+        d = deployment(advice.evaluation, "megatron-3d")
+        out.append((name, d, megatron_model(d, advice.evaluation.context["workload"])))
     for example in sorted(EXAMPLES.glob("*.yaml")):
         advice = advise(load_answers(example), _rules())
-        out.append((f"example:{example.stem}", deployment(advice.evaluation, "megatron-3d")))
+        d = deployment(advice.evaluation, "megatron-3d")
+        out.append((f"example:{example.stem}", d, megatron_model(d, advice.evaluation.context["workload"])))
     return out
 
 
@@ -270,7 +304,15 @@ def megatron_config_from_flags(flags: dict[str, str | bool], TransformerConfig):
         sequence_parallel="--sequence-parallel" in flags, bf16="--bf16" in flags, fp16="--fp16" in flags,
         pipeline_dtype=torch.bfloat16 if "--bf16" in flags else (torch.float16 if "--fp16" in flags else torch.float32),
         add_bias_linear="--disable-bias-linear" not in flags,
+        # The priced model's shape (issue 31): grouped-query attention, the feed-forward width, SwiGLU, RMSNorm.
+        num_query_groups=int(flags["--num-query-groups"]) if "--group-query-attention" in flags else None,
+        ffn_hidden_size=int(flags["--ffn-hidden-size"]) if "--ffn-hidden-size" in flags else None,
+        gated_linear_unit="--swiglu" in flags, normalization=str(flags.get("--normalization", "LayerNorm")),
     )
+    if "--swiglu" in flags:
+        kwargs["activation_func"] = torch.nn.functional.silu
+    if "--microbatch-group-size-per-virtual-pipeline-stage" in flags:
+        kwargs["microbatch_group_size_per_vp_stage"] = int(flags["--microbatch-group-size-per-virtual-pipeline-stage"])
     if "--decoder-first-pipeline-num-layers" in flags:
         kwargs["num_layers_in_first_pipeline_stage"] = int(flags["--decoder-first-pipeline-num-layers"])
     if "--decoder-last-pipeline-num-layers" in flags:
@@ -280,7 +322,11 @@ def megatron_config_from_flags(flags: dict[str, str | bool], TransformerConfig):
     if "--num-experts" in flags:
         kwargs.update(num_moe_experts=int(flags["--num-experts"]), moe_router_topk=int(flags["--moe-router-topk"]),
                       expert_model_parallel_size=int(flags["--expert-model-parallel-size"]),
-                      moe_router_pre_softmax="--moe-router-pre-softmax" in flags)
+                      moe_router_pre_softmax="--moe-router-pre-softmax" in flags,
+                      moe_ffn_hidden_size=int(flags["--moe-ffn-hidden-size"]) if "--moe-ffn-hidden-size" in flags else None,
+                      moe_token_dispatcher_type=str(flags.get("--moe-token-dispatcher-type", "allgather")))
+        if "--moe-shared-expert-intermediate-size" in flags:
+            kwargs["moe_shared_expert_intermediate_size"] = int(flags["--moe-shared-expert-intermediate-size"])
     if "--recompute-granularity" in flags:
         kwargs["recompute_granularity"] = flags["--recompute-granularity"]
         if "--recompute-method" in flags:
@@ -292,16 +338,17 @@ def test_megatron_core_accepts_every_megatron_layout():
     """megatron-core's own TransformerConfig takes the flags launch.sh writes, and its get_num_layers_to_build places
     every layer exactly once, for the decision cases, the examples, the issue's scenarios and the property test's plans."""
     TransformerConfig, layers_to_build = _megatron_core()
-    seen = _megatron_deployments() + [(f"property:{i}", d) for i, d in enumerate(MEGATRON_SEEN)]
+    from megatron.core.num_microbatches_calculator import ConstantNumMicroBatchesCalculator
+    seen = _megatron_deployments() + [(f"property:{i}", d, m) for i, (d, m) in enumerate(MEGATRON_SEEN)]
     assert len(seen) >= 20
     checked = set()
-    for name, d in seen:
+    for name, d, m in seen:
         key = (d.layers, d.hidden_size, d.attention_heads, d.tensor_parallel, d.pipeline_parallel, d.virtual_stages, d.context_parallel,
-               d.experts, d.expert_parallel, d.recompute)
+               d.experts, d.expert_parallel, d.recompute, d.accumulation % d.pipeline_parallel, m)
         if key in checked:
             continue
         checked.add(key)
-        flags = _flags(launch_command(d).split("pretrain_gpt.py", 1)[1])
+        flags = _flags(launch_command(d, m).split("pretrain_gpt.py", 1)[1])
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             cfg = megatron_config_from_flags(flags, TransformerConfig)
@@ -320,6 +367,15 @@ def test_megatron_core_accepts_every_megatron_layout():
         assert vps == d.virtual_stages, (name, flags)
         if d.experts is not None:
             assert d.experts % d.expert_parallel == 0, name
+        # megatron-core's own micro-batch count for the flags' batch (it asserts global % (micro x DP) == 0) ...
+        steps = ConstantNumMicroBatchesCalculator(int(flags["--global-batch-size"]), int(flags["--micro-batch-size"]), d.data_parallel,
+                                                  False, 0).get()
+        assert steps == d.accumulation, name
+        if vps > 1:
+            # ... and the interleaved schedule's own range check (schedules.py), with the group the config settled on.
+            group, pp = cfg.microbatch_group_size_per_vp_stage, cfg.pipeline_model_parallel_size
+            assert pp <= group <= steps and (steps % group == 0 or steps % group >= pp), (name, group, steps)
+        assert cfg.num_query_groups == m.kv_heads and cfg.ffn_hidden_size == m.ffn_hidden and cfg.gated_linear_unit, name
     assert len(checked) >= 5
 
 

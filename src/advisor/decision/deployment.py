@@ -99,6 +99,16 @@ def pipeline_layout(layers: int, pp: int, v: int) -> str:
     return "".join(out).rstrip("|")
 
 
+def host_gpus(gpus: int, gpus_per_node: int, gpus_per_host: int | None) -> int:
+    """GPUs each launched host runs (torchrun --nproc-per-node, sbatch --gpus-per-node): the node's, or fewer where the
+    GPU type's host is smaller than the NVLink domain the answers call a node (GB200 NVL72: 72 GPUs in one domain, 4 on
+    each compute tray's operating system; gpus.yaml host_source), dividing the plan's GPUs evenly."""
+    per = min(gpus, gpus_per_node)
+    if gpus_per_host is not None and per > gpus_per_host:
+        per = math.gcd(gpus, gpus_per_host)
+    return per
+
+
 def deployment(ev: Evaluation, strategy: str) -> Deployment:
     """The deployment of ``strategy`` at the evaluation's GPU count (the plan's, for the recommendation)."""
     e = ev.estimates[strategy]
@@ -106,13 +116,19 @@ def deployment(ev: Evaluation, strategy: str) -> Deployment:
     w = ev.context["workload"]
     sp = spec(strategy)
     gpus = int(ev.gpus)
-    per_node = min(gpus, a.cluster.gpus_per_node)
+    per_node = host_gpus(gpus, a.cluster.gpus_per_node, a.cluster.spec.gpus_per_host)
     nodes = max(1, -(-gpus // per_node))
     tp, pp, v, cp = (int(x[0]) for x in (e.tp, e.pp, e.vpp, e.cp))
     if not sp.model_parallel:
         tp = pp = v = cp = 1
     dp = gpus // (tp * pp * cp)
     micro, accum = int(e.micro_batch[0]), int(e.accumulation[0])
+    unchunked = 1
+    if v > 1 and accum < pp:
+        # megatron-core's interleaved schedule needs at least PP micro-batches a step (pipeline_parallel/schedules.py:
+        # PP <= microbatch_group_size_per_vp_stage <= micro-batches): with fewer it runs plain 1F1B, its bubble v times the
+        # interleaved one's ((PP-1)/(v x micro-batches), Narayanan et al. 2021).
+        unchunked, v = v, 1
     first = last = None
     layout = None
     if pp > 1:
@@ -126,7 +142,7 @@ def deployment(ev: Evaluation, strategy: str) -> Deployment:
     else:
         fullest = w.shape.layers
     compute = float(e.compute_s[0])
-    bubble = float(e.bubble_s[0]) / compute if compute > 0 else 0.0
+    bubble = unchunked * float(e.bubble_s[0]) / compute if compute > 0 else 0.0
     schedule: Schedule = "none" if pp == 1 else ("interleaved-1f1b" if v > 1 else "1f1b")
     hi_hours = float(e.hours["high"][0])
     moe = w.is_moe and w.experts > 0

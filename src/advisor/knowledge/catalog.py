@@ -33,6 +33,10 @@ class GpuSpec(BaseModel):
     network_gbps: float | None = Field(default=None, gt=0, description="Usual network per node, Gbit/s (the default for cluster.inter_node_gbps).")
     network_source: str | None = Field(default=None, description="Where the usual network figure comes from.")
     aliases: tuple[str, ...] = Field(default=(), description="Other names people type for it (a800-sxm, 910b).")
+    gpus_per_host: int | None = Field(default=None, gt=0, description="GPUs one host (one operating system) drives, where that is "
+                                      "fewer than the NVLink domain: GB200 NVL72's compute tray has 4. None: the node is the host.")
+    nvlink_domain: int | None = Field(default=None, gt=0, description="GPUs in one NVLink domain across hosts (GB200 NVL72: 72).")
+    host_source: str | None = Field(default=None, description="Where the host shape comes from.")
 
     @property
     def has_fp8(self) -> bool:

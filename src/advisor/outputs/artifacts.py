@@ -9,6 +9,7 @@ Nothing is written for a blocked recommendation; risky combinations are explaine
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import stat
@@ -21,10 +22,12 @@ import yaml
 
 from advisor.decision.advice import Advice
 from advisor.decision.deployment import Deployment, layout_lines
+from advisor.estimate.workload import Workload, workload_from
 from advisor.base.errors import OutputError
 from advisor.base.i18n import _
 from advisor.knowledge.strategies import POWERSGD_MIN_COMPRESSION_RATE, POWERSGD_WARMUP_SHARE, powersgd_start_iter, spec
 from advisor.outputs.io import check_writable, shown, write_atomic
+from advisor.outputs.train_template import TRAIN_PY
 
 if TYPE_CHECKING:
     from advisor.decision.report import Report
@@ -46,45 +49,84 @@ def zeropp_switches(gpus_per_node: int, nodes: int, peft: bool = False) -> dict:
     return keys
 
 
-def deepspeed_config(d: Deployment) -> dict:
+ADAMW_PRETRAIN = {"betas": [0.9, 0.95], "eps": 1e-5, "weight_decay": 0.1}
+"""Llama 2's pre-training AdamW (arXiv:2307.09288 Sec 2.2: beta1 0.9, beta2 0.95, eps 1e-5, weight decay 0.1, gradient
+clipping 1.0); its fine-tunes keep the same optimizer (Sec 3.1)."""
+
+PRETRAIN_LR_SMALL, PRETRAIN_LR_LARGE, PRETRAIN_LR_SPLIT = 3.0e-4, 1.5e-4, 20e9
+"""Llama 2 Table 1: peak learning rate 3.0e-4 for 7B and 13B, 1.5e-4 for 34B and 70B (the split between them: 20B)."""
+
+FINETUNE_LR: dict[str, float] = {"finetune": 2e-5, "lora": 2e-4, "qlora": 2e-4}
+"""Full fine-tune: Llama 2-Chat's SFT learning rate 2e-5 (arXiv:2307.09288 Sec 3.1); LoRA / QLoRA: 2e-4, the QLoRA paper's
+for 7B-13B (arXiv:2305.14314 Appendix B, Table 9)."""
+
+
+def peak_learning_rate(method: str, params: float) -> float:
+    """The optimizer block's learning rate: a published recipe's for the method and size (the team's schedule scales it)."""
+    if method in FINETUNE_LR:
+        return FINETUNE_LR[method]
+    return PRETRAIN_LR_SMALL if params < PRETRAIN_LR_SPLIT else PRETRAIN_LR_LARGE
+
+
+def deepspeed_config(d: Deployment, method: str = "pretrain", params: float = 0.0) -> dict:
+    """ds_config.json for the plan. The batch is train_batch_size and the micro-batch only: DeepSpeed derives gradient
+    accumulation as train_batch_size / (micro-batch x data-parallel ranks) (runtime/config.py
+    _set_batch_related_parameters), so the same file runs the plan's batch at any GPU count that divides it (with all
+    three it asserts their product, refusing every other count). The optimizer block is DeepSpeed's own (FusedAdam on
+    GPUs, DeepSpeedCPUAdam under ZeRO-Offload): train.py passes model.parameters() and no optimizer of its own."""
+    peft = method in ("lora", "qlora")
     zero: dict = {"stage": d.zero_stage, "overlap_comm": True, "contiguous_gradients": True}
+    if d.zero_stage == 3 and method != "pretrain":
+        zero["stage3_gather_16bit_weights_on_model_save"] = True
     if spec(d.strategy).zeropp:
-        zero.update(zeropp_switches(d.gpus_per_node, d.nodes))
+        zero.update(zeropp_switches(d.gpus_per_node, d.nodes, peft=peft))
     if d.offload:
         zero["offload_optimizer"] = {"device": "cpu", "pin_memory": True}
         zero["offload_param"] = {"device": "cpu", "pin_memory": True}
     cfg: dict = {
         "train_batch_size": d.train_batch_sequences,
         "train_micro_batch_size_per_gpu": d.micro_batch,
-        "gradient_accumulation_steps": d.accumulation,
         "gradient_clipping": 1.0,
+        "optimizer": {"type": "AdamW", "params": {"lr": peak_learning_rate(method, params), **ADAMW_PRETRAIN}},
         "zero_optimization": zero,
-        "steps_per_print": 100,
+        "steps_per_print": 100 if method == "pretrain" else 10,
         "wall_clock_breakdown": False,
     }
     if d.precision in ("bf16", "fp8"):  # FP8 matmuls (Transformer Engine) run over bf16 weights
         cfg["bf16"] = {"enabled": True}
     elif d.precision == "fp16":
         cfg["fp16"] = {"enabled": True, "loss_scale": 0, "initial_scale_power": 16}
-    if d.recompute != "none":
+    if d.recompute != "none" and method == "pretrain":
         cfg["activation_checkpointing"] = {"partition_activations": False, "contiguous_memory_optimization": False}
     return cfg
 
 
-def accelerate_machines(d: Deployment, precision: str) -> dict[str, Any]:
-    """The keys every accelerate config here shares: the plan's machines and processes (never today's), precision and
-    rendezvous (launch.sh exports MASTER_ADDR)."""
-    return {
-        "compute_environment": "LOCAL_MACHINE",
-        "mixed_precision": "no" if precision == "fp32" else precision,
+ACCELERATE_HOST_ARGS = '--machine_rank "${SLURM_NODEID:-0}" --main_process_ip "${MASTER_ADDR:-localhost}"'
+"""What differs between hosts, filled at launch time (accelerate launch's own flags override its config file): each node's
+rank and the first node's address, which job.sbatch exports. A config file would carry one host's values to all."""
+
+
+def accelerate_machines(d: Deployment, precision: str, deepspeed: bool = False) -> dict[str, Any]:
+    """The keys every accelerate config here shares: the plan's machines and processes (never today's) and precision.
+    The host's rank and the rendezvous address are not in the file: launch.sh passes them (ACCELERATE_HOST_ARGS). With
+    a DeepSpeed config file, precision is left to it: accelerate refuses mixed_precision beside deepspeed_config_file
+    (accelerate commands/launch.py and DeepSpeedPlugin._deepspeed_config_checks)."""
+    out: dict[str, Any] = {"compute_environment": "LOCAL_MACHINE"}
+    if not deepspeed:
+        out["mixed_precision"] = "no" if precision == "fp32" else precision
+    out.update({
         "num_machines": d.nodes,
         "num_processes": d.gpus,
-        "machine_rank": 0,
-        "main_process_ip": "MASTER_ADDR",
         "main_process_port": 29500,
         "rdzv_backend": "c10d",
         "same_network": True,
-    }
+    })
+    return out
+
+
+def accelerate_launch(config_file: str) -> str:
+    """The accelerate launch line for a config file: the host's values filled by the shell on each node."""
+    return f"accelerate launch --config_file {config_file} {ACCELERATE_HOST_ARGS} train.py"
 
 
 def accelerate_fsdp_config(d: Deployment) -> dict:
@@ -104,15 +146,103 @@ def accelerate_fsdp_config(d: Deployment) -> dict:
     }
 
 
-def megatron_args(d: Deployment) -> list[str]:
-    """Megatron-LM's flags for the layout (megatron/training/arguments.py), every number from the deployment."""
+MEGATRON_VOCAB_DIVISOR = 128
+"""Megatron-LM pads the vocabulary to a multiple of --make-vocab-size-divisible-by (default 128) x TP
+(megatron/training/tokenizer: _vocab_size_with_padding)."""
+
+FFN_MULTIPLE = 128
+"""Feed-forward widths are rounded to a multiple of 128 (and of TP, which megatron-core's column-parallel layers divide
+them by): advisor's policy, as Llama's multiple_of rounding of its SwiGLU width."""
+
+
+class MegatronModel(Struct, frozen=True):
+    """The priced model in Megatron-LM's terms: a Llama-style decoder (RoPE, RMSNorm, SwiGLU, no linear biases, tied
+    embeddings) whose widths are solved so its parameter count is the one the estimate priced (and, for a mixture of
+    experts, its active count too): attention 2h^2 + 2h·kv·head_dim a layer, SwiGLU 3·h·ffn, router E·h, embedding V·h."""
+
+    kv_heads: int
+    ffn_hidden: int
+    vocab: int
+    padded_vocab: int
+    moe_ffn_hidden: int | None = None
+    shared_expert_ffn: int | None = None
+
+    def params(self, d: Deployment, active: bool = False) -> float:
+        """Parameters this model has (the routed experts' share only its top-k when ``active``), embedding unpadded."""
+        h, layers = d.hidden_size, d.layers
+        head_dim = h // d.attention_heads
+        attention = 2 * h * d.attention_heads * head_dim + 2 * h * self.kv_heads * head_dim
+        per_layer = attention + 2 * h
+        if d.experts is None:
+            per_layer += 3 * h * self.ffn_hidden
+        else:
+            routed = (d.experts_per_token or 1) if active else d.experts
+            per_layer += d.experts * h + routed * 3 * h * (self.moe_ffn_hidden or 0) + 3 * h * (self.shared_expert_ffn or 0)
+        return float(layers * per_layer + self.vocab * h + h)
+
+
+def _width(value: float, tp: int) -> int:
+    step = math.lcm(FFN_MULTIPLE, tp)
+    return max(step, int(round(value / step)) * step)
+
+
+def megatron_model(d: Deployment, w: Workload) -> MegatronModel:
+    """The widths that give the priced parameters (w.params; for MoE w.dense_params + w.expert_params) on the plan's
+    layers, hidden size, heads and key-value heads."""
+    h, layers, tp = d.hidden_size, d.layers, d.tensor_parallel
+    # Query heads share key-value heads in whole groups (megatron-core asserts heads % query groups == 0): answers whose
+    # key-value heads do not divide the heads get the largest grouping that does.
+    kv = math.gcd(d.attention_heads, w.shape.kv_heads or d.attention_heads)
+    padded = -(-w.vocab // (MEGATRON_VOCAB_DIVISOR * tp)) * MEGATRON_VOCAB_DIVISOR * tp
+    bare = MegatronModel(kv_heads=kv, ffn_hidden=0, vocab=w.vocab, padded_vocab=padded)
+    fixed = bare.params(d)  # attention, norms and embedding
+    if d.experts is None:
+        return MegatronModel(kv_heads=kv, ffn_hidden=_width((w.params - fixed) / (3 * h * layers), tp), vocab=w.vocab, padded_vocab=padded)
+    # Where attention, router and embedding already exceed the priced dense share (multi-head attention on a shape solved
+    # from the active parameters), the experts take what the total leaves: the memory the plan priced.
+    expert = _width((w.params - max(fixed, w.dense_params)) / (3 * h * layers * d.experts), tp)
+    rest = (w.dense_params - fixed) / (3 * h * layers)  # the dense share beyond attention, router and embedding
+    shared = _width(rest, tp) if rest >= FFN_MULTIPLE / 2 else None
+    return MegatronModel(kv_heads=kv, ffn_hidden=expert, vocab=w.vocab, padded_vocab=padded, moe_ffn_hidden=expert, shared_expert_ffn=shared)
+
+
+def microbatch_group(pipeline: int, micro_batches: int) -> int | None:
+    """--microbatch-group-size-per-virtual-pipeline-stage where megatron-core's default (PP) cannot run the interleaved
+    schedule: it needs PP <= group <= micro-batches and micro-batches % group either 0 or at least PP
+    (pipeline_parallel/schedules.py forward_backward_pipelining_with_interleaving). None where the default holds; the
+    smallest group that does otherwise (micro-batches itself always does once there are PP of them)."""
+    if micro_batches % pipeline == 0:
+        return None
+    for group in range(pipeline, micro_batches + 1):
+        rest = micro_batches % group
+        if rest == 0 or rest >= pipeline:
+            return group
+    raise ValueError(f"interleaved schedule needs at least {pipeline} micro-batches, the plan has {micro_batches}")
+
+
+def megatron_args(d: Deployment, m: MegatronModel | None = None) -> list[str]:
+    """Megatron-LM's flags for the layout (megatron/training/arguments.py), every number from the deployment, and the
+    priced model's shape (``m``) where the caller has it."""
     flags = [
         f"--num-layers {d.layers}", f"--hidden-size {d.hidden_size}", f"--num-attention-heads {d.attention_heads}",
+    ]
+    if m is not None:
+        if m.kv_heads < d.attention_heads:
+            flags += ["--group-query-attention", f"--num-query-groups {m.kv_heads}"]
+        flags += [f"--ffn-hidden-size {m.ffn_hidden}", "--swiglu", "--normalization RMSNorm", "--position-embedding-type rope",
+                  f"--vocab-size {m.vocab}", f"--make-vocab-size-divisible-by {MEGATRON_VOCAB_DIVISOR}"]
+        if d.experts is None:
+            flags.append("--disable-bias-linear")
+    flags += [
         f"--seq-length {d.seq_len}", f"--max-position-embeddings {d.seq_len}",
         f"--tensor-model-parallel-size {d.tensor_parallel}", f"--pipeline-model-parallel-size {d.pipeline_parallel}",
         f"--micro-batch-size {d.micro_batch}", f"--global-batch-size {d.train_batch_sequences}",
         "--use-distributed-optimizer",
     ]
+    if d.virtual_stages > 1:
+        group = microbatch_group(d.pipeline_parallel, d.accumulation)
+        if group is not None:
+            flags.append(f"--microbatch-group-size-per-virtual-pipeline-stage {group}")
     if d.pipeline_layout is not None:
         # Per-chunk placement; it implies the virtual stages, so --num-virtual-stages-per-pipeline-rank is left out.
         flags.append(f"--pipeline-model-parallel-layout '{d.pipeline_layout}'")
@@ -132,6 +262,10 @@ def megatron_args(d: Deployment) -> list[str]:
         # it); its Mixtral and DeepSeek recipes pass --disable-bias-linear (examples/mixtral/train_mixtral_8x7b_distributed.sh).
         flags += [f"--num-experts {d.experts}", f"--moe-router-topk {d.experts_per_token}",
                   f"--expert-model-parallel-size {d.expert_parallel}", "--disable-bias-linear"]
+        if m is not None:
+            flags += [f"--moe-ffn-hidden-size {m.moe_ffn_hidden}", "--moe-token-dispatcher-type alltoall"]
+            if m.shared_expert_ffn is not None:
+                flags.append(f"--moe-shared-expert-intermediate-size {m.shared_expert_ffn}")
         if d.experts_per_token == 1:
             flags.append("--moe-router-pre-softmax")  # top-1 needs softmax before the top-k (TransformerConfig refuses it otherwise)
     if d.recompute == "full":
@@ -151,27 +285,40 @@ def megatron_args(d: Deployment) -> list[str]:
     return flags
 
 
-def launch_command(d: Deployment) -> str:
+def launch_env(d: Deployment) -> list[str]:
+    """Environment the launcher needs before it starts. Megatron with tensor or context parallelism: one CUDA work queue,
+    so its communication overlaps in issue order (Megatron-LM arguments.py refuses TP/CP without it;
+    megatron/core/tensor_parallel/layers.py relies on it)."""
+    if d.launcher == "megatron" and (d.tensor_parallel > 1 or d.context_parallel > 1):
+        return ["export CUDA_DEVICE_MAX_CONNECTIONS=1"]
+    return []
+
+
+def launch_command(d: Deployment, m: MegatronModel | None = None, train_args: str = "") -> str:
+    """The launch line. ``train_args``: what the fine-tune files add to train.py's arguments (the adapter's config)."""
+    extra = f" {train_args}" if train_args else ""
     if d.launcher == "horovodrun":
-        return f"horovodrun -np {d.gpus} -H $HOROVOD_HOSTS python train.py"
+        return f"horovodrun -np {d.gpus} -H $HOROVOD_HOSTS python train.py{extra}"
     # Defaults for the variables Slurm sets, so launch.sh also runs by hand on one node (set -u refuses unset ones).
     run = (f"torchrun --nnodes={d.nodes} --nproc-per-node={d.gpus_per_node} --rdzv-backend=c10d "
            "--rdzv-endpoint=${MASTER_ADDR:-localhost}:29500 --rdzv-id=${SLURM_JOB_ID:-advisor}")
     if d.launcher == "deepspeed":
         moe = (f"  # DeepSpeed-MoE: deepspeed.moe.layer.MoE(num_experts={d.experts}, ep_size={d.expert_parallel}, k={d.experts_per_token}) "
                "in the model" if d.expert_parallel > 1 else "")
-        return f"{run} train.py --deepspeed --deepspeed_config ds_config.json{moe}"
+        return f"{run} train.py --deepspeed --deepspeed_config ds_config.json{extra}{moe}"
     if d.launcher == "megatron":
-        return f"{run} pretrain_gpt.py " + " ".join(megatron_args(d))
+        return f"{run} pretrain_gpt.py " + " ".join(megatron_args(d, m))
     if d.strategy == "fsdp" and d.expert_parallel > 1:
-        return (f"{run} train.py  # FSDP over all {d.gpus} GPUs with expert parallelism {d.expert_parallel}: "
+        return (f"{run} train.py --fsdp FULL_SHARD{extra}  # FSDP over all {d.gpus} GPUs with expert parallelism {d.expert_parallel}: "
                 f"{d.experts // d.expert_parallel if d.experts else 0} of {d.experts} experts per GPU (e.g. torchtitan --parallelism.expert_parallel_degree {d.expert_parallel})")
     if spec(d.strategy).powersgd_rank:
-        return (f"{run} train.py  # wrap the model in DistributedDataParallel, then register_powersgd(model) from powersgd_hook.py "
+        return (f"{run} train.py{extra}  # wrap the model in DistributedDataParallel, then register_powersgd(model) from powersgd_hook.py "
                 "(PowerSGD gradient compression); accumulate micro-batches under model.no_sync()")
     if d.strategy == "fsdp-hybrid":
-        return f"{run} train.py  # wrap the model in FullyShardedDataParallel with ShardingStrategy.HYBRID_SHARD (shard in a node, replicate across)"
-    return f"{run} train.py  # {'wrap the model in FullyShardedDataParallel' if d.strategy == 'fsdp' else 'wrap the model in DistributedDataParallel'}"
+        return f"{run} train.py --fsdp HYBRID_SHARD{extra}  # FSDP's HYBRID_SHARD (HSDP): shard in a node, replicate across"
+    if d.strategy == "fsdp":
+        return f"{run} train.py --fsdp FULL_SHARD{extra}  # FullyShardedDataParallel over all ranks"
+    return f"{run} train.py{extra}  # DistributedDataParallel"
 
 
 def powersgd_module(rank: int, steps: float) -> str:
@@ -230,6 +377,7 @@ def sbatch_script(d: Deployment, launch: str) -> str:
         "#SBATCH --output=%x-%j.out",
         "set -euo pipefail",
         "export MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)",
+        *launch_env(d),
     ]
     if d.launcher == "horovodrun":
         lines.append(f"export HOROVOD_HOSTS=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | sed 's/$/:{d.gpus_per_node}/' | paste -sd,)")
@@ -259,22 +407,27 @@ def artifacts_for(report: Report, extra: list[Artifact] | None = None) -> list[A
     """The launch files of a report; ``extra`` (the fine-tune files) replace a file of the same name, and a fine-tune's
     accelerate config replaces the pre-training one, so each run has one config of each kind."""
     d = report.deployment
+    w = workload_from(report.typed_answers())
     by_name = {a.name: a for a in extra or ()}
     out: list[Artifact] = []
     if d.launcher == "deepspeed":
-        out.append(Artifact("ds_config.json", f"DeepSpeed config: ZeRO stage, precision, batch layout for {d.strategy}",
-                            json.dumps(deepspeed_config(d), indent=2) + "\n"))
+        out.append(Artifact("ds_config.json", f"DeepSpeed config: ZeRO stage, precision, batch layout and AdamW for {d.strategy}",
+                            json.dumps(deepspeed_config(d, w.method, w.params), indent=2) + "\n"))
     if spec(d.strategy).states in ("fsdp", "hsdp") and "accelerate_finetune.yaml" not in by_name:
         sharding = "HYBRID_SHARD" if spec(d.strategy).states == "hsdp" else "FULL_SHARD"
-        out.append(Artifact("accelerate_fsdp.yaml", f"Accelerate config for FSDP {sharding} (accelerate launch --config_file ...)",
+        out.append(Artifact("accelerate_fsdp.yaml", f"Accelerate config for FSDP {sharding}; on each node: `{accelerate_launch('accelerate_fsdp.yaml')}`",
                             yaml.safe_dump(accelerate_fsdp_config(d), sort_keys=False)))
     if spec(d.strategy).powersgd_rank:
         out.append(Artifact("powersgd_hook.py", f"registers PyTorch's PowerSGD hook on the DDP model (rank {spec(d.strategy).powersgd_rank}, "
                             f"uncompressed for the first {powersgd_start_iter(report.estimate.steps):,} steps)",
                             powersgd_module(spec(d.strategy).powersgd_rank or 1, report.estimate.steps)))
-    launch = launch_command(d)
+    model = megatron_model(d, w) if d.launcher == "megatron" else None
+    launch = launch_command(d, model, "--lora peft_lora_config.json" if "peft_lora_config.json" in by_name else "")
+    if d.launcher in ("torchrun", "deepspeed"):
+        out.append(Artifact("train.py", "TEMPLATE, not your script: a toy model on random tokens, wrapped as launch.sh asks (DDP, FSDP/HSDP, "
+                            "DeepSpeed, LoRA), to try the files for a few steps before your train.py replaces it", TRAIN_PY))
     out.append(Artifact("launch.sh", "the launch command (horovodrun for Horovod, torchrun otherwise)",
-                        "#!/bin/bash\nset -euo pipefail\n" + launch + "\n"))
+                        "\n".join(["#!/bin/bash", "set -euo pipefail", *launch_env(d), launch]) + "\n"))
     out.append(Artifact("job.sbatch", f"Slurm job for {d.nodes} node(s) x {d.gpus_per_node} GPUs", sbatch_script(d, launch)))
     out = [by_name.pop(a.name, a) for a in out]  # an extra file takes the place of the one of its name
     out.extend(by_name.values())
@@ -285,7 +438,8 @@ def artifacts_for(report: Report, extra: list[Artifact] | None = None) -> list[A
 def _readme(report: Report, files: list[Artifact]) -> str:
     d = report.deployment
     entry = "`pretrain_gpt.py` is Megatron-LM's GPT entry point (run from a Megatron-LM checkout; add your data and tokenizer flags)." \
-        if d.launcher == "megatron" else "`train.py` stands for your training entry point."
+        if d.launcher == "megatron" else ("`train.py` stands for your training entry point; the one here is a template that runs the files "
+                                          "for a few steps (toy model, random tokens): replace it with yours, keeping the arguments launch.sh passes.")
     lines = [
         f"# Launch artifacts: {d.strategy}",
         "",
@@ -296,6 +450,18 @@ def _readme(report: Report, files: list[Artifact]) -> str:
     ]
     lines += [f"| `{f.name}` | {f.description} |" for f in files]
     lines += ["", "## Layout", ""] + [f"- {line}" for line in layout_lines(d)] + [""]
+    if d.launcher == "megatron":
+        m = megatron_model(d, workload_from(report.typed_answers()))
+        moe = f", {m.params(d, active=True) / 1e9:,.3g}B active" if d.experts is not None else ""
+        lines += [f"The flags build the priced model: {m.params(d) / 1e9:,.4g}B parameters{moe} (feed-forward and expert widths solved "
+                  "from the priced parameter count on its layers, hidden size and key-value heads). Megatron-LM pads the "
+                  f"{m.vocab:,}-token vocabulary to {m.padded_vocab:,} (a multiple of 128 x TP): give the tokenizer flags that "
+                  "produce this vocabulary.", ""]
+    gpu = report.typed_answers().cluster.spec
+    if gpu.gpus_per_host is not None and gpu.nvlink_domain is not None:
+        lines += [f"{gpu.name}: each host (compute tray) drives {gpu.gpus_per_host} GPUs, so torchrun and Slurm count {d.nodes} host(s) x "
+                  f"{d.gpus_per_node}; {gpu.nvlink_domain} GPUs share one NVLink domain across hosts: ask the scheduler for whole "
+                  f"domains (Slurm's topology/block plugin, `--segment`) so tensor and expert parallel groups stay on NVLink.", ""]
     lines.append("Gradient accumulation makes up the batch where memory limits the micro-batch (seed:K17).")
     lines.append("")
     checks: list[str] = []

@@ -12,15 +12,70 @@ import json
 from typing import Any
 
 import yaml
+from msgspec import Struct
 
 from advisor.decision.advice import Advice
 from advisor.decision.deployment import deployment
 from advisor.estimate.finetune import DEFAULT_ALPHA, PEFT_METHODS, TARGET_MODULES
+from advisor.inputs.hfconfig import read_config
 from advisor.knowledge.strategies import spec
 
 
 def _method(advice: Advice) -> str:
     return advice.answers.training.engine_method  # a dpo/grpo/ppo policy update gets the files of its LoRA or full fine-tune
+
+
+MLP_MODULES = ("gate_proj", "up_proj", "down_proj")
+"""A gated MLP's projections by transformers' names (LlamaMLP; DeepseekV3MLP in dense layers and shared experts)."""
+
+EXPERT_PARAMETERS = ("experts.gate_up_proj", "experts.down_proj")
+"""Routed experts under transformers 5.x are one module holding 3-D parameters, not Linear layers per expert
+(MixtralExperts, DeepseekV3Experts: gate_up_proj, down_proj): PEFT reaches them through LoraConfig.target_parameters."""
+
+
+class Architecture(Struct, frozen=True):
+    """What LoRA can target in the model's modules: multi-head latent attention (DeepSeek-V2/V3), routed experts, and
+    gated-MLP modules by name. In a mixture of experts the MLP names are left out: PEFT 0.21 reads gate_proj / up_proj /
+    down_proj on a transformers 5.x MoE model as the routed experts' fused parameters (peft/utils/
+    transformers_weight_conversion.py _convert_peft_config_moe), so a shared expert's or a dense layer's MLP cannot be
+    named apart from them; the experts are reached through target_parameters instead."""
+
+    mla: bool = False
+    q_lora: bool = False
+    experts: bool = False
+    mlp_modules: bool = True
+
+
+def architecture(advice: Advice) -> Architecture:
+    """From the Hugging Face config where the answers name one; else a mixture of experts is Mixtral-shaped and a dense
+    model Llama-shaped."""
+    config = advice.answers.model.config
+    if config is not None:
+        cfg = read_config(config)
+        if isinstance(cfg.get("text_config"), dict):
+            cfg = {**cfg, **cfg["text_config"]}
+        experts = bool(cfg.get("num_local_experts") or cfg.get("n_routed_experts") or cfg.get("num_experts"))
+        return Architecture(mla=bool(cfg.get("kv_lora_rank")), q_lora=bool(cfg.get("q_lora_rank")), experts=experts,
+                            mlp_modules=not experts)
+    moe = bool(advice.evaluation.context["workload"].is_moe)
+    return Architecture(experts=moe, mlp_modules=not moe)
+
+
+def lora_targets(targets: str, arch: Architecture) -> tuple[list[str], list[str]]:
+    """(target_modules, target_parameters) for the priced targets (qv, attention, all-linear) in this architecture's
+    names: every name matches a module of the model (PEFT refuses a list none of which match, and silently skips the
+    rest). MLA has no q/k/v_proj: queries go through q_a_proj/q_b_proj (q_proj without a query LoRA rank), keys and
+    values through kv_a_proj_with_mqa/kv_b_proj (transformers DeepseekV3Attention)."""
+    if arch.mla:
+        query = ["q_a_proj", "q_b_proj"] if arch.q_lora else ["q_proj"]
+        attention = {"qv": [*query, "kv_a_proj_with_mqa", "kv_b_proj"],
+                     "attention": [*query, "kv_a_proj_with_mqa", "kv_b_proj", "o_proj"]}
+    else:
+        attention = {key: list(TARGET_MODULES[key]) for key in ("qv", "attention")}
+    if targets != "all-linear":
+        return attention[targets], []
+    modules = attention["attention"] + (list(MLP_MODULES) if arch.mlp_modules else [])
+    return modules, list(EXPERT_PARAMETERS) if arch.experts else []
 
 
 def lora_config_kwargs(advice: Advice) -> dict[str, Any] | None:
@@ -30,14 +85,18 @@ def lora_config_kwargs(advice: Advice) -> dict[str, Any] | None:
     if method not in PEFT_METHODS:
         return None
     w = advice.evaluation.context["workload"]
-    return {
+    modules, parameters = lora_targets(w.lora_targets, architecture(advice))
+    out: dict[str, Any] = {
         "r": int(w.lora_rank),
         "lora_alpha": DEFAULT_ALPHA[method],
         "lora_dropout": 0.0,
-        "target_modules": list(TARGET_MODULES[w.lora_targets]),
+        "target_modules": modules,
         "bias": "none",
         "task_type": "CAUSAL_LM",
     }
+    if parameters:
+        out["target_parameters"] = parameters
+    return out
 
 
 def bnb_4bit_config_kwargs(advice: Advice) -> dict[str, Any] | None:
@@ -55,36 +114,16 @@ def bnb_4bit_config_kwargs(advice: Advice) -> dict[str, Any] | None:
 
 
 def deepspeed_finetune_config(advice: Advice) -> dict[str, Any] | None:
-    """DeepSpeed JSON for a fine-tune on a DeepSpeed strategy: the ZeRO stage and batch layout as priced; with LoRA/QLoRA
-    the frozen base is sharded like any parameter under ZeRO-3 (HF PEFT's DeepSpeed guide)."""
+    """DeepSpeed JSON for a fine-tune on a DeepSpeed strategy: the pre-training file's (artifacts.deepspeed_config: ZeRO
+    stage, batch layout, AdamW) at the method's learning rate; with LoRA/QLoRA the frozen base is sharded like any
+    parameter under ZeRO-3 (HF PEFT's DeepSpeed guide) and ZeRO++ keeps it quantised."""
     sp = spec(advice.strategy)
     if _method(advice) == "pretrain" or sp.launcher != "deepspeed":
         return None
-    d = deployment(advice.evaluation, advice.strategy)  # the plan's batch layout, as every launch file has it
-    zero: dict[str, Any] = {"stage": sp.deepspeed_stage, "overlap_comm": True, "contiguous_gradients": True}
-    if sp.deepspeed_stage == 3:
-        zero["stage3_gather_16bit_weights_on_model_save"] = True
-    if sp.zeropp:
-        from advisor.outputs.artifacts import zeropp_switches
+    from advisor.outputs.artifacts import deepspeed_config  # artifacts imports this module where it writes fine-tunes
 
-        zero.update(zeropp_switches(d.gpus_per_node, d.nodes, peft=_method(advice) in PEFT_METHODS))
-    if sp.offload:
-        zero["offload_optimizer"] = {"device": "cpu", "pin_memory": True}
-        zero["offload_param"] = {"device": "cpu", "pin_memory": True}
-    cfg: dict[str, Any] = {
-        "train_batch_size": d.train_batch_sequences,
-        "train_micro_batch_size_per_gpu": d.micro_batch,
-        "gradient_accumulation_steps": d.accumulation,
-        "gradient_clipping": 1.0,
-        "zero_optimization": zero,
-        "steps_per_print": 10,
-    }
-    precision = advice.answers.training.precision
-    if precision == "bf16":
-        cfg["bf16"] = {"enabled": True}
-    elif precision == "fp16":
-        cfg["fp16"] = {"enabled": True, "loss_scale": 0, "initial_scale_power": 16}
-    return cfg
+    d = deployment(advice.evaluation, advice.strategy)  # the plan's batch layout, as every launch file has it
+    return deepspeed_config(d, _method(advice), advice.answers.model.params)
 
 
 def accelerate_finetune_config(advice: Advice) -> dict[str, Any] | None:
@@ -96,7 +135,7 @@ def accelerate_finetune_config(advice: Advice) -> dict[str, Any] | None:
     d = deployment(advice.evaluation, advice.strategy)
     from advisor.outputs.artifacts import accelerate_machines  # artifacts imports this module where it writes fine-tunes
 
-    base: dict[str, Any] = accelerate_machines(d, a.training.precision)
+    base: dict[str, Any] = accelerate_machines(d, a.training.precision, deepspeed=sp.launcher == "deepspeed")
     if sp.states in ("fsdp", "hsdp"):
         return {**base, "distributed_type": "FSDP", "fsdp_config": {
             "fsdp_sharding_strategy": "HYBRID_SHARD" if sp.states == "hsdp" else "FULL_SHARD",
@@ -137,6 +176,8 @@ def finetune_files(advice: Advice) -> list[tuple[str, str, str]]:
         out.append(("ds_config.json", "DeepSpeed config for the fine-tune (ZeRO stage, batch layout)", json.dumps(ds, indent=2) + "\n"))
     acc = accelerate_finetune_config(advice)
     if acc is not None:
-        out.append(("accelerate_finetune.yaml", "accelerate config for the fine-tune (accelerate launch --config_file ...)",
+        from advisor.outputs.artifacts import accelerate_launch
+
+        out.append(("accelerate_finetune.yaml", f"accelerate config for the fine-tune; on each node: `{accelerate_launch('accelerate_finetune.yaml')}`",
                     yaml.safe_dump(acc, sort_keys=False)))
     return out

@@ -1,0 +1,135 @@
+"""The train.py template the launch files ship: a toy model and random tokens, run the way launch.sh starts the plan
+(torchrun with DDP, FSDP or HSDP; DeepSpeed's engine over ds_config.json; a PEFT LoRA adapter from
+peft_lora_config.json). It shows the arguments launch.sh passes and how each strategy wraps a model, so the files can
+be tried before the team's own script replaces it; tests/test_launch_on_cpu.py runs it on CPU with gloo."""
+
+TRAIN_PY = '''"""TEMPLATE written by advisor: NOT your training script. Replace the toy model and the random tokens with yours.
+
+It runs as launch.sh starts it, so the launch files can be tried first (a few steps, any GPU count, CPU with gloo too):
+    train.py                                   DDP (torch DistributedDataParallel)
+    train.py --fsdp FULL_SHARD|HYBRID_SHARD    FSDP2 fully_shard over all ranks, or HSDP: shard in a node, replicate across
+    train.py --deepspeed --deepspeed_config ds_config.json
+                                               DeepSpeed's engine: ZeRO stage, batch and AdamW from ds_config.json
+    ... --lora peft_lora_config.json           a PEFT LoRA adapter on the toy model's Llama-named projections
+"""
+
+import argparse
+import json
+import os
+
+import torch
+import torch.distributed as dist
+from torch import nn
+
+
+class Block(nn.Module):
+    """A Llama-style block's projections by their transformers names (q/k/v/o_proj, gate/up/down_proj)."""
+
+    def __init__(self, width):
+        super().__init__()
+        self.q_proj, self.k_proj, self.v_proj, self.o_proj = (nn.Linear(width, width, bias=False) for _ in range(4))
+        self.gate_proj, self.up_proj = nn.Linear(width, 2 * width, bias=False), nn.Linear(width, 2 * width, bias=False)
+        self.down_proj = nn.Linear(2 * width, width, bias=False)
+
+    def forward(self, x):
+        q, k, v = self.q_proj(x), self.k_proj(x), self.v_proj(x)
+        attn = torch.softmax(q @ k.transpose(-1, -2) / q.shape[-1] ** 0.5, dim=-1) @ v
+        x = x + self.o_proj(attn)
+        return x + self.down_proj(nn.functional.silu(self.gate_proj(x)) * self.up_proj(x))
+
+
+class ToyModel(nn.Module):
+    def __init__(self, vocab=256, width=32, layers=2):
+        super().__init__()
+        self.embed_tokens = nn.Embedding(vocab, width)
+        self.layers = nn.ModuleList(Block(width) for _ in range(layers))
+        self.lm_head = nn.Linear(width, vocab, bias=False)
+
+    def forward(self, tokens):
+        x = self.embed_tokens(tokens)
+        for layer in self.layers:
+            x = layer(x)
+        return self.lm_head(x)
+
+
+def loss_of(model, tokens):
+    logits = model(tokens[:, :-1])
+    return nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), tokens[:, 1:].reshape(-1))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--fsdp", choices=["FULL_SHARD", "HYBRID_SHARD"])
+    parser.add_argument("--deepspeed", action="store_true")
+    parser.add_argument("--deepspeed_config")
+    parser.add_argument("--lora", help="peft.LoraConfig keyword arguments as JSON")
+    parser.add_argument("--steps", type=int, default=3)
+    parser.add_argument("--micro-batch", type=int, default=2)
+    parser.add_argument("--seq-len", type=int, default=16)
+    args = parser.parse_args()
+
+    cuda = torch.cuda.is_available()
+    local_rank = int(os.environ.get("LOCAL_RANK", 0))
+    device = torch.device("cuda", local_rank) if cuda else torch.device("cpu")
+    if cuda:
+        torch.cuda.set_device(device)
+    torch.manual_seed(0)
+    model = ToyModel()
+    if args.lora:
+        from peft import LoraConfig, get_peft_model
+
+        with open(args.lora) as f:
+            kwargs = json.load(f)
+        kwargs.pop("task_type", None)  # CAUSAL_LM wraps a transformers model; the toy model is a plain module
+        model = get_peft_model(model, LoraConfig(**kwargs))
+
+    if args.deepspeed:
+        import deepspeed
+
+        engine, _, _, _ = deepspeed.initialize(model=model, model_parameters=[p for p in model.parameters() if p.requires_grad],
+                                               config=args.deepspeed_config)
+        micro, accumulation = engine.train_micro_batch_size_per_gpu(), engine.gradient_accumulation_steps()
+        for step in range(args.steps):
+            for _ in range(accumulation):
+                tokens = torch.randint(0, 256, (micro, args.seq_len), device=engine.device)
+                loss = loss_of(engine, tokens)
+                engine.backward(loss)
+                engine.step()
+            if engine.global_rank == 0:
+                print(f"step {step + 1} loss {loss.item():.4f}", flush=True)
+        engine.destroy()
+        dist.destroy_process_group()  # DeepSpeed started it; a process that exits with it open may abort
+        return
+
+    dist.init_process_group("nccl" if cuda else "gloo")
+    model.to(device)
+    if args.fsdp:
+        from torch.distributed.device_mesh import init_device_mesh
+        from torch.distributed.fsdp import fully_shard
+
+        world, per_node = dist.get_world_size(), int(os.environ.get("LOCAL_WORLD_SIZE", dist.get_world_size()))
+        kind = "cuda" if cuda else "cpu"
+        if args.fsdp == "HYBRID_SHARD":
+            mesh = init_device_mesh(kind, (world // per_node, per_node), mesh_dim_names=("replicate", "shard"))
+        else:
+            mesh = init_device_mesh(kind, (world,), mesh_dim_names=("shard",))
+        for layer in model.layers:
+            fully_shard(layer, mesh=mesh)
+        fully_shard(model, mesh=mesh)
+    else:
+        model = nn.parallel.DistributedDataParallel(model, device_ids=[local_rank] if cuda else None)
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-3)
+    for step in range(args.steps):
+        tokens = torch.randint(0, 256, (args.micro_batch, args.seq_len), device=device)
+        loss = loss_of(model, tokens)
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+        if dist.get_rank() == 0:
+            print(f"step {step + 1} loss {loss.item():.4f}", flush=True)
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()
+'''
