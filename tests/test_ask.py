@@ -483,3 +483,153 @@ def test_a_question_asked_in_chinese_is_answered_in_chinese_unless_a_language_wa
     done = run_cli(*lang_args, "ask", str(EXAMPLES / "customer-service.yaml"), question, env=env)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(opening), done.stdout[:80]
+
+
+# ------------------------------------------------------------------------------ issue 34: everyday questions, as people ask them
+
+CORPUS = yaml.safe_load((EXAMPLES.parent / "tests" / "data" / "ask_corpus.yaml").read_text(encoding="utf-8"))["questions"]
+_PLANS: dict[str, tuple] = {}
+
+
+def _plan(example: str, rules):
+    if example not in _PLANS:
+        name, draft = load_mapping(str(EXAMPLES / example))
+        _PLANS[example] = (name, draft, advise(answers_from_mapping(draft, name), rules))
+    return _PLANS[example]
+
+
+def _names_a_reader_knows() -> list[str]:
+    from advisor.knowledge.catalog import gpu_catalog
+    from advisor.knowledge.strategies import FRAMEWORKS
+
+    return sorted({*FRAMEWORKS.values(), *(g.name for g in gpu_catalog().values())}, key=len, reverse=True)
+
+
+def assert_plain(text: str, lang: str, rules) -> None:
+    """No rule id, seed tag, file name or scientific notation; in Chinese, no English running text and one money style."""
+    ids = {r.id for r in rules.rules}
+    body = "\n".join(line for line in text.splitlines() if not line.startswith(("Sources:", "来源：", "出处：")))
+    assert not [i for i in ids if re.search(rf"(?<![\w-]){re.escape(i)}(?![\w-])", text)], text
+    assert "seed:" not in text and ".yaml" not in text and "README" not in text, text
+    assert not re.search(r"\d[eE][+-]?\d", body), text
+    if lang == "zh":
+        for name in _names_a_reader_knows():
+            body = body.replace(name, "")
+        assert not re.search(r"[A-Za-z]{2,}(?:[ ][A-Za-z]{2,}){2,}", body), body
+        assert not re.search(r"\d\s*CNY", body), body
+
+
+@pytest.mark.parametrize("case", CORPUS, ids=lambda c: f"{c.get('plan', 'cs')}:{c['q']}")
+def test_an_everyday_question_gets_its_answer(rules, case):
+    name, draft, advice = _plan(case.get("plan", "customer-service.yaml"), rules)
+    lang = "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in case["q"]) else "en"
+    with language(lang):
+        reply = ask(case["q"], draft, advice, rules, name)
+        text = reply.text()
+    assert reply.intent == case["intent"], (reply.intent, reply.slots, text)
+    if "term" in case:
+        assert reply.slots["term"] == [case["term"]]
+    for path, value in (case.get("change") or {}).items():
+        assert str(reply.change.get(path)).lower() == str(value).lower(), (path, reply.change)
+    if "says" in case:
+        assert case["says"] in text, text
+    assert_plain(text, lang, rules)
+
+
+def test_the_corpus_is_large_bilingual_and_mostly_written_as_people_type():
+    chinese = [c for c in CORPUS if any("\u4e00" <= ch <= "\u9fff" for ch in c["q"])]
+    casual = [c for c in CORPUS if c["q"][0].islower() or not c["q"].endswith(("?", "？"))]
+    assert len(CORPUS) >= 150 and len(chinese) >= 40 and len(casual) >= len(CORPUS) / 2
+
+
+@pytest.mark.parametrize(("example", "question"), [
+    ("customer-service.yaml", "asdf qwerty"),
+    ("customer-service.yaml", "how is the weather"),
+    ("customer-service.yaml", "tell me about the plan pls"),
+    ("gpu-choice.yaml", "asdf qwerty"),
+    ("gpu-choice.yaml", "blah"),
+])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_an_unreadable_question_gets_suggestions_drawn_from_this_plan(rules, example, question, lang):
+    """'why is fsdp recommended' was offered on a ZeRO-2 plan, 'H800 at ¥15' on a USD plan."""
+    name, draft, advice = _plan(example, rules)
+    with language(lang):
+        reply = ask(question, draft, advice, rules, name)
+        assert reply.intent is None and len(reply.suggestions) == 3
+        for s in reply.suggestions:
+            assert "recommended" not in s or advice.strategy in s, s
+            for sid in STRATEGIES:
+                if re.search(rf"(?<![\w-]){re.escape(sid)}(?![\w-])", s) and sid != advice.strategy:
+                    assert s.lower().startswith(("why not", "compare", "为什么不", "对比")), s
+            assert ("$" not in s) if advice.facts["currency"] == "CNY" else ("¥" not in s and "元" not in s), s
+            assert "h800" not in s.lower(), s  # no GPU type the plan does not name
+            got = parse(s)
+            assert got is not None, s  # every suggestion is itself a question advisor reads
+
+
+def _finetune_capped(tmp_path):
+    data = yaml.safe_load((EXAMPLES / "customer-service-finetune.yaml").read_text(encoding="utf-8"))
+    data["cluster"]["max_gpus"] = 8
+    f = tmp_path / "capped.yaml"
+    f.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    return str(f)
+
+
+@pytest.mark.parametrize(("example", "question", "said"), [
+    ("gpu-choice.yaml", "what if the H100 costs 3.5?", "3.5"),
+    ("gpu-choice.yaml", "compare h100 and a100", "h100"),
+    ("gpu-choice.yaml", "what if we use h100?", "candidates"),
+    ("gpu-choice.yaml", "what if we get 512 GPUs?", "512"),
+    ("gpu-choice.yaml", "what if we use H100 at $3.5?", "3.5"),
+    ("capped", "what if we get 16 GPUs?", "16"),
+    ("customer-service.yaml", "what if we use h100?", "today's rate"),
+])
+def test_a_what_if_never_fails_on_the_users_file(capsys, tmp_path, example, question, said):
+    """'what if we get 16 GPUs?' on a plan with max_gpus 8 answered 'cluster: max_gpus (8) is below gpus (16)'; 'compare h100
+    and a100' on gpu-choice exited 2 with a candidates error; a GPU type without a price silently used today's rate."""
+    path = _finetune_capped(tmp_path) if example == "capped" else str(EXAMPLES / example)
+    code, out, err = run(capsys, "ask", path, question)
+    assert code == 0 and err == "", err
+    assert said in out, out
+
+
+def test_a_price_in_another_currency_is_refused_naming_the_question_not_the_file(base, rules):
+    reply = asked(base, rules, "what if we use H800 at $3.5?")
+    assert reply.intent is None and reply.change == {}
+    assert "$3.5" in reply.lines[0] and "CNY" in reply.lines[0] and EXAMPLE not in reply.text()
+    assert len(reply.lines) == 1
+
+
+def test_a_gpu_type_what_if_without_a_price_says_it_is_priced_at_today_s_rate(base, rules):
+    reply = asked(base, rules, "what if we use H800?")
+    assert any("today's rate" in line and "10 CNY" in line for line in reply.lines), reply.lines
+    zh = asked(base, rules, "如果用 H800 呢", "zh")
+    assert any("当前单价" in line for line in zh.lines), zh.lines
+
+
+def test_a_candidate_gpu_what_if_uses_the_candidates_price_and_says_so(rules):
+    name, draft, advice = _plan("gpu-choice.yaml", rules)
+    with language("en"):
+        reply = ask("what if we use h100?", draft, advice, rules, name)
+    assert reply.change["budget.price_per_gpu_hour"] == 3.5
+    assert any("3.5" in line and "candidates" in line for line in reply.lines), reply.lines
+
+
+def test_global_batch_tokens_is_a_batch_what_if_and_lora_rank_a_rank_change():
+    assert parse("global batch 16M tokens").slots == {"batch": ["16M"]}
+    got = parse("what if lora_rank 16")
+    assert got is not None and "train_method" not in got.slots and got.slots == {"lora_rank": ["16"]}
+    assert parse("what if we use fp8?").slots == {"precision": ["fp8"]}
+
+
+def test_why_not_says_which_considerations_counted_in_plain_words_not_rule_ids(base, rules):
+    reply = asked(base, rules, "why not FSDP?")
+    ids = [fr.rule.id for fr in base[2].fired]
+    assert not any(i in reply.text() for i in ids), reply.text()
+    assert "Rules that scored it" not in reply.text()
+
+
+def test_chinese_answers_use_one_money_style(base, rules):
+    reply = asked(base, rules, "如果单价 15 元呢", "zh")
+    text = reply.text()
+    assert "CNY" not in text and "15 元" in text, text
