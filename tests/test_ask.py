@@ -182,7 +182,6 @@ def test_numbers_read_as_people_write_them_with_the_answers_parser(base, rules, 
     ("what if we get 0 GPUs?", "cluster.gpus: must be a positive whole number"),
     ("what if we get 100 GPUs?", "cluster: gpus (100) spans several nodes but is not a multiple of gpus_per_node (8); use 96 or 104"),
     ("what if the price is ¥0?", "budget.price_per_gpu_hour: must be greater than zero"),
-    ("what if the price is $3?", "price_per_gpu_hour is written in USD but currency is CNY"),
     ("what if we use MI3?", "cluster.gpu: unknown GPU 'MI3'; did you mean"),  # H100 now resolves (issue 24's aliases)
     ("why not 12 GPUs?", "cluster: gpus (12) spans several nodes"),
 ])
@@ -219,8 +218,9 @@ def test_why_not_a_strategy_comes_from_the_decision_trace_and_the_rules_that_fir
     assert reply.intent == "why_not"
     assert reply.lines[0] == f"Why not fsdp on {advice.gpus} GPUs:"
     assert [line[2:] for line in reply.lines[1:1 + len(advice.why_not("fsdp"))]] == advice.why_not("fsdp")
-    fired = [fr.rule.id for fr in advice.fired if fr.rule.then.score.get("fsdp")]
-    assert fired and all(rid in reply.lines[-1] for rid in fired)
+    # the considerations that counted, by their titles (issue 34: 'Rules that scored it: k20-multi-tenant (-2)' was on a PM screen)
+    fired = [str(fr.rule.title) for fr in advice.fired if fr.rule.then.score.get("fsdp")]
+    assert fired and all(title in reply.text() for title in fired)
     assert reply.columns == (advice.strategy, "fsdp")
 
 
@@ -307,6 +307,8 @@ def test_every_suggestion_reads_back_as_the_question_it_offers(lang):
     what_if = next(it for it in data.intents if it.id == "what_if")
     for name in what_if.slots:
         slot = data.slots[name]
+        if slot.kind == "field":
+            continue  # named as the answers file names it: 'what if training.lora_rank = 16?' (the corpus asks these)
         # a word slot takes one of its own words (precision: fp16; training method: qlora)
         value = slot.values[0] if slot.kind == "word" and slot.values else values.get(slot.kind, "fsdp")
         with language(lang):
@@ -488,14 +490,16 @@ def test_a_question_asked_in_chinese_is_answered_in_chinese_unless_a_language_wa
 # ------------------------------------------------------------------------------ issue 34: everyday questions, as people ask them
 
 CORPUS = yaml.safe_load((EXAMPLES.parent / "tests" / "data" / "ask_corpus.yaml").read_text(encoding="utf-8"))["questions"]
-_PLANS: dict[str, tuple] = {}
+_PLANS: dict[tuple[str, str], tuple] = {}
 
 
-def _plan(example: str, rules):
-    if example not in _PLANS:
+def _plan(example: str, rules, lang: str = "en"):
+    """The example's advice, made in the language it is asked in (as `advisor ask` makes it)."""
+    if (example, lang) not in _PLANS:
         name, draft = load_mapping(str(EXAMPLES / example))
-        _PLANS[example] = (name, draft, advise(answers_from_mapping(draft, name), rules))
-    return _PLANS[example]
+        with language(lang):
+            _PLANS[example, lang] = (name, draft, advise(answers_from_mapping(draft, name), rules))
+    return _PLANS[example, lang]
 
 
 def _names_a_reader_knows() -> list[str]:
@@ -521,8 +525,8 @@ def assert_plain(text: str, lang: str, rules) -> None:
 
 @pytest.mark.parametrize("case", CORPUS, ids=lambda c: f"{c.get('plan', 'cs')}:{c['q']}")
 def test_an_everyday_question_gets_its_answer(rules, case):
-    name, draft, advice = _plan(case.get("plan", "customer-service.yaml"), rules)
     lang = "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in case["q"]) else "en"
+    name, draft, advice = _plan(case.get("plan", "customer-service.yaml"), rules, lang)
     with language(lang):
         reply = ask(case["q"], draft, advice, rules, name)
         text = reply.text()
@@ -552,7 +556,7 @@ def test_the_corpus_is_large_bilingual_and_mostly_written_as_people_type():
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_an_unreadable_question_gets_suggestions_drawn_from_this_plan(rules, example, question, lang):
     """'why is fsdp recommended' was offered on a ZeRO-2 plan, 'H800 at ¥15' on a USD plan."""
-    name, draft, advice = _plan(example, rules)
+    name, draft, advice = _plan(example, rules, lang)
     with language(lang):
         reply = ask(question, draft, advice, rules, name)
         assert reply.intent is None and len(reply.suggestions) == 3
@@ -578,7 +582,7 @@ def _finetune_capped(tmp_path):
 @pytest.mark.parametrize(("example", "question", "said"), [
     ("gpu-choice.yaml", "what if the H100 costs 3.5?", "3.5"),
     ("gpu-choice.yaml", "compare h100 and a100", "h100"),
-    ("gpu-choice.yaml", "what if we use h100?", "candidates"),
+    ("gpu-choice.yaml", "what if we use h100?", "GPU types to compare"),
     ("gpu-choice.yaml", "what if we get 512 GPUs?", "512"),
     ("gpu-choice.yaml", "what if we use H100 at $3.5?", "3.5"),
     ("capped", "what if we get 16 GPUs?", "16"),
@@ -612,7 +616,7 @@ def test_a_candidate_gpu_what_if_uses_the_candidates_price_and_says_so(rules):
     with language("en"):
         reply = ask("what if we use h100?", draft, advice, rules, name)
     assert reply.change["budget.price_per_gpu_hour"] == 3.5
-    assert any("3.5" in line and "candidates" in line for line in reply.lines), reply.lines
+    assert any("3.5" in line and "GPU types to compare" in line for line in reply.lines), reply.lines
 
 
 def test_global_batch_tokens_is_a_batch_what_if_and_lora_rank_a_rank_change():
