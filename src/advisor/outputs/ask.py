@@ -647,8 +647,8 @@ def _outcome_rows(a: Advice, b: Advice) -> list[tuple[str, ...]]:
     ]
     da, db = a.answers.training.deadline_days, b.answers.training.deadline_days
     if da is not None or db is not None:
-        rows.append((_("deadline"), _status(ca.meets_deadline) + (f" ({format_number(da)} d)" if da else ""),
-                     _status(cb.meets_deadline) + (f" ({format_number(db)} d)" if db else "")))
+        rows.append((_("deadline"), _status(ca.meets_deadline) + (f" ({hours_text(da * 24)})" if da else ""),
+                     _status(cb.meets_deadline) + (f" ({hours_text(db * 24)})" if db else "")))
     if a.answers.budget.limit is not None or b.answers.budget.limit is not None:
         rows.append((_("budget per run"), _within(ca.within_budget), _within(cb.within_budget)))
     if a.answers.budget.monthly_limit is not None or b.answers.budget.monthly_limit is not None:
@@ -759,11 +759,17 @@ def _price_text(value: float, currency: str) -> str:
     return f"{format_number(value)} {currency}"
 
 
-def _settle(ctx: Context, change: dict[str, Any]) -> tuple[dict[str, str], list[str]] | Reply:
+def _same_gpu(entry: dict[str, Any], gid: str) -> bool:
+    """Whether a listed GPU type (as written: 'h100') is ``gid`` (a catalog id)."""
+    return (resolve_gpu(str(entry.get("gpu", ""))) or str(entry.get("gpu", ""))).lower() == gid.lower()
+
+
+def _settle(ctx: Context, change: dict[str, Any], alone: bool = False) -> tuple[dict[str, str], list[str]] | Reply:
     """Make the change one the answers accept, as the question meant it, and say what was assumed: a price in another
     currency is refused naming the question; a GPU type is priced (the listed price, or today's rate, said so) and the
-    list of GPU types to compare follows it; a count above the ceiling raises the ceiling. Returns (how a field the
-    question set is quoted, the sentences that say what was assumed), or the refusal."""
+    list of GPU types to compare follows it (``alone``: that type only, as a side of a comparison); a count above the
+    ceiling raises the ceiling. Returns (how a field the question set is quoted, the sentences that say what was
+    assumed), or the refusal."""
     a = ctx.advice.today_answers
     cur = ctx.currency
     from advisor.base.units import split_money
@@ -780,14 +786,12 @@ def _settle(ctx: Context, change: dict[str, Any]) -> tuple[dict[str, str], list[
                                                       question=ctx.question, value=raw, theirs=mark, ours=cur)])
     shown_as: dict[str, str] = {}
     assumed: list[str] = []
-    cluster = ctx.draft.get("cluster") if isinstance(ctx.draft.get("cluster"), dict) else {}
+    cluster = _section(ctx.draft, "cluster")
     listed = [dict(c) for c in (cluster.get("candidates") or []) if isinstance(c, dict)]
-    today_gpu = a.cluster.gpu
+    today_gpu = a.cluster.gpu if isinstance(a.cluster.gpu, str) else "custom"  # a GPU given inline has no catalog id
     today_price = a.budget.price_per_gpu_hour
 
-    def same(c: dict[str, Any], gid: str) -> bool:
-        return (resolve_gpu(str(c.get("gpu", ""))) or str(c.get("gpu", ""))).lower() == gid.lower()
-
+    same = _same_gpu
     if "cluster.gpu" in change:
         gid = resolve_gpu(str(change["cluster.gpu"])) or str(change["cluster.gpu"])
         entry = next((c for c in listed if same(c, gid)), None)
@@ -815,12 +819,17 @@ def _settle(ctx: Context, change: dict[str, Any]) -> tuple[dict[str, str], list[
                 else:
                     assumed.append(_("{gpu} is priced at today's rate, {price} a GPU-hour: add its own price to the question to compare fairly.",
                                      gpu=name, price=_price_text(today_price, cur)))
-            if listed:
+            if listed and alone:
+                change["cluster.candidates"] = [{**entry, "price_per_gpu_hour": change["budget.price_per_gpu_hour"]}] \
+                    if entry is not None and entry.get("spot_price_per_gpu_hour") is not None else None
+                if entry is not None and "cluster.max_gpus" not in change:
+                    change["cluster.max_gpus"] = entry.get("max_gpus")
+            elif listed:
                 # today's type joins the list at today's price; the new type leaves it (or keeps only its spot offer)
                 rest = [c for c in listed if not same(c, gid) and not same(c, today_gpu)]
                 most = cluster.get("max_gpus", a.cluster.gpus)
                 mine = next((c for c in listed if same(c, today_gpu)), {})
-                rest.append({**mine, "gpu": today_gpu, "price_per_gpu_hour": cluster_price(ctx.draft, today_price), "max_gpus": most})
+                rest.append({**mine, "gpu": cluster.get("gpu", today_gpu), "price_per_gpu_hour": cluster_price(ctx.draft, today_price), "max_gpus": most})
                 if entry is not None and entry.get("spot_price_per_gpu_hour") is not None:
                     rest.append({**entry, "price_per_gpu_hour": change["budget.price_per_gpu_hour"]})
                 if entry is not None and "cluster.max_gpus" not in change:
@@ -841,7 +850,7 @@ def _settle(ctx: Context, change: dict[str, Any]) -> tuple[dict[str, str], list[
         if ceiling is not None and gpus > ceiling:
             change["cluster.max_gpus"] = int(gpus)
             assumed.append(_("Most GPUs raised from {old} to {new}, so the count asked is allowed.", old=format_number(ceiling), new=count(gpus)))
-        others = change.get("cluster.candidates", listed)
+        others = change.get("cluster.candidates", listed) or []
         if any((_number(c.get("max_gpus")) or 0) < gpus for c in others):
             change["cluster.candidates"] = [{**c, "max_gpus": max(int(gpus), int(_number(c.get("max_gpus")) or 0))} for c in others]
             assumed.append(_("The other GPU types may have {n} GPUs too.", n=count(gpus)))
@@ -851,16 +860,20 @@ def _settle(ctx: Context, change: dict[str, Any]) -> tuple[dict[str, str], list[
         gid_now = resolve_gpu(str(change.get("cluster.gpu", today_gpu))) or str(change.get("cluster.gpu", today_gpu))
         most = change.get("cluster.max_gpus", cluster.get("max_gpus"))
         fixed = [{**c, "price_per_gpu_hour": price, **({"max_gpus": most} if most is not None else {})} if same(c, gid_now) else c
-                 for c in change.get("cluster.candidates", listed)]
+                 for c in change.get("cluster.candidates", listed) or []]
         if fixed != listed:
-            change["cluster.candidates"] = fixed
+            change["cluster.candidates"] = fixed or None
     return shown_as, assumed
 
 
 def cluster_price(draft: dict[str, Any], price: float) -> Any:
     """Today's price as the answers wrote it (so '¥10' keeps its mark), else the number the advice used."""
-    budget = draft.get("budget") if isinstance(draft.get("budget"), dict) else {}
-    return budget.get("price_per_gpu_hour", price)
+    return _section(draft, "budget").get("price_per_gpu_hour", price)
+
+
+def _section(draft: dict[str, Any], name: str) -> dict[str, Any]:
+    value = draft.get(name)
+    return value if isinstance(value, dict) else {}
 
 
 def _label(ctx: Context, path: str) -> str:
@@ -1080,11 +1093,15 @@ def _compare(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     g1, g2 = slots["gpu"][:2]
     runs, said = [], []
     for g in (g1, g2):
+        # each side is that GPU type alone (with its spot offer, if listed): the search would otherwise pick the same best
         change: dict[str, Any] = {"cluster.gpu": g}
-        settled = _settle(ctx, change)
+        settled = _settle(ctx, change, alone=True)
         if isinstance(settled, Reply):
             return settled
-        said += [line for line in settled[1] if line not in said]
+        if ctx.draft.get("cluster", {}).get("candidates") and "cluster.candidates" not in change:
+            change["cluster.candidates"] = [c for c in ctx.draft["cluster"]["candidates"] if isinstance(c, dict) and _same_gpu(c, resolve_gpu(g) or g)] or None
+        kept = _keep_the_work(ctx, change)
+        said += [line for line in (*settled[1], *kept) if line not in said]
         runs.append(_rerun(ctx, change))
     r1, r2 = runs
     return Reply(ctx.question, "compare", lines=[_("The same job on {a} and on {b}, side by side:", a=g1, b=g2), *said],
@@ -1096,7 +1113,7 @@ def _option_cell(a: Advice, o: Any) -> str:
     cell = _plan_cell(o.strategy, o.gpus)
     if a.plan.gpu_types and o.gpu:
         name = gpu_catalog()[o.gpu].name if o.gpu in gpu_catalog() else o.gpu
-        cell = _("{cell} × {gpu}", cell=cell, gpu=name) + (_(" (spot)") if o.spot else "")
+        cell = f"{cell} × {name}" + (_(" (spot)") if o.spot else "")
     return cell
 
 
@@ -1193,7 +1210,7 @@ def _cheaper(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     p, c = a.plan, a.plan.chosen
     lines = [_("The plan, {plan}, costs {cost} a run.", plan=_plan_text(a), cost=money(c.cost, cur))]
     offers = [o for o in (p.cheaper_slower, p.cheapest_meeting_deadline) if o is not None and o.cost < c.cost * 0.995]
-    for o in dict.fromkeys(offers):
+    for o in {(hours_text(o.hours), money(o.cost, cur)): o for o in reversed(offers)}.values():
         lines.append(_("Cheaper: {option} costs {cost} ({dc}) and takes {time} ({dt}).", option=_option_cell(a, o), cost=money(o.cost, cur),
                        dc=pct_change(o.cost, c.cost), time=hours_text(o.hours), dt=pct_change(o.hours, c.hours))
                      + ("" if o.meets_deadline is not False else _(" It misses the deadline.")))
@@ -1210,7 +1227,7 @@ def _faster(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     p, c = a.plan, a.plan.chosen
     lines = [_("The plan, {plan}, takes {time} a run.", plan=_plan_text(a), time=hours_text(c.hours))]
     offers = [o for o in (p.faster_same_cost, p.fastest) if o is not None and o.hours < c.hours * 0.995]
-    for o in dict.fromkeys(offers):
+    for o in {(hours_text(o.hours), money(o.cost, cur)): o for o in reversed(offers)}.values():  # one line per outcome
         lines.append(_("Faster: {option} takes {time} ({dt}) for {cost} a run ({dc}).", option=_option_cell(a, o), time=hours_text(o.hours),
                        dt=pct_change(o.hours, c.hours), cost=money(o.cost, cur), dc=pct_change(o.cost, c.cost)))
     if not offers:
@@ -1263,7 +1280,7 @@ def _brief(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     from advisor.decision.explain import headline
 
     a, cur = ctx.advice, ctx.currency
-    p, c, t = a.plan, a.plan.chosen, a.plan.today
+    c, t = a.plan.chosen, a.plan.today
     lines = [_("For your manager:"), headline(a),
              _("A run takes {time} and costs {cost}; about {monthly} a month.", time=hours_text(c.hours), cost=money(c.cost, cur),
                monthly=money(c.monthly, cur))]
@@ -1292,12 +1309,14 @@ def _spot(ctx: Context, slots: dict[str, list[str]]) -> Reply:
             return Reply(ctx.question, None, lines=[_("'{question}' gives {value} in {theirs}, but this plan counts in {ours}; ask again with "
                                                       "the amount in {ours} (advisor does not convert currencies).",
                                                       question=ctx.question, value=raw, theirs=mark, ours=cur)])
-        cluster = ctx.draft.get("cluster") if isinstance(ctx.draft.get("cluster"), dict) else {}
+        cluster = _section(ctx.draft, "cluster")
         today = a.today_answers
         listed = [dict(c) for c in (cluster.get("candidates") or []) if isinstance(c, dict)
                   if (resolve_gpu(str(c.get("gpu", ""))) or c.get("gpu")) != today.cluster.gpu]
-        listed.append({"gpu": today.cluster.gpu, "price_per_gpu_hour": cluster_price(ctx.draft, today.budget.price_per_gpu_hour),
-                       "max_gpus": cluster.get("max_gpus", today.cluster.gpus), "spot_price_per_gpu_hour": raw,
+        listed.append({"gpu": cluster.get("gpu", today.cluster.gpu), "price_per_gpu_hour": cluster_price(ctx.draft, today.budget.price_per_gpu_hour),
+                       # no ceiling given: spot may go as far as the search went on demand
+                       "max_gpus": cluster.get("max_gpus", max((o.gpus for o in a.plan.options), default=today.cluster.gpus)),
+                       "spot_price_per_gpu_hour": raw,
                        "spot_interruptions_pct_per_month": slots["spot_rate"][0]})
         reply = _what_if(ctx, {}, {"cluster.candidates": listed})
         reply.lines[0] = _("What if spot {gpu} cost {price} a GPU-hour with {rate}% reclaimed a month:", gpu=today.cluster.spec.name,
