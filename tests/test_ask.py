@@ -188,7 +188,9 @@ def test_numbers_read_as_people_write_them_with_the_answers_parser(base, rules, 
 def test_an_out_of_range_value_gets_the_answers_own_one_line_error(base, rules, question, error):
     with pytest.raises(AnswerError) as exc:
         asked(base, rules, question)
-    assert exc.value.msg.startswith(EXAMPLE + ": ") and error in exc.value.msg and "\n" not in exc.value.msg
+    # the question's value is out of range, not the file (issue 34): the question is named, the file is not
+    assert exc.value.msg.startswith(f"In '{question}': ") and error in exc.value.msg and "\n" not in exc.value.msg
+    assert EXAMPLE not in exc.value.msg
 
 
 def test_a_what_if_that_changes_nothing_says_so(base, rules):
@@ -354,7 +356,7 @@ def test_cli_ask_in_chinese(capsys):
 def test_cli_out_of_range_is_one_stderr_line_and_exit_2(capsys, tmp_path):
     saved = tmp_path / "a.yaml"
     code, out, err = run(capsys, "ask", EXAMPLE, "what if we get -8 GPUs?", "--save", str(saved))
-    assert code == 2 and out == "" and err.count("\n") == 1 and "cluster.gpus" in err and EXAMPLE in err
+    assert code == 2 and out == "" and err.count("\n") == 1 and "cluster.gpus" in err and "what if we get -8 GPUs?" in err
     assert not saved.exists()
 
 
@@ -631,6 +633,14 @@ def test_why_not_says_which_considerations_counted_in_plain_words_not_rule_ids(b
     ids = [fr.rule.id for fr in base[2].fired]
     assert not any(i in reply.text() for i in ids), reply.text()
     assert "Rules that scored it" not in reply.text()
+
+
+def test_an_out_of_range_what_if_names_the_question_and_writes_numbers_out(base, rules):
+    """'must be between 1e6 and 1e14' on a PM screen, and the error blamed the user's file for the question's value."""
+    with pytest.raises(AnswerError) as exc:
+        asked(base, rules, "what if we train on 1000 tokens?")
+    assert exc.value.msg.startswith("In 'what if we train on 1000 tokens?': training.tokens: must be between 1,000,000 and")
+    assert not re.search(r"\d[eE]\d", exc.value.msg) and EXAMPLE not in exc.value.msg
 
 
 def test_chinese_answers_use_one_money_style(base, rules):

@@ -539,9 +539,24 @@ def ask(question: str, draft: dict[str, Any], advice: Advice, rules: RuleSet, na
     parsed = parse(question, data)
     if parsed is None:
         return Reply(question, None, lines=[_("I could not read that question.")], suggestions=suggestions(question, data, advice=advice))
-    reply = ANSWERERS[parsed.intent](Context(question, draft, advice, rules, name, data), parsed.slots)
+    try:
+        reply = ANSWERERS[parsed.intent](Context(question, draft, advice, rules, name, data), parsed.slots)
+    except AnswerError as exc:
+        raise AnswerError(question_error(question, exc.msg, name)) from None
     reply.slots = parsed.slots
     return reply
+
+
+_SCIENTIFIC = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)e\+?(\d+)(?![\w.])")
+
+
+def question_error(question: str, msg: str, name: str) -> str:
+    """An out-of-range value in a question, said as the question's (the file was fine: its advice was made), with the
+    answers' own words for the field and the range, numbers written out ('1e6' is 1,000,000)."""
+    if msg.startswith(name + ": "):
+        msg = msg[len(name) + 2:]
+    msg = _SCIENTIFIC.sub(lambda m: count(float(m.group(1)) * 10 ** int(m.group(2))), msg)
+    return _("In '{question}': {problem}", question=question, problem=msg)
 
 
 class Context(Struct):
