@@ -18,7 +18,7 @@ from advisor.inputs.answers import answers_from_mapping, load_answers
 from advisor.outputs.ask import IntentLoadError, ask, load_intents, parse, parse_intents, run_cases, suggestions, turn, with_change
 from advisor.cli import main
 from advisor.base.errors import AnswerError
-from advisor.base.i18n import language
+from advisor.base.i18n import _, language
 from advisor.outputs.render import to_markdown
 from advisor.knowledge.rules import load_rules
 from advisor.knowledge.strategies import STRATEGIES
@@ -521,6 +521,7 @@ def assert_plain(text: str, lang: str, rules) -> None:
     if lang == "zh":
         for name in _names_a_reader_knows():
             body = body.replace(name, "")
+        body = re.sub(r"'[^']*'|“[^”]*”", "", body)  # a paper's title, quoted as cited
         assert not re.search(r"[A-Za-z]{2,}(?:[ ][A-Za-z]{2,}){2,}", body), body
         assert not re.search(r"\d\s*CNY", body), body
 
@@ -647,3 +648,25 @@ def test_chinese_answers_use_one_money_style(base, rules):
     reply = asked(base, rules, "如果单价 15 元呢", "zh")
     text = reply.text()
     assert "CNY" not in text and "15 元" in text, text
+
+
+@pytest.mark.parametrize("example", sorted(p.name for p in EXAMPLES.glob("*.yaml")))
+def test_every_example_answers_the_everyday_and_plan_questions_in_both_languages(rules, example):
+    """Every question advisor offers, on every shipped plan, is answered (never an error) in plain words."""
+    from advisor.outputs.ask import everyday_questions, plan_questions
+
+    for lang in ("en", "zh"):
+        name, draft, advice = _plan(example, rules, lang)
+        with language(lang):
+            for q in dict.fromkeys([*everyday_questions(), *plan_questions(advice), _("what if we use spot instances?")]):
+                reply = ask(q, draft, advice, rules, name)
+                assert reply.intent is not None, (example, q, reply.text())
+                assert_plain(reply.text(), lang, rules)
+
+
+def test_an_fp8_what_if_on_a_gpu_without_fp8_is_explained_not_an_error(base, rules):
+    reply = asked(base, rules, "what if we use fp8?")
+    assert reply.intent is None and reply.change == {} and "FP8" in reply.lines[0] and "A100" in reply.lines[0]
+    assert parse(reply.suggestions[0]).slots == {"precision": ["fp8"], "gpu": ["h100-sxm"]}
+    on_h100 = asked(base, rules, reply.suggestions[0])
+    assert on_h100.intent == "what_if" and on_h100.change["training.precision"] == "fp8"

@@ -799,6 +799,13 @@ def _settle(ctx: Context, change: dict[str, Any], alone: bool = False) -> tuple[
             return Reply(ctx.question, None, lines=[_("'{question}' gives {value} in {theirs}, but this plan counts in {ours}; ask again with "
                                                       "the amount in {ours} (advisor does not convert currencies).",
                                                       question=ctx.question, value=raw, theirs=mark, ours=cur)])
+    if change.get("training.precision") == "fp8":
+        gid = resolve_gpu(str(change.get("cluster.gpu", ""))) or ""
+        spec = gpu_catalog()[gid] if gid in gpu_catalog() else a.cluster.spec
+        if not spec.has_fp8:
+            return Reply(ctx.question, None, lines=[_("FP8 needs FP8 tensor cores (Hopper, Ada or Blackwell GPUs); the {gpu} has none, so this "
+                                                      "plan trains in 16 bits.", gpu=spec.name)],
+                         suggestions=[_("what if we use {gpu} with fp8?", gpu="H100")])
     shown_as: dict[str, str] = {}
     assumed: list[str] = []
     cluster = _section(ctx.draft, "cluster")
