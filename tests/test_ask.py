@@ -555,6 +555,9 @@ def test_the_corpus_is_large_bilingual_and_mostly_written_as_people_type():
     ("customer-service.yaml", "tell me about the plan pls"),
     ("gpu-choice.yaml", "asdf qwerty"),
     ("gpu-choice.yaml", "blah"),
+    ("customer-service.yaml", "is the recommended plan any good"),  # was: 'why is fsdp recommended' on a ZeRO-2 plan
+    ("gpu-choice.yaml", "hmm"),  # was: '换成 H800，价格 ¥15 呢？' on a USD plan
+    ("customer-service.yaml", "这个方案靠谱吗"),  # was: 'compare ddp and fsdp', 'H100-SXM vs H800'
 ])
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_an_unreadable_question_gets_suggestions_drawn_from_this_plan(rules, example, question, lang):
@@ -566,10 +569,10 @@ def test_an_unreadable_question_gets_suggestions_drawn_from_this_plan(rules, exa
         for s in reply.suggestions:
             assert "recommended" not in s or advice.strategy in s, s
             for sid in STRATEGIES:
-                if re.search(rf"(?<![\w-]){re.escape(sid)}(?![\w-])", s) and sid != advice.strategy:
+                if re.search(rf"(?<![\w-]){re.escape(sid)}(?![\w-])", s, re.IGNORECASE) and sid != advice.strategy:
                     assert s.lower().startswith(("why not", "compare", "为什么不", "对比")), s
             assert ("$" not in s) if advice.facts["currency"] == "CNY" else ("¥" not in s and "元" not in s), s
-            assert "h800" not in s.lower(), s  # no GPU type the plan does not name
+            assert "h800" not in s.lower() and "h100-sxm vs" not in s.lower(), s  # no GPU type the plan does not name
             got = parse(s)
             assert got is not None, s  # every suggestion is itself a question advisor reads
 
