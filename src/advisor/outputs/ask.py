@@ -774,6 +774,22 @@ def _price_text(value: float, currency: str) -> str:
     return f"{format_number(value)} {currency}"
 
 
+def _other_currency(ctx: Context, raw: Any) -> Reply | None:
+    """The refusal of an amount written in another currency than the plan's ('$3.5' on a CNY plan), naming the
+    question: advisor converts no currencies (a rate would be a figure it cannot cite)."""
+    from advisor.base.units import split_money
+
+    try:
+        mark = split_money(raw)[1] if isinstance(raw, str) else None
+    except ValueError:
+        return None  # two marks in one amount: the answers' own parser words it on the re-run
+    if not mark or mark == ctx.currency:
+        return None
+    return Reply(ctx.question, None, lines=[_("'{question}' gives {value} in {theirs}, but this plan counts in {ours}; ask again with "
+                                              "the amount in {ours} (advisor does not convert currencies).",
+                                              question=ctx.question, value=raw, theirs=mark, ours=ctx.currency)])
+
+
 def _same_gpu(entry: dict[str, Any], gid: str) -> bool:
     """Whether a listed GPU type (as written: 'h100') is ``gid`` (a catalog id)."""
     return (resolve_gpu(str(entry.get("gpu", ""))) or str(entry.get("gpu", ""))).lower() == gid.lower()
@@ -787,18 +803,10 @@ def _settle(ctx: Context, change: dict[str, Any], alone: bool = False) -> tuple[
     assumed), or the refusal."""
     a = ctx.advice.today_answers
     cur = ctx.currency
-    from advisor.base.units import split_money
-
-    for path in ("budget.price_per_gpu_hour", "budget.limit", "budget.monthly_limit", "spot"):
-        raw = change.get(path)
-        try:
-            mark = split_money(raw)[1] if isinstance(raw, str) else None
-        except ValueError:
-            mark = None
-        if mark and mark != cur:
-            return Reply(ctx.question, None, lines=[_("'{question}' gives {value} in {theirs}, but this plan counts in {ours}; ask again with "
-                                                      "the amount in {ours} (advisor does not convert currencies).",
-                                                      question=ctx.question, value=raw, theirs=mark, ours=cur)])
+    for path in ("budget.price_per_gpu_hour", "budget.limit", "budget.monthly_limit"):
+        refused = _other_currency(ctx, change.get(path))
+        if refused is not None:
+            return refused
     if change.get("training.precision") == "fp8":
         gid = resolve_gpu(str(change.get("cluster.gpu", ""))) or ""
         spec = gpu_catalog()[gid] if gid in gpu_catalog() else a.cluster.spec
@@ -1153,11 +1161,20 @@ def _plan_rows(a: Advice) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
 
 def _limits(a: Advice) -> list[str]:
     """Whether the plan meets the deadline and the budgets the answers set, one sentence each."""
-    c, t, cur = a.plan.chosen, a.answers.training, str(a.facts["currency"])
+    return _deadline_status(a) + _budget_status(a)
+
+
+def _deadline_status(a: Advice) -> list[str]:
+    c, days = a.plan.chosen, a.answers.training.deadline_days
+    if days is None:
+        return []
+    return [_("That meets the {days}-day deadline.", days=format_number(days)) if c.meets_deadline
+            else _("That misses the {days}-day deadline.", days=format_number(days))]
+
+
+def _budget_status(a: Advice) -> list[str]:
+    c, cur = a.plan.chosen, str(a.facts["currency"])
     out = []
-    if t.deadline_days is not None:
-        out.append(_("That meets the {days}-day deadline.", days=format_number(t.deadline_days)) if c.meets_deadline
-                   else _("That misses the {days}-day deadline.", days=format_number(t.deadline_days)))
     b = a.answers.budget
     if b.limit is not None:
         out.append(_("It is within the budget of {limit} a run.", limit=money(b.limit, cur)) if c.within_budget
@@ -1181,7 +1198,7 @@ def _how_long(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     lines = [_("One run takes {time} with {plan}.", time=hours_text(c.hours), plan=_plan_text(a))]
     if _changed(a):
         lines.append(_("Today a run takes {time}; the plan's run is {change}.", time=hours_text(t.hours), change=pct_change(c.hours, t.hours)))
-    lines += [x for x in _limits(a) if "deadline" in x or "截止" in x]
+    lines += _deadline_status(a)
     lo, hi = a.estimate_dict(a.strategy)["range"]["wall_clock_hours"]
     if hours_text(lo) != hours_text(hi):
         lines.append(_("The estimate's range is {lo} to {hi}.", lo=hours_text(lo), hi=hours_text(hi)))
@@ -1199,7 +1216,7 @@ def _cost(ctx: Context, slots: dict[str, list[str]]) -> Reply:
              _("At {runs} runs a month that is {monthly} a month.", runs=format_number(round(p.runs_per_month, 1)), monthly=money(c.monthly, cur))]
     if _changed(a):
         lines.append(_("Today: {cost} a run and {monthly} a month.", cost=money(p.today.cost, cur), monthly=money(p.today.monthly, cur)))
-    lines += [x for x in _limits(a) if "deadline" not in x and "截止" not in x]
+    lines += _budget_status(a)
     cols, rows = _plan_rows(a)
     return Reply(ctx.question, "cost", lines=lines, columns=cols, figures=rows, sources=[PLAN_SOURCE, "seed:K14"])
 
@@ -1321,16 +1338,9 @@ def _spot(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     lang = "zh" if zh() else "en"
     if "spot_price" in slots and "spot_rate" in slots:
         raw = slots["spot_price"][0]
-        from advisor.base.units import split_money
-
-        try:
-            mark = split_money(raw)[1]
-        except ValueError:
-            mark = None
-        if mark and mark != cur:
-            return Reply(ctx.question, None, lines=[_("'{question}' gives {value} in {theirs}, but this plan counts in {ours}; ask again with "
-                                                      "the amount in {ours} (advisor does not convert currencies).",
-                                                      question=ctx.question, value=raw, theirs=mark, ours=cur)])
+        refused = _other_currency(ctx, raw)
+        if refused is not None:
+            return refused
         cluster = _section(ctx.draft, "cluster")
         today = a.today_answers
         listed = [dict(c) for c in (cluster.get("candidates") or []) if isinstance(c, dict)
