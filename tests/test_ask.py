@@ -673,3 +673,16 @@ def test_an_fp8_what_if_on_a_gpu_without_fp8_is_explained_not_an_error(base, rul
     assert parse(reply.suggestions[0]).slots == {"precision": ["fp8"], "gpu": ["h100-sxm"]}
     on_h100 = asked(base, rules, reply.suggestions[0])
     assert on_h100.intent == "what_if" and on_h100.change["training.precision"] == "fp8"
+
+
+def test_a_lora_rank_what_if_follows_the_plan_s_method(rules):
+    """On a fine-tune planned as LoRA the rank is that LoRA's (not an error about method finetune); a pretrain has no
+    adapters, and says so instead of turning the pretrain into a LoRA run."""
+    name, draft, advice = _plan("customer-service-finetune.yaml", rules)
+    with language("en"):
+        reply = ask("what if lora_rank 16", draft, advice, rules, name)
+    assert reply.intent == "what_if" and reply.change["training.lora_rank"] == "16" and reply.change["training.method"] in ("lora", "qlora")
+    name, draft, advice = _plan("pretrain-7b-h100.yaml", rules)
+    with language("en"):
+        reply = ask("what if lora_rank 16", draft, advice, rules, name)
+    assert reply.intent is None and "pretrains" in reply.lines[0] and reply.change == {}

@@ -275,6 +275,7 @@ def parse_intents(data: Any, file: str) -> Intents:
     return Intents(file, tuple(intents), slots, terms, names, groups)
 
 
+@lru_cache(maxsize=1)
 def answers_fields() -> dict[str, str]:
     """Every answers field one value sets, as a question may name it -> its path: 'training.lora_rank' always, and
     'lora_rank' alone where the key has an underscore (a plain 'gpus' is the GPUs slot's to read)."""
@@ -869,6 +870,8 @@ def _settle(ctx: Context, change: dict[str, Any], alone: bool = False) -> tuple[
                                  gpu=a.cluster.spec.name, price=_price_text(today_price, cur)))
     if {"training.lora_rank", "training.lora_targets"} & set(change):
         method = change.get("training.method", ctx.advice.method)
+        if method == "pretrain":
+            return Reply(ctx.question, None, lines=[_("LoRA settings size the adapters of a fine-tune; this plan pretrains the model, so it has none.")])
         if method not in ("lora", "qlora"):
             change["training.method"] = "lora"
             assumed.append(_("Adapter settings apply to LoRA: the what-if fine-tunes with LoRA."))
