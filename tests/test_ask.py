@@ -593,6 +593,8 @@ def _finetune_capped(tmp_path):
     ("gpu-choice.yaml", "what if we use H100 at $3.5?", "3.5"),
     ("capped", "what if we get 16 GPUs?", "16"),
     ("customer-service.yaml", "what if we use h100?", "today's rate"),
+    ("gpu-choice.yaml", "64 gpus or 512 gpus", "512"),
+    ("gpu-choice.yaml", "why not 512 GPUs?", "512"),
 ])
 def test_a_what_if_never_fails_on_the_users_file(capsys, tmp_path, example, question, said):
     """'what if we get 16 GPUs?' on a plan with max_gpus 8 answered 'cluster: max_gpus (8) is below gpus (16)'; 'compare h100

@@ -1024,7 +1024,8 @@ def _today_rows(a: Advice) -> list[tuple[str, ...]]:
 
 def _count(ctx: Context, raw: str) -> int:
     """A GPU count as the answers read it: out of range is the answers' own error, naming cluster.gpus."""
-    answers = answers_from_mapping(with_change(ctx.draft, {"cluster.gpus": raw}), ctx.name)
+    # the ceiling and the other GPU types' ceilings follow the count (as in a what-if): only the count itself is checked
+    answers = answers_from_mapping(with_change(ctx.draft, {"cluster.gpus": raw, "cluster.max_gpus": None, "cluster.candidates": None}), ctx.name)
     return answers.cluster.gpus
 
 
@@ -1114,7 +1115,14 @@ def _compare(ctx: Context, slots: dict[str, list[str]]) -> Reply:
                      columns=(s1, s2), figures=_strategy_rows(ctx, [s1, s2]), sources=["advisor estimate (estimate/)", "seed:K10"])
     if len(slots.get("gpus", [])) >= 2:
         n1, n2 = (_count(ctx, raw) for raw in slots["gpus"][:2])
-        changes = [{"cluster.gpus": n, "cluster.max_gpus": n} for n in (n1, n2)]
+        changes: list[dict[str, Any]] = [{"cluster.gpus": n, "cluster.max_gpus": n} for n in (n1, n2)]
+        listed = [c for c in _section(ctx.draft, "cluster").get("candidates") or [] if isinstance(c, dict)]
+        for c in changes:
+            if listed:  # 'no more' holds for every GPU type compared
+                c["cluster.candidates"] = [{**entry, "max_gpus": c["cluster.gpus"]} for entry in listed]
+            settled = _settle(ctx, c)
+            if isinstance(settled, Reply):
+                return settled
         notes = [_keep_the_work(ctx, c) for c in changes][0]
         if len(slots["gpus"]) > 2 or n1 == n2:
             notes.append(_("Compared: the first two counts named."))
