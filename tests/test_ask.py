@@ -688,3 +688,40 @@ def test_a_lora_rank_what_if_follows_the_plan_s_method(rules):
     with language("en"):
         reply = ask("what if lora_rank 16", draft, advice, rules, name)
     assert reply.intent is None and "pretrains" in reply.lines[0] and reply.change == {}
+
+
+FIELD_VALUES = {
+    "model.params": "13B", "model.layers": "40", "model.hidden_size": "5120", "model.attention_heads": "40", "model.kv_heads": "8",
+    "model.seq_len": "4096", "model.vocab_size": "32000", "model.active_params": "2B", "model.experts_per_token": "2", "model.experts": "8",
+    "training.method": "lora", "training.tokens": "1T", "training.examples": "200k", "training.tokens_per_example": "512",
+    "training.epochs": "2", "training.lora_rank": "16", "training.lora_targets": "all-linear", "training.duration_hours": "60",
+    "training.duration_days": "2", "training.current_strategy": "fsdp", "training.deadline_days": "5", "training.runs_per_month": "4",
+    "training.precision": "fp16", "training.global_batch_tokens": "4M", "training.micro_batch_size": "2",
+    "training.activation_recompute": "full", "cluster.gpu": "h800", "cluster.gpus": "16", "cluster.max_gpus": "64",
+    "cluster.spot_interruptions_pct_per_month": "5", "cluster.gpus_per_node": "4", "cluster.intra_node": "pcie",
+    "cluster.inter_node_gbps": "400", "cluster.cpu_memory_gb_per_node": "512", "cluster.multi_tenant": "false",
+    "cluster.data_pipeline_tokens_per_sec": "2M", "budget.price_per_gpu_hour": "12", "budget.currency": "CNY", "budget.limit": "100k",
+    "budget.monthly_limit": "300k", "team.experience": "expert", "project.stage": "frontier",
+}
+
+
+def test_every_answers_field_has_a_value_in_the_field_table():
+    from advisor.outputs.ask import answers_fields
+
+    assert {p for p in answers_fields() if "." in p} == set(FIELD_VALUES)
+
+
+@pytest.mark.parametrize(("path", "value"), sorted(FIELD_VALUES.items()))
+def test_a_what_if_on_every_answers_field_sets_it(rules, path, value):
+    """`advisor schema` lists every field; each can be asked as a what-if by its name, and the answer sets it (or, where
+    the value cannot hold for this plan, says so naming the question, never the file)."""
+    name, draft, advice = _plan("customer-service-finetune.yaml", rules)
+    question = f"what if {path} = {value}"
+    with language("en"):
+        try:
+            reply = ask(question, draft, advice, rules, name)
+        except AnswerError as exc:
+            assert exc.msg.startswith(f"In '{question}': ") and name not in exc.msg, exc.msg
+            return
+    assert reply.intent == "what_if", reply.text()
+    assert str(reply.change[path]).lower() == value.lower(), reply.change

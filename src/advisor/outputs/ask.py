@@ -683,8 +683,14 @@ def _shown(value: Any, path: str = "", advice: Advice | None = None) -> str:
         return hours_text(value * 24)
     if path.startswith("budget.") and path != "budget.currency" and isinstance(value, (int, float)) and advice is not None:
         return money(value, str(advice.facts["currency"])) if value >= 100 else _price_text(value, str(advice.facts["currency"]))
+    if isinstance(value, bool):
+        return _("yes") if value else _("no")
+    if isinstance(value, (int, float)) and value >= 1e6:
+        # a model size, tokens or a batch as people write them: 13B, 2T, 4M (not 13,000,000,000)
+        big, mark = next((value / unit, m) for unit, m in ((1e12, "T"), (1e9, "B"), (1e6, "M")) if value >= unit)
+        return f"{big:,.4g}{mark}"
     if isinstance(value, float):
-        return format_number(value) if value < 1e6 else f"{value:,.0f}"
+        return format_number(value)
     return str(value)
 
 
@@ -868,6 +874,15 @@ def _settle(ctx: Context, change: dict[str, Any], alone: bool = False) -> tuple[
                 change["cluster.candidates"] = rest
                 assumed.append(_("Today's {gpu} stays among the GPU types compared, at {price} a GPU-hour.",
                                  gpu=a.cluster.spec.name, price=_price_text(today_price, cur)))
+    training = _section(ctx.draft, "training")
+    for given, replaced, said in (
+            ("training.tokens", ("examples", "tokens_per_example", "epochs"), _("The data is counted in tokens now, in place of the examples.")),
+            ("training.examples", ("tokens",), _("The data is counted in examples now, in place of the tokens.")),
+            ("training.duration_hours", ("duration_days",), ""), ("training.duration_days", ("duration_hours",), "")):
+        if given in change and any(training.get(k) is not None for k in replaced):
+            change.update({f"training.{k}": None for k in replaced if f"training.{k}" not in change})
+            if said:
+                assumed.append(said)
     if {"training.lora_rank", "training.lora_targets"} & set(change):
         method = change.get("training.method", ctx.advice.method)
         if method == "pretrain":
