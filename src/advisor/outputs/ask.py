@@ -506,7 +506,7 @@ def reply_text(reply: Reply) -> str:
     if reply.suggestions:
         out.append(_("Did you mean: {options}", options=" / ".join(reply.suggestions)))
     if reply.sources:
-        out.append(_("Sources: {sources}", sources="; ".join(dict.fromkeys(source_text(x) for x in reply.sources))))
+        out.append(_("Sources: {sources}", sources=("；" if zh() else "; ").join(dict.fromkeys(source_text(x) for x in reply.sources))))
     return "\n".join(out)
 
 
