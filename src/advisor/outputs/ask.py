@@ -32,14 +32,17 @@ from advisor.decision.explain import PLAN_SOURCE, best_option_at, gpu_type_name,
 from advisor.inputs.answers import STRATEGIES, Answers, _fields_at, answers_from_mapping
 from advisor.knowledge.catalog import gpu_catalog, resolve_gpu
 from advisor.base.errors import AdvisorError, AnswerError
-from advisor.base.i18n import _, written_in_chinese, zh
+from advisor.base.i18n import _, zh
 from advisor.base.text import plain
 from advisor.knowledge.rules import RuleSet, format_number
 from advisor.knowledge.strategies import FRAMEWORKS
 from advisor.base.units import count, parse_quantity
 
 INTENTS_FILE = "intents.yaml"
-BUILTIN_KINDS = ("strategy", "term")
+BUILTIN_KINDS = ("strategy", "term", "field")
+SCALAR_SECTIONS = ("model", "training", "cluster", "budget", "team", "project")
+STRUCTURED_FIELDS = {"project.conversation", "project.checklist_done", "training.measured", "cluster.candidates", "model.config"}
+"""Fields a what-if cannot set with one value (lists and mappings): a question names them in vain."""
 MAX_QUESTION = 500
 """Longer questions are refused before any matching (a paste must not stall the app)."""
 
@@ -61,6 +64,8 @@ class Slot(Struct, frozen=True):
     fields: tuple[str, ...] = ()
     """The answers fields a what-if on this slot sets (usually one)."""
     values: tuple[str, ...] = ()
+    means: dict[str, Any] = field(default_factory=dict)
+    """A word as the answers hold it: 'dedicated' -> False for cluster.multi_tenant."""
 
     def name(self) -> str:
         return self.label["zh" if zh() else "en"]
@@ -185,7 +190,7 @@ def parse_intents(data: Any, file: str) -> Intents:
         raise IntentLoadError(f"{file}: slots: must be a mapping of slot id -> slot")
     for sid, s in top["slots"].items():
         where = f"{file}: slots.{sid}"
-        s = _keys(s, where, {"field", "kind", "label", "cues", "values"}, {"kind", "label", "cues"})
+        s = _keys(s, where, {"field", "kind", "label", "cues", "values", "means"}, {"kind", "label", "cues"})
         kind = s["kind"]
         if kind not in kinds and kind not in BUILTIN_KINDS:
             raise IntentLoadError(f"{where}.kind: unknown kind '{kind}'; known: {', '.join([*kinds, *BUILTIN_KINDS])}")
@@ -196,7 +201,12 @@ def parse_intents(data: Any, file: str) -> Intents:
             if len(parts) != 2 or parts[1] not in _fields_at(Answers, parts[:1]):
                 raise IntentLoadError(f"{where}.field: '{fld}' is not an answers field (section.key, see `advisor schema`)")
         values = _strings(s["values"], f"{where}.values") if "values" in s else ()
-        if kind == "strategy":
+        means = s.get("means", {})
+        if not isinstance(means, dict) or any(str(k) not in values for k in means):
+            raise IntentLoadError(f"{where}.means: must map some of the slot's values to what the answers hold")
+        if kind == "field":
+            value_rx = _field_names_rx() + r"\s*(?:=|:|to|is|of|at)?\s*[^\s,;?？]+"
+        elif kind == "strategy":
             value_rx = _alternation(list(names))
         elif kind == "term":
             value_rx = _alternation(list(term_names))
@@ -214,8 +224,10 @@ def parse_intents(data: Any, file: str) -> Intents:
             cues.append(rx)
         label = _bilingual(s["label"], f"{where}.label")
         # 'label = value' always reads as the slot: it is how a suggestion writes it ("what if GPUs = 128?")
-        cues += [re.compile(re.escape(text.lower()) + rf"\s*=\s*((?:{value_rx})(?![0-9]|[.,][0-9]))", re.IGNORECASE) for text in label.values()]
-        slots[str(sid)] = Slot(str(sid), kind, label, tuple(cues), tuple(fields), tuple(values))
+        if kind != "field":
+            cues += [re.compile(r"(?<![\w.])" + re.escape(text.lower()) + rf"\s*=\s*((?:{value_rx})(?![0-9]|[.,][0-9]))", re.IGNORECASE)
+                     for text in label.values()]
+        slots[str(sid)] = Slot(str(sid), kind, label, tuple(cues), tuple(fields), tuple(values), {str(k): v for k, v in means.items()})
 
     # intents
     intents: list[Intent] = []
@@ -263,6 +275,29 @@ def parse_intents(data: Any, file: str) -> Intents:
         intents.append(Intent(str(iid), _bilingual(it["title"], f"{where}.title"), triggers, used, req, req_any, min_values,
                               example, tuple(cases)))
     return Intents(file, tuple(intents), slots, terms, names, groups)
+
+
+@lru_cache(maxsize=1)
+def answers_fields() -> dict[str, str]:
+    """Every answers field one value sets, as a question may name it -> its path: 'training.lora_rank' always, and
+    'lora_rank' alone where the key has an underscore (a plain 'gpus' is the GPUs slot's to read)."""
+    names: dict[str, str] = {}
+    for section in SCALAR_SECTIONS:
+        for key in _fields_at(Answers, [section]):
+            path = f"{section}.{key}"
+            if path in STRUCTURED_FIELDS:
+                continue
+            names[path] = path
+            if "_" in key:
+                names.setdefault(key, path)
+    return names
+
+
+def _field_names_rx() -> str:
+    return "(?:" + _alternation(list(answers_fields())) + ")"
+
+
+_FIELD_VALUE = re.compile(r"^([a-z_.]+?)\s*(?:=|:|to|is|of|at)?\s*([^\s,;?？]+)$", re.IGNORECASE)
 
 
 @lru_cache(maxsize=1)
@@ -336,6 +371,10 @@ def _value(slot: Slot, raw: str, data: Intents) -> str | None:
         return data.strategy_names.get(raw.lower())
     if slot.kind == "term":
         return next((tid for tid, t in data.terms.items() if raw.lower() in t.aliases), None)
+    if slot.kind == "field":
+        m = _FIELD_VALUE.match(raw)
+        path = answers_fields().get(m.group(1).lower()) if m else None
+        return f"{path}={m.group(2)}" if m and path else None
     if slot.values:
         return raw.lower()
     if slot.kind == "gpu":
@@ -363,30 +402,67 @@ def parse(question: str, data: Intents | None = None) -> Parsed | None:
     return None
 
 
-def suggestions(question: str, data: Intents | None = None, n: int = 3) -> list[str]:
-    """The closest questions advisor can answer, filled with the values this one holds: 'what if GPUs = 128?' first."""
+def suggestions(question: str, data: Intents | None = None, n: int = 3, advice: Advice | None = None) -> list[str]:
+    """The closest questions advisor can answer, filled with the values this one holds: 'what if GPUs = 128?' first;
+    then questions drawn from ``advice`` (its strategy, GPU types, method), or everyday ones where there is none."""
     data = data or load_intents()
     text = normalise(question)
     lang = "zh" if zh() else "en"
     filled: list[tuple[bool, str]] = []
     for it in data.intents:
+        if "{a}" not in it.example[lang]:
+            continue  # how long / how much...: the question is the same whatever values it holds
         for name, values in find_slots(text, it.slots, data).items():
             if it.id == "compare" and len(values) < 2:
                 continue
             shown = [_("{n} GPUs", n=v) if name == "gpus" and it.id != "what_if" else v for v in values]
             if it.id == "what_if":
-                shown = [f"{data.slots[name].label[lang]} = {values[0]}"]
+                slot = data.slots[name]
+                shown = [values[0].replace("=", " = ", 1) if slot.kind == "field" else f"{slot.label[lang]} = {values[0]}"]
             filled.append((it.id != "what_if", it.example[lang].format(a=shown[0], b=shown[-1])))
     out = [q for _later, q in sorted(filled, key=lambda f: f[0])]
     if len(out) < n:
-        # Never offer a case written to test a refusal (a negative count): a suggestion must itself be answerable.
-        cases = [c["q"] for it in data.intents for c in it.cases if written_in_chinese(c["q"]) == (lang == "zh") and not re.search(r"-\s*\d", c["q"])]
-        out += sorted(cases, key=lambda q: -difflib.SequenceMatcher(None, text.lower(), normalise(q).lower()).ratio())
+        # A suggestion is answerable and about this plan: never a test case ('why is fsdp recommended' on a ZeRO-2 plan,
+        # 'H800 at ¥15' on a USD plan, a negative count written to test a refusal).
+        offers = plan_questions(advice) if advice is not None else everyday_questions()
+        out += sorted(offers, key=lambda q: -difflib.SequenceMatcher(None, text.lower(), normalise(q).lower()).ratio())
     unique: list[str] = []
     for q in out:
         if q not in unique:
             unique.append(q)
     return unique[:n]
+
+
+def everyday_questions() -> list[str]:
+    """What a PM asks about any plan."""
+    return [_("how long will it take?"), _("how much per month?"), _("what are the risks?"), _("can we do it cheaper?"),
+            _("is this worth it?"), _("what should I tell my boss?")]
+
+
+_TERM_OF = {"ddp": "data-parallel", "ddp-powersgd": "data-parallel", "horovod": "horovod", "fsdp": "fsdp", "fsdp-hybrid": "fsdp",
+            "deepspeed-zero1": "zero", "deepspeed-zero2": "zero", "deepspeed-zero3": "zero", "deepspeed-zeropp": "zero",
+            "deepspeed-zero3-offload": "offload", "megatron-3d": "three-d-parallel", "lora": "lora", "qlora": "qlora"}
+_TERM_NAME = {"data-parallel": ("data parallelism", "数据并行"), "horovod": ("Horovod", "Horovod"), "fsdp": ("FSDP", "FSDP"),
+              "zero": ("ZeRO", "ZeRO"), "offload": ("ZeRO-Offload", "ZeRO-Offload"), "three-d-parallel": ("3D parallelism", "3D 并行"),
+              "lora": ("LoRA", "LoRA"), "qlora": ("QLoRA", "QLoRA")}
+
+
+def plan_questions(advice: Advice) -> list[str]:
+    """Questions about this plan, in its own terms: its strategy, the runner-up, its GPU types, its method."""
+    a, c = advice, advice.plan.chosen
+    out = everyday_questions()[:3] + [_("why {strategy}?", strategy=c.strategy)]
+    others = sorted((s for s in a.scores if s != c.strategy and (o := a.plan.option(s, c.gpus)) is not None and o.runnable),
+                    key=lambda s: -a.scores[s])
+    if others:
+        out.append(_("why not {strategy}?", strategy=others[0]))
+    out.append(_("what if GPUs = {n}?", n=c.gpus * 2))
+    term = _TERM_OF.get(a.method) or _TERM_OF.get(c.strategy)
+    if term:
+        out.append(_("what is {term}?", term=_TERM_NAME[term][1 if zh() else 0]))
+    types = list(dict.fromkeys([a.today_answers.cluster.gpu, *(o.gpu for o in a.plan.options if o.gpu)]))
+    if len(types) >= 2:
+        out.append(_("compare {a} and {b}", a=types[0], b=types[1]))
+    return out + everyday_questions()[3:]
 
 
 # ------------------------------------------------------------------------------ the reply
@@ -432,8 +508,21 @@ def reply_text(reply: Reply) -> str:
     if reply.suggestions:
         out.append(_("Did you mean: {options}", options=" / ".join(reply.suggestions)))
     if reply.sources:
-        out.append(_("Sources: {sources}", sources="; ".join(reply.sources)))
+        out.append(_("Sources: {sources}", sources=("；" if zh() else "; ").join(dict.fromkeys(source_text(x) for x in reply.sources))))
     return "\n".join(out)
+
+
+def source_text(source: str) -> str:
+    """A source as a reader follows it (the footnote line): the article's item, advisor's own search or estimate, or the
+    publication as cited; never an internal tag or a file name."""
+    s = source.strip()
+    if s.startswith("seed:K") and s[6:].isdigit():
+        return _("the source article, item K{n}", n=s[6:])
+    if s == PLAN_SOURCE:
+        return _("advisor's search over strategies and GPU counts")
+    if s.startswith("advisor estimate"):
+        return _("advisor's time and cost estimate")
+    return s
 
 
 def ask(question: str, draft: dict[str, Any], advice: Advice, rules: RuleSet, name: str = "<answers>",
@@ -446,16 +535,31 @@ def ask(question: str, draft: dict[str, Any], advice: Advice, rules: RuleSet, na
     data = data or load_intents()
     question = question.strip()
     if not question:
-        return Reply(question, None, lines=[_("Ask a question about the plan.")], suggestions=suggestions("", data))
+        return Reply(question, None, lines=[_("Ask a question about the plan.")], suggestions=suggestions("", data, advice=advice))
     if len(question) > MAX_QUESTION:
         return Reply(question[:MAX_QUESTION], None, lines=[_("The question is {n} characters long; ask it in at most {most}.",
                                                                 n=count(len(question)), most=MAX_QUESTION)])
     parsed = parse(question, data)
     if parsed is None:
-        return Reply(question, None, lines=[_("I could not read that question.")], suggestions=suggestions(question, data))
-    reply = ANSWERERS[parsed.intent](Context(question, draft, advice, rules, name, data), parsed.slots)
+        return Reply(question, None, lines=[_("I could not read that question.")], suggestions=suggestions(question, data, advice=advice))
+    try:
+        reply = ANSWERERS[parsed.intent](Context(question, draft, advice, rules, name, data), parsed.slots)
+    except AnswerError as exc:
+        raise AnswerError(question_error(question, exc.msg, name)) from None
     reply.slots = parsed.slots
     return reply
+
+
+_SCIENTIFIC = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)e\+?(\d+)(?![\w.])")
+
+
+def question_error(question: str, msg: str, name: str) -> str:
+    """An out-of-range value in a question, said as the question's (the file was fine: its advice was made), with the
+    answers' own words for the field and the range, numbers written out ('1e6' is 1,000,000)."""
+    if msg.startswith(name + ": "):
+        msg = msg[len(name) + 2:]
+    msg = _SCIENTIFIC.sub(lambda m: count(float(m.group(1)) * 10 ** int(m.group(2))), msg)
+    return _("In '{question}': {problem}", question=question, problem=msg)
 
 
 class Context(Struct):
@@ -570,8 +674,8 @@ def _outcome_rows(a: Advice, b: Advice) -> list[tuple[str, ...]]:
         rows.append((_("pipeline total"), cell(pa, cur_a), cell(pb, cur_b)))
     da, db = a.answers.training.deadline_days, b.answers.training.deadline_days
     if da is not None or db is not None:
-        rows.append((_("deadline"), _status(ca.meets_deadline) + (f" ({format_number(da)} d)" if da else ""),
-                     _status(cb.meets_deadline) + (f" ({format_number(db)} d)" if db else "")))
+        rows.append((_("deadline"), _status(ca.meets_deadline) + (f" ({hours_text(da * 24)})" if da else ""),
+                     _status(cb.meets_deadline) + (f" ({hours_text(db * 24)})" if db else "")))
     if a.answers.budget.limit is not None or b.answers.budget.limit is not None:
         rows.append((_("budget per run"), _within(ca.within_budget), _within(cb.within_budget)))
     if a.answers.budget.monthly_limit is not None or b.answers.budget.monthly_limit is not None:
@@ -589,9 +693,15 @@ def _shown(value: Any, path: str = "", advice: Advice | None = None) -> str:
     if path == "training.deadline_days" and isinstance(value, (int, float)):
         return hours_text(value * 24)
     if path.startswith("budget.") and path != "budget.currency" and isinstance(value, (int, float)) and advice is not None:
-        return money(value, str(advice.facts["currency"])) if value >= 100 else f"{format_number(value)} {advice.facts['currency']}"
+        return money(value, str(advice.facts["currency"])) if value >= 100 else _price_text(value, str(advice.facts["currency"]))
+    if isinstance(value, bool):
+        return _("yes") if value else _("no")
+    if isinstance(value, (int, float)) and value >= 1e6:
+        # a model size, tokens or a batch as people write them: 13B, 2T, 4M (not 13,000,000,000)
+        big, mark = next((value / unit, m) for unit, m in ((1e12, "T"), (1e9, "B"), (1e6, "M")) if value >= unit)
+        return f"{big:,.4g}{mark}"
     if isinstance(value, float):
-        return format_number(value) if value < 1e6 else f"{value:,.0f}"
+        return format_number(value)
     return str(value)
 
 
@@ -604,8 +714,27 @@ def _answer_value(answers: Answers, path: str) -> Any:
 # ------------------------------------------------------------------------------ the answers, by intent
 
 
-def _what_if(ctx: Context, slots: dict[str, list[str]]) -> Reply:
-    change: dict[str, Any] = {f: vals[0] for s, vals in slots.items() for f in ctx.data.slots[s].fields}
+def _slot_change(ctx: Context, slots: dict[str, list[str]]) -> dict[str, Any]:
+    """The answers fields the question's values set: a word as the answers hold it ('dedicated' -> False), a named
+    field ('lora_rank 16') as written."""
+    change: dict[str, Any] = {}
+    for name, vals in slots.items():
+        slot = ctx.data.slots[name]
+        if slot.kind == "field":
+            for v in vals:
+                path, raw = v.split("=", 1)
+                change[path] = _BOOLEAN_WORDS.get(raw.lower(), raw)
+            continue
+        for f in slot.fields:
+            change[f] = slot.means.get(vals[0], vals[0])
+    return change
+
+
+_BOOLEAN_WORDS = {"true": True, "false": False, "yes": True, "no": False}
+
+
+def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | None = None) -> Reply:
+    change = _slot_change(ctx, slots) | (extra or {})
     method = slots.get("method")
     if method and method[0] in ctx.data.groups:
         return Reply(ctx.question, None, lines=[_("'{name}' covers several strategies; name one.", name=method[0])],
@@ -620,14 +749,19 @@ def _what_if(ctx: Context, slots: dict[str, list[str]]) -> Reply:
         except ValueError:
             pass  # the answers' parser words the error below
     asked = set(change)
-    notes = _keep_the_work(ctx, change)
+    settled = _settle(ctx, change)
+    if isinstance(settled, Reply):
+        return settled
+    shown_as, assumed = settled
+    asked = (asked & set(change)) | set(shown_as)
+    kept = _keep_the_work(ctx, change)
     new = _rerun(ctx, change)
     said = ", ".join(
-        _("{what} = {new} (was {old})", what=_label(ctx, path), new=_shown(_answer_value(new.today_answers, path), path, new),
-          old=_shown(_answer_value(base.today_answers, path), path, base))
-        for path, value in change.items() if path in asked)
+        shown_as.get(path) or _("{what} = {new} (was {old})", what=_label(ctx, path), new=_shown(_answer_value(new.today_answers, path), path, new),
+                                old=_shown(_answer_value(base.today_answers, path), path, base))
+        for path in change if path in asked)
     cb, cn = base.plan.chosen, new.plan.chosen
-    lines = [_("What if {change}:", change=said), *notes]
+    lines = [_("What if {change}:", change=said), *assumed, *kept]
     if all(_answer_value(new.today_answers, p) == _answer_value(base.today_answers, p) for p in asked):
         lines.append(_("The answers already say so: the advice stays as it is."))
     elif (cn.strategy, cn.gpus, cn.gpu, cn.spot) == (cb.strategy, cb.gpus, cb.gpu, cb.spot):
@@ -642,6 +776,163 @@ def _what_if(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     lines.append(headline(new))
     return Reply(ctx.question, "what_if", lines=lines, columns=(_("now"), _("what if")), figures=_outcome_rows(base, new),
                  sources=[PLAN_SOURCE, "seed:K14"], change=change)
+
+
+def _number(raw: Any) -> float | None:
+    try:
+        return parse_quantity(raw)
+    except (TypeError, ValueError):
+        return None  # the answers' own parser words the error on the re-run
+
+
+def _price_text(value: float, currency: str) -> str:
+    """A price per GPU-hour, decimals kept: '3.5 USD', '15 元' (money() rounds to whole units, for totals)."""
+    if zh() and currency.upper() == "CNY":
+        return f"{format_number(value)} 元"
+    return f"{format_number(value)} {currency}"
+
+
+def _other_currency(ctx: Context, raw: Any) -> Reply | None:
+    """The refusal of an amount written in another currency than the plan's ('$3.5' on a CNY plan), naming the
+    question: advisor converts no currencies (a rate would be a figure it cannot cite)."""
+    from advisor.base.units import split_money
+
+    try:
+        mark = split_money(raw)[1] if isinstance(raw, str) else None
+    except ValueError:
+        return None  # two marks in one amount: the answers' own parser words it on the re-run
+    if not mark or mark == ctx.currency:
+        return None
+    return Reply(ctx.question, None, lines=[_("'{question}' gives {value} in {theirs}, but this plan counts in {ours}; ask again with "
+                                              "the amount in {ours} (advisor does not convert currencies).",
+                                              question=ctx.question, value=raw, theirs=mark, ours=ctx.currency)])
+
+
+def _same_gpu(entry: dict[str, Any], gid: str) -> bool:
+    """Whether a listed GPU type (as written: 'h100') is ``gid`` (a catalog id)."""
+    return (resolve_gpu(str(entry.get("gpu", ""))) or str(entry.get("gpu", ""))).lower() == gid.lower()
+
+
+def _settle(ctx: Context, change: dict[str, Any], alone: bool = False) -> tuple[dict[str, str], list[str]] | Reply:
+    """Make the change one the answers accept, as the question meant it, and say what was assumed: a price in another
+    currency is refused naming the question; a GPU type is priced (the listed price, or today's rate, said so) and the
+    list of GPU types to compare follows it (``alone``: that type only, as a side of a comparison); a count above the
+    ceiling raises the ceiling. Returns (how a field the question set is quoted, the sentences that say what was
+    assumed), or the refusal."""
+    a = ctx.advice.today_answers
+    cur = ctx.currency
+    for path in ("budget.price_per_gpu_hour", "budget.limit", "budget.monthly_limit"):
+        refused = _other_currency(ctx, change.get(path))
+        if refused is not None:
+            return refused
+    if change.get("training.precision") == "fp8":
+        gid = resolve_gpu(str(change.get("cluster.gpu", ""))) or ""
+        spec = gpu_catalog()[gid] if gid in gpu_catalog() else a.cluster.spec
+        if not spec.has_fp8:
+            return Reply(ctx.question, None, lines=[_("FP8 needs FP8 tensor cores (Hopper, Ada or Blackwell GPUs); the {gpu} has none, so this "
+                                                      "plan trains in 16 bits.", gpu=spec.name)],
+                         suggestions=[_("what if we use {gpu} with fp8?", gpu="H100")])
+    shown_as: dict[str, str] = {}
+    assumed: list[str] = []
+    cluster = _section(ctx.draft, "cluster")
+    listed = [dict(c) for c in (cluster.get("candidates") or []) if isinstance(c, dict)]
+    today_gpu = a.cluster.gpu if isinstance(a.cluster.gpu, str) else "custom"  # a GPU given inline has no catalog id
+    today_price = a.budget.price_per_gpu_hour
+
+    same = _same_gpu
+    if "cluster.gpu" in change:
+        gid = resolve_gpu(str(change["cluster.gpu"])) or str(change["cluster.gpu"])
+        entry = next((c for c in listed if same(c, gid)), None)
+        priced = "budget.price_per_gpu_hour" in change
+        name = gpu_catalog()[gid].name if gid in gpu_catalog() else gid
+        if gid == today_gpu:
+            pass
+        elif entry is not None and priced:
+            # 'the H100 costs 3.5': that listed type's price; the search still compares it with today's
+            price = change.pop("budget.price_per_gpu_hour")
+            del change["cluster.gpu"]
+            old = entry.get("price_per_gpu_hour")
+            entry["price_per_gpu_hour"] = price
+            change["cluster.candidates"] = listed
+            amount = _number(price)
+            shown_as["cluster.candidates"] = _("{gpu} at {price} a GPU-hour (was {old})", gpu=name,
+                                                price=_price_text(amount, cur) if amount is not None else str(price),
+                                                old=_price_text(float(old), cur) if isinstance(old, (int, float)) else str(old))
+        else:
+            if not priced:
+                if entry is not None:
+                    change["budget.price_per_gpu_hour"] = entry["price_per_gpu_hour"]
+                    assumed.append(_("{gpu} is priced at {price} a GPU-hour, as in your list of GPU types to compare.", gpu=name,
+                                     price=_price_text(float(entry["price_per_gpu_hour"]), cur)))
+                else:
+                    assumed.append(_("{gpu} is priced at today's rate, {price} a GPU-hour: add its own price to the question to compare fairly.",
+                                     gpu=name, price=_price_text(today_price, cur)))
+            if listed and alone:
+                change["cluster.candidates"] = [{**entry, "price_per_gpu_hour": change["budget.price_per_gpu_hour"]}] \
+                    if entry is not None and entry.get("spot_price_per_gpu_hour") is not None else None
+                if entry is not None and "cluster.max_gpus" not in change:
+                    change["cluster.max_gpus"] = entry.get("max_gpus")
+            elif listed:
+                # today's type joins the list at today's price; the new type leaves it (or keeps only its spot offer)
+                rest = [c for c in listed if not same(c, gid) and not same(c, today_gpu)]
+                most = cluster.get("max_gpus", a.cluster.gpus)
+                mine = next((c for c in listed if same(c, today_gpu)), {})
+                rest.append({**mine, "gpu": cluster.get("gpu", today_gpu), "price_per_gpu_hour": cluster_price(ctx.draft, today_price), "max_gpus": most})
+                if entry is not None and entry.get("spot_price_per_gpu_hour") is not None:
+                    rest.append({**entry, "price_per_gpu_hour": change["budget.price_per_gpu_hour"]})
+                if entry is not None and "cluster.max_gpus" not in change:
+                    change["cluster.max_gpus"] = entry.get("max_gpus")
+                change["cluster.candidates"] = rest
+                assumed.append(_("Today's {gpu} stays among the GPU types compared, at {price} a GPU-hour.",
+                                 gpu=a.cluster.spec.name, price=_price_text(today_price, cur)))
+    training = _section(ctx.draft, "training")
+    for given, replaced, said in (
+            ("training.tokens", ("examples", "tokens_per_example", "epochs"), _("The data is counted in tokens now, in place of the examples.")),
+            ("training.examples", ("tokens",), _("The data is counted in examples now, in place of the tokens.")),
+            ("training.duration_hours", ("duration_days",), ""), ("training.duration_days", ("duration_hours",), "")):
+        if given in change and any(training.get(k) is not None for k in replaced):
+            change.update({f"training.{k}": None for k in replaced if f"training.{k}" not in change})
+            if said:
+                assumed.append(said)
+    if {"training.lora_rank", "training.lora_targets"} & set(change):
+        method = change.get("training.method", ctx.advice.method)
+        if method == "pretrain":
+            return Reply(ctx.question, None, lines=[_("LoRA settings size the adapters of a fine-tune; this plan pretrains the model, so it has none.")])
+        if method not in ("lora", "qlora"):
+            change["training.method"] = "lora"
+            assumed.append(_("Adapter settings apply to LoRA: the what-if fine-tunes with LoRA."))
+        elif "training.method" not in change:
+            change["training.method"] = method  # the plan fine-tunes with LoRA (maybe in place of a full fine-tune): the rank is that LoRA's
+    gpus = _number(change.get("cluster.gpus"))
+    if gpus is not None:
+        ceiling = _number(change.get("cluster.max_gpus", cluster.get("max_gpus")))
+        if ceiling is not None and gpus > ceiling:
+            change["cluster.max_gpus"] = int(gpus)
+            assumed.append(_("Most GPUs raised from {old} to {new}, so the count asked is allowed.", old=format_number(ceiling), new=count(gpus)))
+        others = change.get("cluster.candidates", listed) or []
+        if any((_number(c.get("max_gpus")) or 0) < gpus for c in others):
+            change["cluster.candidates"] = [{**c, "max_gpus": max(int(gpus), int(_number(c.get("max_gpus")) or 0))} for c in others]
+            assumed.append(_("The other GPU types may have {n} GPUs too.", n=count(gpus)))
+    if "cluster.candidates" in change or "cluster.max_gpus" in change:
+        # today's type, listed for its spot price, follows today's price and ceiling
+        price = change.get("budget.price_per_gpu_hour", cluster_price(ctx.draft, today_price))
+        gid_now = resolve_gpu(str(change.get("cluster.gpu", today_gpu))) or str(change.get("cluster.gpu", today_gpu))
+        most = change.get("cluster.max_gpus", cluster.get("max_gpus"))
+        fixed = [{**c, "price_per_gpu_hour": price, **({"max_gpus": most} if most is not None else {})} if same(c, gid_now) else c
+                 for c in change.get("cluster.candidates", listed) or []]
+        if fixed != listed:
+            change["cluster.candidates"] = fixed or None
+    return shown_as, assumed
+
+
+def cluster_price(draft: dict[str, Any], price: float) -> Any:
+    """Today's price as the answers wrote it (so '¥10' keeps its mark), else the number the advice used."""
+    return _section(draft, "budget").get("price_per_gpu_hour", price)
+
+
+def _section(draft: dict[str, Any], name: str) -> dict[str, Any]:
+    value = draft.get(name)
+    return value if isinstance(value, dict) else {}
 
 
 def _label(ctx: Context, path: str) -> str:
@@ -700,12 +991,21 @@ def _clip(text: str, cols: int) -> str:
 
 
 def _rules_on(ctx: Context, strategy: str) -> list[str]:
-    out = []
+    """The considerations that counted for and against ``strategy``, by their titles (what a reader knows them by), not
+    their ids or points."""
+    pro, con = [], []
     for fr in ctx.advice.fired:
         pts = fr.rule.then.score.get(strategy, 0)
-        if pts or strategy in fr.rule.then.exclude:
-            effect = _("excludes it") if strategy in fr.rule.then.exclude else f"{pts:+g}"
-            out.append(f"{fr.rule.id} ({effect})")
+        title = str(fr.rule.title)
+        if strategy in fr.rule.then.exclude or pts < 0:
+            con.append(title)
+        elif pts > 0:
+            pro.append(title)
+    out = []
+    if pro:
+        out.append(_("Counted for it: {titles}.", titles="; ".join(dict.fromkeys(pro))))
+    if con:
+        out.append(_("Counted against it: {titles}.", titles="; ".join(dict.fromkeys(con))))
     return out
 
 
@@ -721,8 +1021,7 @@ def _why(ctx: Context, slots: dict[str, list[str]], negative: bool = False) -> R
                 lines.insert(0, _("{strategy} is not ruled out: it is the plan.", strategy=s))
         else:
             lines = [_("Why not {strategy} on {gpus} GPUs:", strategy=s, gpus=a.gpus)] + [f"• {r}" for r in a.why_not(s)]
-        if rules:
-            lines.append(_("Rules that scored it: {rules}", rules="; ".join(rules)))
+        lines += rules
         cols = (a.strategy, s) if s != a.strategy else (s,)
         return Reply(ctx.question, "why_not" if negative else "why", lines=lines, columns=cols, figures=_strategy_rows(ctx, list(cols)),
                      sources=sorted({src for fr in a.fired for src in fr.rule.source if fr.rule.then.score.get(s) or s in fr.rule.then.exclude}))
@@ -751,7 +1050,8 @@ def _today_rows(a: Advice) -> list[tuple[str, ...]]:
 
 def _count(ctx: Context, raw: str) -> int:
     """A GPU count as the answers read it: out of range is the answers' own error, naming cluster.gpus."""
-    answers = answers_from_mapping(with_change(ctx.draft, {"cluster.gpus": raw}), ctx.name)
+    # the ceiling and the other GPU types' ceilings follow the count (as in a what-if): only the count itself is checked
+    answers = answers_from_mapping(with_change(ctx.draft, {"cluster.gpus": raw, "cluster.max_gpus": None, "cluster.candidates": None}), ctx.name)
     return answers.cluster.gpus
 
 
@@ -846,7 +1146,14 @@ def _compare(ctx: Context, slots: dict[str, list[str]]) -> Reply:
                      columns=(s1, s2), figures=_strategy_rows(ctx, [s1, s2]), sources=["advisor estimate (estimate/)", "seed:K10"])
     if len(slots.get("gpus", [])) >= 2:
         n1, n2 = (_count(ctx, raw) for raw in slots["gpus"][:2])
-        changes = [{"cluster.gpus": n, "cluster.max_gpus": n} for n in (n1, n2)]
+        changes: list[dict[str, Any]] = [{"cluster.gpus": n, "cluster.max_gpus": n} for n in (n1, n2)]
+        listed = [c for c in _section(ctx.draft, "cluster").get("candidates") or [] if isinstance(c, dict)]
+        for c in changes:
+            if listed:  # 'no more' holds for every GPU type compared
+                c["cluster.candidates"] = [{**entry, "max_gpus": c["cluster.gpus"]} for entry in listed]
+            settled = _settle(ctx, c)
+            if isinstance(settled, Reply):
+                return settled
         notes = [_keep_the_work(ctx, c) for c in changes][0]
         if len(slots["gpus"]) > 2 or n1 == n2:
             notes.append(_("Compared: the first two counts named."))
@@ -856,12 +1163,257 @@ def _compare(ctx: Context, slots: dict[str, list[str]]) -> Reply:
                      columns=(_("{n} GPUs", n=n1), _("{n} GPUs", n=n2)), figures=_outcome_rows(r1, r2),
                      sources=[PLAN_SOURCE, "seed:K6"])
     g1, g2 = slots["gpu"][:2]
-    r1, r2 = _rerun(ctx, {"cluster.gpu": g1}), _rerun(ctx, {"cluster.gpu": g2})
-    return Reply(ctx.question, "compare", lines=[_("The same job on {a} and on {b}, side by side:", a=g1, b=g2)],
+    runs, said = [], []
+    for g in (g1, g2):
+        # each side is that GPU type alone (with its spot offer, if listed): the search would otherwise pick the same best
+        change: dict[str, Any] = {"cluster.gpu": g}
+        settled = _settle(ctx, change, alone=True)
+        if isinstance(settled, Reply):
+            return settled
+        if ctx.draft.get("cluster", {}).get("candidates") and "cluster.candidates" not in change:
+            change["cluster.candidates"] = [c for c in ctx.draft["cluster"]["candidates"] if isinstance(c, dict) and _same_gpu(c, resolve_gpu(g) or g)] or None
+        kept = _keep_the_work(ctx, change)
+        said += [line for line in (*settled[1], *kept) if line not in said]
+        runs.append(_rerun(ctx, change))
+    r1, r2 = runs
+    return Reply(ctx.question, "compare", lines=[_("The same job on {a} and on {b}, side by side:", a=g1, b=g2), *said],
                  columns=(g1, g2), figures=_outcome_rows(r1, r2), sources=[PLAN_SOURCE, "seed:K12"])
 
 
-ANSWERERS = {"compare": _compare, "why_not": _why_not, "why": _why, "explain": _explain, "what_if": _what_if}
+def _option_cell(a: Advice, o: Any) -> str:
+    """An option in a sentence: 'fsdp, 128 GPUs', with its GPU type where the plan compared several."""
+    cell = _plan_cell(o.strategy, o.gpus)
+    if a.plan.gpu_types and o.gpu:
+        name = gpu_catalog()[o.gpu].name if o.gpu in gpu_catalog() else o.gpu
+        cell = f"{cell} × {name}" + (_(" (spot)") if o.spot else "")
+    return cell
+
+
+def _plan_rows(a: Advice) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """The plan's time, cost and month, beside today's where there is a today (a new project has none)."""
+    p, cur = a.plan, str(a.facts["currency"])
+    c = p.chosen
+    if p.greenfield:
+        return (_("recommended"),), [
+            (_("plan"), _plan_cell(c.strategy, c.gpus)), (_("time per run"), hours_text(c.hours)),
+            (_("cost per run"), money(c.cost, cur)), (_("cost per month"), money(c.monthly, cur))]
+    t = p.today
+    return (_("today"), _("recommended")), [*_today_rows(a), (_("cost per month"), money(t.monthly, cur), money(c.monthly, cur))]
+
+
+def _limits(a: Advice) -> list[str]:
+    """Whether the plan meets the deadline and the budgets the answers set, one sentence each."""
+    return _deadline_status(a) + _budget_status(a)
+
+
+def _deadline_status(a: Advice) -> list[str]:
+    c, days = a.plan.chosen, a.answers.training.deadline_days
+    if days is None:
+        return []
+    return [_("That meets the {days}-day deadline.", days=format_number(days)) if c.meets_deadline
+            else _("That misses the {days}-day deadline.", days=format_number(days))]
+
+
+def _budget_status(a: Advice) -> list[str]:
+    c, cur = a.plan.chosen, str(a.facts["currency"])
+    out = []
+    b = a.answers.budget
+    if b.limit is not None:
+        out.append(_("It is within the budget of {limit} a run.", limit=money(b.limit, cur)) if c.within_budget
+                   else _("It is over the budget of {limit} a run.", limit=money(b.limit, cur)))
+    if b.monthly_limit is not None:
+        out.append(_("It is within the monthly limit of {limit}.", limit=money(b.monthly_limit, cur)) if c.within_monthly
+                   else _("It is over the monthly limit of {limit}.", limit=money(b.monthly_limit, cur)))
+    return out
+
+
+def _changed(a: Advice) -> bool:
+    c, t = a.plan.chosen, a.plan.today
+    return not a.plan.greenfield and (c.strategy, c.gpus, c.gpu, c.spot) != (t.strategy, t.gpus, t.gpu, t.spot)
+
+
+def _how_long(ctx: Context, slots: dict[str, list[str]]) -> Reply:
+    if slots:
+        return _what_if(ctx, slots)  # 'how long on 128 GPUs?' is that what-if
+    a = ctx.advice
+    c, t = a.plan.chosen, a.plan.today
+    lines = [_("One run takes {time} with {plan}.", time=hours_text(c.hours), plan=_plan_text(a))]
+    if _changed(a):
+        lines.append(_("Today a run takes {time}; the plan's run is {change}.", time=hours_text(t.hours), change=pct_change(c.hours, t.hours)))
+    lines += _deadline_status(a)
+    lo, hi = a.estimate_dict(a.strategy)["range"]["wall_clock_hours"]
+    if hours_text(lo) != hours_text(hi):
+        lines.append(_("The estimate's range is {lo} to {hi}.", lo=hours_text(lo), hi=hours_text(hi)))
+    cols, rows = _plan_rows(a)
+    return Reply(ctx.question, "how_long", lines=lines, columns=cols, figures=rows, sources=[PLAN_SOURCE])
+
+
+def _cost(ctx: Context, slots: dict[str, list[str]]) -> Reply:
+    if slots:
+        return _what_if(ctx, slots)
+    a, cur = ctx.advice, ctx.currency
+    c, p = a.plan.chosen, a.plan
+    e = a.estimate_dict(a.strategy)
+    lines = [_("One run costs {cost} ({hours} GPU-hours) with {plan}.", cost=money(c.cost, cur), hours=count(e["gpu_hours"]), plan=_plan_text(a)),
+             _("At {runs} runs a month that is {monthly} a month.", runs=format_number(round(p.runs_per_month, 1)), monthly=money(c.monthly, cur))]
+    if _changed(a):
+        lines.append(_("Today: {cost} a run and {monthly} a month.", cost=money(p.today.cost, cur), monthly=money(p.today.monthly, cur)))
+    lines += _budget_status(a)
+    cols, rows = _plan_rows(a)
+    return Reply(ctx.question, "cost", lines=lines, columns=cols, figures=rows, sources=[PLAN_SOURCE, "seed:K14"])
+
+
+def _currency_mark(currency: str) -> str:
+    """How an amount in this currency is written in a question: '¥', '$', or the code."""
+    return {"CNY": "¥", "USD": "$", "EUR": "€", "GBP": "£"}.get(currency.upper(), currency + " ")
+
+
+def _first_sentence(text: str) -> str:
+    m = re.match(r"(.+?[.。;；])(?:\s|$)", text)
+    return m.group(1) if m else text
+
+
+def _risks(ctx: Context, slots: dict[str, list[str]]) -> Reply:
+    a = ctx.advice
+    items = [w["text"] for w in sorted(a.warnings, key=lambda w: not w["blocking"])] + [t["text"] for t in a.tradeoffs()]
+    lines = [_("What could go wrong with {plan}:", plan=_plan_text(a))]
+    lines += [f"• {text}" for text in dict.fromkeys(items)][:6] or [_("• Nothing this plan's answers warn about.")]
+    lo, hi = a.estimate_dict(a.strategy)["range"]["cost"]
+    if money(lo, ctx.currency) != money(hi, ctx.currency):
+        lines.append(_("• The estimate itself: a run could cost {lo} to {hi}.", lo=money(lo, ctx.currency), hi=money(hi, ctx.currency)))
+    return Reply(ctx.question, "risks", lines=lines, sources=[PLAN_SOURCE])
+
+
+def _cheaper(ctx: Context, slots: dict[str, list[str]]) -> Reply:
+    if slots:
+        return _what_if(ctx, slots)
+    a, cur = ctx.advice, ctx.currency
+    p, c = a.plan, a.plan.chosen
+    lines = [_("The plan, {plan}, costs {cost} a run.", plan=_plan_text(a), cost=money(c.cost, cur))]
+    offers = [o for o in (p.cheaper_slower, p.cheapest_meeting_deadline) if o is not None and o.cost < c.cost * 0.995]
+    for o in {(hours_text(o.hours), money(o.cost, cur)): o for o in reversed(offers)}.values():
+        lines.append(_("Cheaper: {option} costs {cost} ({dc}) and takes {time} ({dt}).", option=_option_cell(a, o), cost=money(o.cost, cur),
+                       dc=pct_change(o.cost, c.cost), time=hours_text(o.hours), dt=pct_change(o.hours, c.hours))
+                     + ("" if o.meets_deadline is not False else _(" It misses the deadline.")))
+    if not offers:
+        lines.append(_("Nothing the search priced is cheaper while meeting what the answers ask."))
+    hints = _levers(ctx, cheaper=True)
+    return Reply(ctx.question, "cheaper", lines=lines, suggestions=hints, sources=[PLAN_SOURCE, "seed:K14"])
+
+
+def _faster(ctx: Context, slots: dict[str, list[str]]) -> Reply:
+    if slots:
+        return _what_if(ctx, slots)
+    a, cur = ctx.advice, ctx.currency
+    p, c = a.plan, a.plan.chosen
+    lines = [_("The plan, {plan}, takes {time} a run.", plan=_plan_text(a), time=hours_text(c.hours))]
+    offers = [o for o in (p.faster_same_cost, p.fastest) if o is not None and o.hours < c.hours * 0.995]
+    for o in {(hours_text(o.hours), money(o.cost, cur)): o for o in reversed(offers)}.values():  # one line per outcome
+        lines.append(_("Faster: {option} takes {time} ({dt}) for {cost} a run ({dc}).", option=_option_cell(a, o), time=hours_text(o.hours),
+                       dt=pct_change(o.hours, c.hours), cost=money(o.cost, cur), dc=pct_change(o.cost, c.cost)))
+    if not offers:
+        lines.append(_("Nothing the search priced is faster."))
+    most = max(o.gpus for o in p.options) if p.options else c.gpus
+    lines.append(_("The search went up to {gpus} GPUs; more GPUs can be asked as a what-if.", gpus=count(most)))
+    return Reply(ctx.question, "faster", lines=lines, suggestions=_levers(ctx, cheaper=False), sources=[PLAN_SOURCE, "seed:K6"])
+
+
+def _levers(ctx: Context, cheaper: bool) -> list[str]:
+    """What-ifs worth asking next, drawn from this plan: more GPUs, FP8 where the GPU has it, LoRA for a fine-tune, spot."""
+    a = ctx.advice
+    out = []
+    if not cheaper:
+        out.append(_("what if GPUs = {n}?", n=a.plan.chosen.gpus * 2))
+        if a.answers.cluster.spec.has_fp8 and a.answers.training.precision != "fp8":
+            out.append(_("what if we use fp8?"))
+    if a.method in ("finetune",):
+        out.append(_("what if we use lora?"))
+    if cheaper and not any(o.spot for o in a.plan.options):
+        out.append(_("what if we use spot instances?"))
+    return out[:3]
+
+
+def _worth_it(ctx: Context, slots: dict[str, list[str]]) -> Reply:
+    a, cur = ctx.advice, ctx.currency
+    p, c, t = a.plan, a.plan.chosen, a.plan.today
+    if p.greenfield:
+        lines = [_("There is no run today to compare with: the plan costs {cost} a run and {monthly} a month, {time} a run.",
+                   cost=money(c.cost, cur), monthly=money(c.monthly, cur), time=hours_text(c.hours)), *_limits(a)]
+    elif not _changed(a):
+        lines = [_("The plan is to keep today's setup: there is no switch to weigh."), *_limits(a)]
+    else:
+        save, month = t.cost - c.cost, t.monthly - c.monthly
+        if save >= 0:
+            lines = [_("Switching saves {save} a run ({dc}) and {month} a month.", save=money(save, cur), dc=pct_change(c.cost, t.cost),
+                       month=money(max(month, 0.0), cur))]
+        else:
+            lines = [_("Switching costs {extra} more a run ({dc}).", extra=money(-save, cur), dc=pct_change(c.cost, t.cost))]
+        lines.append(_("A run takes {time} instead of {today} ({dt}).", time=hours_text(c.hours), today=hours_text(t.hours), dt=pct_change(c.hours, t.hours)))
+        lines += _limits(a)
+        if c.strategy != t.strategy:
+            lines.append(_("Weigh that against the work of moving from {old} to {new}: setting it up and testing it once.",
+                           old=FRAMEWORKS[t.strategy], new=FRAMEWORKS[c.strategy]))
+    cols, rows = _plan_rows(a)
+    return Reply(ctx.question, "worth_it", lines=lines, columns=cols, figures=rows, sources=[PLAN_SOURCE, "seed:K14"])
+
+
+def _brief(ctx: Context, slots: dict[str, list[str]]) -> Reply:
+    from advisor.decision.explain import headline
+
+    a, cur = ctx.advice, ctx.currency
+    c, t = a.plan.chosen, a.plan.today
+    lines = [_("For your manager:"), headline(a),
+             _("A run takes {time} and costs {cost}; about {monthly} a month.", time=hours_text(c.hours), cost=money(c.cost, cur),
+               monthly=money(c.monthly, cur))]
+    if _changed(a):
+        lines.append(_("Against today: time {dt}, cost {dc}.", dt=pct_change(c.hours, t.hours), dc=pct_change(c.cost, t.cost)))
+    lines += _limits(a)
+    risk = next((w["text"] for w in sorted(a.warnings, key=lambda w: not w["blocking"])), None)
+    if risk:
+        lines.append(_("Main risk: {risk}", risk=_first_sentence(risk)))
+    return Reply(ctx.question, "brief", lines=lines, sources=[PLAN_SOURCE])
+
+
+def _spot(ctx: Context, slots: dict[str, list[str]]) -> Reply:
+    a, cur = ctx.advice, ctx.currency
+    term = ctx.data.terms["spot"]
+    lang = "zh" if zh() else "en"
+    if "spot_price" in slots and "spot_rate" in slots:
+        raw = slots["spot_price"][0]
+        refused = _other_currency(ctx, raw)
+        if refused is not None:
+            return refused
+        cluster = _section(ctx.draft, "cluster")
+        today = a.today_answers
+        listed = [dict(c) for c in (cluster.get("candidates") or []) if isinstance(c, dict)
+                  if (resolve_gpu(str(c.get("gpu", ""))) or c.get("gpu")) != today.cluster.gpu]
+        listed.append({"gpu": cluster.get("gpu", today.cluster.gpu), "price_per_gpu_hour": cluster_price(ctx.draft, today.budget.price_per_gpu_hour),
+                       # no ceiling given: spot may go as far as the search went on demand
+                       "max_gpus": cluster.get("max_gpus", max((o.gpus for o in a.plan.options), default=today.cluster.gpus)),
+                       "spot_price_per_gpu_hour": raw,
+                       "spot_interruptions_pct_per_month": slots["spot_rate"][0]})
+        reply = _what_if(ctx, {}, {"cluster.candidates": listed})
+        reply.lines[0] = _("What if spot {gpu} cost {price} a GPU-hour with {rate}% reclaimed a month:", gpu=today.cluster.spec.name,
+                           price=raw, rate=slots["spot_rate"][0])
+        reply.intent = "spot"
+        return reply
+    spot = [o for o in a.plan.options if o.spot and o.runnable]
+    lines = [term.text[lang]]
+    if a.plan.chosen.spot:
+        lines.append(_("This plan already runs on spot capacity; the restarts after reclaims are in its time and cost."))
+    elif spot:
+        best = min(spot, key=lambda o: o.cost)
+        lines.append(_("The search priced spot capacity too: the best spot option, {option}, costs {cost} a run and takes {time}; the plan is "
+                       "better by what the answers ask.", option=_option_cell(a, best), cost=money(best.cost, ctx.currency), time=hours_text(best.hours)))
+    else:
+        lines.append(_("This plan has no spot price. To price spot capacity, ask with its price per GPU-hour and the percent of instances the "
+                       "provider reclaims a month, e.g. 'what if spot costs {mark}… with …% reclaimed a month?'", mark=_currency_mark(cur)))
+    return Reply(ctx.question, "spot", lines=lines, sources=list(term.source))
+
+
+ANSWERERS = {"compare": _compare, "why_not": _why_not, "why": _why, "explain": _explain, "what_if": _what_if, "spot": _spot,
+             "worth_it": _worth_it, "brief": _brief, "risks": _risks, "cheaper": _cheaper, "faster": _faster, "how_long": _how_long,
+             "cost": _cost}
 
 
 # ------------------------------------------------------------------------------ conversation and test cases
