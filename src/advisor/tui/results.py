@@ -24,7 +24,7 @@ from advisor.decision.report import Report
 from advisor.tui.ask import AskBox
 from advisor.tui.common import _esc, translate_bindings
 from advisor.tui.look import palette
-from advisor.tui.messages import AdoptWhatIf, ChecklistTicked, ConversationTurn, ExportWanted, MemoQuestions
+from advisor.tui.messages import AdoptWhatIf, ChecklistTicked, ConversationTurn, EditWanted, ExportWanted, MemoQuestions
 from advisor.tui.state import AdvisorState, session
 
 
@@ -75,6 +75,7 @@ class ResultsScreen(Screen[None]):
         Binding("b", "back", N_("Edit answers")),
         Binding("q", "quit", N_("Quit")),
         Binding("slash", "ask", N_("Ask"), show=False),
+        Binding("escape", "leave_input", N_("Leave the question box"), show=False),
     ]
 
     def __init__(self, advice: Advice | None = None, view: ResultsView | None = None, tab: str | None = None) -> None:
@@ -263,7 +264,13 @@ class ResultsScreen(Screen[None]):
         self.post_message(ExportWanted("launch"))
 
     def action_back(self) -> None:
-        self.app.pop_screen()
+        """Back to the review of every answer (the app leaves this screen, and drops an export asked for just before)."""
+        self.post_message(EditWanted())
+
+    def action_leave_input(self) -> None:
+        """Esc in the Ask box gives the keys back to the screen: the tabs take the focus, so b, e, s work again."""
+        if isinstance(self.focused, Input):
+            self.query_one("#tabs Tabs").focus()
 
     async def action_quit(self) -> None:
         await self.app.action_quit()
