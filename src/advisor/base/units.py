@@ -207,6 +207,12 @@ def money(value: float, currency: str) -> str:
     return f"{value:,.0f} {currency}"
 
 
+def money_unit(currency: str) -> str:
+    """The currency as a unit beside a bare number ('10 CNY per GPU-hour', an axis): in Chinese the yuan is 元, as
+    money() writes it, so one memo never says '10 CNY' beside '46,082 元' (issue 34)."""
+    return "元" if zh() and currency.upper() == "CNY" else currency
+
+
 def _trim(x: float) -> str:
     """Two decimals without trailing zeros: 46.08, 46.1, 50."""
     return f"{x:,.2f}".rstrip("0").rstrip(".")

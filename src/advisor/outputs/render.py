@@ -17,7 +17,7 @@ import yaml
 
 from advisor.decision.deployment import layout_lines
 from advisor.decision.advice import Advice, method_names
-from advisor.decision.explain import lost_text, spot_name
+from advisor.decision.explain import PLAN_SOURCE, lost_text, spot_name
 from advisor.inputs.answers import STRATEGIES, Answers
 from advisor.estimate import BATCH_NOT_GIVEN
 from advisor.decision.report import Alternative, Estimate, MethodReport, Report, TraceNode, WhatIfPoint
@@ -27,7 +27,7 @@ from advisor.base.i18n import N_, _, pad
 
 ANSWER_WORDS = (N_("none"), N_("some"), N_("expert"), N_("mvp"), N_("stable"), N_("frontier"))
 """Answer values the memo shows in words (team experience, project stage): marked so the catalog has them."""
-from advisor.base.units import count, format_number, hours_text, money, percent, same_unit
+from advisor.base.units import count, format_number, hours_text, money, money_unit, percent, same_unit
 
 
 def spread(lo: float, hi: float, fmt, calibrated: bool) -> str:
@@ -108,9 +108,10 @@ def summary_rows(report: Report | Advice, user_text: Callable[[str], str] = str)
     rows += [
         (_("Time per run (today: measured)") if measured else _("Time per run"), t_time, e_time),
         (_("Cost per run"), money(t.cost, cur) if today_runs or measured else cannot, money(e.cost, cur)),
-        (_("Per month (1 run)") if n_runs == 1 else _("Per month ({n} runs)", n=format_number(n_runs)),
-         money(p.today.monthly_spend, cur) if today_runs or measured else cannot, money(p.chosen.monthly_spend, cur)),
     ]
+    month = per_month_label(d)
+    if month is not None:
+        rows.append((month, money(p.today.monthly_spend, cur) if today_runs or measured else cannot, money(p.chosen.monthly_spend, cur)))
     known = today_runs or measured
 
     def today(text: str) -> str:
@@ -132,6 +133,19 @@ def summary_rows(report: Report | Advice, user_text: Callable[[str], str] = str)
     return rows
 
 
+def per_month_label(d: Report) -> str | None:
+    """The per-month row's label: the runs a month as asked; where they were not asked, the row is there only to check a
+    monthly ceiling, and says what it assumes (the GPUs kept busy: a sub-hour LoRA job would otherwise 'cost' a thousand
+    runs a month nobody planned); with neither, None: no per-month figure is claimed (issue 34)."""
+    a = answers_of(d)
+    n = format_number(round(d.plan.runs_per_month, 1))
+    if a.training.runs_per_month is not None:
+        return _("Per month (1 run)") if n == "1" else _("Per month ({n} runs)", n=n)
+    if a.budget.monthly_limit:
+        return _("Per month ({n} runs, GPUs busy)", n=n)
+    return None
+
+
 def _runs_word(e: Estimate) -> str:
     """'yes', or why not in a word: memory, or a batch too small for the data-parallel ranks (not 'does not fit')."""
     if e.fits and e.batch_ok:
@@ -146,8 +160,17 @@ def method_text(m: MethodReport) -> str:
     name = method_names()[m.planned]
     if m.lora_rank is None or m.adapter_params is None:
         return name
-    return _("{name} (rank {rank} on {targets}, {n}M adapter parameters)", name=name, rank=m.lora_rank, targets=m.lora_targets,
+    return _("{name} (rank {rank} on {targets}, {n}M adapter parameters)", name=name, rank=m.lora_rank, targets=lora_target_words(m.lora_targets),
              n=f"{m.adapter_params / 1e6:,.1f}")
+
+
+LORA_TARGET_WORDS = {"qv": N_("qv"), "attention": N_("attention"), "all-linear": N_("all-linear")}
+"""Which weights carry adapters (training.lora_targets), as the summary says it: the English keeps the field's values,
+Chinese says them in words."""
+
+
+def lora_target_words(targets: str | None) -> str:
+    return _(LORA_TARGET_WORDS[targets]) if targets in LORA_TARGET_WORDS else str(targets)
 
 
 def _within(ok: bool) -> str:
@@ -201,7 +224,7 @@ def what_if_charts(report: Report | Advice) -> list[str]:
     costs = [wi.cost or 0.0 for wi in rows]
     out = chart(_("Time per run (days) by GPU count"), _("days"), days, a.training.deadline_days,
                 _("the {days}-day deadline", days=format_number(a.training.deadline_days or 0)))
-    out += chart(_("Cost per run ({currency}) by GPU count", currency=cur), cur, costs, a.budget.limit,
+    out += chart(_("Cost per run ({currency}) by GPU count", currency=money_unit(cur)), money_unit(cur), costs, a.budget.limit,
                  _("the run budget of {limit}", limit=money(a.budget.limit or 0, cur)))
     return out
 
@@ -245,11 +268,22 @@ class Sources:
 
 
 def source_words(source: str) -> str:
-    """'seed:K14' as a reader can follow it: the article's inventory item; other sources as cited."""
+    """'seed:K14' as a reader can follow it: the article's inventory item; advisor's own search in the reader's
+    language; other sources as cited."""
     s = source.strip()
     if s.startswith("seed:K") and s[6:].isdigit():
         return _("the source article, item K{n}", n=s[6:])
+    if s == PLAN_SOURCE:
+        return _("advisor's search (README: How it decides)")
     return s
+
+
+RECOMPUTE_WORDS = {"none": N_("no recompute"), "selective": N_("selective recompute"), "full": N_("full recompute")}
+"""Activation recomputation as the estimate sets it (none / selective / full), in the reader's language."""
+
+
+def recompute_word(setting: str) -> str:
+    return _(RECOMPUTE_WORDS[setting]) if setting in RECOMPUTE_WORDS else setting
 
 
 def to_text(report: Report | Advice) -> str:
@@ -260,7 +294,7 @@ def to_text(report: Report | Advice) -> str:
     fn = Sources()
     lines: list[str] = [_("Decision: {headline}", headline=d.headline), ""]
     for what, today, rec in summary_rows(d):
-        lines.append(f"  {pad(what, 34)} {pad(today, 28, right=True)}  →  {rec}")
+        lines.append(f"  {pad(what, 34)} {rec}" if d.plan.greenfield else f"  {pad(what, 34)} {pad(today, 28, right=True)}  →  {rec}")
     lines.append("")
     lines.extend(f"  {note}" for note in summary_notes(d))
     lines.append("")
@@ -274,14 +308,14 @@ def to_text(report: Report | Advice) -> str:
     lines.append((_("  Time    ") + f"{hours_text(e.wall_clock_hours)}  {spread(lo, hi, hours_text, cal)}").rstrip())
     lines.append((_("  Cost    ") + f"{money(e.cost, cur)}  {spread(clo, chi, lambda v: money(v, cur), cal)}").rstrip())
     lines.append(_("  GPU-h   {hours}   at {price} {currency}/GPU-hour × {gpus} GPUs", hours=count(e.gpu_hours),
-                   price=format_number(d.hardware.price_per_gpu_hour), currency=cur, gpus=r.gpus))
+                   price=format_number(d.hardware.price_per_gpu_hour), currency=money_unit(cur), gpus=r.gpus))
     lines.append(_("  Memory  {need} GB per GPU of {has} GB ({fits}; model states {states} GB, activations {acts} GB)",
                    need=f"{e.memory_per_gpu_gb:,.1f}", has=f"{d.hardware.memory_gb:g}",
                    fits=_("fits") if e.fits else _("DOES NOT FIT"), states=f"{e.model_states_gb_per_gpu:,.1f}",
                    acts=f"{e.activations_gb_per_gpu:,.1f}"))
-    lines.append(_("  Comm    {share} of step time exposed; micro-batch {micro}, accumulation {accumulation}, recompute {recompute}",
+    lines.append(_("  Comm    {share} of step time exposed; micro-batch {micro}, accumulation {accumulation}, {recompute}",
                    share=percent(e.communication_share), micro=e.micro_batch_size, accumulation=e.gradient_accumulation_steps,
-                   recompute=e.activation_recompute))
+                   recompute=recompute_word(e.activation_recompute)))
     c = e.communication
     lines.append(_("  Traffic {intra} GB in-node + {inter} GB network per GPU per step: ", intra=f"{c.intra_node_gb_per_step:,.1f}",
                    inter=f"{c.inter_node_gb_per_step:,.1f}") + "; ".join(f"{row.name} {row.seconds:.2f} s" for row in c.per_step))
@@ -335,12 +369,18 @@ def what_if_note(wi: WhatIfPoint, d: Report) -> str:
     """'today, chosen (fsdp)': which what-if row is today's count, the plan's, the cheapest meeting the deadline."""
     notes = []
     if wi.today:
-        notes.append(_("today"))
+        notes.append(count_word(d))
     if wi.chosen:
         notes.append(_("chosen ({strategy})", strategy=d.plan.chosen.strategy))
     if wi.cheapest_meeting_deadline:
         notes.append(_("cheapest meeting the deadline"))
     return ", ".join(notes)
+
+
+def count_word(d: Report) -> str:
+    """What marks the cluster's own GPU count in the what-if table and charts: 'today', or, for a team not training yet,
+    'your cluster' (there is no today to speak of)."""
+    return _("your cluster") if d.plan.greenfield else _("today")
 
 
 def layout_text(e: Estimate) -> str:
@@ -429,8 +469,9 @@ def the_ask(report: Report | Advice) -> str:
     r, e, p = d.recommendation, d.estimate, d.plan
     cur = e.currency
     runs = p.runs_per_month
+    asked = answers_of(d).training.runs_per_month is not None  # a cadence nobody gave is no part of the ask
     monthly = (_(", {amount} a month at {n} runs", amount=money(p.chosen.monthly_spend, cur), n=format_number(round(runs, 1)))
-               if round(runs, 1) != 1 else "")
+               if asked and round(runs, 1) != 1 else "")
     if r.blocked:
         return _("**The ask:** nothing can run as asked; decide on the blocking warnings below before any GPUs are committed.")
     return _("**The ask:** approve {gpus} × {gpu} for {time} a run, {cost} a run{monthly}.", gpus=f"{r.gpus:,}", gpu=_md_text(d.hardware.gpu),
@@ -442,8 +483,9 @@ def inputs_line(d: Report, a: Answers) -> str:
     cur = d.estimate.currency
     parts = [_("{n}B-parameter model", n=format_number(a.model.params / 1e9)),
              _("{n}B tokens", n=format_number(round(d.scale.tokens / 1e9, 1))),
-             _("{gpus} × {gpu} today", gpus=f"{a.cluster.gpus:,}", gpu=_md_text(a.cluster.spec.name)),
-             _("{price} {currency} per GPU-hour", price=format_number(a.budget.price_per_gpu_hour), currency=cur)]
+             (_("{gpus} × {gpu} available", gpus=f"{a.cluster.gpus:,}", gpu=_md_text(a.cluster.spec.name)) if d.plan.greenfield
+              else _("{gpus} × {gpu} today", gpus=f"{a.cluster.gpus:,}", gpu=_md_text(a.cluster.spec.name))),
+             _("{price} {currency} per GPU-hour", price=format_number(a.budget.price_per_gpu_hour), currency=money_unit(cur))]
     if a.budget.limit:
         parts.append(_("run budget {amount}", amount=money(a.budget.limit, cur)))
     if a.budget.monthly_limit:
@@ -477,10 +519,16 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
     add("")
     add(the_ask(d))
     add("")
-    add(_("| | Today | Recommended |"))
-    add("| --- | --- | --- |")
-    for what, today, rec in summary_rows(d, _md_text):
-        add(f"| {_md(what)} | {_md(today)} | {_md(rec)} |")
+    if d.plan.greenfield:  # nothing runs today: the plan alone
+        add(_("| | Plan |"))
+        add("| --- | --- |")
+        for what, _today, rec in summary_rows(d, _md_text):
+            add(f"| {_md(what)} | {_md(rec)} |")
+    else:
+        add(_("| | Today | Recommended |"))
+        add("| --- | --- | --- |")
+        for what, today, rec in summary_rows(d, _md_text):
+            add(f"| {_md(what)} | {_md(today)} | {_md(rec)} |")
     add("")
     for text in decision_notes(d):
         add(f"- {_md_inline(text)}")
@@ -530,12 +578,12 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
         (_("Training tokens"), tokens),
         (_("Known run duration"), _("{time} with {strategy}", time=hours_text(d.scale.baseline_hours), strategy=a.training.current_strategy)
          if d.scale.baseline_hours else _("not given")),
-        (_("Cluster today"), _("{gpus} × {gpu}, {per_node} per node, {nodes} node(s)", gpus=a.cluster.gpus, gpu=_md_text(a.cluster.spec.name),
+        (_("Cluster") if d.plan.greenfield else _("Cluster today"), _("{gpus} × {gpu}, {per_node} per node, {nodes} node(s)", gpus=a.cluster.gpus, gpu=_md_text(a.cluster.spec.name),
                                per_node=a.cluster.gpus_per_node, nodes=a.cluster.nodes)
          + (_("; up to {n} available", n=a.cluster.max_gpus) if a.cluster.max_gpus else "")),
         (_("Links"), _("{link} inside a node, {gbps} Gbit/s per node", link=d.hardware.intra_link,
                        gbps=f"{a.cluster.network_gbps:g}") + ("" if a.cluster.inter_node_gbps else _(" (the GPU's usual fabric)"))),
-        (_("Price"), _("{price} {currency} per GPU-hour", price=format_number(a.budget.price_per_gpu_hour), currency=cur)
+        (_("Price"), _("{price} {currency} per GPU-hour", price=format_number(a.budget.price_per_gpu_hour), currency=money_unit(cur))
          + ("" if d.hardware.price_per_gpu_hour == a.budget.price_per_gpu_hour and d.hardware.gpu == a.cluster.spec.name
             else _("; the plan's {gpu}: {price}", gpu=_md_text(plan_gpu_name(d)), price=format_number(d.hardware.price_per_gpu_hour)))),
         (_("Budget"), (money(a.budget.limit, cur) if a.budget.limit else _("no run limit"))
@@ -552,7 +600,7 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
     add(_("Cost = training time × price per GPU-hour × number of GPUs:") + note("", "", "seed:K14"))
     add("")
     add(_("    {hours} h × {price} {currency} × {gpus} GPUs = {cost}", hours=f"{e.wall_clock_hours:,.1f}",
-          price=format_number(d.hardware.price_per_gpu_hour), currency=cur, gpus=r.gpus, cost=money(e.cost, cur)))
+          price=format_number(d.hardware.price_per_gpu_hour), currency=money_unit(cur), gpus=r.gpus, cost=money(e.cost, cur)))
     add("")
     add(_("Time comes from compute = (6 × {params} params + 12 × {layers} layers × {hidden} hidden × {seq} seq) FLOPs per token × tokens ÷ "
           "({gpus} GPUs × {peak} TFLOP/s × MFU), plus communication that cannot overlap it (ring all-reduce 2(n−1)/n × S/B over each "
@@ -742,7 +790,7 @@ def _gpu_type_table(add, d: Report, cur: str) -> None:
     rows = gpu_type_rows(d)
     if not rows:
         return
-    add(_("| GPU type | {currency} per GPU-hour | Best plan on it | Time | Cost | Result |", currency=cur))
+    add(_("| GPU type | {currency} per GPU-hour | Best plan on it | Time | Cost | Result |", currency=money_unit(cur)))
     add("| --- | --- | --- | --- | --- | --- |")
     for row in rows:
         add("| " + " | ".join(_md(x) for x in row) + " |")

@@ -19,6 +19,7 @@ from textual.widgets import Button, Checkbox, DataTable, Footer, Header, Input, 
 from advisor.decision.advice import Advice
 from advisor.base.errors import AdvisorError
 from advisor.base.i18n import _, N_
+from advisor.base.units import money_unit
 from advisor.outputs.render import answers_of, decision_notes, hours_text, money, memo_for_screen, option_rows, spread, summary_rows, to_markdown
 from advisor.decision.report import Report
 from advisor.tui.ask import AskBox
@@ -171,7 +172,7 @@ class ResultsScreen(Screen[None]):
         limit = answers.budget.limit
         for widget_id, title, values, line in (
             ("#chart-days", _("Time per run (days) by GPU count"), [q.days for q in pts], deadline),
-            ("#chart-cost", _("Cost per run ({currency}) by GPU count", currency=cur), [q.cost for q in pts], limit),
+            ("#chart-cost", _("Cost per run ({currency}) by GPU count", currency=money_unit(cur)), [q.cost for q in pts], limit),
         ):
             plt = self.query_one(widget_id, PlotextPlot).plt
             plt.clear_data()
