@@ -158,3 +158,33 @@ def test_a_monthly_ceiling_without_runs_a_month_says_what_is_assumed(rules):
     per_month = [r for r in rows if r.startswith("Per month")]
     assert per_month and "busy" in per_month[0], rows
     assert advice is not None
+
+
+@pytest.mark.parametrize("lang, low, high", [("en", "1 million", "100 trillion"), ("zh", "100 万", "100 万亿")])
+def test_a_range_error_writes_its_bounds_in_words_not_scientific_notation(rules, lang, low, high):
+    from advisor.base.errors import AdvisorError
+    from advisor.inputs.answers import load_answers as load
+
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as tmp, language(lang):
+        path = Path(tmp) / "a.yaml"
+        path.write_text("model: {params: 1e15}\ntraining: {tokens: 1T}\ncluster: {gpu: a100-80gb, gpus: 8}\nbudget: {price_per_gpu_hour: 2}\n")
+        with pytest.raises(AdvisorError) as err:
+            load(path)
+    msg = err.value.msg
+    assert low in msg and high in msg, msg
+    assert not re.search(r"\de[+-]?\d", msg), msg
+
+
+@pytest.mark.parametrize("value, en, zh_text", [(1e6, "1 million", "100 万"), (1e14, "100 trillion", "100 万亿"), (2.5e9, "2.5 billion", "25 亿"),
+                                                (36_500, "36,500", "36,500"), (0.001, "0.001", "0.001"), (5e-324, "less than 0.001", "小于 0.001"),
+                                                (1e300, "more than 1,000,000 trillion", "大于 1,000,000 万亿")])
+def test_readable_figures(value, en, zh_text):
+    from advisor.base.units import readable_figure
+
+    with language("en"):
+        assert readable_figure(value) == en
+    with language("zh"):
+        assert readable_figure(value) == zh_text

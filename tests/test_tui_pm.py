@@ -4,9 +4,11 @@ before leaving the results never opens over the Q&A nor writes files."""
 
 from __future__ import annotations
 
+from advisor.inputs.answers import load_answers
 from advisor.tui.app import AdvisorApp, LivePanel, PathDialog, QuestionScreen, ResultsScreen
 from advisor.tui.dialogs import ReviewScreen
 
+from .conftest import EXAMPLES
 from .test_tui_trust import SMALL, settle, step_to, to_results
 
 
@@ -101,3 +103,15 @@ async def test_a_then_b_leaves_no_dialog_over_the_questions_and_writes_nothing(r
         await settle(pilot)
         assert not (tmp_path / "launch").exists()
         assert not any(isinstance(s, PathDialog) for s in app.screen_stack)
+
+
+async def test_the_summary_and_questions_tabs_show_no_rule_ids_or_seed_tags(rules, tmp_path):
+    app = AdvisorApp(rules=rules, answers=load_answers(EXAMPLES / "customer-service.yaml"), cursor_blink=False, workdir=tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        await to_results(pilot)
+        report = app.screen.view.report
+        ids = {fr.id for fr in report.fired_rules}
+        for widget in ("#why-list", "#questions-list", "#headline"):
+            text = str(app.screen.query_one(widget).render())
+            assert "seed:" not in text and not any(i in text for i in ids), (widget, text[:300])

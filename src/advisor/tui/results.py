@@ -20,7 +20,8 @@ from advisor.decision.advice import Advice
 from advisor.base.errors import AdvisorError
 from advisor.base.i18n import _, N_
 from advisor.base.units import money_unit
-from advisor.outputs.render import answers_of, decision_notes, hours_text, money, memo_for_screen, option_rows, spread, summary_rows, to_markdown
+from advisor.outputs.render import (answers_of, decision_notes, hours_text, money, memo_for_screen, option_rows, source_words, spread, summary_rows,
+                                    to_markdown)
 from advisor.decision.report import Report
 from advisor.tui.ask import AskBox
 from advisor.tui.common import _esc, translate_bindings
@@ -107,7 +108,8 @@ class ResultsScreen(Screen[None]):
                     cal = d.scale.baseline_hours is not None
                     head = [
                         f"[b]{_esc(v.headline)}[/b]",
-                        *(f"{_esc(what)}: {_esc(today)} → [b]{_esc(new)}[/b]" for what, today, new in v.summary[3:]),
+                        *((f"{_esc(what)}: [b]{_esc(new)}[/b]" if d.plan.greenfield else f"{_esc(what)}: {_esc(today)} → [b]{_esc(new)}[/b]")
+                          for what, today, new in v.summary[3:]),  # not training yet: no today to compare with
                         *(f"[dim]•[/dim] {_esc(note)}" for note in v.notes),
                         "",
                         _("[b]Recommendation: {framework}[/b] ([b $accent]{strategy}[/]) on {gpus} GPUs",
@@ -123,20 +125,23 @@ class ResultsScreen(Screen[None]):
                         yield Static(Text.assemble(*[part for w in d.warnings for part in (
                             (_("BLOCKING ") if w.blocking else "! ", f"bold {colours['error'] if w.blocking else colours['warn']}"),
                             w.text + "\n")]), id="warnings")
-                    yield Static("[b]" + _("Why") + "[/b]\n" + "\n".join(f"• {_esc(r.text)} [dim]({r.rule}; {_esc(', '.join(r.source))})[/dim]" for r in rec.rationale), id="why-list")
+                    # The reasons in words; which rule gave each and its sources are the Rules tab's (issue 34: no ids here).
+                    yield Static("[b]" + _("Why") + "[/b]\n" + "\n".join(f"• {_esc(r.text)}" for r in rec.rationale)
+                                 + "\n[dim]" + _("Sources: the Rules tab") + "[/dim]", id="why-list")
             with TabPane(_("Options"), id="options"):
                 yield DataTable(id="options-table", zebra_stripes=True, cursor_type="row")
                 yield Static("", id="options-detail", classes="detail")
             with TabPane(_("Questions"), id="questions"):
                 with VerticalScroll():
-                    yield Static("\n".join(f"? {_esc(q.text)} [dim]({_esc(q.source)})[/dim]" for q in d.questions) or _("No questions."), id="questions-list")
+                    yield Static("\n".join(f"? {_esc(q.text)}" for q in d.questions) or _("No questions."), id="questions-list")
             with TabPane(_("Checklist"), id="checklist"):
                 done = set(v.checked)
                 yield SelectionList[int](*[(Text(c.text), i, c.text in done) for i, c in enumerate(d.checklist)], id="checklist-list")
                 yield Static("", id="checklist-detail", classes="detail")
             with TabPane(_("Rules"), id="rules"):
                 with VerticalScroll():
-                    yield Static("\n".join(f"[b]{fr.id}[/b] — {_esc(fr.title)} [dim]({_esc(', '.join(fr.source))})[/dim]" for fr in d.fired_rules), id="rules-list")
+                    yield Static("\n".join(f"[b]{_esc(fr.title)}[/b] [dim]({_esc('; '.join(source_words(x) for x in fr.source))}; {fr.id})[/dim]"
+                                           for fr in d.fired_rules), id="rules-list")
             with TabPane(_("Memo"), id="memo"):
                 yield VerticalScroll(id="memo-scroll")
             with TabPane(_("Chart"), id="chart"):
@@ -207,7 +212,7 @@ class ResultsScreen(Screen[None]):
     @on(SelectionList.SelectionHighlighted, "#checklist-list")
     def _checklist_detail(self, event: SelectionList.SelectionHighlighted) -> None:
         item = self.view.report.checklist[event.selection_index]
-        self.query_one("#checklist-detail", Static).update(Text(f"{item.text}  ({item.source})"))
+        self.query_one("#checklist-detail", Static).update(Text(f"{item.text}  ({'; '.join(source_words(x) for x in item.source.split(', '))})"))
 
     @on(TabbedContent.TabActivated)
     async def _tab(self, event: TabbedContent.TabActivated) -> None:
