@@ -192,40 +192,88 @@ def decision_notes(report: Report | Advice) -> list[str]:
     return [n.text for n in d.notes]
 
 
+CHART_COLOURS = ("#1f6feb", "#cf222e")
+"""The best option's line (blue) and the deadline or run budget (red): strong enough on GitHub's light and dark pages;
+Mermaid's default palette drew the data line in a pale lilac (#ECECFF) that vanished on white (issue 34)."""
+
+CHART_INIT = ('%%{init: {"xyChart": {"width": 760, "height": 420}, "themeVariables": {"xyChart": {"plotColorPalette": "'
+              + ", ".join(CHART_COLOURS) + '"}}}}%%')
+
+MAX_CHART_POINTS = 12
+"""At most this many GPU counts on a chart's x axis: Mermaid labels every category, and 20 labels at 760 px ran into
+each other ('96128 (today, plan)192'). The what-if table above the charts keeps every count."""
+
+
+def today_on_the_line(d: Report) -> bool:
+    """Today's setup is a point of the what-if line only when the plan stays on today's GPU type: the line is the plan's
+    type at each count, and 128 H100s are not the 128 A100s the team runs."""
+    return d.plan.today.gpu == d.plan.chosen.gpu and d.plan.today.spot == d.plan.chosen.spot
+
+
+def chart_rows(d: Report) -> list[WhatIfPoint]:
+    """The what-if rows a chart shows: every one that runs, thinned to MAX_CHART_POINTS evenly along the table, always
+    keeping the first, the last, the plan's and today's."""
+    rows = [wi for wi in d.what_if if wi.strategy is not None]
+    if len(rows) <= MAX_CHART_POINTS:
+        return rows
+    keep = {0, len(rows) - 1} | {i for i, wi in enumerate(rows) if wi.chosen or (wi.today and today_on_the_line(d))}
+    spare = MAX_CHART_POINTS - len(keep)
+    step = (len(rows) - 1) / (spare + 1)
+    for k in range(1, spare + 1):
+        i = round(k * step)
+        while i in keep and i < len(rows) - 1:
+            i += 1
+        keep.add(i)
+    return [rows[i] for i in sorted(keep)]
+
+
 def what_if_charts(report: Report | Advice) -> list[str]:
     """The what-if table as two Mermaid xychart-beta charts GitHub renders (time, then cost, against GPU count), the
-    deadline and the run budget drawn as flat lines, today's count and the plan's labelled on the x axis. Nothing
-    where fewer than two counts run."""
+    deadline and the run budget drawn as flat lines, in colours set by an init directive; the y axis runs from 0 to a
+    round top just above the data (a ±4% wobble stays the wobble it is); the x labels are bare counts, and the plan and
+    today are said under the chart (bench/render_charts.py renders and measures them). Nothing where fewer than two
+    counts run."""
     d = as_report(report)
     a, cur = answers_of(d), d.estimate.currency
-    rows = [wi for wi in d.what_if if wi.strategy is not None]
+    rows = chart_rows(d)
     if len(rows) < 2:
         return []
+    p = d.plan
 
-    def label(g: int) -> str:
-        tags = [t for t, hit in ((_("today"), g == d.plan.today.gpus), (_("plan"), g == d.plan.chosen.gpus)) if hit]
-        return f"{g:,}" + (f" ({', '.join(tags)})" if tags else "")
+    def marks(value_of: Callable[[float, float], str]) -> str:
+        """'Plan: 104 GPUs, 1.9 days; today: 64 GPUs, 3.0 days.' — the points a label used to carry."""
+        plan = _("Plan: {gpus} GPUs, {value}", gpus=f"{p.chosen.gpus:,}", value=value_of(p.chosen.wall_clock_hours, p.chosen.cost))
+        if p.greenfield:
+            return _("{plan}; your cluster: {gpus} GPUs.", plan=plan, gpus=f"{p.today.gpus:,}")
+        if not today_on_the_line(d):
+            return _("{plan}; today's {gpus} × {gpu} are another GPU type, not on this line.", plan=plan, gpus=f"{p.today.gpus:,}",
+                     gpu=_md_text(a.cluster.spec.name))
+        if p.today.gpus == p.chosen.gpus:
+            return _("{plan} (today's count).", plan=plan)
+        today = next((wi for wi in d.what_if if wi.today and wi.strategy is not None), None)
+        value = value_of(today.wall_clock_hours or 0.0, today.cost or 0.0) if today else "—"
+        return _("{plan}; today: {gpus} GPUs, {value}.", plan=plan, gpus=f"{p.today.gpus:,}", value=value)
 
-    def chart(title: str, unit: str, values: list[float], limit: float | None, limit_name: str) -> list[str]:
+    def chart(title: str, unit: str, values: list[float], limit: float | None, limit_name: str, value_of: Callable[[float, float], str]) -> list[str]:
         top = max(values + ([limit] if limit is not None else []))
-        lines = ["```mermaid", "xychart-beta", f'    title "{title}"',
-                 "    x-axis [" + ", ".join(f'"{label(wi.gpus)}"' for wi in rows) + "]",
+        lines = ["```mermaid", CHART_INIT, "xychart-beta", f'    title "{title}"',
+                 "    x-axis [" + ", ".join(f'"{wi.gpus:,}"' for wi in rows) + "]",
                  f'    y-axis "{unit}" 0 --> {_axis_top(top)}',
                  "    line [" + ", ".join(_plain(v) for v in values) + "]"]
         if limit is not None:
             lines.append("    line [" + ", ".join(_plain(limit) for _ in rows) + "]")
         lines += ["```", ""]
-        caption = _("Line: the best option at each GPU count (the table above).")
+        caption = _("Blue line: the best option at each GPU count (the table above).")
         if limit is not None:
-            caption += " " + _("Flat line: {what}.", what=limit_name)
-        return lines + [caption, ""]
+            caption += " " + _("Red line: {what}.", what=limit_name)
+        return lines + [caption + " " + marks(value_of), ""]
 
     days = [(wi.wall_clock_hours or 0.0) / 24.0 for wi in rows]
     costs = [wi.cost or 0.0 for wi in rows]
     out = chart(_("Time per run (days) by GPU count"), _("days"), days, a.training.deadline_days,
-                _("the {days}-day deadline", days=format_number(a.training.deadline_days or 0)))
+                _("the {days}-day deadline", days=format_number(a.training.deadline_days or 0)), lambda h, _c: hours_text(h))
     out += chart(_("Cost per run ({currency}) by GPU count", currency=money_unit(cur)), money_unit(cur), costs, a.budget.limit,
-                 _("the run budget of {limit}", limit=money(a.budget.limit or 0, cur)))
+                 _("the run budget of {limit}", limit=money(a.budget.limit or 0, cur)), lambda _h, c: money(c, cur))
     return out
 
 
@@ -234,13 +282,18 @@ def _plain(v: float) -> str:
     return f"{v:.0f}" if abs(v) >= 100 else f"{v:.3f}".rstrip("0").rstrip(".")
 
 
+AXIS_STEPS = (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10)
+"""Round axis tops, each at most 1.25x the one below: the top sits within a quarter of the data (1, 2, 5 left a line at
+half height when its largest value was just past a step: 24 days on a 50-day axis)."""
+
+
 def _axis_top(value: float) -> str:
-    """A round axis top just above ``value`` (1, 2 or 5 x a power of ten)."""
+    """A round axis top just above ``value``."""
     if value <= 0:
         return "1"
     mag = 10 ** math.floor(math.log10(value))
-    for m in (1, 2, 5, 10):
-        if value <= m * mag:
+    for m in AXIS_STEPS:
+        if value <= m * mag * (1 + 1e-12):
             return _plain(m * mag)
     return _plain(10 * mag)
 
@@ -368,7 +421,7 @@ def to_text(report: Report | Advice) -> str:
 def what_if_note(wi: WhatIfPoint, d: Report) -> str:
     """'today, chosen (fsdp)': which what-if row is today's count, the plan's, the cheapest meeting the deadline."""
     notes = []
-    if wi.today:
+    if wi.today and today_on_the_line(d):  # the row is the plan's GPU type: today's count on another type is not today
         notes.append(count_word(d))
     if wi.chosen:
         notes.append(_("chosen ({strategy})", strategy=d.plan.chosen.strategy))
