@@ -287,6 +287,18 @@ AXIS_STEPS = (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10)
 half height when its largest value was just past a step: 24 days on a 50-day axis)."""
 
 
+def axis_ticks(value: float, most: int = 5) -> list[float]:
+    """Round ticks from 0 to just past ``value``, at most ``most`` + 1 of them (a step of 1, 2, 2.5 or 5 x a power of
+    ten): the TUI chart's y axis, labelled 0, 50,000, 100,000, 150,000 instead of plotext's 131373.4, 174133.1."""
+    if value <= 0:
+        return [0.0, 1.0]
+    raw = value / most
+    mag = 10 ** math.floor(math.log10(raw))
+    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw * (1 - 1e-12))
+    n = math.ceil(value / step - 1e-9)
+    return [i * step for i in range(n + 1)]
+
+
 def _axis_top(value: float) -> str:
     """A round axis top just above ``value``."""
     if value <= 0:
