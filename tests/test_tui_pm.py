@@ -115,3 +115,19 @@ async def test_the_summary_and_questions_tabs_show_no_rule_ids_or_seed_tags(rule
         for widget in ("#why-list", "#questions-list", "#headline"):
             text = str(app.screen.query_one(widget).render())
             assert "seed:" not in text and not any(i in text for i in ids), (widget, text[:300])
+
+
+async def test_runs_a_month_is_asked_with_the_budget(rules, tmp_path):
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        screen = await step_to(pilot, "budget")
+        index = next(i for i, f in enumerate(screen.step.fields) if f.path == "training.runs_per_month")
+        field = screen.query_one(f"#f{index}")
+        field.focus()
+        await settle(pilot)
+        assert screen.query_one("#question").region.contains_region(field.region), "on screen when focused at 80x24"
+        field.value = "4"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.draft["training"]["runs_per_month"] == 4
