@@ -271,7 +271,8 @@ def what_if_charts(report: Report | Advice) -> list[str]:
     days = [(wi.wall_clock_hours or 0.0) / 24.0 for wi in rows]
     costs = [wi.cost or 0.0 for wi in rows]
     out = chart(_("Time per run (days) by GPU count"), _("days"), days, a.training.deadline_days,
-                _("the {days}-day deadline", days=format_number(a.training.deadline_days or 0)), lambda h, _c: hours_text(h))
+                _("the {days}-day deadline", days=format_number(a.training.deadline_days or 0)),
+                lambda h, _c: _("{n} days", n=f"{h / 24:,.1f}"))  # in the chart's unit, today's and the plan's alike
     out += chart(_("Cost per run ({currency}) by GPU count", currency=money_unit(cur)), money_unit(cur), costs, a.budget.limit,
                  _("the run budget of {limit}", limit=money(a.budget.limit or 0, cur)), lambda _h, c: money(c, cur))
     return out
