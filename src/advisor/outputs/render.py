@@ -89,14 +89,12 @@ def summary_rows(report: Report | Advice, user_text: Callable[[str], str] = str)
     today_gpu = user_text(a.cluster.spec.name)  # the answers as given describe today's GPU type
     cur = e.currency
     p = d.plan
-    runs = p.runs_per_month
     today_runs = t.fits and t.batch_ok
     measured = d.scale.baseline_hours is not None
     t_time, e_time = same_unit(t.wall_clock_hours, e.wall_clock_hours)
     if not today_runs and not measured:
         t_time = _("cannot run")
     cannot = _("cannot run")
-    n_runs = round(runs, 1)
     rows = [
         (_("Framework"), FRAMEWORKS.get(t.strategy, t.strategy), FRAMEWORKS[d.recommendation.strategy]),
         (_("GPUs"), f"{t.gpus:,} × {today_gpu}", f"{d.recommendation.gpus:,} × {spot_name(gpu, p.chosen.spot)}"),

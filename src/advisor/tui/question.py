@@ -313,8 +313,9 @@ class QuestionScreen(Screen[None]):
             parts = []
             for f in step.fields:
                 value = get_value(self.draft, f.path)
-                if f.kind == "choice":
-                    shown_value = next((c.label.split("  ")[0].split(" — ")[0].strip() for c in f.choices if c.value == value), display(value))
+                if f.kind == "choice":  # an unanswered choice is the list's first, as its list shows it (not a blank)
+                    picked = next((c for c in f.choices if c.value == value), f.choices[0] if value is None else None)
+                    shown_value = picked.label.split("  ")[0].split(" — ")[0].strip() if picked else display(value)
                 else:
                     shown_value = display(value) or "—"
                 parts.append(f"{f.label}: {shown_value}")
