@@ -103,18 +103,30 @@ GREENFIELD_LORA = {
 """A first LoRA job (not training yet): nothing runs today, and a run takes under an hour."""
 
 
-def greenfield_advice(rules, lang, **training):
+GREENFIELD_PRETRAIN = {
+    "model": {"params": "7B"},
+    "training": {"tokens": "1T", "current_strategy": "none", "deadline_days": 20},
+    "cluster": {"gpu": "a100-80gb", "gpus": 64, "gpus_per_node": 8},
+    "budget": {"price_per_gpu_hour": 2, "currency": "USD", "monthly_limit": 400000},
+    "team": {"experience": "some"},
+    "project": {"stage": "stable"},
+}
+"""A first pretrain whose deadline needs more GPUs than the cluster has: the plan-needs-more-GPUs warning, a tie note."""
+
+
+def greenfield_advice(rules, lang, base=GREENFIELD_LORA, **training):
     from advisor.inputs.answers import Answers
 
-    data = {k: dict(v) for k, v in GREENFIELD_LORA.items()}
+    data = {k: dict(v) for k, v in base.items()}
     data["training"].update(training)
     with language(lang):
         return advise(Answers.model_validate(data), rules)
 
 
+@pytest.mark.parametrize("base", [GREENFIELD_LORA, GREENFIELD_PRETRAIN], ids=["lora", "pretrain-needs-more-gpus"])
 @pytest.mark.parametrize("lang, word", [("en", r"\btoday"), ("zh", "现在")])
-def test_a_greenfield_fine_tune_never_speaks_of_today(rules, lang, word):
-    advice = greenfield_advice(rules, lang)
+def test_a_greenfield_plan_never_speaks_of_today(rules, lang, word, base):
+    advice = greenfield_advice(rules, lang, base)
     assert advice.plan.greenfield
     with language(lang):
         report = advice.report()
