@@ -73,6 +73,7 @@ ALLOWED_DYNAMIC = [
     "tui/common.py", "tui/common.py",  # binding descriptions and tooltips (N_ on each Binding)
     "tui/dialogs.py", "tui/app.py",  # GLOSSARY, SUB_TITLE (N_)
     "outputs/render.py", "outputs/render.py", "outputs/render.py",  # the default batch's source (N_ in estimate.DEFAULT_BATCHES); experience, stage (render.ANSWER_WORDS)
+    "outputs/render.py", "outputs/render.py",  # recomputation and LoRA targets in words (render.RECOMPUTE_WORDS, LORA_TARGET_WORDS)
 ]
 
 

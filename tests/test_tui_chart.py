@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from advisor.decision.advice import advise
@@ -33,3 +35,56 @@ async def test_the_chart_tab_draws_time_and_cost_with_today_and_the_plan(rules, 
                 assert "┌" in text and any(f"{p.gpus:,}" in text for p in view.chart), text[:200]
             await pilot.press("tab")  # moving on from the chart must not break the screen
             assert getattr(app, "internal_error", None) is None
+
+
+async def chart_text(rules, tmp_path, example, lang="en", view=None):
+    """The two plots' text at 80x24 (or the view given, for a made-up one)."""
+    from advisor.tui.results import ResultsView
+
+    with language(lang):
+        answers = load_answers(EXAMPLES / example)
+        advice = advise(answers, rules)
+        app = AdvisorApp(rules=rules, answers=answers, cursor_blink=False, workdir=tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await app.push_screen(ResultsScreen(advice, view=view(advice) if view else ResultsView.of(advice), tab="chart"))
+            await pilot.pause()
+            screen = app.screen
+            plots = [screen.query_one(w) for w in ("#chart-days", "#chart-cost")]
+            return screen, [p.render().plain if p.display else "" for p in plots], str(screen.query_one("#chart-key").render())
+
+
+def y_labels(text):
+    return [line.split("┤")[0].strip() for line in text.splitlines() if "┤" in line]
+
+
+async def test_the_cost_axis_has_round_labels_and_starts_at_zero(rules, tmp_path):
+    """gpu-choice: costs from 131,373 to 136,259 USD (±4%) were drawn on a 131,373..136,259 axis labelled 174133.1-style,
+    a wobble shown as zigzags across the whole height."""
+    _screen, (days, cost), _key = await chart_text(rules, tmp_path, "gpu-choice.yaml")
+    for text in (days, cost):
+        labels = y_labels(text)
+        assert labels and all(re.fullmatch(r"[0-9][0-9,]*", label) for label in labels), labels  # whole, grouped
+        assert labels[-1] == "0", labels  # from zero: the wobble is drawn to scale
+    rows = [line for line in cost.splitlines() if "┤" in line or "│" in line][:-1]
+    drawn = [i for i, line in enumerate(rows) if re.search(r"[\u2801-\u28ff]", line.split("┤")[-1].split("│")[-1] if "┤" in line else line[9:])]
+    assert drawn and max(drawn) - min(drawn) <= 3, cost  # ±4% of the height, not all of it
+
+
+async def test_one_searched_count_shows_one_line_not_two_empty_boxes(rules, tmp_path):
+    from msgspec.structs import replace
+
+    from advisor.tui.results import ResultsView
+
+    def one_point(advice):
+        view = ResultsView.of(advice)
+        return replace(view, chart=tuple(q for q in view.chart if q.today))
+
+    screen, texts, key = await chart_text(rules, tmp_path, "customer-service.yaml", view=one_point)
+    assert texts == ["", ""], "no empty boxes"
+    assert "64" in key and "GPU" in key, key
+
+
+async def test_today_is_not_marked_on_another_gpu_types_line(rules, tmp_path):
+    screen, _texts, key = await chart_text(rules, tmp_path, "gpu-choice.yaml")
+    assert not any(p.today for p in screen.view.chart), "the line is the plan's H100 (spot): 128 of them are not today's A100s"
+    assert "A100" in key, key

@@ -63,10 +63,11 @@ def test_the_memo_draws_time_and_cost_against_gpu_count_as_mermaid_charts(rules)
 
     advice = advise(load_answers(EXAMPLES / "customer-service.yaml"), rules)
     memo = to_markdown(advice)
-    charts = re.findall(r"```mermaid\nxychart-beta\n(.*?)```", memo, re.S)
+    charts = re.findall(r"```mermaid\n%%\{init: .*?\}%%\nxychart-beta\n(.*?)```", memo, re.S)
     assert len(charts) == 2
     time_chart, cost_chart = charts
-    assert '(today)' in time_chart and '(plan)' in time_chart
+    # today and the plan are said under each chart (issue 34: glued to the x labels they collided)
+    assert "Plan: 104 GPUs" in memo and "today: 64 GPUs" in memo
     lines = re.findall(r"line \[(.*?)\]", time_chart)
     assert len(lines) == 2 and set(lines[1].split(", ")) == {"2"}, "the 2-day deadline is a flat line"
     for chart in charts:

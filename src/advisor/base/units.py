@@ -207,6 +207,34 @@ def money(value: float, currency: str) -> str:
     return f"{value:,.0f} {currency}"
 
 
+def readable_figure(value: float) -> str:
+    """A bound or a typed value as a person reads it, never in scientific notation (issue 34: 'between 1e6 and 1e14'):
+    0.001, 36,500, 1 million / 100 trillion (100 万 / 100 万亿 in Chinese); a value past any scale or below a
+    thousandth is said as such."""
+    v = abs(value)
+    sign = "-" if value < 0 else ""
+    if v == 0 or 1e-3 <= v < 1e6:
+        return f"{value:,.6g}" if v < 1e6 else f"{value:,.0f}"
+    if v < 1e-3:
+        return _("less than {n}", n=sign + "0.001")
+    if v > 1e18:
+        return _("more than {n}", n=sign + readable_figure(1e18))
+    if zh():  # Chinese counts in 万 (10^4), 亿 (10^8) and 万亿 (10^12), as money() writes yuan
+        scale, word = (1e12, "万亿") if v >= 1e12 else (1e8, "亿") if v >= 1e8 else (1e4, "万")
+        return f"{sign}{_trim(v / scale)} {word}"
+    if v >= 1e12:
+        return sign + _("{n} trillion", n=_trim(v / 1e12))
+    if v >= 1e9:
+        return sign + _("{n} billion", n=_trim(v / 1e9))
+    return sign + _("{n} million", n=_trim(v / 1e6))
+
+
+def money_unit(currency: str) -> str:
+    """The currency as a unit beside a bare number ('10 CNY per GPU-hour', an axis): in Chinese the yuan is 元, as
+    money() writes it, so one memo never says '10 CNY' beside '46,082 元' (issue 34)."""
+    return "元" if zh() and currency.upper() == "CNY" else currency
+
+
 def _trim(x: float) -> str:
     """Two decimals without trailing zeros: 46.08, 46.1, 50."""
     return f"{x:,.2f}".rstrip("0").rstrip(".")

@@ -279,9 +279,9 @@ def _objective_base(codes: dict[str, Stage], a: Answers) -> str:
         return _("{gpus} GPUs finish about as fast as {more} for at least {saving} less, so fewer GPUs were chosen",
                  gpus=f"{p['gpus']:,}", more=f"{p['more']:,}", saving=percent(CHEAPER_WORTH_SAYING))
     if "date-met-on-today" in codes:
-        return _("meet the {days}-day deadline on at most today's {gpus} GPUs, then cost least", days=days, gpus=gpus)
+        return _("meet the {days}-day deadline on at most the {gpus} GPUs you have, then cost least", days=days, gpus=gpus)
     if "date-needs-more-gpus" in codes:
-        return _("no option on today's {gpus} GPUs meets the {days}-day deadline; the cheapest way to meet it needs more GPUs",
+        return _("no option on the {gpus} GPUs you have meets the {days}-day deadline; the cheapest way to meet it needs more GPUs",
                  gpus=gpus, days=days)
     if "date-out-of-reach" in codes:
         if "fastest-within-budget" in codes:

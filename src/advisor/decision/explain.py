@@ -86,10 +86,13 @@ def notes(advice: Advice) -> list[dict[str, Any]]:
                 days=format_number(dl), strategy=cm.strategy, gpus=cm.gpus, time=hours_text(cm.hours), cost=money(cm.cost, cur))))
         elif cm.gpus != p.chosen.gpus:
             # Within the tie: say why the cheapest is not the plan, instead of naming it 'cheapest' beside another choice.
-            out.append(_note("tie-meeting-deadline", _(
-                "{strategy} on {gpus} GPUs also meets the {days}-day deadline, for {cost} a run ({change}): costs within {tie} are a "
-                "tie here, and the smaller change from today wins it.", strategy=cm.strategy, gpus=cm.gpus, tie=percent(COST_TIE),
-                days=format_number(dl), cost=money(cm.cost, cur), change=pct_change(cm.cost, p.chosen.cost))))
+            tie = (_("{strategy} on {gpus} GPUs also meets the {days}-day deadline, for {cost} a run ({change}): costs within {tie} are a "
+                     "tie here, and the simpler setup wins it.", strategy=cm.strategy, gpus=cm.gpus, days=format_number(dl), tie=percent(COST_TIE),
+                     cost=money(cm.cost, cur), change=pct_change(cm.cost, p.chosen.cost)) if p.greenfield  # no today to change from
+                   else _("{strategy} on {gpus} GPUs also meets the {days}-day deadline, for {cost} a run ({change}): costs within {tie} are a "
+                          "tie here, and the smaller change from today wins it.", strategy=cm.strategy, gpus=cm.gpus, tie=percent(COST_TIE),
+                          days=format_number(dl), cost=money(cm.cost, cur), change=pct_change(cm.cost, p.chosen.cost)))
+            out.append(_note("tie-meeting-deadline", tie))
     out.extend(gpu_type_notes(advice))
     out.extend(what_it_takes_notes(advice))
     if p.cheaper_slower is not None:

@@ -40,6 +40,7 @@ from advisor.base.units import (
     parse_duration,
     parse_money,
     parse_quantity,
+    readable_figure,
     plural,
     quantity_pattern,
     split_money,
@@ -51,7 +52,7 @@ def _quantity(value: Any) -> float:
     if number < 1:
         raise ValueError(_("must be at least 1 (got {value}); write counts in full or with a suffix, e.g. 7B, 1T, 70亿", value=repr(value)))
     if number > MAX_NUMBER:
-        raise ValueError(_("is too large (at most {most})", most=f"{MAX_NUMBER:g}"))
+        raise ValueError(_("is too large (at most {most})", most=readable_figure(MAX_NUMBER)))
     return number
 
 
@@ -63,13 +64,13 @@ def _positive_number(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(_("expected a number, got {what}", what=_describe(value)))
     if isinstance(value, int) and value > MAX_NUMBER:
-        raise ValueError(_("is too large (at most {most})", most=f"{MAX_NUMBER:g}"))
+        raise ValueError(_("is too large (at most {most})", most=readable_figure(MAX_NUMBER)))
     if not math.isfinite(value):
         raise ValueError(_("must be a finite number (NaN and infinity are not allowed)"))
     if value <= 0:
         raise ValueError(_("must be greater than zero (got {value})", value=repr(value)))
     if value > MAX_NUMBER:
-        raise ValueError(_("is too large (at most {most})", most=f"{MAX_NUMBER:g}"))
+        raise ValueError(_("is too large (at most {most})", most=readable_figure(MAX_NUMBER)))
     return float(value)
 
 
@@ -195,10 +196,8 @@ def _within(low: float, high: float) -> AfterValidator:
 
 
 def _figure(value: float) -> str:
-    """0.001, 36,500, 1e14, 5e-324: a bound or a value as a person reads it."""
-    if 1e-3 <= abs(value) < 1e6:
-        return f"{value:,.6g}"
-    return f"{value:.3g}".replace("e+0", "e").replace("e+", "e").replace("e-0", "e-")
+    """0.001, 36,500, 100 trillion: a bound or a value as a person reads it (units.readable_figure: no 1e14)."""
+    return readable_figure(value)
 
 
 # Validation bounds (issue 19). Largest published figures, for scale: 1.6T parameters (Switch-C, arXiv:2101.03961

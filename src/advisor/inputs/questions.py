@@ -111,10 +111,12 @@ def steps() -> tuple[Step, ...]:
                     optional=True, number="float"))),
         Step("budget", _("Any budget or deadline?"),
              _("Optional. A run budget and a monthly ceiling let the advice warn before the bill does; a deadline tells "
-               "whether the plan ships in time. Leave empty if none."),
+               "whether the plan ships in time; the runs a month the roadmap needs give the monthly bill. Leave empty if none."),
              (Field("budget.limit", _("Most the run may cost"), "text", _("e.g. 50000"), optional=True, number="float"),
               Field("budget.monthly_limit", _("Monthly GPU bill ceiling"), "text", _("e.g. 500000"), optional=True, number="float"),
-              Field("training.deadline_days", _("Deadline (days)"), "text", _("e.g. 2"), optional=True, number="float"))),
+              Field("training.deadline_days", _("Deadline (days)"), "text", _("e.g. 2"), optional=True, number="float"),
+              Field("training.runs_per_month", _("Runs a month the roadmap needs"), "text", _("e.g. 4"),
+                    optional=True, number="float"))),
         Step("team", _("How experienced is the team?"),
              _("DDP is low difficulty, Horovod medium, DeepSpeed and 3D parallelism high. The best framework is one the "
                "team can run reliably."),

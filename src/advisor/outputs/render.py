@@ -18,7 +18,7 @@ import yaml
 from advisor.decision.policy import COST_TIE
 from advisor.decision.deployment import layout_lines
 from advisor.decision.advice import Advice
-from advisor.decision.explain import lost_text, method_names, spot_name
+from advisor.decision.explain import PLAN_SOURCE, lost_text, method_names, spot_name
 from advisor.outputs.posttrain_report import memo_lines as posttrain_memo_lines, summary_rows as posttrain_rows
 from advisor.inputs.answers import STRATEGIES, Answers
 from advisor.estimate import BATCH_NOT_GIVEN
@@ -28,7 +28,7 @@ from advisor.base.i18n import N_, _, pad
 
 ANSWER_WORDS = (N_("none"), N_("some"), N_("expert"), N_("mvp"), N_("stable"), N_("frontier"))
 """Answer values the memo shows in words (team experience, project stage): marked so the catalog has them."""
-from advisor.base.units import count, format_number, hours_text, money, percent, same_unit
+from advisor.base.units import count, format_number, hours_text, money, money_unit, percent, same_unit
 
 
 def spread(lo: float, hi: float, fmt, calibrated: bool) -> str:
@@ -91,14 +91,12 @@ def summary_rows(report: Report | Advice, user_text: Callable[[str], str] = str)
     today_gpu = user_text(a.cluster.spec.name)  # the answers as given describe today's GPU type
     cur = e.currency
     p = d.plan
-    runs = p.runs_per_month
     today_runs = t.fits and t.batch_ok
     measured = d.scale.baseline_hours is not None
     t_time, e_time = same_unit(t.wall_clock_hours, e.wall_clock_hours)
     if not today_runs and not measured:
         t_time = _("cannot run")
     cannot = _("cannot run")
-    n_runs = round(runs, 1)
     rows = [
         (_("Framework"), FRAMEWORKS.get(t.strategy, t.strategy), FRAMEWORKS[d.recommendation.strategy]),
         (_("GPUs"), f"{t.gpus:,} × {today_gpu}", f"{d.recommendation.gpus:,} × {spot_name(gpu, p.chosen.spot)}"),
@@ -110,9 +108,10 @@ def summary_rows(report: Report | Advice, user_text: Callable[[str], str] = str)
     rows += [
         (_("Time per run (today: measured)") if measured else _("Time per run"), t_time, e_time),
         (_("Cost per run"), money(t.cost, cur) if today_runs or measured else cannot, money(e.cost, cur)),
-        (_("Per month (1 run)") if n_runs == 1 else _("Per month ({n} runs)", n=format_number(n_runs)),
-         money(p.today.monthly_spend, cur) if today_runs or measured else cannot, money(p.chosen.monthly_spend, cur)),
     ]
+    month = per_month_label(d)
+    if month is not None:
+        rows.append((month, money(p.today.monthly_spend, cur) if today_runs or measured else cannot, money(p.chosen.monthly_spend, cur)))
     known = today_runs or measured
 
     def today(text: str) -> str:
@@ -135,6 +134,19 @@ def summary_rows(report: Report | Advice, user_text: Callable[[str], str] = str)
     return rows
 
 
+def per_month_label(d: Report) -> str | None:
+    """The per-month row's label: the runs a month as asked; where they were not asked, the row is there only to check a
+    monthly ceiling, and says what it assumes (the GPUs kept busy: a sub-hour LoRA job would otherwise 'cost' a thousand
+    runs a month nobody planned); with neither, None: no per-month figure is claimed (issue 34)."""
+    a = answers_of(d)
+    n = format_number(round(d.plan.runs_per_month, 1))
+    if a.training.runs_per_month is not None:
+        return _("Per month (1 run)") if n == "1" else _("Per month ({n} runs)", n=n)
+    if a.budget.monthly_limit:
+        return _("Per month ({n} runs, GPUs busy)", n=n)
+    return None
+
+
 def _runs_word(e: Estimate) -> str:
     """'yes', or why not in a word: memory, or a batch too small for the data-parallel ranks (not 'does not fit')."""
     if e.fits and e.batch_ok:
@@ -149,8 +161,17 @@ def method_text(m: MethodReport) -> str:
     name = method_names()[m.planned]
     if m.lora_rank is None or m.adapter_params is None:
         return name
-    return _("{name} (rank {rank} on {targets}, {n}M adapter parameters)", name=name, rank=m.lora_rank, targets=m.lora_targets,
+    return _("{name} (rank {rank} on {targets}, {n}M adapter parameters)", name=name, rank=m.lora_rank, targets=lora_target_words(m.lora_targets),
              n=f"{m.adapter_params / 1e6:,.1f}")
+
+
+LORA_TARGET_WORDS = {"qv": N_("qv"), "attention": N_("attention"), "all-linear": N_("all-linear")}
+"""Which weights carry adapters (training.lora_targets), as the summary says it: the English keeps the field's values,
+Chinese says them in words."""
+
+
+def lora_target_words(targets: str | None) -> str:
+    return _(LORA_TARGET_WORDS[targets]) if targets in LORA_TARGET_WORDS else str(targets)
 
 
 def _within(ok: bool) -> str:
@@ -172,40 +193,89 @@ def decision_notes(report: Report | Advice) -> list[str]:
     return [n.text for n in d.notes]
 
 
+CHART_COLOURS = ("#1f6feb", "#cf222e")
+"""The best option's line (blue) and the deadline or run budget (red): strong enough on GitHub's light and dark pages;
+Mermaid's default palette drew the data line in a pale lilac (#ECECFF) that vanished on white (issue 34)."""
+
+CHART_INIT = ('%%{init: {"xyChart": {"width": 760, "height": 420}, "themeVariables": {"xyChart": {"plotColorPalette": "'
+              + ", ".join(CHART_COLOURS) + '"}}}}%%')
+
+MAX_CHART_POINTS = 12
+"""At most this many GPU counts on a chart's x axis: Mermaid labels every category, and 20 labels at 760 px ran into
+each other ('96128 (today, plan)192'). The what-if table above the charts keeps every count."""
+
+
+def today_on_the_line(d: Report) -> bool:
+    """Today's setup is a point of the what-if line only when the plan stays on today's GPU type: the line is the plan's
+    type at each count, and 128 H100s are not the 128 A100s the team runs."""
+    return d.plan.today.gpu == d.plan.chosen.gpu and d.plan.today.spot == d.plan.chosen.spot
+
+
+def chart_rows(d: Report) -> list[WhatIfPoint]:
+    """The what-if rows a chart shows: every one that runs, thinned to MAX_CHART_POINTS evenly along the table, always
+    keeping the first, the last, the plan's and today's."""
+    rows = [wi for wi in d.what_if if wi.strategy is not None]
+    if len(rows) <= MAX_CHART_POINTS:
+        return rows
+    keep = {0, len(rows) - 1} | {i for i, wi in enumerate(rows) if wi.chosen or (wi.today and today_on_the_line(d))}
+    spare = MAX_CHART_POINTS - len(keep)
+    step = (len(rows) - 1) / (spare + 1)
+    for k in range(1, spare + 1):
+        i = round(k * step)
+        while i in keep and i < len(rows) - 1:
+            i += 1
+        keep.add(i)
+    return [rows[i] for i in sorted(keep)]
+
+
 def what_if_charts(report: Report | Advice) -> list[str]:
     """The what-if table as two Mermaid xychart-beta charts GitHub renders (time, then cost, against GPU count), the
-    deadline and the run budget drawn as flat lines, today's count and the plan's labelled on the x axis. Nothing
-    where fewer than two counts run."""
+    deadline and the run budget drawn as flat lines, in colours set by an init directive; the y axis runs from 0 to a
+    round top just above the data (a ±4% wobble stays the wobble it is); the x labels are bare counts, and the plan and
+    today are said under the chart (bench/render_charts.py renders and measures them). Nothing where fewer than two
+    counts run."""
     d = as_report(report)
     a, cur = answers_of(d), d.estimate.currency
-    rows = [wi for wi in d.what_if if wi.strategy is not None]
+    rows = chart_rows(d)
     if len(rows) < 2:
         return []
+    p = d.plan
 
-    def label(g: int) -> str:
-        tags = [t for t, hit in ((_("today"), g == d.plan.today.gpus), (_("plan"), g == d.plan.chosen.gpus)) if hit]
-        return f"{g:,}" + (f" ({', '.join(tags)})" if tags else "")
+    def marks(value_of: Callable[[float, float], str]) -> str:
+        """'Plan: 104 GPUs, 1.9 days; today: 64 GPUs, 3.0 days.' — the points a label used to carry."""
+        plan = _("Plan: {gpus} GPUs, {value}", gpus=f"{p.chosen.gpus:,}", value=value_of(p.chosen.wall_clock_hours, p.chosen.cost))
+        if p.greenfield:
+            return _("{plan}; your cluster: {gpus} GPUs.", plan=plan, gpus=f"{p.today.gpus:,}")
+        if not today_on_the_line(d):
+            return _("{plan}; today's {gpus} × {gpu} are another GPU type, not on this line.", plan=plan, gpus=f"{p.today.gpus:,}",
+                     gpu=_md_text(a.cluster.spec.name))
+        if p.today.gpus == p.chosen.gpus:
+            return _("{plan} (today's count).", plan=plan)
+        today = next((wi for wi in d.what_if if wi.today and wi.strategy is not None), None)
+        value = value_of(today.wall_clock_hours or 0.0, today.cost or 0.0) if today else "—"
+        return _("{plan}; today: {gpus} GPUs, {value}.", plan=plan, gpus=f"{p.today.gpus:,}", value=value)
 
-    def chart(title: str, unit: str, values: list[float], limit: float | None, limit_name: str) -> list[str]:
+    def chart(title: str, unit: str, values: list[float], limit: float | None, limit_name: str, value_of: Callable[[float, float], str]) -> list[str]:
         top = max(values + ([limit] if limit is not None else []))
-        lines = ["```mermaid", "xychart-beta", f'    title "{title}"',
-                 "    x-axis [" + ", ".join(f'"{label(wi.gpus)}"' for wi in rows) + "]",
+        lines = ["```mermaid", CHART_INIT, "xychart-beta", f'    title "{title}"',
+                 "    x-axis [" + ", ".join(f'"{wi.gpus:,}"' for wi in rows) + "]",
                  f'    y-axis "{unit}" 0 --> {_axis_top(top)}',
                  "    line [" + ", ".join(_plain(v) for v in values) + "]"]
         if limit is not None:
             lines.append("    line [" + ", ".join(_plain(limit) for _ in rows) + "]")
         lines += ["```", ""]
-        caption = _("Line: the best option at each GPU count (the table above).")
+        caption = _("Blue line: the best option at each GPU count (the table above).")
         if limit is not None:
-            caption += " " + _("Flat line: {what}.", what=limit_name)
-        return lines + [caption, ""]
+            caption += " " + _("Red line: {what}.", what=limit_name)
+        return lines + [caption + " " + marks(value_of), ""]
 
     days = [(wi.wall_clock_hours or 0.0) / 24.0 for wi in rows]
     costs = [wi.cost or 0.0 for wi in rows]
     out = chart(_("Time per run (days) by GPU count"), _("days"), days, a.training.deadline_days,
-                _("the {days}-day deadline", days=format_number(a.training.deadline_days or 0)))
-    out += chart(_("Cost per run ({currency}) by GPU count", currency=cur), cur, costs, a.budget.limit,
-                 _("the run budget of {limit}", limit=money(a.budget.limit or 0, cur)))
+                _("the {days}-day deadline", days=format_number(a.training.deadline_days or 0)),
+                lambda h, _c: _("{n} days", n=f"{h / 24:,.1f}"))  # in the chart's unit, today's and the plan's alike
+    out += chart(_("Cost per run ({currency}) by GPU count", currency=money_unit(cur)), money_unit(cur), costs, a.budget.limit,
+                 _("the run budget of {limit}", limit=money(a.budget.limit or 0, cur)), lambda _h, c: money(c, cur))
     return out
 
 
@@ -214,13 +284,30 @@ def _plain(v: float) -> str:
     return f"{v:.0f}" if abs(v) >= 100 else f"{v:.3f}".rstrip("0").rstrip(".")
 
 
+AXIS_STEPS = (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10)
+"""Round axis tops, each at most 1.25x the one below: the top sits within a quarter of the data (1, 2, 5 left a line at
+half height when its largest value was just past a step: 24 days on a 50-day axis)."""
+
+
+def axis_ticks(value: float, most: int = 5) -> list[float]:
+    """Round ticks from 0 to just past ``value``, at most ``most`` + 1 of them (a step of 1, 2, 2.5 or 5 x a power of
+    ten): the TUI chart's y axis, labelled 0, 50,000, 100,000, 150,000 instead of plotext's 131373.4, 174133.1."""
+    if value <= 0:
+        return [0.0, 1.0]
+    raw = value / most
+    mag = 10 ** math.floor(math.log10(raw))
+    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw * (1 - 1e-12))
+    n = math.ceil(value / step - 1e-9)
+    return [i * step for i in range(n + 1)]
+
+
 def _axis_top(value: float) -> str:
-    """A round axis top just above ``value`` (1, 2 or 5 x a power of ten)."""
+    """A round axis top just above ``value``."""
     if value <= 0:
         return "1"
     mag = 10 ** math.floor(math.log10(value))
-    for m in (1, 2, 5, 10):
-        if value <= m * mag:
+    for m in AXIS_STEPS:
+        if value <= m * mag * (1 + 1e-12):
             return _plain(m * mag)
     return _plain(10 * mag)
 
@@ -248,11 +335,22 @@ class Sources:
 
 
 def source_words(source: str) -> str:
-    """'seed:K14' as a reader can follow it: the article's inventory item; other sources as cited."""
+    """'seed:K14' as a reader can follow it: the article's inventory item; advisor's own search in the reader's
+    language; other sources as cited."""
     s = source.strip()
     if s.startswith("seed:K") and s[6:].isdigit():
         return _("the source article, item K{n}", n=s[6:])
+    if s == PLAN_SOURCE:
+        return _("advisor's search (README: How it decides)")
     return s
+
+
+RECOMPUTE_WORDS = {"none": N_("no recompute"), "selective": N_("selective recompute"), "full": N_("full recompute")}
+"""Activation recomputation as the estimate sets it (none / selective / full), in the reader's language."""
+
+
+def recompute_word(setting: str) -> str:
+    return _(RECOMPUTE_WORDS[setting]) if setting in RECOMPUTE_WORDS else setting
 
 
 def to_text(report: Report | Advice) -> str:
@@ -263,7 +361,7 @@ def to_text(report: Report | Advice) -> str:
     fn = Sources()
     lines: list[str] = [_("Decision: {headline}", headline=d.headline), ""]
     for what, today, rec in summary_rows(d):
-        lines.append(f"  {pad(what, 34)} {pad(today, 28, right=True)}  →  {rec}")
+        lines.append(f"  {pad(what, 34)} {rec}" if d.plan.greenfield else f"  {pad(what, 34)} {pad(today, 28, right=True)}  →  {rec}")
     lines.append("")
     lines.extend(f"  {note}" for note in summary_notes(d))
     lines.append("")
@@ -277,14 +375,14 @@ def to_text(report: Report | Advice) -> str:
     lines.append((_("  Time    ") + f"{hours_text(e.wall_clock_hours)}  {spread(lo, hi, hours_text, cal)}").rstrip())
     lines.append((_("  Cost    ") + f"{money(e.cost, cur)}  {spread(clo, chi, lambda v: money(v, cur), cal)}").rstrip())
     lines.append(_("  GPU-h   {hours}   at {price} {currency}/GPU-hour × {gpus} GPUs", hours=count(e.gpu_hours),
-                   price=format_number(d.hardware.price_per_gpu_hour), currency=cur, gpus=r.gpus))
+                   price=format_number(d.hardware.price_per_gpu_hour), currency=money_unit(cur), gpus=r.gpus))
     lines.append(_("  Memory  {need} GB per GPU of {has} GB ({fits}; model states {states} GB, activations {acts} GB)",
                    need=f"{e.memory_per_gpu_gb:,.1f}", has=f"{d.hardware.memory_gb:g}",
                    fits=_("fits") if e.fits else _("DOES NOT FIT"), states=f"{e.model_states_gb_per_gpu:,.1f}",
                    acts=f"{e.activations_gb_per_gpu:,.1f}"))
-    lines.append(_("  Comm    {share} of step time exposed; micro-batch {micro}, accumulation {accumulation}, recompute {recompute}",
+    lines.append(_("  Comm    {share} of step time exposed; micro-batch {micro}, accumulation {accumulation}, {recompute}",
                    share=percent(e.communication_share), micro=e.micro_batch_size, accumulation=e.gradient_accumulation_steps,
-                   recompute=e.activation_recompute))
+                   recompute=recompute_word(e.activation_recompute)))
     c = e.communication
     lines.append(_("  Traffic {intra} GB in-node + {inter} GB network per GPU per step: ", intra=f"{c.intra_node_gb_per_step:,.1f}",
                    inter=f"{c.inter_node_gb_per_step:,.1f}") + "; ".join(f"{row.name} {row.seconds:.2f} s" for row in c.per_step))
@@ -338,13 +436,19 @@ def to_text(report: Report | Advice) -> str:
 def what_if_note(wi: WhatIfPoint, d: Report) -> str:
     """'today, chosen (fsdp)': which what-if row is today's count, the plan's, the cheapest meeting the deadline."""
     notes = []
-    if wi.today:
-        notes.append(_("today"))
+    if wi.today and today_on_the_line(d):  # the row is the plan's GPU type: today's count on another type is not today
+        notes.append(count_word(d))
     if wi.chosen:
         notes.append(_("chosen ({strategy})", strategy=d.plan.chosen.strategy))
     if wi.cheapest_meeting_deadline:
         notes.append(_("cheapest meeting the deadline"))
     return ", ".join(notes)
+
+
+def count_word(d: Report) -> str:
+    """What marks the cluster's own GPU count in the what-if table and charts: 'today', or, for a team not training yet,
+    'your cluster' (there is no today to speak of)."""
+    return _("your cluster") if d.plan.greenfield else _("today")
 
 
 def layout_text(e: Estimate) -> str:
@@ -433,8 +537,9 @@ def the_ask(report: Report | Advice) -> str:
     r, e, p = d.recommendation, d.estimate, d.plan
     cur = e.currency
     runs = p.runs_per_month
+    asked = answers_of(d).training.runs_per_month is not None  # a cadence nobody gave is no part of the ask
     monthly = (_(", {amount} a month at {n} runs", amount=money(p.chosen.monthly_spend, cur), n=format_number(round(runs, 1)))
-               if round(runs, 1) != 1 else "")
+               if asked and round(runs, 1) != 1 else "")
     if r.blocked:
         return _("**The ask:** nothing can run as asked; decide on the blocking warnings below before any GPUs are committed.")
     return _("**The ask:** approve {gpus} × {gpu} for {time} a run, {cost} a run{monthly}.", gpus=f"{r.gpus:,}", gpu=_md_text(d.hardware.gpu),
@@ -446,8 +551,9 @@ def inputs_line(d: Report, a: Answers) -> str:
     cur = d.estimate.currency
     parts = [_("{n}B-parameter model", n=format_number(a.model.params / 1e9)),
              _("{n}B tokens", n=format_number(round(d.scale.tokens / 1e9, 1))),
-             _("{gpus} × {gpu} today", gpus=f"{a.cluster.gpus:,}", gpu=_md_text(a.cluster.spec.name)),
-             _("{price} {currency} per GPU-hour", price=format_number(a.budget.price_per_gpu_hour), currency=cur)]
+             (_("{gpus} × {gpu} available", gpus=f"{a.cluster.gpus:,}", gpu=_md_text(a.cluster.spec.name)) if d.plan.greenfield
+              else _("{gpus} × {gpu} today", gpus=f"{a.cluster.gpus:,}", gpu=_md_text(a.cluster.spec.name))),
+             _("{price} {currency} per GPU-hour", price=format_number(a.budget.price_per_gpu_hour), currency=money_unit(cur))]
     if a.budget.limit:
         parts.append(_("run budget {amount}", amount=money(a.budget.limit, cur)))
     if a.budget.monthly_limit:
@@ -481,10 +587,16 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
     add("")
     add(the_ask(d))
     add("")
-    add(_("| | Today | Recommended |"))
-    add("| --- | --- | --- |")
-    for what, today, rec in summary_rows(d, _md_text):
-        add(f"| {_md(what)} | {_md(today)} | {_md(rec)} |")
+    if d.plan.greenfield:  # nothing runs today: the plan alone
+        add(_("| | Plan |"))
+        add("| --- | --- |")
+        for what, _today, rec in summary_rows(d, _md_text):
+            add(f"| {_md(what)} | {_md(rec)} |")
+    else:
+        add(_("| | Today | Recommended |"))
+        add("| --- | --- | --- |")
+        for what, today, rec in summary_rows(d, _md_text):
+            add(f"| {_md(what)} | {_md(today)} | {_md(rec)} |")
     add("")
     for text in decision_notes(d):
         add(f"- {_md_inline(text)}")
@@ -535,12 +647,12 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
         (_("Training tokens"), tokens),
         (_("Known run duration"), _("{time} with {strategy}", time=hours_text(d.scale.baseline_hours), strategy=a.training.current_strategy)
          if d.scale.baseline_hours else _("not given")),
-        (_("Cluster today"), _("{gpus} × {gpu}, {per_node} per node, {nodes} node(s)", gpus=a.cluster.gpus, gpu=_md_text(a.cluster.spec.name),
+        (_("Cluster") if d.plan.greenfield else _("Cluster today"), _("{gpus} × {gpu}, {per_node} per node, {nodes} node(s)", gpus=a.cluster.gpus, gpu=_md_text(a.cluster.spec.name),
                                per_node=a.cluster.gpus_per_node, nodes=a.cluster.nodes)
          + (_("; up to {n} available", n=a.cluster.max_gpus) if a.cluster.max_gpus else "")),
         (_("Links"), _("{link} inside a node, {gbps} Gbit/s per node", link=d.hardware.intra_link,
                        gbps=f"{a.cluster.network_gbps:g}") + ("" if a.cluster.inter_node_gbps else _(" (the GPU's usual fabric)"))),
-        (_("Price"), _("{price} {currency} per GPU-hour", price=format_number(a.budget.price_per_gpu_hour), currency=cur)
+        (_("Price"), _("{price} {currency} per GPU-hour", price=format_number(a.budget.price_per_gpu_hour), currency=money_unit(cur))
          + ("" if d.hardware.price_per_gpu_hour == a.budget.price_per_gpu_hour and d.hardware.gpu == a.cluster.spec.name
             else _("; the plan's {gpu}: {price}", gpu=_md_text(plan_gpu_name(d)), price=format_number(d.hardware.price_per_gpu_hour)))),
         (_("Budget"), (money(a.budget.limit, cur) if a.budget.limit else _("no run limit"))
@@ -557,7 +669,7 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
     add(_("Cost = training time × price per GPU-hour × number of GPUs:") + note("", "", "seed:K14"))
     add("")
     add(_("    {hours} h × {price} {currency} × {gpus} GPUs = {cost}", hours=f"{e.wall_clock_hours:,.1f}",
-          price=format_number(d.hardware.price_per_gpu_hour), currency=cur, gpus=r.gpus, cost=money(e.cost, cur)))
+          price=format_number(d.hardware.price_per_gpu_hour), currency=money_unit(cur), gpus=r.gpus, cost=money(e.cost, cur)))
     add("")
     add(_("Time comes from compute = (6 × {params} params + 12 × {layers} layers × {hidden} hidden × {seq} seq) FLOPs per token × tokens ÷ "
           "({gpus} GPUs × {peak} TFLOP/s × MFU), plus communication that cannot overlap it (ring all-reduce 2(n−1)/n × S/B over each "
@@ -747,7 +859,7 @@ def _gpu_type_table(add, d: Report, cur: str) -> None:
     rows = gpu_type_rows(d)
     if not rows:
         return
-    add(_("| GPU type | {currency} per GPU-hour | Best plan on it | Time | Cost | Result |", currency=cur))
+    add(_("| GPU type | {currency} per GPU-hour | Best plan on it | Time | Cost | Result |", currency=money_unit(cur)))
     add("| --- | --- | --- | --- | --- | --- |")
     for row in rows:
         add("| " + " | ".join(_md(x) for x in row) + " |")

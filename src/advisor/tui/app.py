@@ -30,7 +30,7 @@ from advisor.outputs.io import shown, write_atomic
 from advisor.tui.common import AnswersChanged, translate_bindings
 from advisor.tui.dialogs import GLOSSARY, ConfirmDialog, HelpScreen, PathDialog, ReviewScreen
 from advisor.tui.look import load_theme, save_theme
-from advisor.tui.messages import (AdoptWhatIf, ChecklistTicked, ConversationTurn, DraftAccepted, DraftTyped, EstimateReady, ExportWanted,
+from advisor.tui.messages import (AdoptWhatIf, ChecklistTicked, ConversationTurn, DraftAccepted, DraftTyped, EditWanted, EstimateReady, ExportWanted,
                                   MemoQuestions, ResultsWanted)
 from advisor.tui.question import LivePanel, QuestionScreen, first_problem
 
@@ -173,6 +173,15 @@ class AdvisorApp(App[None]):
 
     def on_results_wanted(self, _message: ResultsWanted) -> None:
         self.show_results()
+
+    async def on_edit_wanted(self, _message: EditWanted) -> None:
+        """`b` on the results: the review of every answer, over the questions. An export asked for just before (`a` then
+        `b`) is cancelled, and its dialog, if it got on screen, goes too: nothing is left over the Q&A, nothing written."""
+        self.workers.cancel_group(self, "export")
+        while len(self.screen_stack) > 1 and not isinstance(self.screen, QuestionScreen):
+            await self.pop_screen()
+        if isinstance(self.screen, QuestionScreen):
+            await self.screen.review_again()
 
     def on_checklist_ticked(self, message: ChecklistTicked) -> None:
         self.checked = list(message.items)

@@ -51,6 +51,10 @@ class ResultsWanted(Message):
     """Show the results for the session's draft."""
 
 
+class EditWanted(Message):
+    """Leave the results for the review of every answer (`b`): an export asked for just before is dropped with them."""
+
+
 @dataclass
 class ChecklistTicked(Message):
     """The checklist items ticked on the results screen (they travel with the answers)."""

@@ -171,17 +171,25 @@ class QuestionScreen(Screen[None]):
         self._fit_to(self.app.size)
         await self.render_step()
         if self.problem:
-            self.query_one("#error", Static).update(Text(self.problem, style=f"bold {palette(self.app.current_theme.dark)['error']}"))
+            self.show_error(self.problem)
             self.problem = None
         # The estimate warms up in a worker once the question is on screen (issue 20: the first paint waited for it).
         self.call_after_refresh(self.post_message, DraftTyped(self.draft))
 
     async def on_screen_resume(self) -> None:
         """Back from the results, where a what-if may have been adopted: show the session's answers."""
+        await self._follow_session()
+
+    async def _follow_session(self) -> None:
         if self.draft and self.draft != self.state.draft:
             self.draft = {k: dict(v) for k, v in self.state.draft.items()}
             await self.render_step()
             self.post_message(DraftTyped(self.draft))  # and the live estimate follows them
+
+    async def review_again(self) -> None:
+        """Back from the results (`b`): the review of the session's answers, a what-if adopted there included."""
+        await self._follow_session()
+        self.show_review()
 
     def on_resize(self, event: events.Resize) -> None:
         self._fit_to(event.size)
@@ -250,19 +258,27 @@ class QuestionScreen(Screen[None]):
         """Validate the step through the answers model; advance only when it holds."""
         problem = self._keep()
         if problem:
-            self.query_one("#error", Static).update(Text(problem, style=f"bold {palette(self.app.current_theme.dark)['error']}"))
+            self.show_error(problem)
             return False
         return True
 
+    def show_error(self, problem: str) -> None:
+        """The step's error under its fields, scrolled into view: at 80x24 a long step's error line lies below the fold,
+        and an error nobody sees reads as the value being taken."""
+        error = self.query_one("#error", Static)
+        error.update(Text(problem, style=f"bold {palette(self.app.current_theme.dark)['error']}"))
+        self.call_after_refresh(error.scroll_visible, animate=False)
+
     def _keep(self) -> str | None:
-        """Put this step's fields into the draft when they validate; else leave the draft alone and return the problem."""
+        """Put this step's fields into the draft when they validate; else leave the draft alone and return the problem.
+        What reconcile did is said only when the step is kept: a refused value was not used."""
         draft = self._read()
         note = reconcile(draft, self.draft)
-        if note:
-            self.notify(note, markup=False)
         problem = step_error(draft, self.step)
         if problem:
             return problem
+        if note:
+            self.notify(note, markup=False)
         self._stop_typing()
         self.draft = draft
         self.post_message(DraftAccepted(draft))
@@ -297,8 +313,9 @@ class QuestionScreen(Screen[None]):
             parts = []
             for f in step.fields:
                 value = get_value(self.draft, f.path)
-                if f.kind == "choice":
-                    shown_value = next((c.label.split("  ")[0].split(" — ")[0].strip() for c in f.choices if c.value == value), display(value))
+                if f.kind == "choice":  # an unanswered choice is the list's first, as its list shows it (not a blank)
+                    picked = next((c for c in f.choices if c.value == value), f.choices[0] if value is None else None)
+                    shown_value = picked.label.split("  ")[0].split(" — ")[0].strip() if picked else display(value)
                 else:
                     shown_value = display(value) or "—"
                 parts.append(f"{f.label}: {shown_value}")
@@ -357,6 +374,19 @@ class QuestionScreen(Screen[None]):
             if event.value == display(get_value(self.draft, self.step.fields[int(field_id[1:])].path)):
                 return
         self.query_one("#error", Static).update("")
+        self._stop_typing()
+        self._typing = self.set_timer(TYPING_PAUSE, self._typed)
+
+    @on(OptionList.OptionHighlighted, "#fields OptionList")
+    def _choice_moved(self, event: OptionList.OptionHighlighted) -> None:
+        """Arrowing through a choice list previews the estimate as typing does (issue 34: only Enter moved it); the
+        highlight a list is drawn with does not."""
+        field_id = event.option_list.id or ""
+        if not (field_id.startswith("f") and field_id[1:].isdigit() and int(field_id[1:]) < len(self.step.fields)):
+            return
+        field = self.step.fields[int(field_id[1:])]
+        if field.choices[event.option_index].value == get_value(self.draft, field.path):
+            return
         self._stop_typing()
         self._typing = self.set_timer(TYPING_PAUSE, self._typed)
 

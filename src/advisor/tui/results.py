@@ -19,12 +19,14 @@ from textual.widgets import Button, Checkbox, DataTable, Footer, Header, Input, 
 from advisor.decision.advice import Advice
 from advisor.base.errors import AdvisorError
 from advisor.base.i18n import _, N_
-from advisor.outputs.render import answers_of, decision_notes, hours_text, money, memo_for_screen, option_rows, spread, summary_rows, to_markdown
+from advisor.base.units import format_number, money_unit
+from advisor.outputs.render import (answers_of, axis_ticks, count_word, decision_notes, hours_text, money, memo_for_screen,
+                                    option_rows, source_words, spread, summary_rows, to_markdown, today_on_the_line)
 from advisor.decision.report import Report
 from advisor.tui.ask import AskBox
 from advisor.tui.common import _esc, translate_bindings
 from advisor.tui.look import palette
-from advisor.tui.messages import AdoptWhatIf, ChecklistTicked, ConversationTurn, ExportWanted, MemoQuestions
+from advisor.tui.messages import AdoptWhatIf, ChecklistTicked, ConversationTurn, EditWanted, ExportWanted, MemoQuestions
 from advisor.tui.state import AdvisorState, session
 
 
@@ -52,7 +54,8 @@ class ResultsView(Struct, frozen=True):
     @classmethod
     def of_report(cls, report: Report, checked: tuple[str, ...] = ()) -> ResultsView:
         """The view of a typed report: the same report the text and the memo are rendered from."""
-        points = tuple(ChartPoint(wi.gpus, (wi.wall_clock_hours or 0.0) / 24.0, wi.cost or 0.0, wi.today, wi.chosen)
+        on_line = today_on_the_line(report)  # the line is the plan's GPU type: today's count on another type is not today
+        points = tuple(ChartPoint(wi.gpus, (wi.wall_clock_hours or 0.0) / 24.0, wi.cost or 0.0, wi.today and on_line, wi.chosen)
                        for wi in report.what_if if wi.strategy is not None)
         return cls(report, report.headline, summary_rows(report), lambda: memo_for_screen(to_markdown(report)), checked, tuple(decision_notes(report)), points)
 
@@ -75,6 +78,7 @@ class ResultsScreen(Screen[None]):
         Binding("b", "back", N_("Edit answers")),
         Binding("q", "quit", N_("Quit")),
         Binding("slash", "ask", N_("Ask"), show=False),
+        Binding("escape", "leave_input", N_("Leave the question box"), show=False),
     ]
 
     def __init__(self, advice: Advice | None = None, view: ResultsView | None = None, tab: str | None = None) -> None:
@@ -105,7 +109,8 @@ class ResultsScreen(Screen[None]):
                     cal = d.scale.baseline_hours is not None
                     head = [
                         f"[b]{_esc(v.headline)}[/b]",
-                        *(f"{_esc(what)}: {_esc(today)} → [b]{_esc(new)}[/b]" for what, today, new in v.summary[3:]),
+                        *((f"{_esc(what)}: [b]{_esc(new)}[/b]" if d.plan.greenfield else f"{_esc(what)}: {_esc(today)} → [b]{_esc(new)}[/b]")
+                          for what, today, new in v.summary[3:]),  # not training yet: no today to compare with
                         *(f"[dim]•[/dim] {_esc(note)}" for note in v.notes),
                         "",
                         _("[b]Recommendation: {framework}[/b] ([b $accent]{strategy}[/]) on {gpus} GPUs",
@@ -121,26 +126,28 @@ class ResultsScreen(Screen[None]):
                         yield Static(Text.assemble(*[part for w in d.warnings for part in (
                             (_("BLOCKING ") if w.blocking else "! ", f"bold {colours['error'] if w.blocking else colours['warn']}"),
                             w.text + "\n")]), id="warnings")
-                    yield Static("[b]" + _("Why") + "[/b]\n" + "\n".join(f"• {_esc(r.text)} [dim]({r.rule}; {_esc(', '.join(r.source))})[/dim]" for r in rec.rationale), id="why-list")
+                    # The reasons in words; which rule gave each and its sources are the Rules tab's (issue 34: no ids here).
+                    yield Static("[b]" + _("Why") + "[/b]\n" + "\n".join(f"• {_esc(r.text)}" for r in rec.rationale)
+                                 + "\n[dim]" + _("Sources: the Rules tab") + "[/dim]", id="why-list")
             with TabPane(_("Options"), id="options"):
                 yield DataTable(id="options-table", zebra_stripes=True, cursor_type="row")
                 yield Static("", id="options-detail", classes="detail")
             with TabPane(_("Questions"), id="questions"):
                 with VerticalScroll():
-                    yield Static("\n".join(f"? {_esc(q.text)} [dim]({_esc(q.source)})[/dim]" for q in d.questions) or _("No questions."), id="questions-list")
+                    yield Static("\n".join(f"? {_esc(q.text)}" for q in d.questions) or _("No questions."), id="questions-list")
             with TabPane(_("Checklist"), id="checklist"):
                 done = set(v.checked)
                 yield SelectionList[int](*[(Text(c.text), i, c.text in done) for i, c in enumerate(d.checklist)], id="checklist-list")
                 yield Static("", id="checklist-detail", classes="detail")
             with TabPane(_("Rules"), id="rules"):
                 with VerticalScroll():
-                    yield Static("\n".join(f"[b]{fr.id}[/b] — {_esc(fr.title)} [dim]({_esc(', '.join(fr.source))})[/dim]" for fr in d.fired_rules), id="rules-list")
+                    yield Static("\n".join(f"[b]{_esc(fr.title)}[/b] [dim]({_esc('; '.join(source_words(x) for x in fr.source))}; {fr.id})[/dim]"
+                                           for fr in d.fired_rules), id="rules-list")
             with TabPane(_("Memo"), id="memo"):
                 yield VerticalScroll(id="memo-scroll")
             with TabPane(_("Chart"), id="chart"):
                 with VerticalScroll(id="chart-scroll"):
-                    yield Static(_("[blue]━[/] best option at each GPU count   [red]━[/] deadline or run budget   "
-                                   "[#ffa500]●[/] today   [green]●[/] plan"), id="chart-key")
+                    yield Static(self._chart_key(), id="chart-key")
                     yield PlotextPlot(id="chart-days")
                     yield PlotextPlot(id="chart-cost")
             with TabPane(_("Ask"), id="ask"):
@@ -160,9 +167,28 @@ class ResultsScreen(Screen[None]):
                 money(est.cost, est.currency), f"{est.score:g}", why[:70] + ("…" if len(why) > 70 else ""), key=est.strategy,
             )
 
+    def _chart_key(self) -> str:
+        """What the colours mean, and where the line cannot show it, why: one count searched, or today on another GPU type."""
+        report, pts = self.view.report, self.view.chart
+        p = report.plan
+        if len(pts) < 2:  # one count: a sentence, not two empty boxes
+            if not pts:
+                return _("Nothing runs at the GPU counts searched.")
+            q = pts[0]
+            return _("Only {gpus} GPUs were searched: {time} and {cost} a run.", gpus=f"{q.gpus:,}", time=hours_text(q.days * 24.0),
+                     cost=money(q.cost, report.estimate.currency))
+        key = _("[blue]━[/] best option at each GPU count   [red]━[/] deadline or run budget   [green]●[/] plan")
+        if any(q.today for q in pts):
+            key += "   [#ffa500]●[/] " + _esc(count_word(report))
+        elif not p.greenfield and not today_on_the_line(report):
+            key += "\n" + _("Today's {gpus} × {gpu} are another GPU type, not on these lines.", gpus=f"{p.today.gpus:,}",
+                             gpu=_esc(answers_of(report).cluster.spec.name))
+        return key
+
     def _draw_charts(self) -> None:
         """Time and cost per run against GPU count (log scale), the deadline and run budget as flat lines, today's count
-        and the plan's marked: the what-if table as a picture (issue 22)."""
+        and the plan's marked: the what-if table as a picture (issue 22). The y axis runs from 0 to a round top with round
+        labels (issue 34: a ±4% wobble filled the height and read 174133.1); one count is a sentence, not two boxes."""
         pts = self.view.chart
         answers = answers_of(self.view.report)  # the typed answers, not the report's dict read by key
         cur = self.view.report.estimate.currency
@@ -170,11 +196,13 @@ class ResultsScreen(Screen[None]):
         limit = answers.budget.limit
         for widget_id, title, values, line in (
             ("#chart-days", _("Time per run (days) by GPU count"), [q.days for q in pts], deadline),
-            ("#chart-cost", _("Cost per run ({currency}) by GPU count", currency=cur), [q.cost for q in pts], limit),
+            ("#chart-cost", _("Cost per run ({currency}) by GPU count", currency=money_unit(cur)), [q.cost for q in pts], limit),
         ):
-            plt = self.query_one(widget_id, PlotextPlot).plt
+            plot = self.query_one(widget_id, PlotextPlot)
+            plt = plot.plt
             plt.clear_data()
             plt.title(title)
+            plot.display = len(pts) >= 2
             if len(pts) < 2:
                 continue
             # GPU counts on a log axis, transformed here: plotext's own log scale re-applies itself on every build, so a
@@ -189,6 +217,9 @@ class ResultsScreen(Screen[None]):
                 hit = [(math.log2(q.gpus), v) for q, v in zip(pts, values, strict=True) if flag(q)]
                 if hit:
                     plt.scatter([h[0] for h in hit], [h[1] for h in hit], marker="hd", color=colour)
+            ticks = axis_ticks(max(values + ([float(line)] if line is not None else [])))
+            plt.ylim(0, ticks[-1])
+            plt.yticks(ticks, [format_number(t) for t in ticks])
             plt.xticks(xs, [f"{q.gpus:,}" for q in pts])
             plt.xlabel(_("GPUs"))
 
@@ -205,7 +236,7 @@ class ResultsScreen(Screen[None]):
     @on(SelectionList.SelectionHighlighted, "#checklist-list")
     def _checklist_detail(self, event: SelectionList.SelectionHighlighted) -> None:
         item = self.view.report.checklist[event.selection_index]
-        self.query_one("#checklist-detail", Static).update(Text(f"{item.text}  ({item.source})"))
+        self.query_one("#checklist-detail", Static).update(Text(f"{item.text}  ({'; '.join(source_words(x) for x in item.source.split(', '))})"))
 
     @on(TabbedContent.TabActivated)
     async def _tab(self, event: TabbedContent.TabActivated) -> None:
@@ -263,7 +294,13 @@ class ResultsScreen(Screen[None]):
         self.post_message(ExportWanted("launch"))
 
     def action_back(self) -> None:
-        self.app.pop_screen()
+        """Back to the review of every answer (the app leaves this screen, and drops an export asked for just before)."""
+        self.post_message(EditWanted())
+
+    def action_leave_input(self) -> None:
+        """Esc in the Ask box gives the keys back to the screen: the tabs take the focus, so b, e, s work again."""
+        if isinstance(self.focused, Input):
+            self.query_one("#tabs Tabs").focus()
 
     async def action_quit(self) -> None:
         await self.app.action_quit()

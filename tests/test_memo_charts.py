@@ -1,0 +1,80 @@
+"""Issue 34: the memo's Mermaid charts read at a glance — a visible series colour, a y-axis fitted to the data, x labels
+that cannot collide (markers said under the chart, not glued to a label), and 'today' only on the line of today's GPU
+type. bench/render_charts.py renders them in headless Chromium and measures the same things on the drawn SVG."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from advisor.base.i18n import language
+from advisor.decision.advice import advise
+from advisor.inputs.answers import load_answers
+from advisor.outputs.render import to_markdown
+
+from .conftest import EXAMPLES
+
+ALL_EXAMPLES = sorted(p.name for p in EXAMPLES.glob("*.yaml"))
+MAX_LABELS = 12
+
+
+def memo(rules, example, lang="en"):
+    with language(lang):
+        return to_markdown(advise(load_answers(EXAMPLES / example), rules).report())
+
+
+def charts(text):
+    return re.findall(r"```mermaid\n(.*?)```", text, re.S)
+
+
+def series(src):
+    return [[float(v) for v in line.split(",")] for line in re.findall(r"(?:line|bar) \[([^\]]*)\]", src)]
+
+
+@pytest.mark.parametrize("example", ALL_EXAMPLES)
+def test_every_chart_has_a_visible_colour_and_a_fitted_axis(rules, example):
+    found = charts(memo(rules, example))
+    assert found, "every example searches several counts"
+    for src in found:
+        assert re.search(r'%%\{init:.*"plotColorPalette": "#[0-9a-f]{6}', src), src[:200]
+        top = float(re.search(r"y-axis .*?--> ([0-9.]+)", src).group(1))
+        most = max(max(s) for s in series(src))
+        assert most <= top <= 1.25 * most, (top, most)
+
+
+@pytest.mark.parametrize("example", ALL_EXAMPLES)
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_x_labels_are_few_short_counts(rules, example, lang):
+    for src in charts(memo(rules, example, lang)):
+        labels = re.findall(r'"([^"]*)"', re.search(r"x-axis \[(.*)\]", src).group(1))
+        assert 2 <= len(labels) <= MAX_LABELS, labels
+        assert all(re.fullmatch(r"[0-9,]+", label) for label in labels), labels  # no '(today, plan)' glued on
+        assert all(len(s) == len(labels) for s in series(src))
+
+
+def test_the_plan_and_today_are_said_under_the_chart(rules):
+    text = memo(rules, "customer-service.yaml")
+    assert "Plan: 104 GPUs" in text and "today: 64 GPUs" in text
+
+
+def test_today_is_not_marked_on_another_gpu_types_line(rules):
+    """gpu-choice: today is 128 A100s; the what-if line is the plan's H100 (spot) at each count, so its 128 is not today."""
+    text = memo(rules, "gpu-choice.yaml")
+    table = text.split("## What if: other GPU counts")[1].split("```mermaid")[0]
+    row = next(line for line in table.splitlines() if line.startswith("| 128 |"))
+    assert "today" not in row, row
+    caption = text.split("```mermaid")[1].split("```", 1)[1].split("\n\n")[1]
+    assert "today" in caption and "A100" in caption and "not on this line" in caption, caption
+
+
+def test_greenfield_charts_mark_the_cluster_not_today(rules):
+    from advisor.inputs.answers import Answers
+
+    from .test_pm_wording import GREENFIELD_LORA
+
+    with language("en"):
+        text = to_markdown(advise(Answers.model_validate(GREENFIELD_LORA), rules).report())
+    for block in text.split("```mermaid")[1:]:
+        caption = block.split("```", 1)[1].split("\n\n")[1]
+        assert "today" not in caption.lower() and "your cluster" in caption, caption

@@ -1,0 +1,203 @@
+"""Issue 34: what a PM reads carries no internal ids, seed tags, file names or scientific notation, and in Chinese no
+English running text and one money style; the greenfield and fine-tune wording never speaks of a "today" there is none."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from advisor.base.i18n import language
+from advisor.decision.advice import advise
+from advisor.inputs.answers import load_answers
+from advisor.knowledge.catalog import gpu_catalog
+from advisor.knowledge.strategies import FRAMEWORKS, STRATEGIES
+from advisor.outputs.render import summary_notes, summary_rows, the_ask, to_markdown, to_text
+
+from .conftest import EXAMPLES
+
+ALL_EXAMPLES = sorted(p.name for p in EXAMPLES.glob("*.yaml"))
+
+PROPER_NOUNS = {
+    # units and hardware words Chinese engineers write in Latin letters
+    "GB", "GiB", "GPU", "GPUs", "CPU", "TFLOP", "Gbit", "token", "MFU", "NVLink", "PCIe", "NCCL", "HCCS", "XGMI", "SXM",
+    # frameworks, methods and their parts
+    "PyTorch", "DeepSpeed", "ZeRO", "ZeRO-Offload", "ZeRO-Infinity", "Infinity", "FSDP", "DDP", "Horovod", "Megatron-LM", "LoRA", "QLoRA",
+    "PowerSGD", "qwZ", "hpZ", "qgZ", "FULL", "SHARD", "HYBRID", "all-gather", "all-reduce", "reduce-scatter", "TP", "PP", "DP", "CP",
+    "bf16", "fp16", "fp32", "fp8", "FP8", "BF16",
+    # the product, currencies other than the yuan (written as 元)
+    "advisor", "USD", "EUR",
+    "s",  # the per second of Gbit/s, TFLOP/s
+}
+"""Latin words a Chinese memo may carry: GPU and framework names, units, collectives. Anything else is English text."""
+
+
+def allowed_words() -> set[str]:
+    words = set(PROPER_NOUNS) | set(STRATEGIES)
+    for name in [*FRAMEWORKS.values(), *(g.name for g in gpu_catalog().values())]:
+        words.update(re.findall(r"[A-Za-z][A-Za-z0-9'+\-]*", name))
+    return words
+
+
+def latin_words(text: str) -> list[str]:
+    """Latin words outside code spans and the allow-list; a token with a digit is a product or model code (A100, 7B,
+    OPT-175B, megatron-3d), not running text."""
+    text = re.sub(r"`[^`]*`", "", text)
+    allowed = allowed_words()
+    found = re.findall(r"(?<![A-Za-z0-9])[A-Za-z][A-Za-z0-9'+\-]*", text)
+    return [w for w in found if w.strip("-'") not in allowed and not re.search(r"[0-9]", w)]
+
+
+def business_part(memo: str) -> str:
+    """The memo up to its engineering appendix: what a PM forwards."""
+    return memo.split("# 工程附录")[0]
+
+
+@pytest.mark.parametrize("example", ALL_EXAMPLES)
+def test_the_chinese_memo_and_summary_have_no_english_running_text(rules, example):
+    with language("zh"):
+        advice = advise(load_answers(EXAMPLES / example), rules)
+        report = advice.report()
+        memo = business_part(to_markdown(report))
+        summary = "\n".join([report.headline, the_ask(report), *(" ".join(row) for row in summary_rows(report)), *summary_notes(report)])
+    assert latin_words(memo) == [], latin_words(memo)[:20]
+    assert latin_words(summary) == [], latin_words(summary)[:20]
+
+
+CNY_EXAMPLES = [name for name in ALL_EXAMPLES if "currency: CNY" in (EXAMPLES / name).read_text(encoding="utf-8")]
+
+
+@pytest.mark.parametrize("example", CNY_EXAMPLES)
+def test_chinese_money_in_yuan_is_written_one_way(rules, example):
+    """'46,082 元' everywhere: never '10 CNY' beside it (the price per GPU-hour was written with the currency code)."""
+    with language("zh"):
+        advice = advise(load_answers(EXAMPLES / example), rules)
+        memo, text = to_markdown(advice.report()), to_text(advice.report())
+    assert "CNY" not in business_part(memo), [line for line in memo.splitlines() if "CNY" in line][:5]
+    head = text.split("\n\n")[0:3]
+    assert "CNY" not in "\n".join(head)
+
+
+def test_the_recompute_setting_is_said_in_chinese(rules):
+    with language("zh"):
+        text = to_text(advise(load_answers(EXAMPLES / "customer-service-finetune.yaml"), rules).report())
+    comm = next(line for line in text.splitlines() if line.strip().startswith("通信"))
+    assert not re.search(r"重计算 (none|selective|full)", comm), comm
+
+
+def test_the_plan_search_is_cited_in_chinese(rules):
+    with language("zh"):
+        memo = to_markdown(advise(load_answers(EXAMPLES / "customer-service-finetune.yaml"), rules).report())
+    assert "advisor's search" not in memo and "How it decides" not in memo
+
+
+GREENFIELD_LORA = {
+    "model": {"params": "7B"},
+    "training": {"method": "lora", "examples": "50k", "tokens_per_example": 1024, "epochs": 2, "current_strategy": "none",
+                 "deadline_days": 0.1},
+    "cluster": {"gpu": "a100-80gb", "gpus": 8, "gpus_per_node": 8},
+    "budget": {"price_per_gpu_hour": 2, "currency": "USD"},
+    "team": {"experience": "none"},
+    "project": {"stage": "mvp"},
+}
+"""A first LoRA job (not training yet): nothing runs today, and a run takes under an hour."""
+
+
+GREENFIELD_PRETRAIN = {
+    "model": {"params": "7B"},
+    "training": {"tokens": "1T", "current_strategy": "none", "deadline_days": 20},
+    "cluster": {"gpu": "a100-80gb", "gpus": 64, "gpus_per_node": 8},
+    "budget": {"price_per_gpu_hour": 2, "currency": "USD", "monthly_limit": 400000},
+    "team": {"experience": "some"},
+    "project": {"stage": "stable"},
+}
+"""A first pretrain whose deadline needs more GPUs than the cluster has: the plan-needs-more-GPUs warning, a tie note."""
+
+
+def greenfield_advice(rules, lang, base=GREENFIELD_LORA, **training):
+    from advisor.inputs.answers import Answers
+
+    data = {k: dict(v) for k, v in base.items()}
+    data["training"].update(training)
+    with language(lang):
+        return advise(Answers.model_validate(data), rules)
+
+
+@pytest.mark.parametrize("base", [GREENFIELD_LORA, GREENFIELD_PRETRAIN], ids=["lora", "pretrain-needs-more-gpus"])
+@pytest.mark.parametrize("lang, word", [("en", r"\btoday"), ("zh", "现在")])
+def test_a_greenfield_plan_never_speaks_of_today(rules, lang, word, base):
+    advice = greenfield_advice(rules, lang, base)
+    assert advice.plan.greenfield
+    with language(lang):
+        report = advice.report()
+        memo = to_markdown(report)
+        said = "\n".join([business_part(memo.split("# Engineering appendix")[0]), to_text(report).split("\n\n\n")[0],
+                          *(q.text for q in report.questions), *(w.text for w in report.warnings),
+                          *(line for line in memo.splitlines() if line.startswith("|") or "x-axis" in line)])
+    hits = [line for line in said.splitlines() if re.search(word, line, re.I) and "today's stacks" not in line]
+    assert hits == [], hits[:8]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_runs_a_month_not_asked_are_not_claimed(rules, lang):
+    """A LoRA run of under an hour 'keeps the cluster busy' at ~1,000 runs a month: a figure nobody asked for. Without
+    runs_per_month (and no monthly ceiling to check) the summary and the ask say nothing per month; with it, they do."""
+    advice = greenfield_advice(rules, lang)
+    with language(lang):
+        report = advice.report()
+        rows = [what for what, _t, _r in summary_rows(report)]
+        ask = the_ask(report)
+    month = "月" if lang == "zh" else "month"
+    assert not any(month in r for r in rows), rows
+    assert month not in ask, ask
+    asked = greenfield_advice(rules, lang, runs_per_month=4)
+    with language(lang):
+        report = asked.report()
+        rows = [what for what, _t, _r in summary_rows(report)]
+        ask = the_ask(report)
+    assert any(month in r and "4" in r for r in rows), rows
+    assert month in ask and "4" in ask, ask
+
+
+def test_a_monthly_ceiling_without_runs_a_month_says_what_is_assumed(rules):
+    advice = greenfield_advice(rules, "en")
+    from advisor.inputs.answers import Answers
+
+    data = {k: dict(v) for k, v in GREENFIELD_LORA.items()}
+    data["budget"]["monthly_limit"] = 5000
+    with language("en"):
+        report = advise(Answers.model_validate(data), rules).report()
+        rows = [what for what, _t, _r in summary_rows(report)]
+    per_month = [r for r in rows if r.startswith("Per month")]
+    assert per_month and "busy" in per_month[0], rows
+    assert advice is not None
+
+
+@pytest.mark.parametrize("lang, low, high", [("en", "1 million", "100 trillion"), ("zh", "100 万", "100 万亿")])
+def test_a_range_error_writes_its_bounds_in_words_not_scientific_notation(rules, lang, low, high):
+    from advisor.base.errors import AdvisorError
+    from advisor.inputs.answers import load_answers as load
+
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as tmp, language(lang):
+        path = Path(tmp) / "a.yaml"
+        path.write_text("model: {params: 1e15}\ntraining: {tokens: 1T}\ncluster: {gpu: a100-80gb, gpus: 8}\nbudget: {price_per_gpu_hour: 2}\n")
+        with pytest.raises(AdvisorError) as err:
+            load(path)
+    msg = err.value.msg
+    assert low in msg and high in msg, msg
+    assert not re.search(r"\de[+-]?\d", msg), msg
+
+
+@pytest.mark.parametrize("value, en, zh_text", [(1e6, "1 million", "100 万"), (1e14, "100 trillion", "100 万亿"), (2.5e9, "2.5 billion", "25 亿"),
+                                                (36_500, "36,500", "36,500"), (0.001, "0.001", "0.001"), (5e-324, "less than 0.001", "小于 0.001"),
+                                                (1e300, "more than 1,000,000 trillion", "大于 1,000,000 万亿")])
+def test_readable_figures(value, en, zh_text):
+    from advisor.base.units import readable_figure
+
+    with language("en"):
+        assert readable_figure(value) == en
+    with language("zh"):
+        assert readable_figure(value) == zh_text

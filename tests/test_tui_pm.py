@@ -1,0 +1,135 @@
+"""Issue 34: the guided Q&A as a PM meets it at 80x24 — an error is seen where it is made and no toast contradicts it, a
+choice list moves the live estimate, `b` goes back to the review, Esc leaves the Ask box, and a dialog asked for just
+before leaving the results never opens over the Q&A nor writes files."""
+
+from __future__ import annotations
+
+from advisor.inputs.answers import load_answers
+from advisor.tui.app import AdvisorApp, LivePanel, PathDialog, QuestionScreen, ResultsScreen
+from advisor.tui.dialogs import ReviewScreen
+
+from .conftest import EXAMPLES
+from .test_tui_trust import SMALL, settle, step_to, to_results
+
+
+def make_app(rules, tmp_path):
+    return AdvisorApp(rules=rules, cursor_blink=False, workdir=tmp_path)
+
+
+def toasts(app) -> list[str]:
+    return [str(n.message) for n in app._notifications]
+
+
+async def test_an_invalid_duration_shows_its_error_on_screen_and_no_toast_says_it_was_used(rules, tmp_path):
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        screen = await step_to(pilot, "training")
+        screen.query_one("#f2").value = "-3"  # days one run takes: refused
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, QuestionScreen) and app.screen.step.id == "training"
+        error = screen.query_one("#error")
+        assert str(error.render()).strip(), "the error is written"
+        visible = screen.query_one("#question").region
+        assert error.region.height and visible.contains_region(error.region), (error.region, visible)
+        assert not any("-3" in t or "Using the known" in t for t in toasts(app)), toasts(app)
+        assert app.draft["training"].get("tokens") == "1T", "nothing was used"
+
+
+async def test_moving_a_choice_list_moves_the_live_estimate(rules, tmp_path):
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        screen = await step_to(pilot, "gpu")
+        await pilot.pause(0.3)
+        await settle(pilot)
+        panel = screen.query_one(LivePanel)
+        before = panel.advice
+        assert before is not None and before.answers.cluster.gpu == "a100-80gb"
+        chosen = screen.query_one("#f0")
+        target = next(i for i, c in enumerate(screen.step.fields[0].choices) if c.value == "h100-sxm")
+        chosen.highlighted = target  # the arrow keys do this one row at a time
+        for _ in range(10):
+            await pilot.pause(0.1)
+            if panel.advice is not None and panel.advice.answers.cluster.gpu == "h100-sxm":
+                break
+        assert panel.advice is not None and panel.advice.answers.cluster.gpu == "h100-sxm"
+        assert app.draft["cluster"]["gpu"] == "a100-80gb", "previewed, not accepted"
+
+
+async def test_b_on_the_results_goes_back_to_the_review(rules, tmp_path):
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        await to_results(pilot)
+        await pilot.press("b")
+        await settle(pilot)
+        assert isinstance(app.screen, ReviewScreen), app.screen
+        await pilot.press("escape")  # and the review's Esc goes on back to the last step
+        await settle(pilot)
+        assert isinstance(app.screen, QuestionScreen)
+
+
+async def test_escape_leaves_the_ask_box(rules, tmp_path):
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        await to_results(pilot)
+        await pilot.press("slash")
+        await settle(pilot)
+        assert app.focused is not None and app.focused.id == "ask-input"
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.focused is None or app.focused.id != "ask-input"
+        await pilot.press("b")  # a key of the results again, not a letter typed into the question
+        await settle(pilot)
+        assert isinstance(app.screen, ReviewScreen)
+
+
+async def test_a_then_b_leaves_no_dialog_over_the_questions_and_writes_nothing(rules, tmp_path):
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        await to_results(pilot)
+        results = app.screen
+        results.action_artifacts()  # `a`, and `b` before the launch dialog is up (a fast typist, a slow machine)
+        results.action_back()
+        await settle(pilot)
+        await pilot.pause(0.2)
+        assert not any(isinstance(s, PathDialog) for s in app.screen_stack), app.screen_stack
+        assert not any(isinstance(s, ResultsScreen) for s in app.screen_stack)
+        await pilot.press("enter")  # whatever has the focus now, Enter must not confirm a dialog's default path
+        await settle(pilot)
+        assert not (tmp_path / "launch").exists()
+        assert not any(isinstance(s, PathDialog) for s in app.screen_stack)
+
+
+async def test_the_summary_and_questions_tabs_show_no_rule_ids_or_seed_tags(rules, tmp_path):
+    app = AdvisorApp(rules=rules, answers=load_answers(EXAMPLES / "customer-service.yaml"), cursor_blink=False, workdir=tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        await to_results(pilot)
+        report = app.screen.view.report
+        ids = {fr.id for fr in report.fired_rules}
+        for widget in ("#why-list", "#questions-list", "#headline"):
+            text = str(app.screen.query_one(widget).render())
+            assert "seed:" not in text and not any(i in text for i in ids), (widget, text[:300])
+
+
+async def test_runs_a_month_is_asked_with_the_budget(rules, tmp_path):
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        await screen.jump_to(next(i for i, s in enumerate(screen.state.steps) if s.id == "budget"))  # walking there costs ~2 s
+        await settle(pilot)
+        index = next(i for i, f in enumerate(screen.step.fields) if f.path == "training.runs_per_month")
+        field = screen.query_one(f"#f{index}")
+        field.focus()
+        await settle(pilot)
+        assert screen.query_one("#question").region.contains_region(field.region), "on screen when focused at 80x24"
+        field.value = "4"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.draft["training"]["runs_per_month"] == 4
