@@ -199,7 +199,7 @@ def _evaluate(strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.nd
         if name not in bands:
             continue
         compute[name] = _compute_seconds(w, hw, work, mfu, accumulation, tp, pp)
-        exposed[name] = exposed_communication(plan, compute[name])
+        exposed[name] = exposed_communication(plan, compute[name], accumulation)
         step[name] = compute[name] * (1.0 + bubble) + exposed[name]
     return _Eval(states, act, memory, dp, share, accumulation, compute, bubble, plan, exposed, step)
 
@@ -258,7 +258,8 @@ def _step_floor(strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.
         n1, tp1, pp1, vpp1, code1, mb1, cp1 = n[f], tp[f], pp[f], vpp[f], code[f], mb[f], cp[f]
     _dp, _share, accumulation, work, _bubble1 = _work(strategy, w, n1, tp1, pp1, vpp1, code1, mb1, cp1)
     compute = _compute_seconds(w, hw, work, mfu_band(hw.spec.generation).mid, accumulation, tp1, pp1)
-    hidden = np.maximum(0.0, megatron_gradient_seconds(strategy, w, hw, n1, tp1, pp1) - OVERLAP_BACKWARD * compute)
+    # The all-reduce hides behind the last micro-batch's backward only (communication.LAST_BACKWARD).
+    hidden = np.maximum(0.0, megatron_gradient_seconds(strategy, w, hw, n1, tp1, pp1) - OVERLAP_BACKWARD * compute / accumulation)
     if groups is not None:
         at = groups[1]
         compute, accumulation, hidden = compute[at], accumulation[at], hidden[at]
