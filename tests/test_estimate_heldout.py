@@ -42,3 +42,43 @@ def test_megatron_step_floor_stays_under_the_step_with_accumulation():
     w, hw = model.workload_from(a), model.hardware_from(a)
     floor = model._step_floor("megatron-3d", w, hw, e.gpus, e.tp, e.pp, e.vpp, e.recompute_code, e.micro_batch, e.cp)
     assert np.all(floor <= e.step_s["mid"] * (1 + 1e-9))
+
+
+LLAMA3_8B = {"params": "8.03B", "layers": 32, "hidden_size": 4096, "attention_heads": 32, "kv_heads": 8, "vocab_size": 128256,
+             "seq_len": 2048}
+"""Llama 3 8B (arXiv:2407.21783 Table 3; vocabulary 128,256)."""
+
+
+def _lora_8b(gpu: str) -> object:
+    # The issue's measured run: micro-batch 4 at 2,048 tokens, Hugging Face Trainer without gradient checkpointing. Its
+    # adapters are not stated; rank 16 on every linear layer is one of the two settings for which advisor printed the
+    # issue's 55.2 GB before this change (the other, rank 64 on q/v, is modelled at 74 GB: see the report).
+    return _answers(model=LLAMA3_8B,
+                    training={"method": "lora", "lora_rank": 16, "lora_targets": "all-linear", "tokens": 1e8,
+                              "micro_batch_size": 4, "global_batch_tokens": 16 * 2048, "activation_recompute": "none"},
+                    cluster={"gpu": gpu, "gpus": 1})
+
+
+def test_an_8b_lora_that_peaked_at_86_gb_is_not_said_to_fit_80_gb():
+    """Measured on one H200 (issue 32): 86.3 GB peak where advisor said 55.2 GB and 'fits 80 GB'. The eager stack's saved
+    tensors (fp32 RMSNorm inputs, SDPA's q/k/v/out, SwiGLU's operands, the adapted layers' inputs) and the loss's logits
+    (bf16 + fp32 log-probabilities + fp32 gradients over 128,256 entries) are now counted."""
+    on_h200 = estimate_all(_lora_8b("h200"))[0]["ddp"]
+    assert 80.0 < float(on_h200.memory[0]) / 1e9 < 95.0
+    on_80gb = estimate_all(_lora_8b("h100-sxm"))[0]["ddp"]
+    assert not bool(on_80gb.fits[0])
+
+
+def test_frozen_layers_keep_no_inputs_under_lora():
+    """PEFT: a frozen linear layer saves no input for a weight gradient, so q/v adapters keep less than every linear
+    layer trained, on both stacks."""
+    from advisor.estimate import activation_bytes, workload_from
+    from msgspec.structs import replace
+
+    qv = workload_from(_answers(model=LLAMA3_8B, training={"method": "lora", "lora_targets": "qv", "tokens": 1e8}))
+    every = replace(qv, lora_targets="all-linear")
+    for stack in ("eager", "fused"):
+        assert activation_bytes(replace(qv, stack=stack), "none") < activation_bytes(replace(every, stack=stack), "none")
+    pretrain = workload_from(_answers(model=LLAMA3_8B))
+    assert pretrain.stack == "fused" and qv.stack == "eager"
+    assert activation_bytes(replace(every, stack="fused"), "none") == activation_bytes(pretrain, "none")

@@ -16,10 +16,11 @@ from advisor.knowledge.vocabulary import PARTIAL_RECOMPUTE_NAMES
 from advisor.estimate.finetune import dequant_seconds, is_peft, lora_activation_bytes
 from advisor.estimate.communication import Collective, communication_plan, exposed_communication, megatron_gradient_seconds
 from advisor.estimate.layout import MEMORY_HEADROOM, _layouts, expert_degree, interleave_memory_factor, stage_factor
-from advisor.estimate.memory import activation_bytes, cpu_bytes_per_node, model_state_bytes
+from advisor.estimate.memory import activation_bytes, cpu_bytes_per_node, logits_bytes, model_state_bytes
 from advisor.estimate.workload import FP8_SPEEDUP
 from advisor.estimate.workload import (
     CUDA_OVERHEAD_BYTES,
+    EAGER_EFFICIENCY,
     FULL_RECOMPUTE_FLOPS,
     GB,
     Hardware,
@@ -160,6 +161,7 @@ def _activations_by_code(strategy: str, w: Workload, tp: np.ndarray, pp: np.ndar
     stage = stage_factor(w, pp) if sp else None
     interleave = interleave_memory_factor(pp, vpp) if sp else None
     lora = lora_activation_bytes(w, tp, mb)
+    logits = logits_bytes(w, tp, mb, pp)  # the loss's logits (eager stacks), on the last stage
 
     def at(c: np.ndarray | float) -> np.ndarray:
         nonlocal none
@@ -172,7 +174,7 @@ def _activations_by_code(strategy: str, w: Workload, tp: np.ndarray, pp: np.ndar
             act = np.where(code < 0, none, act)
         if stage is not None:
             act = act * stage * interleave
-        return act + lora
+        return act + lora + logits
 
     return at
 
@@ -238,6 +240,8 @@ def _compute_seconds(w: Workload, hw: Hardware, work: np.ndarray, mfu: float, ac
     # The band is hardware FLOPs utilisation at hidden 4,096: recomputation is charged once, in ``work``; wider layers
     # run their matrix multiplications more efficiently (hidden_scaling in data/efficiency.yaml).
     peak = hw.spec.peak_tflops * 1e12 * kernel_scale(w.shape.hidden) * hw.efficiency_scale
+    if w.stack == "eager":
+        peak = peak * EAGER_EFFICIENCY  # Hugging Face Trainer's op-by-op modules (workload.EAGER_EFFICIENCY)
     return work / (peak * mfu) + dequant_seconds(w, hw.spec.peak_tflops, accumulation, tp, pp)
 
 

@@ -132,6 +132,24 @@ FP8_ALLGATHER_BYTES = 1.0
 --float8.enable_fsdp_float8_all_gather 'cast Float8Linear.weight ... to float8 before FSDP all-gather ... to save
 bandwidth' (1 byte instead of bf16's 2)."""
 
+STACKS: tuple[str, ...] = ("fused", "eager")
+"""The software stack a job runs on. 'fused': Megatron-LM/megatron-core, torchtitan (torch.compile) or llm-foundry — fused
+kernels, the stacks the efficiency bands were read from. 'eager': Hugging Face Trainer / accelerate modules run op by op,
+the stack of the published fine-tune recipes (QwenLM/Qwen finetune.py, artidoro/qlora qlora.py) and of most fine-tunes."""
+
+EAGER_EFFICIENCY = 5762.0 / 6667.0
+"""Throughput of an eager stack against the same job compiled: torchtitan docs/performance.md Table 1 (Llama 3.1 8B, FSDP,
+8 H100): 5,762 tokens/s/GPU eager vs 6,667 with torch.compile = 0.864; Table 3 (128 H100) 5,605 vs 6,514 = 0.860. The
+issue-32 measurement of an 8B LoRA under Hugging Face Trainer on one H200 (11.1k tokens/s against 13.1k modelled on
+the fused band, 0.85) agrees."""
+
+EAGER_LOGITS_BYTES_PER_VOCAB = 14.0
+"""Bytes per token per vocabulary entry the output logits hold at the loss under an eager Hugging Face stack: the bf16
+logits the model returns (2), the fp32 log-probabilities cross_entropy saves for its backward (4: transformers
+loss_utils.py ForCausalLMLoss upcasts with ``logits = logits.float()`` before nn.functional.cross_entropy), and at the
+start of backward the fp32 gradients of the log-probabilities and of the upcast logits (4 + 4). At 128,256 entries (Llama
+3) that is 1.8 MB per token: 14.7 GB for 4 x 2,048 tokens, which the activation set did not count."""
+
 OVERLAP_BACKWARD = 2.0 / 3.0
 """Gradient reduction can hide behind the backward pass only: 4PD of the 6PD (Transformer Math 101)."""
 
@@ -216,6 +234,8 @@ class Workload(Struct, frozen=True):
     lora_targets: str = "qv"
     fp8: bool = False
     """FP8 matrix multiplications (training.precision: fp8): compute / FP8_SPEEDUP, FSDP gathers weights in 1 byte."""
+    stack: str = "fused"
+    """The software stack (STACKS): 'eager' for Hugging Face Trainer fine-tunes, 'fused' otherwise (workload_from)."""
 
     @property
     def is_moe(self) -> bool:
@@ -385,6 +405,9 @@ def workload_from(answers: Answers) -> Workload:
         lora_rank=rank,
         lora_targets=targets,
         fp8=t.precision == "fp8",
+        # Fine-tunes run on Hugging Face Trainer / accelerate (the published fine-tune recipes' stack); pre-training on
+        # Megatron-LM / torchtitan / llm-foundry, the stacks the efficiency bands come from.
+        stack="eager" if t.method != "pretrain" else "fused",
     )
 
 
