@@ -82,3 +82,53 @@ def test_frozen_layers_keep_no_inputs_under_lora():
     pretrain = workload_from(_answers(model=LLAMA3_8B))
     assert pretrain.stack == "fused" and qv.stack == "eager"
     assert activation_bytes(replace(every, stack="fused"), "none") == activation_bytes(pretrain, "none")
+
+
+def test_context_parallelism_is_searched_from_8k_tokens():
+    """Megatron-Bridge's 405B recipes run CP2 at 8,192 tokens (docs/performance-summary.md, 25.11); the search tried CP
+    only from 16K, so the published layout was unreachable."""
+    from advisor.estimate import model
+
+    a = _answers(model={"params": "405B", "seq_len": 8192}, training={"global_batch_tokens": 16 * 2**20},
+                 cluster={"gpu": "h100-sxm", "gpus": 1024})
+    layouts = model._layouts(model.workload_from(a), model.hardware_from(a))
+    assert any(cp == 2 for _tp, cp, _pp, _v in layouts)
+    shorter = _answers(model={"params": "405B", "seq_len": 4096}, training={"global_batch_tokens": 16 * 2**20},
+                       cluster={"gpu": "h100-sxm", "gpus": 1024})
+    assert all(cp == 1 for _tp, cp, _pp, _v in model._layouts(model.workload_from(shorter), model.hardware_from(shorter)))
+
+
+def _plan(seconds: float, overlap: str):
+    from advisor.estimate.communication import Collective
+
+    one = np.ones(1)
+    return Collective("x", "send/recv", one, one, one, one, seconds * one, overlap)
+
+
+def test_the_kv_exchange_hides_only_under_attention():
+    """Ring attention overlaps each K/V transfer with the attention of the chunk already received (TransformerEngine
+    AttnFuncWithCPAndKVP2P), not with the whole layer: at 8K, where attention is a small share of the FLOPs, the
+    exchange shows."""
+    from advisor.estimate.communication import ATTENTION, exposed_communication
+
+    compute, attention = np.array([10.0]), np.array([2.0])
+    assert float(exposed_communication([_plan(3.0, ATTENTION)], compute, 1.0, attention)[0]) == pytest.approx(1.0)
+    assert float(exposed_communication([_plan(1.5, ATTENTION)], compute, 1.0, attention)[0]) == 0.0
+
+
+def test_tensor_parallel_overlap_is_a_property_of_the_layout():
+    """With Megatron's --tp-comm-overlap / torchtitan's AsyncTP (NVLink Hopper and newer) the TP collectives hide behind
+    (TP-1)/TP of the linear layers; without it (A100, as Megatron-LM 2021 ran) they stay on the critical path."""
+    from advisor.estimate.communication import TENSOR_OVERLAP, exposed_communication
+
+    compute, gemm = np.array([10.0]), np.array([7.0])
+    assert float(exposed_communication([_plan(3.0, TENSOR_OVERLAP)], compute, 1.0, 0.0, gemm)[0]) == 0.0
+    assert float(exposed_communication([_plan(3.0, "none")], compute, 1.0, 0.0, gemm)[0]) == pytest.approx(3.0)
+
+    def tp_overlap(gpu):
+        a = _answers(model={"params": "70B"}, training={"tokens": 1e11}, cluster={"gpu": gpu, "gpus": 64})
+        e = estimate_all(a)[0]["megatron-3d"]
+        return {c.name: c.overlap for c in e.collectives}["tensor-parallel all-reduce"]
+
+    assert tp_overlap("h100-sxm") == TENSOR_OVERLAP
+    assert tp_overlap("a100-80gb") == "none"

@@ -201,7 +201,9 @@ def _evaluate(strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.nd
         if name not in bands:
             continue
         compute[name] = _compute_seconds(w, hw, work, mfu, accumulation, tp, pp)
-        exposed[name] = exposed_communication(plan, compute[name], accumulation)
+        attention = compute[name] * (w.attention_flops_per_token / w.flops_per_token)  # what the K/V exchange hides behind
+        gemm = (compute[name] - attention) * (tp - 1.0) / tp  # what overlapped TP chunks hide behind (TENSOR_OVERLAP)
+        exposed[name] = exposed_communication(plan, compute[name], accumulation, attention, gemm)
         step[name] = compute[name] * (1.0 + bubble) + exposed[name]
     return _Eval(states, act, memory, dp, share, accumulation, compute, bubble, plan, exposed, step)
 

@@ -314,6 +314,9 @@ class Hardware(Struct, frozen=True):
     """The data loader's measured throughput, if given: no step is faster than it can feed the batch."""
     efficiency_scale: float = 1.0
     """Multiplies the efficiency band: 1 by default, refitted to training.measured (model.estimate_all)."""
+    tp_overlap: bool = False
+    """Tensor-parallel communication overlapped with the GEMMs (communication.TENSOR_OVERLAP): on by default on NVLink
+    Hopper and Blackwell nodes, where Megatron-LM's --tp-comm-overlap and torchtitan's AsyncTP run (hardware_from)."""
     spot_reclaims_per_node_hour: float = 0.0
     """Spot / preemptible capacity: reclaims per node-hour (cluster.spot_interruptions_pct_per_month / 100 / 720); 0 on demand."""
 
@@ -463,4 +466,12 @@ def hardware_from(answers: Answers) -> Hardware:
         intra_link=intra_link,
         data_tokens_per_sec=c.data_pipeline_tokens_per_sec,
         spot_reclaims_per_node_hour=(c.spot_interruptions_pct_per_month or 0.0) / 100.0 / HOURS_PER_MONTH,
+        tp_overlap=intra_link == "nvlink" and spec.generation in TP_OVERLAP_GENERATIONS,
     )
+
+
+TP_OVERLAP_GENERATIONS: tuple[str, ...] = ("hopper", "blackwell")
+"""Where tensor-parallel communication overlap is the published default: Megatron-Bridge's performance recipes enable
+tp_comm_overlap on DGX-H100/B200/GB200 (scripts/performance), torchtitan's AsyncTP is published on H100
+(benchmarks/asyncTP_llama3_h100_2025-06_torchtitan.md). Older layouts (Megatron-LM 2021 on A100) kept it on the
+critical path."""
