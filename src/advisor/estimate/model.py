@@ -17,7 +17,7 @@ from advisor.estimate.finetune import dequant_seconds, is_peft, lora_activation_
 from advisor.estimate.communication import Collective, communication_plan, exposed_communication, megatron_gradient_seconds
 from advisor.estimate.layout import MEMORY_HEADROOM, _layouts, expert_degree, interleave_memory_factor, stage_factor
 from advisor.estimate.memory import activation_bytes, cpu_bytes_per_node, logits_bytes, model_state_bytes
-from advisor.estimate.workload import FP8_SPEEDUP
+from advisor.estimate.workload import fp8_time_factor
 from advisor.estimate.workload import (
     CUDA_OVERHEAD_BYTES,
     EAGER_EFFICIENCY,
@@ -219,7 +219,7 @@ def _work(strategy: str, w: Workload, n: np.ndarray, tp: np.ndarray, pp: np.ndar
     rf = np.where(code < 0, 1.0, (1.0 - full_share) * SELECTIVE_RECOMPUTE_FLOPS + full_share * full_rf)
     work = w.flops_per_token * share * w.seq_len * rf / (tp * pp * cp) * (stage_factor(w, pp) if sp else 1.0)
     if w.fp8:
-        work = work / FP8_SPEEDUP  # torchtitan's measured Float8 gain over bf16 (workload.FP8_SPEEDUP)
+        work = work * fp8_time_factor(w)  # the linear layers at the recipe's FP8 speedup (workload.FP8_RECIPES)
     return dp, share, accumulation, work, _bubble(pp, vpp, accumulation)
 
 

@@ -123,9 +123,65 @@ ATTENTION_FLOPS_PER_LAYER_TOKEN = 12.0
 
 FP8_SPEEDUP = 8532.0 / 6667.0
 """FP8 training's throughput over bf16, both with torch.compile: torchtitan docs/performance.md Table 1, Llama 3.1 8B on
-8 H100 with FSDP: 6,667 tokens/s/GPU (bf16 + compile) to 8,532 (+ Float8, tensorwise dynamic scaling) = 1.28. Applied
-to compute only; weights, gradients and optimizer states stay in bf16/fp32 (torchtitan docs/float8.md: Float8Linear
-casts high-precision weights to float8 for each matmul), so model-state memory does not change."""
+8 H100 with FSDP: 6,667 tokens/s/GPU (bf16 + compile) to 8,532 (+ Float8, tensorwise dynamic scaling) = 1.28. Weights,
+gradients and optimizer states stay in bf16/fp32 (torchtitan docs/float8.md: Float8Linear casts high-precision weights to
+float8 for each matmul), so model-state memory does not change."""
+
+
+def linear_share(layers: int, hidden: int, seq_len: int, params: float) -> float:
+    """The share of a step's FLOPs in the linear layers, the only ones FP8 runs (Float8Linear / TransformerEngine's
+    te.Linear; attention stays bf16): 6N against 6N + 12·L·h·s."""
+    linear = 6.0 * params
+    return linear / (linear + ATTENTION_FLOPS_PER_LAYER_TOKEN * layers * hidden * seq_len)
+
+
+class Fp8Recipe(Struct, frozen=True):
+    """One FP8 scaling recipe: its whole-step speedup over bf16 where it was measured, and that job's linear share."""
+
+    step_speedup: float
+    reference_share: float
+    source: str
+
+    @property
+    def gemm_speedup(self) -> float:
+        """The linear layers' own speedup that gives ``step_speedup`` at ``reference_share`` (attention unchanged)."""
+        return self.reference_share / (1.0 / self.step_speedup - (1.0 - self.reference_share))
+
+
+_LLAMA3_8B_AT_8K = linear_share(32, 4096, 8192, 8.03e9)
+_LLAMA3_70B_AT_8K = linear_share(80, 8192, 8192, 70.6e9)
+
+FP8_RECIPES: dict[str, Fp8Recipe] = {
+    "tensorwise": Fp8Recipe(FP8_SPEEDUP, _LLAMA3_8B_AT_8K,
+                            "torchtitan docs/performance.md Table 1: Llama 3.1 8B, 8 H100, seq 8,192, Float8 tensorwise 1.28x"),
+    "rowwise": Fp8Recipe(1.34, _LLAMA3_70B_AT_8K,
+                         "pytorch.org blog 'Accelerating Large Scale Training and Convergence with PyTorch Float8 Rowwise on "
+                         "Crusoe 2K H200s': 'training accelerations of 34 - 43% at scale' (the low end; Llama 3 70B-class "
+                         "at 8K read as its job [obs])"),
+    "mxfp8": Fp8Recipe(1.25, _LLAMA3_70B_AT_8K,
+                       "pytorch.org blog 'Accelerating 2K scale pre-training up to 1.28x with TorchAO, MXFP8 and TorchTitan "
+                       "on Crusoe B200 Cluster': Llama3-70B, 1.22x-1.28x over BF16 (the middle)"),
+}
+"""FP8 per recipe, priced on the linear layers only (issue 32: a flat x1.28 on the whole step gave a 256K-token job, 90%
+attention, the same gain as a 405B at 8K). Per-tensor current and delayed scaling (TransformerEngine
+Float8CurrentScaling / DelayedScaling, Megatron's fp8 recipes) scale as torchao's tensorwise does: one scale per tensor."""
+
+FP8_RECIPE_ALIASES: dict[str, str] = {"current": "tensorwise", "delayed": "tensorwise", "tensorwise": "tensorwise",
+                                      "rowwise": "rowwise", "mxfp8": "mxfp8"}
+
+FP8_DEFAULT_RECIPE: dict[str, str] = {"blackwell": "mxfp8"}
+"""The recipe assumed where the answers do not name one: MXFP8 on Blackwell (hardware block scaling, the default of
+NVIDIA's and PyTorch's Blackwell recipes), per-tensor elsewhere (Hopper, Ada, and CDNA3, whose FP8 matrix cores run at
+twice the bf16 rate: AMD Instinct MI300X datasheet, 2,614.9 TFLOPS FP8 dense vs 1,307.4 BF16 — no published MI300X
+FP8 training speedup, so Hopper's per-tensor figure stands in [obs])."""
+
+
+def fp8_time_factor(w: "Workload") -> float:
+    """Compute time under FP8 as a share of bf16's: the linear layers at the recipe's GEMM speedup, attention unchanged."""
+    recipe = FP8_RECIPES[FP8_RECIPE_ALIASES.get(w.fp8_recipe, "tensorwise")]
+    share = linear_share(w.shape.layers, w.shape.hidden, w.seq_len, w.active_params)
+    return (1.0 - share) + share / recipe.gemm_speedup
+
 
 FP8_ALLGATHER_BYTES = 1.0
 """Bytes per parameter of FSDP's weight all-gather under FP8: torchtitan docs/float8.md,
@@ -234,6 +290,8 @@ class Workload(Struct, frozen=True):
     lora_targets: str = "qv"
     fp8: bool = False
     """FP8 matrix multiplications (training.precision: fp8): compute / FP8_SPEEDUP, FSDP gathers weights in 1 byte."""
+    fp8_recipe: str = "tensorwise"
+    """The FP8 scaling recipe (FP8_RECIPES; FP8_DEFAULT_RECIPE by GPU generation)."""
     stack: str = "fused"
     """The software stack (STACKS): 'eager' for Hugging Face Trainer fine-tunes, 'fused' otherwise (workload_from)."""
 
@@ -408,6 +466,7 @@ def workload_from(answers: Answers) -> Workload:
         lora_rank=rank,
         lora_targets=targets,
         fp8=t.precision == "fp8",
+        fp8_recipe=FP8_DEFAULT_RECIPE.get(answers.cluster.spec.generation, "tensorwise"),
         # Fine-tunes run on Hugging Face Trainer / accelerate (the published fine-tune recipes' stack); pre-training on
         # Megatron-LM / torchtitan / llm-foundry, the stacks the efficiency bands come from.
         stack="eager" if t.method != "pretrain" else "fused",
