@@ -158,3 +158,37 @@ def test_fp8_speeds_the_linear_layers_only_per_recipe():
     blackwell = workload_from(_answers(model=LLAMA3_8B, training={"precision": "fp8"}, cluster={"gpu": "b200", "gpus": 8}))
     assert blackwell.fp8_recipe == "mxfp8" and short.fp8_recipe == "tensorwise"
     assert FP8_RECIPES["mxfp8"].gemm_speedup < FP8_RECIPES["tensorwise"].gemm_speedup
+
+
+def test_the_range_is_the_measured_residual_and_the_deadline_is_judged_on_its_upper_end():
+    """The stated range comes from published runs of this kind (data/residuals.yaml, written by bench/heldout.py), is said
+    in one sentence in the summary and the memo, and a deadline the point estimate meets but the upper end misses is
+    not 'met'."""
+    from advisor.decision.advice import advise
+    from advisor.estimate import deadline_hours, stated_range
+    from advisor.knowledge.rules import load_rules
+    from advisor.outputs.render import to_markdown, to_text
+
+    base = {"model": {"params": "7B"}, "training": {"tokens": 1e11}, "cluster": {"gpu": "h100-sxm", "gpus": 64}}
+    a = _answers(**base)
+    r = stated_range(a)
+    assert r is not None and 0.05 < r.within < 1.0 and r.runs >= 20
+    advice = advise(a, load_rules())
+    e = advice.to_dict()["estimate"]
+    assert e["range"]["wall_clock_hours"][1] == pytest.approx(e["wall_clock_hours"] * r.factor)
+    sentence = f"within ±{round(100 * r.within)}%"
+    assert sentence in to_text(advice) and sentence in to_markdown(advice)
+    # A deadline between the point and the upper end: the point would meet it, the range's upper end does not.
+    days = e["wall_clock_hours"] * (1 + r.within / 2) / 24.0
+    tight = _answers(**{**base, "training": {"tokens": 1e11, "deadline_days": days}, "cluster": {"gpu": "h100-sxm", "gpus": 64, "max_gpus": 64}})
+    assert deadline_hours(tight) == pytest.approx(days * 24.0 / r.factor)
+    assert advise(tight, load_rules()).plan.deadline_met is False
+
+
+def test_a_measured_run_keeps_its_calibrated_range():
+    """A known duration calibrates the estimate: the model's residual no longer applies, and no range sentence is said."""
+    from advisor.estimate import stated_range
+
+    a = _answers(model={"params": "7B"}, training={"duration_hours": 100, "current_strategy": "fsdp"},
+                 cluster={"gpu": "h100-sxm", "gpus": 64})
+    assert stated_range(a) is None
