@@ -185,7 +185,7 @@ twice the bf16 rate: AMD Instinct MI300X datasheet, 2,614.9 TFLOPS FP8 dense vs 
 FP8 training speedup, so Hopper's per-tensor figure stands in [obs])."""
 
 
-def fp8_time_factor(w: "Workload") -> float:
+def fp8_time_factor(w: Workload) -> float:
     """Compute time under FP8 as a share of bf16's: the linear layers at the recipe's GEMM speedup, attention unchanged."""
     recipe = FP8_RECIPES[FP8_RECIPE_ALIASES.get(w.fp8_recipe, "tensorwise")]
     share = linear_share(w.shape.layers, w.shape.hidden, w.seq_len, w.active_params)
