@@ -192,3 +192,21 @@ def test_a_measured_run_keeps_its_calibrated_range():
     a = _answers(model={"params": "7B"}, training={"duration_hours": 100, "current_strategy": "fsdp"},
                  cluster={"gpu": "h100-sxm", "gpus": 64})
     assert stated_range(a) is None
+
+
+def test_every_held_out_row_is_sourced_and_the_residuals_are_generated_from_them():
+    """bench/heldout_runs.yaml: every row names a family whose source says where its figure was read; the stated range
+    (data/residuals.yaml) names the bench that writes it."""
+    from pathlib import Path
+
+    import yaml
+
+    root = Path(__file__).resolve().parents[1]
+    data = yaml.safe_load((root / "bench" / "heldout_runs.yaml").read_text(encoding="utf-8"))
+    assert len(data["rows"]) >= 40
+    for row in data["rows"]:
+        family = data["families"][row["family"]]
+        assert family["source"] and row["published"] > 0 and row["shape"] in data["shapes"], row["name"]
+    residuals = yaml.safe_load((root / "src" / "advisor" / "data" / "residuals.yaml").read_text(encoding="utf-8"))
+    assert "bench/heldout.py --write-residuals" in residuals["source"]
+    assert set(residuals["kinds"]) == {"pretrain", "finetune"}
