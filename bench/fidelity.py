@@ -31,7 +31,10 @@ from advisor.estimate import FULL_RECOMPUTE_FLOPS, SELECTIVE_RECOMPUTE_FLOPS, es
 from advisor.knowledge.rules import load_rules
 
 ROOT = Path(__file__).resolve().parent
-DEFAULT = ROOT.parent.parent / "shared" / "reference" / "published_runs.yaml"
+DEFAULT = next((p for p in (ROOT.parent.parent / "shared" / "reference" / "published_runs.yaml",
+                             ROOT.parent.parent.parent / "shared" / "reference" / "published_runs.yaml") if p.exists()),
+               ROOT.parent.parent / "shared" / "reference" / "published_runs.yaml")
+"""The reference beside the checkout (../shared), or two levels up from a worktree (/work/wt/NN -> /work/shared)."""
 SCENARIOS = ROOT / "fidelity_runs.yaml"
 
 WHY_MISSED = {

@@ -455,7 +455,7 @@ def test_why_not_n_gpus_answers_with_the_best_option_there_as_the_what_if_does(t
 
     data = yaml.safe_load((EXAMPLES / "customer-service-finetune.yaml").read_text(encoding="utf-8"))
     data["training"]["deadline_days"] = 1
-    data["cluster"]["gpu"] = "a100-80gb"  # on A10s ZeRO++ now meets the deadline on 8 (issue 24); on A100s 24 GPUs is megatron-3d's
+    data["cluster"]["gpu"] = "a100-80gb"  # on A10s ZeRO++ now meets the deadline on 8 (issue 24); on A100s 24 GPUs is ZeRO++'s (issue 32)
     f = tmp_path / "a.yaml"
     f.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
     out = io.StringIO()

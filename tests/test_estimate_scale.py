@@ -202,7 +202,8 @@ def test_long_sequences_split_across_context_parallel_ranks():
     assert "context-parallel K/V exchange" in {c.name for c in e.collectives}
     short = _answers(model={"params": "405B", "seq_len": 8192}, training={"global_batch_tokens": 16 * 2**20},
                      cluster={"gpu": "h100-sxm", "gpus": 16384})
-    assert estimate_all(short)[0]["megatron-3d"].cp[0] == 1
+    # At 8K both published choices are open (issue 32): Llama 3 ran CP1, NVIDIA's 405B recipes run CP2.
+    assert estimate_all(short)[0]["megatron-3d"].cp[0] in (1, 2)
 
 
 def test_data_parallel_plans_leave_memory_headroom_where_they_can():

@@ -180,16 +180,19 @@ def test_fp8_is_accepted_where_the_gpu_has_it(gpu):
 
 
 def test_fp8_runs_torchtitans_28_percent_faster_in_the_same_memory_and_gathers_weights_in_one_byte():
-    bf16, _ = _estimate(model={"params": "8B"}, training={"micro_batch_size": 1, "activation_recompute": "none"}, cluster={"gpu": "h100", "gpus": 8})
-    fp8, _ = _estimate(model={"params": "8B"}, training={"precision": "fp8", "micro_batch_size": 1, "activation_recompute": "none"},
+    # torchtitan's own job (Llama 3.1 8B at 8,192 tokens): since issue 32 FP8 speeds the linear layers only, so the
+    # measured 1.28 holds at the shape it was measured on (estimate.workload.FP8_RECIPES).
+    llama = {"params": "8.03B", "layers": 32, "hidden_size": 4096, "attention_heads": 32, "seq_len": 8192}
+    bf16, _ = _estimate(model=llama, training={"micro_batch_size": 1, "activation_recompute": "none"}, cluster={"gpu": "h100", "gpus": 8})
+    fp8, _ = _estimate(model=llama, training={"precision": "fp8", "micro_batch_size": 1, "activation_recompute": "none"},
                        cluster={"gpu": "h100", "gpus": 8})
     b, f = bf16["fsdp"], fp8["fsdp"]
     assert float(b.compute_s[0] / f.compute_s[0]) == pytest.approx(8532 / 6667)
     assert float(f.memory[0]) == pytest.approx(float(b.memory[0]))
     gather = {c.name: c for c in f.collectives}["parameter all-gather (forward and backward)"]
-    assert float(gather.payload[0]) == pytest.approx(8e9)  # 1 byte per parameter (bf16: 2)
+    assert float(gather.payload[0]) == pytest.approx(8.03e9)  # 1 byte per parameter (bf16: 2)
     zero3 = {c.name: c for c in fp8["deepspeed-zero3"].collectives}["parameter all-gather (forward and backward)"]
-    assert float(zero3.payload[0]) == pytest.approx(16e9)  # DeepSpeed gathers bf16 weights
+    assert float(zero3.payload[0]) == pytest.approx(16.06e9)  # DeepSpeed gathers bf16 weights
 
 
 def test_fp8_launch_files_keep_bf16_underneath(rules):

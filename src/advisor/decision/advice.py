@@ -19,7 +19,8 @@ from advisor.inputs.answers import STRATEGIES, Answers
 from advisor.knowledge.catalog import efficiency_data, mfu_band
 from advisor.decision.decide import COST_TIE, Option, Plan, choose
 from advisor.decision.search import candidate_counts as search_counts
-from advisor.estimate import ASSUMPTIONS, GB, INTERRUPTIONS_PER_GPU_HOUR, StrategyEstimate, cost, deepspeed_table, hours_before_calibration
+from advisor.estimate import (ASSUMPTIONS, GB, INTERRUPTIONS_PER_GPU_HOUR, StrategyEstimate, cost, deadline_hours, deepspeed_table,
+                              hours_before_calibration, stated_range)
 from advisor.decision.deployment import deployment
 from advisor.decision import explain
 from advisor.decision.explain import PLAN_SOURCE, method_names
@@ -426,6 +427,11 @@ def estimate_dict(ev: Evaluation, strategy: str) -> dict[str, Any]:
     a = ev.answers
     price, gpus = a.budget.price_per_gpu_hour, ev.gpus
     hours = {b: float(e.hours[b][0]) for b in ("low", "mid", "high")}
+    stated = stated_range(a)
+    if stated is not None:
+        # The range is what published runs of this kind measured against the model (estimate.residuals), not the spread
+        # of its efficiency bands; a calibrated estimate keeps the bands (they collapse onto the measurement).
+        hours["low"], hours["high"] = hours["mid"] / stated.factor, hours["mid"] * stated.factor
     costs = {b: float(cost(hours[b], price, gpus)) for b in hours}
     mid = hours["mid"]
     return {
@@ -440,6 +446,8 @@ def estimate_dict(ev: Evaluation, strategy: str) -> dict[str, Any]:
             "wall_clock_hours": [hours["low"], hours["high"]],
             "gpu_hours": [hours["low"] * gpus, hours["high"] * gpus],
             "cost": [costs["low"], costs["high"]],
+            "published_within": None if stated is None else stated.within,
+            "published_runs": None if stated is None else stated.runs,
         },
         "memory_per_gpu_gb": float(e.memory[0]) / GB,
         "model_states_gb_per_gpu": float(e.model_states[0]) / GB,
@@ -665,7 +673,7 @@ def price_options(answers: Answers, rules: RuleSet, evals: list[Evaluation]) -> 
     """Every strategy at every evaluated GPU count as the choice sees it: its time and cost, whether it runs, what the
     rules (scored at that count's facts) exclude and score, and which goals it meets."""
     runs = evals[0].context["runs_per_month"]
-    deadline_h = None if answers.training.deadline_days is None else answers.training.deadline_days * 24.0
+    deadline_h = deadline_hours(answers)  # judged on the stated range's upper end (estimate.residuals)
     limit, monthly = answers.budget.limit, answers.budget.monthly_limit
     gpu, spot = gpu_id(answers), answers.cluster.spot_interruptions_pct_per_month is not None
     options: list[Option] = []

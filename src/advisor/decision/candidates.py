@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from advisor.decision.decide import COST_TIE, Option
 from advisor.decision.takes import Change, _more_gpus
+from advisor.estimate import deadline_hours
 from advisor.inputs.answers import STRATEGIES, Answers
 from advisor.knowledge.catalog import gpu_catalog
 
@@ -159,7 +160,7 @@ def other_type_change(found: list[tuple[GpuType, Advice]], win: int, plan: Any) 
         if i == win or t.gpu == found[win][0].gpu or _blocked(adv):
             continue
         allowed = {s for s in STRATEGIES if s not in adv.excluded}
-        more = _more_gpus(adv.answers, adv.plan, allowed, deadline * 24.0)
+        more = _more_gpus(adv.answers, adv.plan, allowed, deadline_hours(adv.answers) or deadline * 24.0)
         if more is not None and (own is None or more.cost < own.cost * (1 - COST_TIE)):
             offers.append(Change("other-gpu", more.strategy, more.gpus, more.hours, more.cost, more.target, t.gpu, t.spot))
     return min(offers, key=lambda c: c.cost) if offers else None

@@ -135,6 +135,9 @@ class Ranges(_Part):
     wall_clock_hours: list[float] = Field(min_length=2, max_length=2, description="[low, high]")
     gpu_hours: list[float] = Field(min_length=2, max_length=2)
     cost: list[float] = Field(min_length=2, max_length=2)
+    published_within: float | None = Field(default=None, description="Published runs of this kind came in within ± this share of "
+                                           "the model's estimate (80th percentile, bench/heldout.py); None where a measurement calibrates it")
+    published_runs: int | None = Field(default=None, description="How many published runs that share was measured on")
 
 
 class CollectiveRow(_Part):

@@ -27,7 +27,7 @@ import numpy as np
 from advisor.base.limits import MAX_SEARCH_COUNTS
 from advisor.decision.policy import CHEAPER_SLOWER_STRETCH, CHEAPER_WORTH_SAYING, COST_TIE, FASTER_WORTH_SAYING, SEARCH_GROWTH, SWITCH_MIN_GAIN
 from advisor.decision.facts import _cadence_hours, runs_per_month
-from advisor.estimate import cost, estimate_all
+from advisor.estimate import cost, deadline_hours, estimate_all
 from advisor.inputs.answers import STRATEGIES, Answers
 
 NEAREST = 1
@@ -131,7 +131,7 @@ def candidate_counts(a: Answers) -> np.ndarray:
 
     within = counts <= g
     deadline = a.training.deadline_days
-    meets = usable & (hours <= deadline * 24.0) if deadline is not None else np.zeros_like(usable)
+    meets = usable & (hours <= (deadline_hours(a) or 0.0)) if deadline is not None else np.zeros_like(usable)
     for money in (np.ones_like(usable), affordable):
         if deadline is not None:
             picked |= bands(meets & within & money, costs)

@@ -13,7 +13,7 @@ import numpy as np
 
 from advisor.inputs.answers import Answers
 from advisor.decision.decide import Option, Plan
-from advisor.estimate import cost, estimate_all
+from advisor.estimate import cost, deadline_hours, estimate_all
 
 ChangeKind = Literal["more-gpus", "other-gpu", "later-date", "bigger-budget", "bigger-monthly", "fp8", "lighter-method", "bigger-batch"]
 """fp8, lighter-method and bigger-batch: the same job priced with FP8 matmuls, LoRA/QLoRA, or twice the global batch,
@@ -58,11 +58,13 @@ def what_it_takes(answers: Answers, plan: Plan, allowed: set[str]) -> list[Chang
         return out
     more: Change | None = None
     if deadline is not None and plan.deadline_met is False:
-        more = _more_gpus(answers, plan, allowed, deadline * 24.0)
+        more = _more_gpus(answers, plan, allowed, deadline_hours(answers) or deadline * 24.0)
         if more is not None:
             out.append(more)
         fastest = min(runnable, key=lambda o: (o.hours, o.cost))
-        out.append(Change("later-date", fastest.strategy, fastest.gpus, fastest.hours, fastest.cost, fastest.hours / 24.0))
+        # The date that fastest plan meets as a deadline is judged: its point estimate at the stated range's upper end.
+        out.append(Change("later-date", fastest.strategy, fastest.gpus, fastest.hours, fastest.cost,
+                          fastest.hours * deadline * 24.0 / (deadline_hours(answers) or deadline * 24.0) / 24.0))
     # The budget a plan that meets everything else needs: the more-GPUs plan where the date is out of reach, else the plan
     # itself where it meets the deadline (the choice keeps a framework within the cost tie, so the budget named must
     # cover the plan, not a cheaper option it did not take), else the cheapest option that meets it.

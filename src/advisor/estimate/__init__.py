@@ -77,3 +77,8 @@ from .model import (  # noqa: F401
     estimate_strategy,
     hours_before_calibration,
 )
+from .residuals import (  # noqa: F401
+    StatedRange,
+    deadline_hours,
+    stated_range,
+)

@@ -25,6 +25,31 @@ ZeRO-3's M; with qwZ's 0.5M and hpZ's 0, the 4x cut of the DeepSpeed ZeRO++ tuto
 
 # ------------------------------------------------------------------------------ collectives
 
+ATTENTION = "attention"
+"""Overlap of context parallelism's K/V exchange: each ring step's send/recv hides behind the attention computation of
+the chunk already received, and nothing else (TransformerEngine AttnFuncWithCPAndKVP2P overlaps the P2P of step i+1
+with the flash-attention of step i; the Ultra-Scale Playbook's ring attention). exposed = max(0, exchange - attention
+compute): at 8K, where attention is a small share of the FLOPs, the exchange shows (issue 32: over-prediction grew with
+the CP degree while the exchange was hidden behind all compute)."""
+
+TENSOR_OVERLAP = "tensor-gemm"
+"""Overlap of the tensor-parallel collectives where the layout overlaps them with the GEMMs that produce and consume
+them: Megatron-LM --tp-comm-overlap (TransformerEngine userbuffers) and torchtitan's AsyncTP (torch.compile +
+SymmetricMemory) split each all-gather/reduce-scatter + GEMM into TP chunks and run chunk i's transfer behind chunk
+i-1's GEMM, so the first (local) chunk hides nothing: the collectives hide behind (TP-1)/TP of the linear layers'
+compute, never behind attention (exposed_communication's ``gemm``). Both run on NVLink Hopper and newer
+(Hardware.tp_overlap); torchtitan benchmarks/asyncTP_llama3_h100_2025-06_torchtitan.md measures 1.09-1.16x over vanilla
+TP on 64-256 H100. Without overlap the collectives sit on the critical path ('none')."""
+
+LAST_BACKWARD = "last-backward"
+"""Overlap of a gradient reduction made once per optimizer step: with gradient accumulation it can hide only behind the
+last micro-batch's backward pass. PyTorch DDP skips the all-reduce inside ``no_sync()`` and reduces 'in the first
+forward-backward pass exiting the context' (torch.nn.parallel.DistributedDataParallel.no_sync docs); megatron-core's
+DistributedDataParallel likewise disables gradient sync for every micro-batch but the last (no_sync_func, with
+overlap_grad_reduce hiding the buckets behind that last backward); DeepSpeed reduces at the accumulation boundary
+(is_gradient_accumulation_boundary). So exposed = max(0, reduction - last micro-batch's backward), not the whole step's
+(issue 32: 16 nodes on 25 Gbit/s were shown '3% exposed')."""
+
 
 class Collective(Struct):
     """One kind of traffic in an optimizer step, per GPU; arrays have the shape of the GPU counts."""
@@ -42,7 +67,8 @@ class Collective(Struct):
     """Bytes each GPU moves over the network per step."""
     seconds: np.ndarray
     overlap: str
-    """What it can hide behind: 'backward', 'compute' or 'none' (critical path)."""
+    """What it can hide behind: 'backward' (every micro-batch's), 'last-backward' (only the last micro-batch's: a
+    once-per-step gradient reduction under accumulation), 'warm-up', 'compute' or 'none' (critical path)."""
 
 
 def _group_collective(
@@ -91,7 +117,7 @@ def communication_plan(
         # DDP (with no_sync) and ZeRO-1 accumulate locally and reduce once per optimizer step; ZeRO-1's reduce-scatter +
         # all-gather move the same 2P as one all-reduce (Ultra-Scale Playbook).
         name = "gradient all-reduce" if sp.states == "replicated" else "gradient reduce-scatter + parameter all-gather"
-        plan.append(_group_collective(name, "all-reduce", grads, 1.0, n, local_all, hw, "backward"))
+        plan.append(_group_collective(name, "all-reduce", grads, 1.0, n, local_all, hw, LAST_BACKWARD))
     elif sp.gradient_sync == "reduce-scatter-per-micro-batch":
         # DeepSpeed's ZeRO-2 engine reduces gradients into their owner's partition in the backward of every micro-step
         # (stage_1_and_2.py: reduce_ipg_grads from the backward hooks), so accumulation does not cut its traffic; the
@@ -161,7 +187,8 @@ def communication_plan(
     # same volume), inside the node. The slowest stage holds ceil(layers / PP) layers.
     tp_msg = 2.0 * w.seq_len / cp * mb * w.shape.hidden * w.act_scale
     tp_calls = micro * np.ceil(w.shape.layers / pp) * 4.0
-    plan.append(_group_collective("tensor-parallel all-reduce", "all-reduce", tp_msg, tp_calls, tp, tp, hw, "none"))
+    plan.append(_group_collective("tensor-parallel all-reduce", "all-reduce", tp_msg, tp_calls, tp, tp, hw,
+                                  TENSOR_OVERLAP if hw.tp_overlap else "none"))
     # Pipeline: activations forward and their gradients backward at each stage boundary, s·b·h per micro-batch
     # (Ultra-Scale Playbook), split across the TP ranks (Megatron's scatter/gather), over the network; an interleaved
     # schedule crosses v times as many boundaries (Narayanan et al. 2021 Sec 2.2.2).
@@ -179,7 +206,7 @@ def communication_plan(
     cp_intra, cp_inter = np.where(in_node, moved, 0.0), np.where(in_node, 0.0, moved)
     plan.append(Collective("context-parallel K/V exchange", "send/recv", kv * np.ones_like(n), cp_calls * np.ones_like(n),
                            cp_intra * np.ones_like(n), cp_inter * np.ones_like(n),
-                           cp_intra / hw.intra_bw + cp_inter / hw.inter_bw_per_gpu, "compute"))
+                           cp_intra / hw.intra_bw + cp_inter / hw.inter_bw_per_gpu, ATTENTION))
     if w.is_moe:
         plan.append(_expert_all_to_all(w, hw, n, ep, tp, pp, mb, micro))
     return plan
@@ -255,11 +282,11 @@ def _powersgd_plan(w: Workload, hw: Hardware, n: np.ndarray, local: np.ndarray, 
     warm = POWERSGD_WARMUP_SHARE
     return [
         _group_collective("1-D tensors and small matrices, all-reduced uncompressed (PowerSGD)", "all-reduce",
-                          vol.uncompressed_elements * per_element, 1.0 - warm, n, local, hw, "backward"),
+                          vol.uncompressed_elements * per_element, 1.0 - warm, n, local, hw, LAST_BACKWARD),
         _group_collective(f"PowerSGD P factors, all-reduce (rank {rank})", "all-reduce", vol.p_elements * per_element, 1.0 - warm, n, local,
-                          hw, "backward"),
+                          hw, LAST_BACKWARD),
         _group_collective(f"PowerSGD Q factors, all-reduce (rank {rank})", "all-reduce", vol.q_elements * per_element, 1.0 - warm, n, local,
-                          hw, "backward"),
+                          hw, LAST_BACKWARD),
         _group_collective(f"gradient all-reduce, uncompressed warm-up ({warm:.0%} of the steps)", "all-reduce", grads, warm, n, local, hw,
                           "warm-up"),
     ]
@@ -280,7 +307,7 @@ def _megatron_gradient_allreduce(hw: Hardware, n: np.ndarray, tp: np.ndarray, pp
     dp = n / (tp * pp)
     dp_local = np.clip(hw.gpus_per_node / (tp * pp), 1.0, dp)
     shard = grads / (tp * pp)
-    return _group_collective("data-parallel gradient all-reduce", "all-reduce", shard, 1.0, dp, dp_local, hw, "backward")
+    return _group_collective("data-parallel gradient all-reduce", "all-reduce", shard, 1.0, dp, dp_local, hw, LAST_BACKWARD)
 
 
 def megatron_gradient_seconds(strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.ndarray, pp: np.ndarray) -> np.ndarray:
@@ -314,21 +341,32 @@ def _expert_all_to_all(w: Workload, hw: Hardware, n: np.ndarray, ep: np.ndarray,
                       inter * np.ones_like(n), intra / hw.intra_bw + inter / hw.inter_bw_per_gpu, "compute")
 
 
-def exposed_communication(plan: list[Collective], compute: np.ndarray) -> np.ndarray:
+def exposed_communication(plan: list[Collective], compute: np.ndarray, accumulation: np.ndarray | float = 1.0,
+                          attention: np.ndarray | float = 0.0, gemm: np.ndarray | float = 0.0) -> np.ndarray:
     """Communication left on the critical path after each collective hides behind what it may overlap.
 
-    A 'warm-up' collective runs instead of the 'backward' ones on a share of the steps (its calls per step, averaged
-    over the run: PowerSGD's uncompressed start): each phase hides behind the backward passes of its own steps, so a
-    warm-up that cannot hide is not averaged away by the compressed steps that can."""
-    total: dict[str, Any] = {"none": 0.0, "backward": 0.0, "compute": 0.0, "warm-up": 0.0}
+    'backward' collectives run in every micro-batch's backward pass and hide behind the backward share of the whole
+    step's compute; 'last-backward' ones (LAST_BACKWARD: a once-per-step gradient reduction) only behind the last
+    micro-batch's, compute / accumulation; 'attention' ones (ATTENTION) only behind ``attention``, the seconds of
+    attention computation in the step; overlapped tensor-parallel ones (TENSOR_OVERLAP) only behind ``gemm``, the
+    linear layers' seconds they can chunk under. A 'warm-up' collective runs instead of the 'last-backward' ones on a share
+    of the steps (its calls per step, averaged over the run: PowerSGD's uncompressed start): each phase hides behind the
+    backward passes of its own steps, so a warm-up that cannot hide is not averaged away by the compressed steps that can."""
+    total: dict[str, Any] = {"none": 0.0, "backward": 0.0, LAST_BACKWARD: 0.0, "compute": 0.0, "warm-up": 0.0, ATTENTION: 0.0,
+                             TENSOR_OVERLAP: 0.0}
     warm_share: Any = 0.0
     for c in plan:
         total[c.overlap] = total[c.overlap] + c.seconds
         if c.overlap == "warm-up":
             warm_share = np.maximum(warm_share, c.calls)
+    backward = OVERLAP_BACKWARD * compute
+    last = backward / np.maximum(np.asarray(accumulation, dtype=float), 1.0)
     return (
         total["none"]
-        + np.maximum(0.0, total["backward"] - (1.0 - warm_share) * OVERLAP_BACKWARD * compute)
-        + np.maximum(0.0, total["warm-up"] - warm_share * OVERLAP_BACKWARD * compute)
+        + np.maximum(0.0, total["backward"] - backward)
+        + np.maximum(0.0, total[LAST_BACKWARD] - (1.0 - warm_share) * last)
+        + np.maximum(0.0, total["warm-up"] - warm_share * last)
         + np.maximum(0.0, total["compute"] - compute)
+        + np.maximum(0.0, total[ATTENTION] - attention)
+        + np.maximum(0.0, total[TENSOR_OVERLAP] - gemm)
     )

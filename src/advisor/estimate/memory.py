@@ -9,7 +9,7 @@ from advisor.estimate.communication import powersgd_volume
 from advisor.knowledge.strategies import spec
 from advisor.estimate.finetune import is_peft, peft_cpu_bytes_per_node, peft_state_bytes
 from advisor.estimate.layout import expert_degree, stage_factor
-from advisor.estimate.workload import Hardware, Workload
+from advisor.estimate.workload import EAGER_LOGITS_BYTES_PER_VOCAB, Hardware, Workload
 
 
 # ------------------------------------------------------------------------------ memory
@@ -23,15 +23,89 @@ def activation_bytes(
     A fused attention kernel is assumed, as every current stack runs one (FlashAttention: PyTorch SDPA, Megatron-LM,
     torchtitan, llm-foundry): it never stores the s x s attention scores, so no checkpointing ("none") keeps what
     Korthikanti et al.'s selective recomputation keeps, 34sbh per layer, without the 5as/h score term (Dao et al. 2022,
-    arXiv:2205.14135 Sec 3.1: memory linear in sequence length)."""
+    arXiv:2205.14135 Sec 3.1: memory linear in sequence length). An eager Hugging Face stack keeps what its modules save
+    (eager_layer_bytes_per_token); under LoRA/QLoRA a frozen linear layer saves no input (frozen_input_saving)."""
     s, b, h, L = w.seq_len, np.asarray(micro_batch, dtype=float), w.shape.hidden, w.shape.layers
     sbh = s * b * h
     tp = np.asarray(tp, dtype=float)
     if mode == "full":
         per_layer = 2.0 * sbh / (tp if seq_parallel else 1.0)
+    elif w.stack == "eager":
+        per_layer = s * b * eager_layer_bytes_per_token(w) / tp
     else:  # none or selective: the same with a fused attention kernel
-        per_layer = sbh * (34.0 / tp) if seq_parallel else sbh * (10.0 + 24.0 / tp)
+        replicated, split = frozen_input_saving(w)
+        per_layer = sbh * ((34.0 - replicated - split) / tp) if seq_parallel else sbh * (10.0 - replicated + (24.0 - split) / tp)
     return per_layer * L * w.act_scale
+
+
+TRAINED_LINEAR_INPUTS: dict[str, tuple[bool, bool, bool, bool]] = {
+    "qv": (True, False, False, False),
+    "attention": (True, True, False, False),
+    "all-linear": (True, True, True, True),
+}
+"""Which linear inputs a LoRA target set needs saved for its adapters' gradients: (q/k/v input, o_proj input, gate/up
+input, down_proj input). An adapter B·A·x needs x for A's gradient (arXiv:2106.09685 Sec 4.1); a frozen linear layer
+needs its input for no gradient of its own, and autograd saves a matmul operand only where the other one requires a
+gradient (torch/csrc/autograd derivatives: mm saves self for mat2's gradient), so a frozen layer's input is freed unless
+another op keeps it."""
+
+
+def _trained_inputs(w: Workload) -> tuple[bool, bool, bool, bool]:
+    if not is_peft(w):
+        return (True, True, True, True)
+    return TRAINED_LINEAR_INPUTS.get(w.lora_targets, (True, True, True, True))
+
+
+def frozen_input_saving(w: Workload) -> tuple[float, float]:
+    """(replicated, TP-split) sbh per layer a fused stack does not keep under LoRA/QLoRA: Korthikanti et al. 2022 Sec 4.1's
+    34sbh holds the QKV input (the layer norm's output, 2sbh) and the first MLP matrix's input (2sbh) in the part tensor
+    parallelism does not split, and the second MLP matrix's input (the GeLU output, 8sbh) in the part it splits; a frozen
+    one that no adapter reads is freed (TRAINED_LINEAR_INPUTS). The attention output (o_proj's input) stays: the fused
+    attention kernel keeps it for its own backward."""
+    qkv, _o, fc1, fc2 = _trained_inputs(w)
+    return (0.0 if qkv else 2.0) + (0.0 if fc1 else 2.0), 0.0 if fc2 else 8.0
+
+
+RMSNORM_FP32_BYTES = 4.0
+"""Bytes per element Hugging Face's LlamaRMSNorm keeps: it upcasts its input (``hidden_states.to(torch.float32)``) and
+saves the fp32 tensor for the backward of pow and mul (transformers models/llama/modeling_llama.py)."""
+
+
+def mlp_width(w: Workload) -> float:
+    """The gated MLP's intermediate size: the parameters a layer holds beyond attention (Q, O of h x h, K, V of h x
+    h·kv_share), in three h x f matrices (LLaMA's gate, up and down projections); the embedding and the 13·h 1-D tensors
+    per layer of the parameter count's convention (workload.infer_shape) are set aside. Llama 3 8B: 15.7k (14,336 in
+    its config: the untied output matrix is counted in the layers)."""
+    h, layers = float(w.shape.hidden), float(max(1, w.shape.layers))
+    per_layer = (w.active_params - float(w.vocab) * h - 13.0 * layers * h - 2.0 * h) / layers
+    attention = (2.0 + 2.0 * w.shape.kv_share) * h * h
+    return max(h, (per_layer - attention) / (3.0 * h))
+
+
+def eager_layer_bytes_per_token(w: Workload) -> float:
+    """Bytes one token keeps per layer for the backward pass under an eager Hugging Face LLaMA-family model with SDPA
+    attention, counted from what each module saves (transformers modeling_llama.py, bf16): two RMSNorms keep their fp32
+    input (RMSNORM_FP32_BYTES x h each); SDPA keeps q, k, v and its output (2h x (2 + 2 x kv_share)); the SwiGLU MLP keeps
+    the gate output for SiLU and both operands of the product (3 x 2f); each trained linear layer keeps its input (2h for
+    q/k/v, o_proj and gate/up, 2f for down_proj; under LoRA only the adapted ones, TRAINED_LINEAR_INPUTS). Llama 3 8B: 36h
+    with q/v adapters, 47h with every linear layer trained, against a fused stack's 34h."""
+    h, f = float(w.shape.hidden), mlp_width(w)
+    qkv, o, gate_up, down = _trained_inputs(w)
+    kept = 2.0 * RMSNORM_FP32_BYTES * h + 2.0 * h * (2.0 + 2.0 * w.shape.kv_share) + 3.0 * 2.0 * f
+    kept += 2.0 * h * (qkv + o + gate_up) + 2.0 * f * down
+    return kept
+
+
+def logits_bytes(w: Workload, tp: np.ndarray | float, micro_batch: np.ndarray | float, pp: np.ndarray | float) -> np.ndarray:
+    """The output logits at the loss, per GPU (workload.EAGER_LOGITS_BYTES_PER_VOCAB), on an eager stack: on the last
+    pipeline stage, which holds fewer micro-batches in flight than the first, so counted only without pipelining. Fused
+    stacks' vocabulary-parallel cross-entropy (megatron-core tensor_parallel/cross_entropy.py) is within their band."""
+    ones = np.ones(np.broadcast_shapes(np.shape(tp), np.shape(micro_batch), np.shape(pp)))
+    if w.stack != "eager":
+        return 0.0 * ones
+    tokens = w.seq_len * np.asarray(micro_batch, dtype=float)
+    held = tokens * float(w.vocab) * EAGER_LOGITS_BYTES_PER_VOCAB / np.asarray(tp, dtype=float)
+    return np.where(np.asarray(pp, dtype=float) > 1, 0.0, held) * ones
 
 
 def model_state_bytes(strategy: str, w: Workload, gpus: np.ndarray, tp: np.ndarray, pp: np.ndarray, gpus_per_node: int = 8) -> np.ndarray:

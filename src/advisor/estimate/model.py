@@ -17,10 +17,11 @@ from advisor.estimate.finetune import dequant_seconds, is_peft, lora_activation_
 from advisor.estimate.posttrain import add_post_training
 from advisor.estimate.communication import Collective, communication_plan, exposed_communication, megatron_gradient_seconds
 from advisor.estimate.layout import MEMORY_HEADROOM, _layouts, expert_degree, interleave_memory_factor, stage_factor
-from advisor.estimate.memory import activation_bytes, cpu_bytes_per_node, model_state_bytes
-from advisor.estimate.workload import FP8_SPEEDUP
+from advisor.estimate.memory import activation_bytes, cpu_bytes_per_node, logits_bytes, model_state_bytes
+from advisor.estimate.workload import fp8_time_factor
 from advisor.estimate.workload import (
     CUDA_OVERHEAD_BYTES,
+    EAGER_EFFICIENCY,
     FULL_RECOMPUTE_FLOPS,
     GB,
     Hardware,
@@ -161,6 +162,7 @@ def _activations_by_code(strategy: str, w: Workload, tp: np.ndarray, pp: np.ndar
     stage = stage_factor(w, pp) if sp else None
     interleave = interleave_memory_factor(pp, vpp) if sp else None
     lora = lora_activation_bytes(w, tp, mb)
+    logits = logits_bytes(w, tp, mb, pp)  # the loss's logits (eager stacks), on the last stage
 
     def at(c: np.ndarray | float) -> np.ndarray:
         nonlocal none
@@ -173,7 +175,7 @@ def _activations_by_code(strategy: str, w: Workload, tp: np.ndarray, pp: np.ndar
             act = np.where(code < 0, none, act)
         if stage is not None:
             act = act * stage * interleave
-        return act + lora
+        return act + lora + logits
 
     return at
 
@@ -200,7 +202,9 @@ def _evaluate(strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.nd
         if name not in bands:
             continue
         compute[name] = _compute_seconds(w, hw, work, mfu, accumulation, tp, pp)
-        exposed[name] = exposed_communication(plan, compute[name])
+        attention = compute[name] * (w.attention_flops_per_token / w.flops_per_token)  # what the K/V exchange hides behind
+        gemm = (compute[name] - attention) * (tp - 1.0) / tp  # what overlapped TP chunks hide behind (TENSOR_OVERLAP)
+        exposed[name] = exposed_communication(plan, compute[name], accumulation, attention, gemm)
         step[name] = compute[name] * (1.0 + bubble) + exposed[name]
     return _Eval(states, act, memory, dp, share, accumulation, compute, bubble, plan, exposed, step)
 
@@ -216,7 +220,7 @@ def _work(strategy: str, w: Workload, n: np.ndarray, tp: np.ndarray, pp: np.ndar
     rf = np.where(code < 0, 1.0, (1.0 - full_share) * SELECTIVE_RECOMPUTE_FLOPS + full_share * full_rf)
     work = w.flops_per_token * share * w.seq_len * rf / (tp * pp * cp) * (stage_factor(w, pp) if sp else 1.0)
     if w.fp8:
-        work = work / FP8_SPEEDUP  # torchtitan's measured Float8 gain over bf16 (workload.FP8_SPEEDUP)
+        work = work * fp8_time_factor(w)  # the linear layers at the recipe's FP8 speedup (workload.FP8_RECIPES)
     return dp, share, accumulation, work, _bubble(pp, vpp, accumulation)
 
 
@@ -239,6 +243,8 @@ def _compute_seconds(w: Workload, hw: Hardware, work: np.ndarray, mfu: float, ac
     # The band is hardware FLOPs utilisation at hidden 4,096: recomputation is charged once, in ``work``; wider layers
     # run their matrix multiplications more efficiently (hidden_scaling in data/efficiency.yaml).
     peak = hw.spec.peak_tflops * 1e12 * kernel_scale(w.shape.hidden) * hw.efficiency_scale
+    if w.stack == "eager":
+        peak = peak * EAGER_EFFICIENCY  # Hugging Face Trainer's op-by-op modules (workload.EAGER_EFFICIENCY)
     return work / (peak * mfu) + dequant_seconds(w, hw.spec.peak_tflops, accumulation, tp, pp)
 
 
@@ -259,7 +265,8 @@ def _step_floor(strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.
         n1, tp1, pp1, vpp1, code1, mb1, cp1 = n[f], tp[f], pp[f], vpp[f], code[f], mb[f], cp[f]
     _dp, _share, accumulation, work, _bubble1 = _work(strategy, w, n1, tp1, pp1, vpp1, code1, mb1, cp1)
     compute = _compute_seconds(w, hw, work, mfu_band(hw.spec.generation).mid, accumulation, tp1, pp1)
-    hidden = np.maximum(0.0, megatron_gradient_seconds(strategy, w, hw, n1, tp1, pp1) - OVERLAP_BACKWARD * compute)
+    # The all-reduce hides behind the last micro-batch's backward only (communication.LAST_BACKWARD).
+    hidden = np.maximum(0.0, megatron_gradient_seconds(strategy, w, hw, n1, tp1, pp1) - OVERLAP_BACKWARD * compute / accumulation)
     if groups is not None:
         at = groups[1]
         compute, accumulation, hidden = compute[at], accumulation[at], hidden[at]

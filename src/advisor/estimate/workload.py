@@ -81,10 +81,19 @@ ASSUMPTIONS: tuple[str, ...] = (
     N_("Collectives: ring all-reduce t = 2(n-1)/n x S/B, reduce-scatter and all-gather (n-1)/n x S/B (nccl-tests "
        "PERFORMANCE.md), hierarchical: inside the node over NVLink/PCIe, across nodes over each GPU's share of the node's network."),
     N_("Link efficiency: 0.65 of NVLink/PCIe, 0.9 of the network (Calculon a100_80g.json)."),
-    N_("DDP, Horovod and ZeRO-1 reduce gradients once per optimizer step and ZeRO-2 on every micro-batch (DeepSpeed stage_1_and_2.py), "
-       "overlapping the backward pass (2/3 of compute); ZeRO-3/FSDP all-gather 16-bit parameters in forward and backward and "
-       "reduce-scatter gradients on every micro-batch (3 x params, Ultra-Scale Playbook), overlapping all of compute; tensor-parallel "
-       "all-reduces and pipeline sends sit on the critical path."),
+    N_("DDP, Horovod, ZeRO-1 and Megatron reduce gradients once per optimizer step, hidden only behind the last micro-batch's "
+       "backward pass (DDP no_sync), and ZeRO-2 on every micro-batch (DeepSpeed stage_1_and_2.py), behind every backward pass (2/3 of "
+       "compute); ZeRO-3/FSDP all-gather 16-bit parameters in forward and backward and reduce-scatter gradients on every micro-batch "
+       "(3 x params, Ultra-Scale Playbook), overlapping all of compute; tensor-parallel collectives hide behind the linear layers where "
+       "the layout overlaps them (Megatron --tp-comm-overlap, torchtitan AsyncTP: NVLink Hopper and Blackwell) and sit on the critical "
+       "path elsewhere; context parallelism's K/V exchange hides only behind attention; pipeline sends sit on the critical path."),
+    N_("Software stack: fine-tunes are priced on Hugging Face Trainer / accelerate, which runs its modules op by op at 0.86 of a "
+       "compiled or fused stack's speed (torchtitan docs/performance.md Tables 1 and 3: eager vs torch.compile) and keeps what its "
+       "modules save for the backward pass plus the loss's logits in fp32; pre-training on Megatron-LM, torchtitan or llm-foundry, "
+       "the stacks the efficiency bands come from."),
+    N_("FP8 speeds only the linear layers, by recipe: per-tensor scaling 1.28x of the step at Llama 3 8B and 8K tokens on H100 "
+       "(torchtitan), MXFP8 1.22-1.28x on B200 (PyTorch on Crusoe), the default on Blackwell; MI300X runs FP8 at twice its bf16 rate "
+       "and is priced with the per-tensor figure."),
     N_("Gradients move in 16-bit (2 bytes/param) under bf16/fp16, 4 bytes under fp32."),
     N_("DDP + PowerSGD (PyTorch's powerSGD_hook, Vogels et al. 2019): once it compresses, each n x m gradient matrix crosses as "
        "rank-4 factors, (n + m) x 4 values instead of n x m, and 1-D tensors whole; the first 10% of the steps all-reduce "
@@ -123,14 +132,88 @@ ATTENTION_FLOPS_PER_LAYER_TOKEN = 12.0
 
 FP8_SPEEDUP = 8532.0 / 6667.0
 """FP8 training's throughput over bf16, both with torch.compile: torchtitan docs/performance.md Table 1, Llama 3.1 8B on
-8 H100 with FSDP: 6,667 tokens/s/GPU (bf16 + compile) to 8,532 (+ Float8, tensorwise dynamic scaling) = 1.28. Applied
-to compute only; weights, gradients and optimizer states stay in bf16/fp32 (torchtitan docs/float8.md: Float8Linear
-casts high-precision weights to float8 for each matmul), so model-state memory does not change."""
+8 H100 with FSDP: 6,667 tokens/s/GPU (bf16 + compile) to 8,532 (+ Float8, tensorwise dynamic scaling) = 1.28. Weights,
+gradients and optimizer states stay in bf16/fp32 (torchtitan docs/float8.md: Float8Linear casts high-precision weights to
+float8 for each matmul), so model-state memory does not change."""
+
+
+def linear_share(layers: int, hidden: int, seq_len: int, params: float) -> float:
+    """The share of a step's FLOPs in the linear layers, the only ones FP8 runs (Float8Linear / TransformerEngine's
+    te.Linear; attention stays bf16): 6N against 6N + 12·L·h·s."""
+    linear = 6.0 * params
+    return linear / (linear + ATTENTION_FLOPS_PER_LAYER_TOKEN * layers * hidden * seq_len)
+
+
+class Fp8Recipe(Struct, frozen=True):
+    """One FP8 scaling recipe: its whole-step speedup over bf16 where it was measured, and that job's linear share."""
+
+    step_speedup: float
+    reference_share: float
+    source: str
+
+    @property
+    def gemm_speedup(self) -> float:
+        """The linear layers' own speedup that gives ``step_speedup`` at ``reference_share`` (attention unchanged)."""
+        return self.reference_share / (1.0 / self.step_speedup - (1.0 - self.reference_share))
+
+
+_LLAMA3_8B_AT_8K = linear_share(32, 4096, 8192, 8.03e9)
+_LLAMA3_70B_AT_8K = linear_share(80, 8192, 8192, 70.6e9)
+
+FP8_RECIPES: dict[str, Fp8Recipe] = {
+    "tensorwise": Fp8Recipe(FP8_SPEEDUP, _LLAMA3_8B_AT_8K,
+                            "torchtitan docs/performance.md Table 1: Llama 3.1 8B, 8 H100, seq 8,192, Float8 tensorwise 1.28x"),
+    "rowwise": Fp8Recipe(1.34, _LLAMA3_70B_AT_8K,
+                         "pytorch.org blog 'Accelerating Large Scale Training and Convergence with PyTorch Float8 Rowwise on "
+                         "Crusoe 2K H200s': 'training accelerations of 34 - 43% at scale' (the low end; Llama 3 70B-class "
+                         "at 8K read as its job [obs])"),
+    "mxfp8": Fp8Recipe(1.25, _LLAMA3_70B_AT_8K,
+                       "pytorch.org blog 'Accelerating 2K scale pre-training up to 1.28x with TorchAO, MXFP8 and TorchTitan "
+                       "on Crusoe B200 Cluster': Llama3-70B, 1.22x-1.28x over BF16 (the middle)"),
+}
+"""FP8 per recipe, priced on the linear layers only (issue 32: a flat x1.28 on the whole step gave a 256K-token job, 90%
+attention, the same gain as a 405B at 8K). Per-tensor current and delayed scaling (TransformerEngine
+Float8CurrentScaling / DelayedScaling, Megatron's fp8 recipes) scale as torchao's tensorwise does: one scale per tensor."""
+
+FP8_RECIPE_ALIASES: dict[str, str] = {"current": "tensorwise", "delayed": "tensorwise", "tensorwise": "tensorwise",
+                                      "rowwise": "rowwise", "mxfp8": "mxfp8"}
+
+FP8_DEFAULT_RECIPE: dict[str, str] = {"blackwell": "mxfp8"}
+"""The recipe assumed where the answers do not name one: MXFP8 on Blackwell (hardware block scaling, the default of
+NVIDIA's and PyTorch's Blackwell recipes), per-tensor elsewhere (Hopper, Ada, and CDNA3, whose FP8 matrix cores run at
+twice the bf16 rate: AMD Instinct MI300X datasheet, 2,614.9 TFLOPS FP8 dense vs 1,307.4 BF16 — no published MI300X
+FP8 training speedup, so Hopper's per-tensor figure stands in [obs])."""
+
+
+def fp8_time_factor(w: Workload) -> float:
+    """Compute time under FP8 as a share of bf16's: the linear layers at the recipe's GEMM speedup, attention unchanged."""
+    recipe = FP8_RECIPES[FP8_RECIPE_ALIASES.get(w.fp8_recipe, "tensorwise")]
+    share = linear_share(w.shape.layers, w.shape.hidden, w.seq_len, w.active_params)
+    return (1.0 - share) + share / recipe.gemm_speedup
+
 
 FP8_ALLGATHER_BYTES = 1.0
 """Bytes per parameter of FSDP's weight all-gather under FP8: torchtitan docs/float8.md,
 --float8.enable_fsdp_float8_all_gather 'cast Float8Linear.weight ... to float8 before FSDP all-gather ... to save
 bandwidth' (1 byte instead of bf16's 2)."""
+
+STACKS: tuple[str, ...] = ("fused", "eager")
+"""The software stack a job runs on. 'fused': Megatron-LM/megatron-core, torchtitan (torch.compile) or llm-foundry — fused
+kernels, the stacks the efficiency bands were read from. 'eager': Hugging Face Trainer / accelerate modules run op by op,
+the stack of the published fine-tune recipes (QwenLM/Qwen finetune.py, artidoro/qlora qlora.py) and of most fine-tunes."""
+
+EAGER_EFFICIENCY = 5762.0 / 6667.0
+"""Throughput of an eager stack against the same job compiled: torchtitan docs/performance.md Table 1 (Llama 3.1 8B, FSDP,
+8 H100): 5,762 tokens/s/GPU eager vs 6,667 with torch.compile = 0.864; Table 3 (128 H100) 5,605 vs 6,514 = 0.860. The
+issue-32 measurement of an 8B LoRA under Hugging Face Trainer on one H200 (11.1k tokens/s against 13.1k modelled on
+the fused band, 0.85) agrees."""
+
+EAGER_LOGITS_BYTES_PER_VOCAB = 14.0
+"""Bytes per token per vocabulary entry the output logits hold at the loss under an eager Hugging Face stack: the bf16
+logits the model returns (2), the fp32 log-probabilities cross_entropy saves for its backward (4: transformers
+loss_utils.py ForCausalLMLoss upcasts with ``logits = logits.float()`` before nn.functional.cross_entropy), and at the
+start of backward the fp32 gradients of the log-probabilities and of the upcast logits (4 + 4). At 128,256 entries (Llama
+3) that is 1.8 MB per token: 14.7 GB for 4 x 2,048 tokens, which the activation set did not count."""
 
 OVERLAP_BACKWARD = 2.0 / 3.0
 """Gradient reduction can hide behind the backward pass only: 4PD of the 6PD (Transformer Math 101)."""
@@ -216,6 +299,10 @@ class Workload(Struct, frozen=True):
     lora_targets: str = "qv"
     fp8: bool = False
     """FP8 matrix multiplications (training.precision: fp8): compute / FP8_SPEEDUP, FSDP gathers weights in 1 byte."""
+    fp8_recipe: str = "tensorwise"
+    """The FP8 scaling recipe (FP8_RECIPES; FP8_DEFAULT_RECIPE by GPU generation)."""
+    stack: str = "fused"
+    """The software stack (STACKS): 'eager' for Hugging Face Trainer fine-tunes, 'fused' otherwise (workload_from)."""
 
     @property
     def is_moe(self) -> bool:
@@ -294,6 +381,9 @@ class Hardware(Struct, frozen=True):
     """The data loader's measured throughput, if given: no step is faster than it can feed the batch."""
     efficiency_scale: float = 1.0
     """Multiplies the efficiency band: 1 by default, refitted to training.measured (model.estimate_all)."""
+    tp_overlap: bool = False
+    """Tensor-parallel communication overlapped with the GEMMs (communication.TENSOR_OVERLAP): on by default on NVLink
+    Hopper and Blackwell nodes, where Megatron-LM's --tp-comm-overlap and torchtitan's AsyncTP run (hardware_from)."""
     spot_reclaims_per_node_hour: float = 0.0
     """Spot / preemptible capacity: reclaims per node-hour (cluster.spot_interruptions_pct_per_month / 100 / 720); 0 on demand."""
 
@@ -387,6 +477,10 @@ def workload_from(answers: Answers) -> Workload:
         lora_rank=rank,
         lora_targets=targets,
         fp8=t.precision == "fp8",
+        fp8_recipe=FP8_DEFAULT_RECIPE.get(answers.cluster.spec.generation, "tensorwise"),
+        # Fine-tunes run on Hugging Face Trainer / accelerate (the published fine-tune recipes' stack); pre-training on
+        # Megatron-LM / torchtitan / llm-foundry, the stacks the efficiency bands come from.
+        stack="eager" if t.method != "pretrain" else "fused",
     )
 
 
@@ -442,4 +536,12 @@ def hardware_from(answers: Answers) -> Hardware:
         intra_link=intra_link,
         data_tokens_per_sec=c.data_pipeline_tokens_per_sec,
         spot_reclaims_per_node_hour=(c.spot_interruptions_pct_per_month or 0.0) / 100.0 / HOURS_PER_MONTH,
+        tp_overlap=intra_link == "nvlink" and spec.generation in TP_OVERLAP_GENERATIONS,
     )
+
+
+TP_OVERLAP_GENERATIONS: tuple[str, ...] = ("hopper", "blackwell")
+"""Where tensor-parallel communication overlap is the published default: Megatron-Bridge's performance recipes enable
+tp_comm_overlap on DGX-H100/B200/GB200 (scripts/performance), torchtitan's AsyncTP is published on H100
+(benchmarks/asyncTP_llama3_h100_2025-06_torchtitan.md). Older layouts (Megatron-LM 2021 on A100) kept it on the
+critical path."""

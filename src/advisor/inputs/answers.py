@@ -936,8 +936,8 @@ class Answers(_Section):
         if self.training.data_tokens is None and self.training.baseline_hours is None:
             raise ValueError(_("training: give tokens (e.g. 1T), examples with tokens_per_example, or a known duration_hours / duration_days"))
         if self.training.precision == "fp8" and not self.cluster.spec.has_fp8:
-            raise ValueError(_("training.precision: fp8 needs FP8 tensor cores (Hopper, Ada or Blackwell: H100, H800, H200, H20, "
-                               "L4, L40S, B200...); the {gpu} ({generation}) has none: use bf16",
+            raise ValueError(_("training.precision: fp8 needs FP8 tensor cores (Hopper, Ada, Blackwell or CDNA3: H100, H800, H200, H20, "
+                               "L4, L40S, B200, MI300X...); the {gpu} ({generation}) has none: use bf16",
                                gpu=self.cluster.spec.name, generation=self.cluster.spec.generation))
         self._reward_model_fits()
         for i, c in enumerate(self.cluster.candidates or ()):

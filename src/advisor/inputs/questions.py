@@ -146,7 +146,7 @@ def steps() -> tuple[Step, ...]:
               Field("training.epochs", _("Epochs"), "text", _("e.g. 3"), optional=True, number="float"),
               Field("training.precision", _("Precision"), "choice",
                     choices=(Choice("bf16", _("bf16 (default)")), Choice("fp16", "fp16"), Choice("fp32", "fp32"),
-                             Choice("fp8", _("fp8 (Hopper, Ada, Blackwell)")))))),
+                             Choice("fp8", _("fp8 (Hopper, Ada, Blackwell, MI300X)")))))),
     )
 
 

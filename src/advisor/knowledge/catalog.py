@@ -12,7 +12,7 @@ DEFAULT_NETWORK_GBPS = 200.0
 """One HDR InfiniBand port, 200 Gb/s, per node (estimators-notes §9) where the GPU has no usual fabric on record."""
 
 
-FP8_GENERATIONS: tuple[str, ...] = ("hopper", "ada", "blackwell")
+FP8_GENERATIONS: tuple[str, ...] = ("hopper", "ada", "blackwell", "cdna3")
 """GPU generations with FP8 tensor cores (torchao float8 training needs compute capability 8.9+: Ada and later)."""
 
 
@@ -41,7 +41,8 @@ class GpuSpec(BaseModel):
     @property
     def has_fp8(self) -> bool:
         """FP8 tensor cores: Hopper, Ada and Blackwell (FP8 columns of the H100/H200/H800, L4/L40S and B200 datasheets,
-        astroC86/gpu-datasheet README.md); Ampere, Volta and the others have none that PyTorch's float8 training uses."""
+        astroC86/gpu-datasheet README.md) and CDNA3 (AMD Instinct MI300X datasheet: 2,614.9 TFLOPS FP8 dense, twice its
+        1,307.4 BF16; issue 32); Ampere, Volta and the others have none that PyTorch's float8 training uses."""
         return self.generation in FP8_GENERATIONS
 
     @property

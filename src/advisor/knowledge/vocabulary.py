@@ -45,7 +45,7 @@ def _registry() -> dict[str, FactSpec]:
         FactSpec("gpu", TEXT, "GPU catalog id ('custom' for an inline GPU)."),
         FactSpec("gpu_memory_gb", NUMBER, "Memory of one GPU, GB."),
         FactSpec("gpu_generation", TEXT, "GPU architecture family.", ("volta", "ampere", "ada", "hopper", "blackwell", "cdna3", "davinci")),
-        FactSpec("gpu_fp8", BOOL, "The GPU has FP8 tensor cores (Hopper, Ada, Blackwell)."),
+        FactSpec("gpu_fp8", BOOL, "The GPU has FP8 tensor cores (Hopper, Ada, Blackwell, CDNA3)."),
         FactSpec("intra_node", TEXT, "GPU link inside a node as used by the estimate.", ("nvlink", "pcie", "xgmi", "hccs")),
         FactSpec("inter_node_gbps", NUMBER, "Network bandwidth per node, Gbit/s."),
         FactSpec("inter_node_gbps_per_gpu", NUMBER, "Network bandwidth per node divided by its GPUs, Gbit/s."),

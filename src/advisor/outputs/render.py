@@ -178,10 +178,23 @@ def _within(ok: bool) -> str:
     return _("within") if ok else _("over")
 
 
-def summary_notes(report: Report | Advice) -> list[str]:
-    """The notes on the choice, then every warning (blocking ones first): the risks are said here and only here."""
+def range_sentence(report: Report | Advice) -> str:
+    """One plain sentence on how far the time may fall from the point estimate, from published runs of this kind
+    (estimate.residuals); empty where a measurement calibrates the estimate."""
     d = as_report(report)
-    out = decision_notes(d)
+    r = d.estimate.range
+    if r.published_within is None or r.published_runs is None:
+        return ""
+    return _("Published runs of this kind came in within ±{within} of this model's estimate (8 in 10 of {runs} runs), so this run "
+             "may take up to {high}; deadlines are judged on that.", within=percent(r.published_within), runs=r.published_runs,
+             high=hours_text(r.wall_clock_hours[1]))
+
+
+def summary_notes(report: Report | Advice) -> list[str]:
+    """The range sentence, the notes on the choice, then every warning (blocking ones first): the risks are said here
+    and only here."""
+    d = as_report(report)
+    out = [s for s in (range_sentence(d),) if s] + decision_notes(d)
     for w in sorted(d.warnings, key=lambda w: not w.blocking):
         out.append((_("Blocking: ") if w.blocking else _("Risk: ")) + w.text)
     return out
@@ -598,6 +611,8 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
         for what, today, rec in summary_rows(d, _md_text):
             add(f"| {_md(what)} | {_md(today)} | {_md(rec)} |")
     add("")
+    if sentence := range_sentence(d):
+        add(f"- {_md_inline(sentence)}")
     for text in decision_notes(d):
         add(f"- {_md_inline(text)}")
     for w in sorted(d.warnings, key=lambda w: not w.blocking):

@@ -1,0 +1,62 @@
+"""The stated range: how far published runs of this kind came in from what this model predicts for them.
+
+The figure is measured, not assumed: bench/heldout.py --write-residuals prices every published row in bench/ (throughput
+benchmarks at their published layouts, full runs' GPU-hours, fine-tunes' step times) and stores, per kind of job, the
+80th percentile of |log(modelled / published)| in data/residuals.yaml. A plan's range is its point estimate divided and
+multiplied by exp(that), and a deadline is judged on the upper end (issue 32), not the point.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+from msgspec import Struct
+
+from advisor.inputs.answers import Answers
+from advisor.knowledge.gpurows import data_file
+
+
+class StatedRange(Struct, frozen=True):
+    """Published runs of ``kind`` came in within ±``within`` (a fraction) of the model, for ``quantile`` of ``runs`` rows."""
+
+    kind: str
+    within: float
+    runs: int
+    quantile: float
+
+    @property
+    def factor(self) -> float:
+        """The range's upper end as a multiple of the point estimate (its lower end divides by it)."""
+        return 1.0 + self.within
+
+
+@lru_cache(maxsize=1)
+def _residuals() -> dict[str, StatedRange]:
+    raw = data_file("residuals.yaml")
+    q = float(raw["quantile"])
+    return {kind: StatedRange(kind, math.expm1(float(row["abs_log_error"])), int(row["runs"]), q) for kind, row in raw["kinds"].items()}
+
+
+def job_kind(answers: Answers) -> str:
+    """'finetune' for fine-tunes (full, LoRA, QLoRA), else 'pretrain': the two kinds bench/ measures separately."""
+    return "pretrain" if answers.training.method == "pretrain" else "finetune"
+
+
+def stated_range(answers: Answers) -> StatedRange | None:
+    """The measured range for this job's kind; None where a known duration or a measured step calibrates the estimate
+    (its error is then the measurement's, not the model's)."""
+    t = answers.training
+    if t.baseline_hours is not None or t.measured is not None:
+        return None
+    return _residuals().get(job_kind(answers))
+
+
+def deadline_hours(answers: Answers) -> float | None:
+    """The deadline in hours as the point estimate must meet it: the deadline divided by the range's upper end, so a plan
+    is said to meet it only where published runs of this kind would have (None without a deadline)."""
+    days = answers.training.deadline_days
+    if days is None:
+        return None
+    r = stated_range(answers)
+    return days * 24.0 / (r.factor if r else 1.0)

@@ -1,0 +1,212 @@
+"""Issue 32: the model's named terms that make it hold on runs nobody tuned it to (accumulation overlap, context and
+tensor parallelism, FP8 per recipe, PEFT memory, logits), each checked against the behaviour its source describes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from advisor.estimate import estimate_all
+from advisor.estimate.communication import OVERLAP_BACKWARD
+from advisor.inputs.answers import answers_from_mapping
+
+from .conftest import MINIMAL, with_
+
+
+def _answers(**sections):
+    return answers_from_mapping(with_(MINIMAL, **sections))
+
+
+@pytest.mark.parametrize("strategy", ["ddp", "deepspeed-zero1"])
+def test_accumulated_gradient_reduction_hides_behind_the_last_micro_batch_only(strategy):
+    """DDP's no_sync (and ZeRO-1's accumulation boundary) reduce gradients once per step, in the last micro-batch's
+    backward: 16 nodes on 25 Gbit/s with 16 micro-batches per step were shown '3% exposed' as if the all-reduce hid
+    behind the whole step's backward passes."""
+    a = _answers(model={"params": "7B"}, training={"tokens": 1e11, "micro_batch_size": 1},
+                 cluster={"gpu": "a100-80gb", "gpus": 128, "inter_node_gbps": 25})
+    e = estimate_all(a)[0][strategy]
+    assert float(e.accumulation[0]) >= 8
+    last_backward = OVERLAP_BACKWARD * float(e.compute_s[0]) / float(e.accumulation[0])
+    assert float(e.exposed_comm_s[0]) == pytest.approx(max(0.0, float(e.comm_s[0]) - last_backward), rel=1e-6)
+    assert float(e.communication_share[0]) > 0.3
+
+
+def test_megatron_step_floor_stays_under_the_step_with_accumulation():
+    """The layout search's floor (model._step_floor) hides the gradient all-reduce behind the last micro-batch's
+    backward too, so the floor never exceeds the step it bounds."""
+    from advisor.estimate import model
+
+    a = _answers(model={"params": "13B"}, training={"tokens": 1e11},
+                 cluster={"gpu": "a100-80gb", "gpus": 128, "inter_node_gbps": 25})
+    e = estimate_all(a)[0]["megatron-3d"]
+    w, hw = model.workload_from(a), model.hardware_from(a)
+    floor = model._step_floor("megatron-3d", w, hw, e.gpus, e.tp, e.pp, e.vpp, e.recompute_code, e.micro_batch, e.cp)
+    assert np.all(floor <= e.step_s["mid"] * (1 + 1e-9))
+
+
+LLAMA3_8B = {"params": "8.03B", "layers": 32, "hidden_size": 4096, "attention_heads": 32, "kv_heads": 8, "vocab_size": 128256,
+             "seq_len": 2048}
+"""Llama 3 8B (arXiv:2407.21783 Table 3; vocabulary 128,256)."""
+
+
+def _lora_8b(gpu: str) -> object:
+    # The issue's measured run: micro-batch 4 at 2,048 tokens, Hugging Face Trainer without gradient checkpointing. Its
+    # adapters are not stated; rank 16 on every linear layer is one of the two settings for which advisor printed the
+    # issue's 55.2 GB before this change (the other, rank 64 on q/v, is modelled at 74 GB: see the report).
+    return _answers(model=LLAMA3_8B,
+                    training={"method": "lora", "lora_rank": 16, "lora_targets": "all-linear", "tokens": 1e8,
+                              "micro_batch_size": 4, "global_batch_tokens": 16 * 2048, "activation_recompute": "none"},
+                    cluster={"gpu": gpu, "gpus": 1})
+
+
+def test_an_8b_lora_that_peaked_at_86_gb_is_not_said_to_fit_80_gb():
+    """Measured on one H200 (issue 32): 86.3 GB peak where advisor said 55.2 GB and 'fits 80 GB'. The eager stack's saved
+    tensors (fp32 RMSNorm inputs, SDPA's q/k/v/out, SwiGLU's operands, the adapted layers' inputs) and the loss's logits
+    (bf16 + fp32 log-probabilities + fp32 gradients over 128,256 entries) are now counted."""
+    on_h200 = estimate_all(_lora_8b("h200"))[0]["ddp"]
+    assert 80.0 < float(on_h200.memory[0]) / 1e9 < 95.0
+    on_80gb = estimate_all(_lora_8b("h100-sxm"))[0]["ddp"]
+    assert not bool(on_80gb.fits[0])
+
+
+def test_frozen_layers_keep_no_inputs_under_lora():
+    """PEFT: a frozen linear layer saves no input for a weight gradient, so q/v adapters keep less than every linear
+    layer trained, on both stacks."""
+    from advisor.estimate import activation_bytes, workload_from
+    from msgspec.structs import replace
+
+    qv = workload_from(_answers(model=LLAMA3_8B, training={"method": "lora", "lora_targets": "qv", "tokens": 1e8}))
+    every = replace(qv, lora_targets="all-linear")
+    for stack in ("eager", "fused"):
+        assert activation_bytes(replace(qv, stack=stack), "none") < activation_bytes(replace(every, stack=stack), "none")
+    pretrain = workload_from(_answers(model=LLAMA3_8B))
+    assert pretrain.stack == "fused" and qv.stack == "eager"
+    assert activation_bytes(replace(every, stack="fused"), "none") == activation_bytes(pretrain, "none")
+
+
+def test_context_parallelism_is_searched_from_8k_tokens():
+    """Megatron-Bridge's 405B recipes run CP2 at 8,192 tokens (docs/performance-summary.md, 25.11); the search tried CP
+    only from 16K, so the published layout was unreachable."""
+    from advisor.estimate import model
+
+    a = _answers(model={"params": "405B", "seq_len": 8192}, training={"global_batch_tokens": 16 * 2**20},
+                 cluster={"gpu": "h100-sxm", "gpus": 1024})
+    layouts = model._layouts(model.workload_from(a), model.hardware_from(a))
+    assert any(cp == 2 for _tp, cp, _pp, _v in layouts)
+    shorter = _answers(model={"params": "405B", "seq_len": 4096}, training={"global_batch_tokens": 16 * 2**20},
+                       cluster={"gpu": "h100-sxm", "gpus": 1024})
+    assert all(cp == 1 for _tp, cp, _pp, _v in model._layouts(model.workload_from(shorter), model.hardware_from(shorter)))
+
+
+def _plan(seconds: float, overlap: str):
+    from advisor.estimate.communication import Collective
+
+    one = np.ones(1)
+    return Collective("x", "send/recv", one, one, one, one, seconds * one, overlap)
+
+
+def test_the_kv_exchange_hides_only_under_attention():
+    """Ring attention overlaps each K/V transfer with the attention of the chunk already received (TransformerEngine
+    AttnFuncWithCPAndKVP2P), not with the whole layer: at 8K, where attention is a small share of the FLOPs, the
+    exchange shows."""
+    from advisor.estimate.communication import ATTENTION, exposed_communication
+
+    compute, attention = np.array([10.0]), np.array([2.0])
+    assert float(exposed_communication([_plan(3.0, ATTENTION)], compute, 1.0, attention)[0]) == pytest.approx(1.0)
+    assert float(exposed_communication([_plan(1.5, ATTENTION)], compute, 1.0, attention)[0]) == 0.0
+
+
+def test_tensor_parallel_overlap_is_a_property_of_the_layout():
+    """With Megatron's --tp-comm-overlap / torchtitan's AsyncTP (NVLink Hopper and newer) the TP collectives hide behind
+    (TP-1)/TP of the linear layers; without it (A100, as Megatron-LM 2021 ran) they stay on the critical path."""
+    from advisor.estimate.communication import TENSOR_OVERLAP, exposed_communication
+
+    compute, gemm = np.array([10.0]), np.array([7.0])
+    assert float(exposed_communication([_plan(3.0, TENSOR_OVERLAP)], compute, 1.0, 0.0, gemm)[0]) == 0.0
+    assert float(exposed_communication([_plan(3.0, "none")], compute, 1.0, 0.0, gemm)[0]) == pytest.approx(3.0)
+
+    def tp_overlap(gpu):
+        a = _answers(model={"params": "70B"}, training={"tokens": 1e11}, cluster={"gpu": gpu, "gpus": 64})
+        e = estimate_all(a)[0]["megatron-3d"]
+        return {c.name: c.overlap for c in e.collectives}["tensor-parallel all-reduce"]
+
+    assert tp_overlap("h100-sxm") == TENSOR_OVERLAP
+    assert tp_overlap("a100-80gb") == "none"
+
+
+def test_mi300x_may_train_in_fp8():
+    """CDNA3 has FP8 matrix cores (MI300X: 2,614.9 TFLOPS FP8 dense, twice its bf16): fp8 was refused as 'no FP8 tensor
+    cores'."""
+    a = _answers(model={"params": "70B"}, training={"tokens": 1e11, "precision": "fp8"}, cluster={"gpu": "mi300x", "gpus": 64})
+    fp8 = estimate_all(a)[0]["fsdp"]
+    bf16 = estimate_all(_answers(model={"params": "70B"}, training={"tokens": 1e11}, cluster={"gpu": "mi300x", "gpus": 64}))[0]["fsdp"]
+    assert float(fp8.compute_s[0]) < float(bf16.compute_s[0])
+
+
+def test_fp8_speeds_the_linear_layers_only_per_recipe():
+    """FP8 runs the linear layers (Float8Linear, te.Linear); attention stays bf16. A flat x1.28 gave a 256K-token job,
+    mostly attention, the gain of an 8K one. The recipe's measured speedup is reproduced at its own measurement point."""
+    from msgspec.structs import replace
+
+    from advisor.estimate.workload import FP8_RECIPES, FP8_SPEEDUP, fp8_time_factor, workload_from
+
+    short = workload_from(_answers(model={**LLAMA3_8B, "seq_len": 8192}, training={"precision": "fp8"},
+                                   cluster={"gpu": "h100-sxm", "gpus": 8}))
+    assert 1.0 / fp8_time_factor(short) == pytest.approx(FP8_SPEEDUP, rel=0.01)
+    long = replace(short, seq_len=262144)
+    assert 1.0 / fp8_time_factor(long) < 1.05
+    blackwell = workload_from(_answers(model=LLAMA3_8B, training={"precision": "fp8"}, cluster={"gpu": "b200", "gpus": 8}))
+    assert blackwell.fp8_recipe == "mxfp8" and short.fp8_recipe == "tensorwise"
+    assert FP8_RECIPES["mxfp8"].gemm_speedup < FP8_RECIPES["tensorwise"].gemm_speedup
+
+
+def test_the_range_is_the_measured_residual_and_the_deadline_is_judged_on_its_upper_end():
+    """The stated range comes from published runs of this kind (data/residuals.yaml, written by bench/heldout.py), is said
+    in one sentence in the summary and the memo, and a deadline the point estimate meets but the upper end misses is
+    not 'met'."""
+    from advisor.decision.advice import advise
+    from advisor.estimate import deadline_hours, stated_range
+    from advisor.knowledge.rules import load_rules
+    from advisor.outputs.render import to_markdown, to_text
+
+    base = {"model": {"params": "7B"}, "training": {"tokens": 1e11}, "cluster": {"gpu": "h100-sxm", "gpus": 64}}
+    a = _answers(**base)
+    r = stated_range(a)
+    assert r is not None and 0.05 < r.within < 1.0 and r.runs >= 20
+    advice = advise(a, load_rules())
+    e = advice.to_dict()["estimate"]
+    assert e["range"]["wall_clock_hours"][1] == pytest.approx(e["wall_clock_hours"] * r.factor)
+    sentence = f"within ±{round(100 * r.within)}%"
+    assert sentence in to_text(advice) and sentence in to_markdown(advice)
+    # A deadline between the point and the upper end: the point would meet it, the range's upper end does not.
+    days = e["wall_clock_hours"] * (1 + r.within / 2) / 24.0
+    tight = _answers(**{**base, "training": {"tokens": 1e11, "deadline_days": days}, "cluster": {"gpu": "h100-sxm", "gpus": 64, "max_gpus": 64}})
+    assert deadline_hours(tight) == pytest.approx(days * 24.0 / r.factor)
+    assert advise(tight, load_rules()).plan.deadline_met is False
+
+
+def test_a_measured_run_keeps_its_calibrated_range():
+    """A known duration calibrates the estimate: the model's residual no longer applies, and no range sentence is said."""
+    from advisor.estimate import stated_range
+
+    a = _answers(model={"params": "7B"}, training={"duration_hours": 100, "current_strategy": "fsdp"},
+                 cluster={"gpu": "h100-sxm", "gpus": 64})
+    assert stated_range(a) is None
+
+
+def test_every_held_out_row_is_sourced_and_the_residuals_are_generated_from_them():
+    """bench/heldout_runs.yaml: every row names a family whose source says where its figure was read; the stated range
+    (data/residuals.yaml) names the bench that writes it."""
+    from pathlib import Path
+
+    import yaml
+
+    root = Path(__file__).resolve().parents[1]
+    data = yaml.safe_load((root / "bench" / "heldout_runs.yaml").read_text(encoding="utf-8"))
+    assert len(data["rows"]) >= 40
+    for row in data["rows"]:
+        family = data["families"][row["family"]]
+        assert family["source"] and row["published"] > 0 and row["shape"] in data["shapes"], row["name"]
+    residuals = yaml.safe_load((root / "src" / "advisor" / "data" / "residuals.yaml").read_text(encoding="utf-8"))
+    assert "bench/heldout.py --write-residuals" in residuals["source"]
+    assert set(residuals["kinds"]) == {"pretrain", "finetune"}
