@@ -647,7 +647,7 @@ def test_an_out_of_range_what_if_names_the_question_and_writes_numbers_out(base,
     """'must be between 1e6 and 1e14' on a PM screen, and the error blamed the user's file for the question's value."""
     with pytest.raises(AnswerError) as exc:
         asked(base, rules, "what if we train on 1000 tokens?")
-    assert exc.value.msg.startswith("In 'what if we train on 1000 tokens?': training.tokens: must be between 1,000,000 and")
+    assert exc.value.msg.startswith("In 'what if we train on 1000 tokens?': training.tokens: must be between 1 million and")
     assert not re.search(r"\d[eE]\d", exc.value.msg) and EXAMPLE not in exc.value.msg
 
 

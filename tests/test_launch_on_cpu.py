@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.launch  # run apart: python -m pytest -m launch -n 0 (.ci/run)
+
 from advisor.decision.advice import advise
 from advisor.inputs.answers import answers_from_mapping
 from advisor.outputs.artifacts import write_artifacts

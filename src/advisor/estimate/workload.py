@@ -536,11 +536,14 @@ def hardware_from(answers: Answers) -> Hardware:
         intra_link=intra_link,
         data_tokens_per_sec=c.data_pipeline_tokens_per_sec,
         spot_reclaims_per_node_hour=(c.spot_interruptions_pct_per_month or 0.0) / 100.0 / HOURS_PER_MONTH,
-        tp_overlap=intra_link == "nvlink" and spec.generation in TP_OVERLAP_GENERATIONS,
+        tp_overlap=False,  # advisor's Megatron files do not pass --tp-comm-overlap: the plan is priced as it will run
     )
 
 
 TP_OVERLAP_GENERATIONS: tuple[str, ...] = ("hopper", "blackwell")
+"""(Not applied to advisor's own plans: their launch files run without --tp-comm-overlap, so Hardware.tp_overlap stays
+off and the collectives sit on the critical path, as they will. With overlap on, the published full runs came out 2.6
+points more optimistic in median, 0.145 -> 0.171: issue 32's measured limit.)"""
 """Where tensor-parallel communication overlap is the published default: Megatron-Bridge's performance recipes enable
 tp_comm_overlap on DGX-H100/B200/GB200 (scripts/performance), torchtitan's AsyncTP is published on H100
 (benchmarks/asyncTP_llama3_h100_2025-06_torchtitan.md). Older layouts (Megatron-LM 2021 on A100) kept it on the

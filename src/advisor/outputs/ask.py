@@ -41,7 +41,8 @@ from advisor.base.units import count, parse_quantity
 INTENTS_FILE = "intents.yaml"
 BUILTIN_KINDS = ("strategy", "term", "field")
 SCALAR_SECTIONS = ("model", "training", "cluster", "budget", "team", "project")
-STRUCTURED_FIELDS = {"project.conversation", "project.checklist_done", "training.measured", "cluster.candidates", "model.config"}
+STRUCTURED_FIELDS = {"project.conversation", "project.checklist_done", "training.measured", "cluster.candidates", "model.config",
+                     "training.stages_before", "training.post_training"}
 """Fields a what-if cannot set with one value (lists and mappings): a question names them in vain."""
 MAX_QUESTION = 500
 """Longer questions are refused before any matching (a paste must not stall the app)."""

@@ -6,6 +6,8 @@ Figures come from estimate/posttrain.py at the plan's GPU count and strategy; th
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 
 from msgspec import Struct
 
@@ -97,11 +99,13 @@ def summary_rows(d: Report, a: Answers) -> list[tuple[str, str, str]]:
     return rows
 
 
-def memo_lines(d: Report, a: Answers) -> list[str]:
-    """The memo's section on the pipeline, the post-training stage's structure, checkpoints, evaluation and serving."""
+def memo_lines(d: Report, a: Answers, cite: Callable[[str], str] | None = None) -> list[str]:
+    """The memo's section on the pipeline, the post-training stage's structure, checkpoints, evaluation and serving.
+    ``cite`` turns a source into the memo's footnote mark (the source itself sits behind it, not in the PM's text)."""
     x = extras(d, a)
     if x is None:
         return []
+    source = _("a published vLLM decode benchmark") + (cite(DECODE_SOURCE) if cite else f" ({DECODE_SOURCE})")
     cur, price, gpus = d.estimate.currency, a.budget.price_per_gpu_hour, d.recommendation.gpus
     out = [_("## Post-training pipeline, checkpoints, evaluation and serving"), ""]
     if len(x.stages) > 1:
@@ -125,11 +129,11 @@ def memo_lines(d: Report, a: Answers) -> list[str]:
         if float(f["generated_tokens"]) > 0 and "generation" in groups:  # type: ignore[arg-type]
             out.append(_("- Rollouts: {tokens} generated tokens on {g} GPUs of their own (TRL vllm_mode='server', OpenRLHF's vLLM "
                          "engines) while the others wait, then scoring and updates on the rest, at the decode rate of {source}.",
-                         tokens=count(float(f["generated_tokens"])), g=groups["generation"], source=DECODE_SOURCE))  # type: ignore[arg-type]
+                         tokens=count(float(f["generated_tokens"])), g=groups["generation"], source=source))  # type: ignore[arg-type]
         elif float(f["generated_tokens"]) > 0:  # type: ignore[arg-type]
             out.append(_("- Rollouts: {tokens} generated tokens with vLLM colocated on the training GPUs (TRL use_vllm=True, "
                          "vllm_mode='colocate', tensor parallel {tp}), at the decode rate of {source}.",
-                         tokens=count(float(f["generated_tokens"])), tp=x.vllm_tp, source=DECODE_SOURCE))  # type: ignore[arg-type]
+                         tokens=count(float(f["generated_tokens"])), tp=x.vllm_tp, source=source))  # type: ignore[arg-type]
     c = x.checkpoints
     if c is not None:
         out.append(_("- Checkpoints: {weights} GB per save of weights only, {full} GB with optimizer state (12 bytes per trained "
@@ -145,11 +149,11 @@ def memo_lines(d: Report, a: Answers) -> list[str]:
     if x.evaluation_hours is not None:
         h = x.evaluation_hours
         out.append(_("- Evaluation runs: {time} on {gpus} GPUs, {cost} (decode rate of {source}).", time=_hours(h), gpus=gpus,
-                     cost=_money(h * gpus * price, cur), source=DECODE_SOURCE))
+                     cost=_money(h * gpus * price, cur), source=source))
     if x.serving is not None:
         n, need = x.serving
         out.append(_("- Serving (an estimate): {n} × {gpu} to generate {rate} tokens/s at the stated request rate, from the decode "
                      "rate of {source}; {cost} a month at today's price.", n=n, gpu=a.cluster.spec.name, rate=count(need),
-                     source=DECODE_SOURCE, cost=_money(n * price * 24 * 30, cur)))
+                     source=source, cost=_money(n * price * 24 * 30, cur)))
     out.append("")
     return out

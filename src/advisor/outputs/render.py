@@ -622,7 +622,7 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
     add(_("The aim is not the most advanced framework but business value at the lowest cost and the steadiest speed.")
         + note("", "", "seed:K21"))
     add("")
-    out.extend(posttrain_memo_lines(d, a))
+    out.extend(posttrain_memo_lines(d, a, cite=lambda source: note("", "", source)))
     add(_("## Decision"))
     add("")
     status = _(" **Blocked — resolve the blocking warnings first.**") if r.blocked else ""
