@@ -28,7 +28,7 @@ import numpy as np
 from msgspec import Struct
 
 from advisor.estimate.workload import GB
-from advisor.inputs.answers import POST_TRAINING_METHODS, REWARD_BYTES_PER_PARAM, Answers, TrainingSection
+from advisor.inputs.answers import POST_TRAINING_METHODS, REWARD_BYTES_PER_PARAM, Answers
 from advisor.knowledge.catalog import GpuSpec
 from advisor.knowledge.strategies import spec
 
@@ -278,47 +278,11 @@ def add_post_training(results: dict[str, StrategyEstimate], answers: Answers, w:
 # ---------------------------------------------------------------- a pipeline of stages, checkpoints, evaluation, serving
 
 
-class StagePrice(Struct, frozen=True):
-    name: str
-    method: str
-    strategy: str
-    gpus: int
-    hours: float
-    cost: float
-    fits: bool
-    rollout_hours: float = 0.0
-
-
-def price_stage(answers: Answers, training: TrainingSection, strategy: str, gpus: int, name: str) -> StagePrice:
-    """One stage on the plan's GPUs: with the plan's strategy where it fits, else the fastest strategy that fits there."""
-    from advisor.estimate.model import cost, estimate_all
-
-    variant = answers.model_copy(update={"training": training})
-    counts = np.asarray([float(gpus)])
-    results, ctx = estimate_all(variant, counts)
-    usable = {s: e for s, e in results.items() if bool(e.fits[0] and e.cpu_fits[0] and e.batch_ok[0])}
-    chosen = strategy if strategy in usable else (min(usable, key=lambda s: float(usable[s].hours["mid"][0])) if usable else strategy)
-    hours = float(results[chosen].hours["mid"][0])
-    gen = float(rollout_hours(variant, ctx["workload"], ctx["hardware"], counts)[0] * results[chosen].wallclock_factor[0])
-    return StagePrice(name=name, method=training.method, strategy=chosen, gpus=gpus, hours=hours,
-                      cost=float(cost(hours, answers.budget.price_per_gpu_hour, gpus)), fits=chosen in usable, rollout_hours=gen)
-
-
 def stage_name(method: str) -> str:
     from advisor.base.i18n import _
 
     return {"finetune": _("full fine-tune"), "lora": "LoRA", "qlora": "QLoRA", "dpo": "DPO", "grpo": "GRPO", "ppo": "PPO",
             "pretrain": _("pre-training run")}[method]
-
-
-def pipeline(answers: Answers, strategy: str, gpus: int) -> list[StagePrice]:
-    """The stages before the answers' own (training.stages_before), then the answers' own, each priced on the plan's GPUs."""
-    out = []
-    for stage in answers.training.stages_before or ():
-        t = stage.training(answers.training.precision)
-        out.append(price_stage(answers, t, strategy, gpus, stage.name or stage_name(stage.method)))
-    out.append(price_stage(answers, answers.training, strategy, gpus, stage_name(answers.training.method)))
-    return out
 
 
 class CheckpointPlan(Struct, frozen=True):

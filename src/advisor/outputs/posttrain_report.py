@@ -12,20 +12,19 @@ from collections.abc import Callable
 from msgspec import Struct
 
 from advisor.base.i18n import _
-from advisor.base.units import count, format_number
+from advisor.base.units import count, format_number, hours_text, money
 from advisor.decision.report import Report
 from advisor.estimate.posttrain import (
     DECODE_SOURCE,
     CheckpointPlan,
-    StagePrice,
     checkpoint_plan,
     evaluation_hours,
     post_training_facts,
-    price_stage,
     serving_gpus,
     stage_name,
     vllm_tensor_parallel,
 )
+from advisor.estimate.stages import StagePrice, price_stage
 from advisor.estimate.workload import workload_from
 from advisor.inputs.answers import Answers
 
@@ -42,14 +41,10 @@ class Extras(Struct, frozen=True):
 
 
 def _hours(h: float) -> str:
-    from advisor.outputs.render import hours_text
-
     return hours_text(h)
 
 
 def _money(v: float, cur: str) -> str:
-    from advisor.outputs.render import money
-
     return money(v, cur)
 
 
