@@ -727,3 +727,11 @@ def test_a_what_if_on_every_answers_field_sets_it(rules, path, value):
             return
     assert reply.intent == "what_if", reply.text()
     assert str(reply.change[path]).lower() == value.lower(), reply.change
+
+
+def test_the_deepspeed_group_is_every_strategy_deepspeed_launches():
+    """Issue 33: the `deepspeed` name in a question missed ZeRO++; the group is checked against the registry's launcher."""
+    from advisor.knowledge.strategies import spec
+
+    members = set(load_intents().groups["deepspeed"])
+    assert members == {s for s in STRATEGIES if spec(s).launcher == "deepspeed"}
