@@ -143,20 +143,24 @@ def candidate_counts(a: Answers) -> np.ndarray:
             if mask.any():
                 picked.add((s, int(np.flatnonzero(mask)[np.argmin(by[mask])])))
     # For each option picked so far (all at once, in chunks of options): the options the choice compares it with; then
-    # the same for the options that adds (an option's dominator may itself be dominated), until nothing new is picked.
+    # the same for the dominators that adds (decide.undominated may move the plan to one, and one may itself be
+    # dominated), until no new dominator is picked.
     done: set[tuple[int, int]] = set()
-    while around := sorted(picked - done):
+    around = sorted(picked)
+    while around:
         done |= set(around)
-        _compared(around, picked, bands, counts, hours, costs, usable, affordable, meets, deadline)
+        dominators = _compared(around, picked, bands, counts, hours, costs, usable, affordable, meets, deadline)
+        around = sorted(dominators - done)
     keep.update(int(counts[n]) for _s, n in picked)
     return np.array(sorted(keep), dtype=float)
 
 
 def _compared(around: list[tuple[int, int]], picked: set[tuple[int, int]], bands: Any, counts: np.ndarray, hours: np.ndarray,
-              costs: np.ndarray, usable: np.ndarray, affordable: np.ndarray, meets: np.ndarray, deadline: float | None) -> None:
+              costs: np.ndarray, usable: np.ndarray, affordable: np.ndarray, meets: np.ndarray, deadline: float | None) -> set[tuple[int, int]]:
     """Adds to ``picked`` the options the choice compares each of ``around`` with: fewer GPUs about as fast for 10% less,
     fewer GPUs that dominate it (decide.undominated), the cheaper-but-slower trade, the same framework faster for the
-    same cost."""
+    same cost. Returns the dominators it picked (the options the plan may move to)."""
+    dominators: set[tuple[int, int]] = set()
     per = max(1, 2_000_000 // usable.size)
     for lo in range(0, len(around), per):
         si = np.array([p[0] for p in around[lo:lo + per]])
@@ -173,7 +177,8 @@ def _compared(around: list[tuple[int, int]], picked: set[tuple[int, int]], bands
         better = (fewer & (hours[None] <= h) & (costs[None] <= c)
                   & ((costs[None] <= c * (1 - SWITCH_MIN_GAIN)) | (hours[None] <= h * (1 - SWITCH_MIN_GAIN))))
         for p in np.flatnonzero(better.any(axis=(1, 2))):
-            picked |= bands(better[p], costs)
+            dominators |= bands(better[p], costs)
+        picked |= dominators
         # The cheaper-but-slower trade as choose() bounds it: within CHEAPER_SLOWER_STRETCH of the time, not giving up a
         # deadline the count meets.
         slower = fewer & (costs[None] <= c * (1 - CHEAPER_WORTH_SAYING)) & (hours[None] <= h * CHEAPER_SLOWER_STRETCH) & holds
@@ -190,3 +195,4 @@ def _compared(around: list[tuple[int, int]], picked: set[tuple[int, int]], bands
             q = quicker[p]
             n = int(fastest[p]) if q[fastest[p]] else int(np.flatnonzero(q)[np.argmin(hours[si[p]][q])])  # (all infinite)
             picked.add((int(si[p]), n))
+    return dominators
