@@ -270,6 +270,7 @@ RESTATED = {
     r"\b25 Gbit/s": "the rule pack constant thin_network_gbps_per_gpu ({$thin_network_gbps_per_gpu} in a rule text)",
     r"at least 10% less": "decide.CHEAPER_WORTH_SAYING: write {saving}",
     r"\b312\b": "the GPU catalog's A100 peak (data/gpus.yaml)",
+    r"\(6 × ": "estimate.finetune.TRAINED_FLOPS_PER_PARAM: the memo's formula takes the estimate's own terms",
 }
 
 
@@ -298,3 +299,19 @@ def test_no_message_restates_a_model_constant_as_a_literal():
     texts = [(m, f) for m, f in source_msgids().items()] + [(t, "zh.yaml") for t in catalog("zh").values()] + _rule_texts()
     bad = [(f, pattern, text[:90]) for text, f in texts for pattern in RESTATED if re.search(pattern, text)]
     assert not bad, [(f, RESTATED[p], t) for f, p, t in bad[:5]]
+
+
+def test_the_memo_prints_the_flops_a_lora_plan_is_priced_at():
+    """Issue 33: the memo printed '6 × params' FLOPs per token for LoRA plans, priced at 4 per frozen + 6 per adapter
+    parameter (estimate.finetune.peft_flops_per_token)."""
+    from advisor.decision.advice import advise
+    from advisor.inputs.answers import load_answers
+    from advisor.knowledge.rules import load_rules
+    from advisor.outputs.render import to_markdown
+
+    from .conftest import EXAMPLES
+
+    advice = advise(load_answers(EXAMPLES / "customer-service-finetune.yaml"), load_rules())
+    assert advice.method in ("lora", "qlora")
+    memo = to_markdown(advice.report())
+    assert "4 × " in memo and " frozen + 6 × " in memo and "adapter params" in memo

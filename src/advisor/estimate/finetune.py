@@ -65,6 +65,10 @@ FROZEN_BF16_BYTES_PER_PARAM = 2.0
 """The frozen base of a LoRA fine-tune is held in bf16: weights only, no gradients or optimizer states
 (arXiv:2106.09685 Sec 4.2: no gradients or optimizer states for most parameters)."""
 
+TRAINED_FLOPS_PER_PARAM = 6.0
+"""A trained weight costs 6 FLOPs per token: 2 forward, 4 backward (Transformer Math 101's 6N). The one home of the 6 the
+estimate and the memo's formula use."""
+
 FROZEN_MATMUL_FLOPS_PER_PARAM = 4.0
 """A frozen weight costs 2 FLOPs per token forward and 2 backward (the gradient to its input); the 2 for its own weight
 gradient are skipped (Transformer Math 101's 2 + 4 split of 6N; LoRA, arXiv:2106.09685 Sec 4.2: 'we do not need to
@@ -78,9 +82,10 @@ README.md 'Profiling of Memory and Speed') [obs: derived, the mean of the two]. 
 weights are dequantised for every forward and backward however many tokens go through them, which is why the same table
 shows Q-LoRA 35% slower than LoRA at 2,048 tokens and 5% at 8,192."""
 
-A100_PEAK_TFLOPS = 312.0
-"""The GPU the dequantisation constant was measured on (A100 SXM dense BF16; Megatron gpu_peak_flops.py); other GPUs scale
-it by their peak [obs: a proxy — dequantisation is memory-bound, and no catalog figure gives memory bandwidth]."""
+DEQUANT_MEASURED_ON = "a100-80gb"
+"""The GPU the dequantisation constant was measured on (its peak from the catalog, data/gpus.yaml: the one home of the
+A100's 312 TFLOP/s); other GPUs scale it by their peak [obs: a proxy — dequantisation is memory-bound, and no catalog
+figure gives memory bandwidth]."""
 
 
 def is_peft(w: Workload) -> bool:
@@ -158,7 +163,7 @@ def lora_activation_bytes(w: Workload, tp: np.ndarray | float, micro_batch: np.n
 
 def peft_flops_per_token(w: Workload) -> float:
     """Frozen weights 4 FLOPs per parameter per token, adapters the full 6 (arXiv:2106.09685 Sec 4.2)."""
-    return FROZEN_MATMUL_FLOPS_PER_PARAM * w.active_params + 6.0 * w.adapter_params + w.attention_flops_per_token
+    return FROZEN_MATMUL_FLOPS_PER_PARAM * w.active_params + TRAINED_FLOPS_PER_PARAM * w.adapter_params + w.attention_flops_per_token
 
 
 def dequant_seconds(w: Workload, peak_tflops: float, micro_batches: np.ndarray, tp: np.ndarray | float = 1.0,
@@ -166,7 +171,9 @@ def dequant_seconds(w: Workload, peak_tflops: float, micro_batches: np.ndarray, 
     """QLoRA only: seconds a step spends dequantising the 4-bit base (per micro-batch, on this GPU's share of the layers)."""
     if w.method != "qlora":
         return np.zeros(np.shape(micro_batches))
-    per_mb = DEQUANT_SECONDS_PER_PARAM_A100 * quantized_params(w) * (A100_PEAK_TFLOPS / peak_tflops)
+    from advisor.knowledge.catalog import gpu_catalog
+
+    per_mb = DEQUANT_SECONDS_PER_PARAM_A100 * quantized_params(w) * (gpu_catalog()[DEQUANT_MEASURED_ON].peak_tflops / peak_tflops)
     return per_mb * np.asarray(micro_batches, dtype=float) / (np.asarray(tp, dtype=float) * np.asarray(pp, dtype=float))
 
 

@@ -11,7 +11,7 @@ import numpy as np
 from advisor.inputs.answers import Answers
 from advisor.knowledge.catalog import efficiency_data, GpuSpec
 from advisor.base.i18n import N_
-from advisor.estimate.finetune import DEFAULT_RANK, DEFAULT_TARGETS, FINETUNE_BATCH_SEQUENCES, adapter_params
+from advisor.estimate.finetune import DEFAULT_RANK, DEFAULT_TARGETS, FINETUNE_BATCH_SEQUENCES, TRAINED_FLOPS_PER_PARAM, adapter_params
 
 
 GB = 1e9
@@ -345,7 +345,7 @@ class Workload(Struct, frozen=True):
             from advisor.estimate.finetune import peft_flops_per_token
 
             return peft_flops_per_token(self)
-        return 6.0 * self.active_params + self.attention_flops_per_token
+        return TRAINED_FLOPS_PER_PARAM * self.active_params + self.attention_flops_per_token
 
     @property
     def forward_flops_per_token(self) -> float:

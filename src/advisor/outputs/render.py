@@ -22,6 +22,7 @@ from advisor.decision.explain import PLAN_SOURCE, lost_text, method_names, spot_
 from advisor.outputs.posttrain_report import memo_lines as posttrain_memo_lines, summary_rows as posttrain_rows
 from advisor.inputs.answers import STRATEGIES, Answers
 from advisor.estimate import BATCH_NOT_GIVEN
+from advisor.estimate.finetune import FROZEN_MATMUL_FLOPS_PER_PARAM, TRAINED_FLOPS_PER_PARAM
 from advisor.decision.report import Alternative, Estimate, MethodReport, Report, TraceNode, WhatIfPoint
 from advisor.knowledge.strategies import FRAMEWORKS
 from advisor.base.i18n import N_, _, pad
@@ -686,10 +687,17 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
     add(_("    {hours} h × {price} {currency} × {gpus} GPUs = {cost}", hours=f"{e.wall_clock_hours:,.1f}",
           price=format_number(d.hardware.price_per_gpu_hour), currency=money_unit(cur), gpus=r.gpus, cost=money(e.cost, cur)))
     add("")
-    add(_("Time comes from compute = (6 × {params} params + 12 × {layers} layers × {hidden} hidden × {seq} seq) FLOPs per token × tokens ÷ "
+    m = d.method
+    if m is not None and m.planned in ("lora", "qlora") and m.adapter_params:
+        # The estimate's own terms (estimate.finetune.peft_flops_per_token): the frozen base skips its weight gradients.
+        params = _("{frozen} × {base} frozen + {trained} × {adapters} adapter", frozen=f"{FROZEN_MATMUL_FLOPS_PER_PARAM:g}",
+                   base=format_number(d.scale.active_params), trained=f"{TRAINED_FLOPS_PER_PARAM:g}", adapters=format_number(m.adapter_params))
+    else:
+        params = f"{TRAINED_FLOPS_PER_PARAM:g} × {format_number(d.scale.active_params)}"
+    add(_("Time comes from compute = ({params} params + 12 × {layers} layers × {hidden} hidden × {seq} seq) FLOPs per token × tokens ÷ "
           "({gpus} GPUs × {peak} TFLOP/s × MFU), plus communication that cannot overlap it (ring all-reduce 2(n−1)/n × S/B over each "
           "link). One step of {tokens} tokens takes {step} s ({compute} s compute, {comm} s of communication before overlap, {exposed} s "
-          "of it exposed), {steps} steps; time off training (restarts, checkpoints, evaluation) adds {restarts}.", params=format_number(d.scale.active_params),
+          "of it exposed), {steps} steps; time off training (restarts, checkpoints, evaluation) adds {restarts}.", params=params,
           layers=d.shape.layers, hidden=d.shape.hidden_size, seq=a.model.seq_len, gpus=r.gpus, peak=f"{d.hardware.peak_tflops:g}",
           tokens=count(e.global_batch_tokens), step=f"{e.step_seconds:.2f}", compute=f"{e.compute_seconds_per_step:.2f}",
           comm=f"{e.communication_seconds_per_step:.2f}", exposed=f"{e.exposed_communication_seconds_per_step:.2f}",
