@@ -28,6 +28,8 @@ from advisor.outputs.ask import answers_yaml
 
 from .conftest import EXAMPLES, MINIMAL, ROOT
 
+from .test_hardening_round2 import one_clean_line  # noqa: E402 - the one-line refusal check, shared
+
 ESC = "\x1b"
 
 
@@ -37,12 +39,6 @@ def run(capsys, *args):
     return code, out, err
 
 
-def one_clean_line(code, err, *names):
-    assert code == 2, (code, err)
-    assert err.count("\n") == 1 and err.startswith("advisor: "), err
-    assert "Traceback" not in err and "internal error" not in err, err
-    for name in names:
-        assert name in err, (name, err)
 
 
 def answers_file(tmp_path, data=None, name="a.json"):
