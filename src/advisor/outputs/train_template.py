@@ -127,6 +127,10 @@ def main():
         optimizer.zero_grad()
         if dist.get_rank() == 0:
             print(f"step {step + 1} loss {loss.item():.4f}", flush=True)
+    # Free the model (DDP's reducer) while the process group is still alive, then end the group: a reducer that dies last,
+    # on the way out of main(), tears the gloo group down under the GIL its worker thread is waiting for, and the rank hangs.
+    dist.barrier()
+    del model, optimizer, loss
     dist.destroy_process_group()
 
 
