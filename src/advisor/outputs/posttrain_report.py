@@ -40,14 +40,6 @@ class Extras(Struct, frozen=True):
     vllm_tp: int
 
 
-def _hours(h: float) -> str:
-    return hours_text(h)
-
-
-def _money(v: float, cur: str) -> str:
-    return money(v, cur)
-
-
 def extras(d: Report, a: Answers) -> Extras | None:
     """None when the answers ask for nothing this module prices (a single-stage run with no operations section)."""
     t = a.training
@@ -84,9 +76,9 @@ def summary_rows(d: Report, a: Answers) -> list[tuple[str, str, str]]:
     rows: list[tuple[str, str, str]] = []
     if len(x.stages) > 1:
         for i, s in enumerate(x.stages, 1):
-            rows.append((_("Stage {i}: {name}", i=i, name=s.name), "—", _("{time}, {cost}", time=_hours(s.hours), cost=_money(s.cost, cur))))
+            rows.append((_("Stage {i}: {name}", i=i, name=s.name), "—", _("{time}, {cost}", time=hours_text(s.hours), cost=money(s.cost, cur))))
         rows.append((_("Pipeline total ({n} stages)", n=len(x.stages)), "—",
-                     _("{time}, {cost}", time=_hours(sum(s.hours for s in x.stages)), cost=_money(sum(s.cost for s in x.stages), cur))))
+                     _("{time}, {cost}", time=hours_text(sum(s.hours for s in x.stages)), cost=money(sum(s.cost for s in x.stages), cur))))
     if x.checkpoints is not None:
         rows.append((_("Checkpoint storage"), "—", _("{gb} GB", gb=f"{x.checkpoints.storage_gb:,.1f}")))
     if x.serving is not None:
@@ -107,9 +99,9 @@ def memo_lines(d: Report, a: Answers, cite: Callable[[str], str] | None = None) 
         out += [_("| Stage | Method | Framework | Time | Cost |"), "| --- | --- | --- | --- | --- |"]
         for i, s in enumerate(x.stages, 1):
             fits = "" if s.fits else _(" (does not fit)")
-            out.append(f"| {i}. {s.name} | {stage_name(s.method)} | `{s.strategy}`{fits} | {_hours(s.hours)} | {_money(s.cost, cur)} |")
-        out.append(_("| **Total** | | {gpus} GPUs | **{time}** | **{cost}** |", gpus=gpus, time=_hours(sum(s.hours for s in x.stages)),
-                     cost=_money(sum(s.cost for s in x.stages), cur)))
+            out.append(f"| {i}. {s.name} | {stage_name(s.method)} | `{s.strategy}`{fits} | {hours_text(s.hours)} | {money(s.cost, cur)} |")
+        out.append(_("| **Total** | | {gpus} GPUs | **{time}** | **{cost}** |", gpus=gpus, time=hours_text(sum(s.hours for s in x.stages)),
+                     cost=money(sum(s.cost for s in x.stages), cur)))
         out.append("")
     f = x.facts
     if f:
@@ -138,17 +130,17 @@ def memo_lines(d: Report, a: Answers, cite: Callable[[str], str] | None = None) 
             how = _("Young's optimum, sqrt(2 × save time × mean time between interruptions)") if c.young else _("as given")
             out.append(_("- Each save takes {seconds} s at {gbps} GB/s; a save every {every} ({how}): {saves} saves, {stall} of "
                          "saving.", seconds=format_number(round(c.save_seconds)), gbps=format_number(a.operations.storage_gbps or 0),  # type: ignore[union-attr]
-                         every=_hours(c.every_hours), how=how, saves=c.saves, stall=_hours(c.saves * c.save_seconds / 3600.0)))
+                         every=hours_text(c.every_hours), how=how, saves=c.saves, stall=hours_text(c.saves * c.save_seconds / 3600.0)))
         else:
             out.append(_("- Give operations.storage_gbps for the save time and how often to save."))
     if x.evaluation_hours is not None:
         h = x.evaluation_hours
-        out.append(_("- Evaluation runs: {time} on {gpus} GPUs, {cost} (decode rate of {source}).", time=_hours(h), gpus=gpus,
-                     cost=_money(h * gpus * price, cur), source=source))
+        out.append(_("- Evaluation runs: {time} on {gpus} GPUs, {cost} (decode rate of {source}).", time=hours_text(h), gpus=gpus,
+                     cost=money(h * gpus * price, cur), source=source))
     if x.serving is not None:
         n, need = x.serving
         out.append(_("- Serving (an estimate): {n} × {gpu} to generate {rate} tokens/s at the stated request rate, from the decode "
                      "rate of {source}; {cost} a month at today's price.", n=n, gpu=a.cluster.spec.name, rate=count(need),
-                     source=source, cost=_money(n * price * 24 * 30, cur)))
+                     source=source, cost=money(n * price * 24 * 30, cur)))
     out.append("")
     return out
