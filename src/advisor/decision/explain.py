@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from advisor.base.i18n import _
+from advisor.estimate.posttrain import stage_name
 from advisor.decision.decide import COST_TIE, Option, best_at, dominates, preference
 from advisor.base.units import count, format_number, hours_text, money, pct_change, percent, same_unit
 from advisor.knowledge.strategies import FRAMEWORKS
@@ -25,8 +26,8 @@ PLAN_SOURCE = "advisor's search (README: How it decides)"
 
 
 def method_names() -> dict[str, str]:
-    return {"pretrain": _("pre-training run"), "finetune": _("full fine-tune"), "lora": "LoRA", "qlora": "QLoRA", "dpo": "DPO", "grpo": "GRPO",
-            "ppo": "PPO"}
+    """Each training method's name as the texts say it (estimate.posttrain.stage_name: one wording for a plan and a stage)."""
+    return {m: stage_name(m) for m in ("pretrain", "finetune", "lora", "qlora", "dpo", "grpo", "ppo")}
 
 
 def headline(advice: Advice) -> str:
