@@ -48,6 +48,11 @@ CASES: dict[str, tuple[str, str, int, int, dict]] = {
     "lora8b-mb4-bf16-adapters": ("lora", "llama3-8b", 4, 2048, {"targets": "all-linear", "checkpointing": False,
                                                                  "adapter_fp32": False}),
     "full1b-mb4-gc": ("full", "llama3.2-1b", 4, 2048, {"checkpointing": True}),
+    # the third run: Hugging Face Trainer / accelerate with bf16=True run the step under bf16 autocast, which casts the
+    # fp32 adapters' inputs back to bf16 for their matrix products
+    "lora8b-mb4-autocast": ("lora", "llama3-8b", 4, 2048, {"targets": "all-linear", "checkpointing": False, "autocast": True}),
+    "lora8b-qv-mb4-autocast": ("lora", "llama3-8b", 4, 2048, {"targets": "qv", "checkpointing": False, "autocast": True}),
+    "lora8b-mb1-autocast": ("lora", "llama3-8b", 1, 2048, {"targets": "all-linear", "checkpointing": False, "autocast": True}),
 }
 
 
@@ -119,7 +124,7 @@ def run_case(name: str, tiny: bool) -> dict:
     step_fn = model
     if opts.get("compile"):
         step_fn = torch.compile(model)
-    autocast = torch.autocast(device_type=device, dtype=torch.bfloat16, enabled=kind != "lora")
+    autocast = torch.autocast(device_type=device, dtype=torch.bfloat16, enabled=kind != "lora" or bool(opts.get("autocast")))
     ids = torch.randint(0, vocab, (micro, seq), device=device)
 
     def step() -> float:

@@ -735,3 +735,16 @@ def test_the_deepspeed_group_is_every_strategy_deepspeed_launches():
 
     members = set(load_intents().groups["deepspeed"])
     assert members == {s for s in STRATEGIES if spec(s).launcher == "deepspeed"}
+
+
+@pytest.mark.parametrize("source, shown", [
+    ("stas00/ml-engineering network/README.md: PCIe 4 x16 31 GB/s", "stas00/ml-engineering: PCIe 4 x16 31 GB/s"),
+    ("Megatron gpu_peak_flops.py (H100-SXM: 989)", "Megatron (H100-SXM: 989)"),
+    ("arXiv:2407.21783 Sec 3.3.4", "arXiv:2407.21783 Sec 3.3.4"),
+])
+def test_a_cited_file_path_is_not_shown_to_the_reader(source, shown):
+    """Issue 32's recommendation change surfaced a rule sourced to a README path on the ask screen: the reader gets the
+    repository and the quote, not the file."""
+    from advisor.outputs.ask import source_text
+
+    assert source_text(source) == shown

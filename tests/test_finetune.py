@@ -108,10 +108,11 @@ def test_lora_activations_add_the_rank_r_intermediates():
     ft, _ = estimate_all(answers_from_mapping(job(method="finetune", tokens="1B", micro_batch_size=1, activation_recompute="none")))
     w = workload_from(answers_from_mapping(job(method="lora", tokens="1B")))
     extra = 2.0 * w.seq_len * 1 * w.lora_rank * 2 * w.shape.layers  # s·b·r per adapted matrix (q and v), 2 bytes
-    # Issue 32: the frozen o_proj, gate/up and down_proj keep no inputs (a full fine-tune's do): 2h + 2h + 2f per token.
-    from advisor.estimate.memory import mlp_width
+    # Issue 32: the frozen o_proj, gate/up and down_proj keep no inputs (a full fine-tune's do): 2h + 2h + 2f per token;
+    # q's and v's adapters each keep their own copy of the input q/k/v share (measured: finetune.ADAPTER_INPUT_BYTES), 2h more.
+    from advisor.estimate.finetune import mlp_width
 
-    frozen = w.seq_len * w.shape.layers * (4.0 * w.shape.hidden + 2.0 * mlp_width(w))
+    frozen = w.seq_len * w.shape.layers * (2.0 * w.shape.hidden + 2.0 * mlp_width(w))
     assert lo["ddp"].activations[0] - ft["ddp"].activations[0] == pytest.approx(extra - frozen)
 
 
@@ -254,7 +255,7 @@ def test_the_fine_tune_example_has_a_chinese_golden_memo():
     if os.environ.get("UPDATE_GOLDEN"):
         golden.write_text(r.stdout, encoding="utf-8")
     assert r.stdout == golden.read_text(encoding="utf-8")
-    assert "用 LoRA 代替全参数微调" in r.stdout and "| 方法 | 全参数微调 | LoRA" in r.stdout
+    assert "| 方法 | 全参数微调 | 全参数微调" in r.stdout  # issue 32: LoRA on 8 A10s now needs recomputation and misses 30 h
 
 
 def test_the_memo_breaks_a_lora_gpus_memory_down_and_the_parts_add_up(rules):

@@ -304,14 +304,18 @@ def test_no_message_restates_a_model_constant_as_a_literal():
 def test_the_memo_prints_the_flops_a_lora_plan_is_priced_at():
     """Issue 33: the memo printed '6 × params' FLOPs per token for LoRA plans, priced at 4 per frozen + 6 per adapter
     parameter (estimate.finetune.peft_flops_per_token)."""
+    import yaml
+
     from advisor.decision.advice import advise
-    from advisor.inputs.answers import load_answers
+    from advisor.inputs.answers import answers_from_mapping
     from advisor.knowledge.rules import load_rules
     from advisor.outputs.render import to_markdown
 
     from .conftest import EXAMPLES
 
-    advice = advise(load_answers(EXAMPLES / "customer-service-finetune.yaml"), load_rules())
+    job = yaml.safe_load((EXAMPLES / "customer-service-finetune.yaml").read_text())
+    job["training"]["method"] = "lora"
+    advice = advise(answers_from_mapping(job), load_rules())
     assert advice.method in ("lora", "qlora")
     memo = to_markdown(advice.report())
     assert "4 × " in memo and " frozen + 6 × " in memo and "adapter params" in memo

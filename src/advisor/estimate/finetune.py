@@ -88,6 +88,36 @@ A100's 312 TFLOP/s); other GPUs scale it by their peak [obs: a proxy — dequant
 figure gives memory bandwidth]."""
 
 
+def mlp_width(w: Workload) -> float:
+    """The gated MLP's intermediate size: the parameters a layer holds beyond attention (Q, O of h x h, K, V of h x
+    h·kv_share), in three h x f matrices (LLaMA's gate, up and down projections); the embedding and the 13·h 1-D tensors
+    per layer of the parameter count's convention (workload.infer_shape) are set aside. Llama 3 8B: 15.7k (14,336 in
+    its config: the untied output matrix is counted in the layers)."""
+    h, layers = float(w.shape.hidden), float(max(1, w.shape.layers))
+    per_layer = (w.active_params - float(w.vocab) * h - 13.0 * layers * h - 2.0 * h) / layers
+    attention = (2.0 + 2.0 * w.shape.kv_share) * h * h
+    return max(h, (per_layer - attention) / (3.0 * h))
+
+
+def adapted_matrices(w: Workload) -> list[tuple[float, float]]:
+    """(d_in, d_out) of each matrix one layer adapts (TARGET_MODULES): q, k, v (h to h, h·kv_share, h·kv_share), o (h to
+    h), gate and up (h to f), down (f to h)."""
+    h, f, kv = float(w.shape.hidden), mlp_width(w), float(w.shape.kv_share)
+    shapes = {"q_proj": (h, h), "k_proj": (h, h * kv), "v_proj": (h, h * kv), "o_proj": (h, h),
+              "gate_proj": (h, f), "up_proj": (h, f), "down_proj": (f, h)}
+    return [shapes[name] for name in TARGET_MODULES.get(w.lora_targets, TARGET_MODULES["all-linear"])]
+
+
+ADAPTER_INPUT_BYTES = 2.0
+"""Bytes per input element each adapted layer keeps for its adapter's backward, one copy per adapted layer: PEFT keeps
+adapters in fp32 on a bf16 base (get_peft_model(autocast_adapter_dtype=True), the default) and each LoRA layer casts its
+input to the adapter's dtype (peft tuners/lora/layer.py Linear.forward: ``x = self._cast_input_dtype(x,
+lora_A.weight.dtype)``); under the bf16 autocast Hugging Face Trainer and accelerate run (bf16=True), autocast casts that
+copy back to bf16 for lora_A's product, which saves it — so q, k and v keep three bf16 copies of one input, not one.
+Measured on one H200 (bench/measured_runs.yaml, lora8b-mb4-autocast): an 8B LoRA on every linear layer at 4 x 2,048
+tokens peaked at 86.3 GB (the issue's measurement); without autocast the fp32 copies themselves are kept (106.7 GB)."""
+
+
 def is_peft(w: Workload) -> bool:
     return w.method in PEFT_METHODS
 

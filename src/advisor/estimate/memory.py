@@ -7,7 +7,8 @@ import numpy as np
 from advisor.estimate import dsmem
 from advisor.estimate.communication import powersgd_volume
 from advisor.knowledge.strategies import spec
-from advisor.estimate.finetune import is_peft, peft_cpu_bytes_per_node, peft_state_bytes
+from advisor.estimate.finetune import (ADAPTER_INPUT_BYTES, adapted_matrices, is_peft, mlp_width, peft_cpu_bytes_per_node,
+                                       peft_state_bytes)
 from advisor.estimate.layout import expert_degree, stage_factor
 from advisor.estimate.workload import EAGER_LOGITS_BYTES_PER_VOCAB, Hardware, Workload
 
@@ -71,29 +72,20 @@ RMSNORM_FP32_BYTES = 4.0
 saves the fp32 tensor for the backward of pow and mul (transformers models/llama/modeling_llama.py)."""
 
 
-def mlp_width(w: Workload) -> float:
-    """The gated MLP's intermediate size: the parameters a layer holds beyond attention (Q, O of h x h, K, V of h x
-    h·kv_share), in three h x f matrices (LLaMA's gate, up and down projections); the embedding and the 13·h 1-D tensors
-    per layer of the parameter count's convention (workload.infer_shape) are set aside. Llama 3 8B: 15.7k (14,336 in
-    its config: the untied output matrix is counted in the layers)."""
-    h, layers = float(w.shape.hidden), float(max(1, w.shape.layers))
-    per_layer = (w.active_params - float(w.vocab) * h - 13.0 * layers * h - 2.0 * h) / layers
-    attention = (2.0 + 2.0 * w.shape.kv_share) * h * h
-    return max(h, (per_layer - attention) / (3.0 * h))
-
-
 def eager_layer_bytes_per_token(w: Workload) -> float:
     """Bytes one token keeps per layer for the backward pass under an eager Hugging Face LLaMA-family model with SDPA
     attention, counted from what each module saves (transformers modeling_llama.py, bf16): two RMSNorms keep their fp32
     input (RMSNORM_FP32_BYTES x h each); SDPA keeps q, k, v and its output (2h x (2 + 2 x kv_share)); the SwiGLU MLP keeps
     the gate output for SiLU and both operands of the product (3 x 2f); each trained linear layer keeps its input (2h for
-    q/k/v, o_proj and gate/up, 2f for down_proj; under LoRA only the adapted ones, TRAINED_LINEAR_INPUTS). Llama 3 8B: 36h
-    with q/v adapters, 47h with every linear layer trained, against a fused stack's 34h."""
+    q/k/v, o_proj and gate/up, 2f for down_proj), one bf16 tensor per group of layers that read it. Under LoRA/QLoRA only
+    adapted layers keep an input, one bf16 copy each (ADAPTER_INPUT_BYTES: PEFT's fp32 adapters under Trainer's
+    autocast). Llama 3 8B: 36h with no adapters, 40h with q/v adapters, 56h with every linear layer adapted (47h fully
+    trained), against a fused stack's 34h."""
     h, f = float(w.shape.hidden), mlp_width(w)
-    qkv, o, gate_up, down = _trained_inputs(w)
     kept = 2.0 * RMSNORM_FP32_BYTES * h + 2.0 * h * (2.0 + 2.0 * w.shape.kv_share) + 3.0 * 2.0 * f
-    kept += 2.0 * h * (qkv + o + gate_up) + 2.0 * f * down
-    return kept
+    if is_peft(w):
+        return kept + ADAPTER_INPUT_BYTES * sum(d_in for d_in, _d_out in adapted_matrices(w))
+    return kept + 2.0 * h * 3.0 + 2.0 * f  # every linear layer trained: the q/k/v, o_proj, gate/up and down_proj inputs
 
 
 def logits_bytes(w: Workload, tp: np.ndarray | float, micro_batch: np.ndarray | float, pp: np.ndarray | float) -> np.ndarray:

@@ -523,7 +523,12 @@ def source_text(source: str) -> str:
         return _("advisor's search over strategies and GPU counts")
     if s.startswith("advisor estimate"):
         return _("advisor's time and cost estimate")
-    return s
+    return FILE_IN_CITATION.sub("", s)
+
+
+FILE_IN_CITATION = re.compile(r"\s+(?:[\w.-]+/)*[\w.-]+\.(?:md|py|json|ya?ml|txt|rst)\b")
+"""A file inside a cited repository ('stas00/ml-engineering network/README.md: ...'): the reader follows the repository
+and the quote; the path is for the memo's footnotes."""
 
 
 def ask(question: str, draft: dict[str, Any], advice: Advice, rules: RuleSet, name: str = "<answers>",
