@@ -74,11 +74,14 @@ def row_answers(row: dict[str, Any], family: dict[str, Any], shapes: dict[str, A
     training: dict[str, Any] = {"tokens": 1e12, "global_batch_tokens": row["batch_seqs"] * row["seq"],
                                 "micro_batch_size": row["micro"], "activation_recompute": row["recompute"],
                                 "precision": row["precision"]}
+    # A fine-tune row (LoRA, QLoRA, full SFT) is priced as that method, with the adapters its recipe trains.
+    training.update({k: row[k] for k in ("method", "lora_rank", "lora_targets") if k in row})
     return answers_from_mapping({
         "model": {**shape, "seq_len": row["seq"]},
         "training": training,
-        "cluster": {"gpu": family["gpu"], "gpus": row["gpus"], "gpus_per_node": min(per_node, row["gpus"]),
-                    "inter_node_gbps": family["network_gbps"]},
+        "cluster": {"gpu": row.get("gpu", family["gpu"]), "gpus": row["gpus"], "gpus_per_node": min(per_node, row["gpus"]),
+                    "inter_node_gbps": row.get("network_gbps", family["network_gbps"]),
+                    **({"intra_node": family["intra_node"]} if "intra_node" in family else {})},
         "budget": {"price_per_gpu_hour": 1},
     })
 
@@ -88,6 +91,9 @@ def heldout_rows(data: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
     for row in data["rows"]:
         family = data["families"][row["family"]]
+        if row.get("skip"):  # a published row whose layout or precision advisor cannot express: listed, not forced
+            out.append({**row, "modelled": None, "ratio": None, "error": "skipped: " + row["skip"]})
+            continue
         try:
             answers = row_answers(row, family, data["shapes"])
         except Exception as exc:  # noqa: BLE001 - a row the answers refuse (e.g. fp8 on a GPU advisor thinks lacks it)
@@ -103,7 +109,7 @@ def heldout_rows(data: dict[str, Any]) -> list[dict[str, Any]]:
         modelled = ctx["tokens"] / seconds / row["gpus"]
         memory_gb = float(e.memory[0]) / 1e9
         out.append({**row, "modelled": modelled, "ratio": modelled / row["published"], "memory_gb": memory_gb,
-                    "fits": memory_gb <= family["device_memory_gb"], "batch_ok": bool(e.batch_ok[0]),
+                    "fits": memory_gb <= row.get("device_memory_gb", family["device_memory_gb"]), "batch_ok": bool(e.batch_ok[0]),
                     "step_s": float(e.step_s["mid"][0]), "tokens_per_step": w.global_batch_tokens})
     return out
 
@@ -115,10 +121,18 @@ def summary(ratios: list[float]) -> dict[str, float]:
             "within": inside, "p80_abs_log": float(np.quantile(logs, 0.8))}
 
 
+MEDIAN_TARGET, SHARE_TARGET = (0.9, 1.1), 0.9
+"""Issue 32's targets on rows the project has not fitted to: median modelled/published within 0.9-1.1, and at least 90%
+of rows within WITHIN (0.75-1.33)."""
+
+
 def print_family(name: str, ratios: list[float]) -> None:
     s = summary(ratios)
-    print(f"  {name:<28} rows {s['rows']:>3}  median {s['median']:.2f}  range {s['min']:.2f}-{s['max']:.2f}  "
-          f"within 0.75-1.33: {s['within']}/{s['rows']}  P80 |error| {math.exp(s['p80_abs_log']) - 1:.0%}")
+    share = s["within"] / s["rows"]
+    median_ok = MEDIAN_TARGET[0] <= s["median"] <= MEDIAN_TARGET[1]
+    print(f"  {name:<28} rows {s['rows']:>3}  median {s['median']:.2f} ({'ok' if median_ok else 'MISS'})  "
+          f"range {s['min']:.2f}-{s['max']:.2f}  within 0.75-1.33: {s['within']}/{s['rows']} = {share:.0%} "
+          f"({'ok' if share >= SHARE_TARGET else 'MISS'})  P80 |error| {math.exp(s['p80_abs_log']) - 1:.0%}")
 
 
 def main() -> dict[str, Any]:
@@ -131,7 +145,7 @@ def main() -> dict[str, Any]:
     unfit = []
     for r in rows:
         if r["ratio"] is None:
-            print(f"{r['family']:<24} {r['name'][:48]:<48} {r['published']:>9,.0f} {'refused':>9}  {r['error'][:60]}")
+            print(f"{r['family']:<24} {r['name'][:48]:<48} {r['published']:>9,.0f} {'skipped' if r.get('skip') else 'refused':>9}  {r['error'][:60]}")
             continue
         # A row a model constant was read from is shown, but kept out of the held-out statistics.
         (fitted if r.get("fitted") else by_family.setdefault(r["family"], [])).append(r["ratio"])
@@ -139,15 +153,18 @@ def main() -> dict[str, Any]:
             unfit.append(r["name"])
         print(f"{r['family']:<24} {r['name'][:48]:<48} {r['published']:>9,.0f} {r['modelled']:>9,.0f} {r['ratio']:>6.2f} "
               f"{r['memory_gb']:>6.1f} {'yes' if r['fits'] else 'NO'}{'  (source of ' + r['fitted'] + ')' if r.get('fitted') else ''}")
-    print("\nPer source family:")
+    print(f"\nPer source family (issue 32 targets: median {MEDIAN_TARGET[0]}-{MEDIAN_TARGET[1]}, >= {SHARE_TARGET:.0%} of rows "
+          f"within {WITHIN[0]}-{WITHIN[1]}; 'MISS' marks a family off target):")
     for fam, ratios in by_family.items():
         print_family(fam, ratios)
     every = [x for v in by_family.values() for x in v]
     print_family("all held-out rows", every)
     if fitted:
         print_family("rows a constant came from", fitted)
-    refused = [r["name"] for r in rows if r["ratio"] is None]
+    refused = [r["name"] for r in rows if r["ratio"] is None and not r.get("skip")]
+    skipped = [f"{r['family']}: {r['name']} ({r['skip']})" for r in rows if r.get("skip")]
     print(f"\nrows the answers refused: {', '.join(refused) or 'none'}")
+    print("rows skipped (layout or precision advisor cannot express):" + ("".join(f"\n  {s}" for s in skipped) or " none"))
     print(f"published working configurations judged not to fit (or not to feed their ranks): {', '.join(unfit) or 'none'}")
     return {"families": by_family, "all": every}
 
