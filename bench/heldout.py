@@ -81,7 +81,7 @@ def row_answers(row: dict[str, Any], family: dict[str, Any], shapes: dict[str, A
         "training": training,
         "cluster": {"gpu": row.get("gpu", family["gpu"]), "gpus": row["gpus"], "gpus_per_node": min(per_node, row["gpus"]),
                     "inter_node_gbps": row.get("network_gbps", family["network_gbps"]),
-                    **({"intra_node": family["intra_node"]} if "intra_node" in family else {})},
+                    **({"intra_node": row.get("intra_node", family.get("intra_node"))} if "intra_node" in row or "intra_node" in family else {})},
         "budget": {"price_per_gpu_hour": 1},
     })
 
