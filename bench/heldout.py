@@ -159,6 +159,16 @@ def main() -> dict[str, Any]:
         print_family(fam, ratios)
     every = [x for v in by_family.values() for x in v]
     print_family("all held-out rows", every)
+    # The same rows by kind of job, so a miss that one kind shares across sources shows as such.
+    kinds: dict[str, list[float]] = {}
+    for r in rows:
+        if r["ratio"] is not None and not r.get("fitted"):
+            kind = ("fine-tune rows" if r.get("method", "pretrain") != "pretrain"
+                    else "mixture-of-experts rows" if "active_params" in data["shapes"][r["shape"]] else "dense pre-training rows")
+            kinds.setdefault(kind, []).append(r["ratio"])
+    for kind in ("dense pre-training rows", "mixture-of-experts rows", "fine-tune rows"):
+        if kind in kinds:
+            print_family(kind, kinds[kind])
     if fitted:
         print_family("rows a constant came from", fitted)
     refused = [r["name"] for r in rows if r["ratio"] is None and not r.get("skip")]
