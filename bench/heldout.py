@@ -34,6 +34,10 @@ from advisor.estimate import model  # noqa: E402
 from advisor.inputs.answers import answers_from_mapping  # noqa: E402
 
 HELDOUT = ROOT / "heldout_runs.yaml"
+FULL_RUNS = ROOT / "heldout_fullruns.yaml"
+"""Held-out whole pre-trainings (published GPUs x wall-clock), priced by bench/fidelity.py's full-run path."""
+FULL_RUN_TARGET = 0.15
+"""Issue 32: full runs' median GPU-hour error <= 15%."""
 RESIDUALS = ROOT.parent / "src" / "advisor" / "data" / "residuals.yaml"
 WITHIN = (0.75, 1.33)
 
@@ -176,7 +180,27 @@ def main() -> dict[str, Any]:
     print(f"\nrows the answers refused: {', '.join(refused) or 'none'}")
     print("rows skipped (layout or precision advisor cannot express):" + ("".join(f"\n  {s}" for s in skipped) or " none"))
     print(f"published working configurations judged not to fit (or not to feed their ranks): {', '.join(unfit) or 'none'}")
-    return {"families": by_family, "all": every}
+    full = held_out_full_runs()
+    return {"families": by_family, "all": every, "full_runs": full}
+
+
+def held_out_full_runs() -> list[tuple]:
+    """Whole pre-trainings no constant was read from, through bench/fidelity.py's full-run pricing (time off training
+    included): published GPU-hours against advisor's, with the published shape and advisor's strategy."""
+    scenarios = yaml.safe_load(FULL_RUNS.read_text())
+    rows, skipped = fidelity.full_run_rows([], scenarios)
+    print("\nHeld-out full runs (bench/heldout_fullruns.yaml): published vs estimated GPU-hours, time off training included\n")
+    print(f"{'run':<34} {'strategy':<16} {'GPUs':>6} {'published GPU-h':>16} {'estimated GPU-h':>16} {'error':>7}  in range")
+    for name, strategy, gpus, pub, est, err, inside in rows:
+        print(f"{name[:34]:<34} {strategy:<16} {gpus:>6,} {pub:>16,.0f} {est:>16,.0f} {err:>+7.0%}  {'yes' if inside else 'no'}")
+    if rows:
+        errs = [abs(r[5]) for r in rows]
+        median = statistics.median(errs)
+        print(f"median |error| {median:.1%} over {len(rows)} runs (issue 32 target <= {FULL_RUN_TARGET:.0%}: "
+              f"{'ok' if median <= FULL_RUN_TARGET else 'MISS'}); {sum(r[5] < 0 for r in rows)} of {len(rows)} optimistic")
+    for name, why in skipped:
+        print(f"skipped {name}: {why}")
+    return rows
 
 
 QUANTILE = 0.8
