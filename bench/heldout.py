@@ -72,6 +72,16 @@ def published_options(row: dict[str, Any]) -> Iterator[None]:
         model.workload_from, model.hardware_from = original_w, original_hw
 
 
+def node_network_gbps(row: dict[str, Any], family: dict[str, Any], gpus_per_node: int) -> float:
+    """The node's network, Gbit/s, as the answers take it (all its NICs together). A family or row that gives
+    ``network_gbps_per_gpu`` (one NIC per GPU, as on an NVL72 rack modelled as one node of 64-72 GPUs) has it scaled by
+    the GPUs in the node, so the rack's NICs are not squeezed into one 8-GPU node's 3,200 Gb/s."""
+    per_gpu = row.get("network_gbps_per_gpu", family.get("network_gbps_per_gpu"))
+    if "network_gbps" not in row and per_gpu is not None:
+        return float(per_gpu) * gpus_per_node
+    return float(row.get("network_gbps", family["network_gbps"]))
+
+
 def row_answers(row: dict[str, Any], family: dict[str, Any], shapes: dict[str, Any]) -> Any:
     shape = dict(shapes[row["shape"]])
     per_node = int(row.get("gpus_per_node", family.get("gpus_per_node", 8)))
@@ -84,7 +94,7 @@ def row_answers(row: dict[str, Any], family: dict[str, Any], shapes: dict[str, A
         "model": {**shape, "seq_len": row["seq"]},
         "training": training,
         "cluster": {"gpu": row.get("gpu", family["gpu"]), "gpus": row["gpus"], "gpus_per_node": min(per_node, row["gpus"]),
-                    "inter_node_gbps": row.get("network_gbps", family["network_gbps"]),
+                    "inter_node_gbps": node_network_gbps(row, family, min(per_node, row["gpus"])),
                     **({"intra_node": row.get("intra_node", family.get("intra_node"))} if "intra_node" in row or "intra_node" in family else {})},
         "budget": {"price_per_gpu_hour": 1},
     })
