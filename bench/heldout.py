@@ -191,7 +191,7 @@ def main() -> dict[str, Any]:
     print("rows skipped (layout or precision advisor cannot express):" + ("".join(f"\n  {s}" for s in skipped) or " none"))
     print(f"published working configurations judged not to fit (or not to feed their ranks): {', '.join(unfit) or 'none'}")
     full = held_out_full_runs()
-    return {"families": by_family, "all": every, "full_runs": full}
+    return {"families": by_family, "all": every, "full_runs": full, "kinds": kinds}
 
 
 def held_out_full_runs() -> list[tuple]:
@@ -218,15 +218,29 @@ QUANTILE = 0.8
 
 
 def residual_ratios(heldout: dict[str, Any]) -> dict[str, list[float]]:
-    """modelled/published for every published row in bench/, by kind: pre-training (bench/fidelity.py's throughput
-    benchmarks and full runs, and the held-out rows here) and fine-tunes (bench/fidelity_finetune.yaml)."""
+    """modelled/published for every published or measured row in bench/, by the kind of job a plan's range is read for
+    (estimate.residuals.job_kind): dense pre-training (bench/fidelity.py's throughput benchmarks and full runs, the
+    held-out dense rows and full runs here, the measured pre-training rows), pre-training a mixture of experts (the
+    held-out MoE rows), and fine-tunes (bench/fidelity_finetune.yaml, the held-out fine-tune rows, the measured ones)."""
+    import measured  # bench/measured.py
+
     runs = yaml.safe_load(fidelity.DEFAULT.read_text()) if fidelity.DEFAULT.exists() else yaml.safe_load(REFERENCE.read_text())
     scenarios = yaml.safe_load(fidelity.SCENARIOS.read_text())
     bench = fidelity.benchmark_rows(runs + list(scenarios.get("extra_benchmarks") or []), scenarios.get("benchmark_shapes"))
     full, _skipped = fidelity.full_run_rows(runs, scenarios)
     tunes = fidelity.finetune_rows(yaml.safe_load(fidelity.FINETUNE.read_text()))
-    pretrain = [r[6] / r[5] for r in bench] + [r[4] / r[3] for r in full] + heldout["all"]
-    return {"pretrain": pretrain, "finetune": [r[4] / r[3] for r in tunes]}
+    kinds = heldout["kinds"]
+    rows = yaml.safe_load(measured.MEASURED.read_text())
+    gpu = {"pretrain": [], "finetune": []}
+    for row in rows["rows"]:
+        if not row.get("control"):
+            ratio = measured.priced(row, rows["shapes"])["tokens_per_s"] / row["tokens_per_s"]
+            gpu["pretrain" if row["method"] == "pretrain" else "finetune"].append(ratio)
+    # Every ratio as modelled speed over published speed: a GPU-hours row (published, estimated at r[3], r[4]) inverts.
+    pretrain = ([r[6] / r[5] for r in bench] + [r[3] / r[4] for r in full] + kinds.get("dense pre-training rows", [])
+                + [r[3] / r[4] for r in heldout["full_runs"]] + gpu["pretrain"])
+    return {"pretrain": pretrain, "moe": kinds.get("mixture-of-experts rows", []),
+            "finetune": [r[3] / r[4] for r in tunes] + kinds.get("fine-tune rows", []) + gpu["finetune"]}
 
 
 REFERENCE = Path("/work/shared/reference/published_runs.yaml")
@@ -238,10 +252,11 @@ def write_residuals(ratios: dict[str, list[float]]) -> None:
     for kind, values in ratios.items():
         logs = [abs(math.log(v)) for v in values]
         kinds[kind] = {"abs_log_error": round(float(np.quantile(logs, QUANTILE)), 4), "runs": len(values),
-                       "median_ratio": round(statistics.median(values), 3)}
+                       "median_ratio": round(statistics.median(values), 3)}  # modelled / published speed
     doc = {
-        "source": "bench/heldout.py --write-residuals: every published row in bench/ (fidelity_runs.yaml, fidelity_finetune.yaml, "
-                  "heldout_runs.yaml and ../shared/reference/published_runs.yaml) priced by the model as it stands; per kind, the "
+        "source": "bench/heldout.py --write-residuals: every published or measured row in bench/ (fidelity_runs.yaml, "
+                  "fidelity_finetune.yaml, heldout_runs.yaml, heldout_fullruns.yaml, measured_runs.yaml and "
+                  "../shared/reference/published_runs.yaml) priced by the model as it stands; per kind, the "
                   f"{QUANTILE:.0%} quantile of |ln(modelled / published)|. Regenerate after any change to the model.",
         "quantile": QUANTILE,
         "kinds": kinds,

@@ -215,4 +215,17 @@ def test_every_held_out_row_is_sourced_and_the_residuals_are_generated_from_them
         assert family["source"] and row["published"] > 0 and row["shape"] in data["shapes"], row["name"]
     residuals = yaml.safe_load((root / "src" / "advisor" / "data" / "residuals.yaml").read_text(encoding="utf-8"))
     assert "bench/heldout.py --write-residuals" in residuals["source"]
-    assert set(residuals["kinds"]) == {"pretrain", "finetune"}
+    assert set(residuals["kinds"]) == {"pretrain", "moe", "finetune"}
+
+
+def test_a_mixture_of_experts_gets_the_range_its_own_published_runs_show():
+    """Published MoE pre-training runs land far wider of the model than dense ones (bench/heldout.py: the Megatron-Bridge
+    MoE rows at 1.2-5x): a dense model's range would understate a MoE plan's."""
+    from advisor.estimate import stated_range
+    from advisor.estimate.residuals import job_kind
+
+    moe = _answers(model={"params": "47B", "active_params": "13B", "experts": 8}, training={"tokens": 1e11},
+                   cluster={"gpu": "h100-sxm", "gpus": 64})
+    dense = _answers(model={"params": "47B"}, training={"tokens": 1e11}, cluster={"gpu": "h100-sxm", "gpus": 64})
+    assert job_kind(moe) == "moe" and job_kind(dense) == "pretrain"
+    assert stated_range(moe).within > stated_range(dense).within

@@ -39,8 +39,13 @@ def _residuals() -> dict[str, StatedRange]:
 
 
 def job_kind(answers: Answers) -> str:
-    """'finetune' for fine-tunes (full, LoRA, QLoRA), else 'pretrain': the two kinds bench/ measures separately."""
-    return "pretrain" if answers.training.method == "pretrain" else "finetune"
+    """The kinds bench/ measures separately: 'finetune' for fine-tunes (full, LoRA, QLoRA), 'moe' for pre-training a
+    mixture of experts (fewer parameters active per token than held: its published runs land far wider of the model
+    than dense ones), else 'pretrain'."""
+    if answers.training.method != "pretrain":
+        return "finetune"
+    m = answers.model
+    return "moe" if m.active_params is not None and m.active_params < m.params else "pretrain"
 
 
 def stated_range(answers: Answers) -> StatedRange | None:
