@@ -162,7 +162,7 @@ def test_fp8_speeds_the_linear_layers_only_per_recipe():
     long = replace(short, seq_len=262144)
     assert 1.0 / fp8_time_factor(long) < 1.05
     blackwell = workload_from(_answers(model=LLAMA3_8B, training={"precision": "fp8"}, cluster={"gpu": "b200", "gpus": 8}))
-    assert blackwell.fp8_recipe == "mxfp8" and short.fp8_recipe == "tensorwise"
+    assert blackwell.fp8_default == "mxfp8" and short.fp8_default == "tensorwise"
     assert FP8_RECIPES["mxfp8"].gemm_speedup < FP8_RECIPES["tensorwise"].gemm_speedup
 
 
@@ -229,3 +229,28 @@ def test_a_mixture_of_experts_gets_the_range_its_own_published_runs_show():
     dense = _answers(model={"params": "47B"}, training={"tokens": 1e11}, cluster={"gpu": "h100-sxm", "gpus": 64})
     assert job_kind(moe) == "moe" and job_kind(dense) == "pretrain"
     assert stated_range(moe).within > stated_range(dense).within
+
+
+def test_megatron_plans_run_fp8_at_transformer_engines_measured_speedup():
+    """Issue 32 cause 1: FP8 was priced at torchao's compiled-step gain everywhere, capping Hopper FP8 near 0.6 of the
+    bf16 peak where NVIDIA's TransformerEngine runs reach 0.75-0.9. TE fuses its casts, so its linear layers run at the
+    products' own measured speedup (workload.TE_GEMM_SPEEDUP, 1.81 on one H200); advisor's Megatron files run TE
+    (--fp8-format hybrid), the FSDP/DeepSpeed plans torchao's recipe. A stated recipe wins over either."""
+    from msgspec.structs import replace
+
+    from advisor.estimate.workload import FP8_RECIPES, TE_GEMM_SPEEDUP, fp8_recipe_of, fp8_time_factor, workload_from
+
+    w = workload_from(_answers(model={**LLAMA3_8B, "seq_len": 8192}, training={"precision": "fp8"},
+                               cluster={"gpu": "h100-sxm", "gpus": 8}))
+    assert fp8_recipe_of(w, megatron=True) == "te" and fp8_recipe_of(w) == "tensorwise"
+    assert 1.75 < TE_GEMM_SPEEDUP < 1.9 and FP8_RECIPES["te"].gemm_speedup == TE_GEMM_SPEEDUP
+    assert fp8_time_factor(w, megatron=True) < fp8_time_factor(w)
+    stated = replace(w, fp8_recipe="tensorwise")
+    assert fp8_recipe_of(stated, megatron=True) == "tensorwise"
+    assert fp8_recipe_of(replace(w, fp8_recipe="current")) == "te"  # TE's current scaling ('FP8-CS')
+    e = estimate_all(_answers(model={**LLAMA3_8B, "seq_len": 8192}, training={"precision": "fp8", "tokens": 1e11},
+                              cluster={"gpu": "h100-sxm", "gpus": 64}))[0]
+    bf16 = estimate_all(_answers(model={**LLAMA3_8B, "seq_len": 8192}, training={"tokens": 1e11},
+                                 cluster={"gpu": "h100-sxm", "gpus": 64}))[0]
+    gain = {s: float(bf16[s].compute_s[0]) / float(e[s].compute_s[0]) for s in ("megatron-3d", "fsdp")}
+    assert gain["megatron-3d"] > gain["fsdp"] > 1.2

@@ -229,7 +229,7 @@ def _work(strategy: str, w: Workload, n: np.ndarray, tp: np.ndarray, pp: np.ndar
     rf = np.where(code < 0, 1.0, (1.0 - full_share) * SELECTIVE_RECOMPUTE_FLOPS + full_share * full_rf)
     work = w.flops_per_token * share * w.seq_len * rf / (tp * pp * cp) * (stage_factor(w, pp) if sp else 1.0)
     if w.fp8:
-        work = work * fp8_time_factor(w)  # the linear layers at the recipe's FP8 speedup (workload.FP8_RECIPES)
+        work = work * fp8_time_factor(w, sp)  # the linear layers at the recipe's FP8 speedup (workload.FP8_RECIPES)
     return dp, share, accumulation, work, _bubble(pp, vpp, accumulation)
 
 

@@ -145,19 +145,44 @@ def linear_share(layers: int, hidden: int, seq_len: int, params: float) -> float
 
 
 class Fp8Recipe(Struct, frozen=True):
-    """One FP8 scaling recipe: its whole-step speedup over bf16 where it was measured, and that job's linear share."""
+    """One FP8 scaling recipe: its whole-step speedup over bf16 where it was measured, and that job's linear share; or,
+    where the linear layers' own speedup was measured directly, that (``measured_gemm``)."""
 
     step_speedup: float
     reference_share: float
     source: str
+    measured_gemm: float | None = None
 
     @property
     def gemm_speedup(self) -> float:
         """The linear layers' own speedup that gives ``step_speedup`` at ``reference_share`` (attention unchanged)."""
+        if self.measured_gemm is not None:
+            return self.measured_gemm
         return self.reference_share / (1.0 / self.step_speedup - (1.0 - self.reference_share))
 
 
 _LLAMA3_8B_AT_8K = linear_share(32, 4096, 8192, 8.03e9)
+
+FP8_GEMM_MEASURED = {"qkv": (4096 * 6144, 1.825), "o": (4096 * 4096, 1.816), "gate-up": (4096 * 28672, 1.815),
+                     "down": (14336 * 4096, 1.799)}
+"""FP8 e4m3 over bf16 matrix products on one H200, measured 2026-12-04 (bench/gpu_fp8_gemm.py, bench/measured/
+h200-fp8-gemm-2026-12-04.jsonl): torch._scaled_mm with per-tensor scales against torch.mm, at Llama 3 8B's linear layers
+for 16,384 tokens (in x out: q/k/v fused 4,096 x 6,144, o 4,096 x 4,096, gate/up 4,096 x 28,672, down 14,336 x 4,096),
+each weighted by its FLOPs (in x out) below; bf16 ran at 692-763 TFLOP/s, FP8 at 1,256-1,392."""
+
+
+def _flop_weighted_speedup(measured: dict[str, tuple[int, float]]) -> float:
+    total = sum(flops for flops, _ in measured.values())
+    return total / sum(flops / speedup for flops, speedup in measured.values())
+
+
+TE_GEMM_SPEEDUP = _flop_weighted_speedup(FP8_GEMM_MEASURED)
+"""1.81: the linear layers' FP8 speedup where the recipe fuses its casts into the kernels around the products —
+TransformerEngine's current and delayed scaling in Megatron-Core (te.Linear, LayerNormLinear: the scaling and cast ride
+on the layer norm and on the previous GEMM's epilogue) — so what remains is the products' own speedup. torchao's
+Float8Linear under torch.compile reached 1.39 on the same layers (FP8_RECIPES['tensorwise']): the casts its compiled
+graph leaves unfused. Blackwell's and CDNA3's FP8 peaks are twice their bf16 (B200 4.5 vs 2.25 PFLOP/s dense; MI300X
+2,614.9 vs 1,307.4 TFLOP/s), as Hopper's are: the Hopper figure stands in [obs]."""
 _LLAMA3_70B_AT_8K = linear_share(80, 8192, 8192, 70.6e9)
 
 FP8_RECIPES: dict[str, Fp8Recipe] = {
@@ -167,6 +192,7 @@ FP8_RECIPES: dict[str, Fp8Recipe] = {
                          "pytorch.org blog 'Accelerating Large Scale Training and Convergence with PyTorch Float8 Rowwise on "
                          "Crusoe 2K H200s': 'training accelerations of 34 - 43% at scale' (the low end; Llama 3 70B-class "
                          "at 8K read as its job [obs])"),
+    "te": Fp8Recipe(0.0, _LLAMA3_8B_AT_8K, "bench/gpu_fp8_gemm.py on one H200 (TE_GEMM_SPEEDUP)", TE_GEMM_SPEEDUP),
     "mxfp8": Fp8Recipe(1.25, _LLAMA3_70B_AT_8K,
                        "pytorch.org blog 'Accelerating 2K scale pre-training up to 1.28x with TorchAO, MXFP8 and TorchTitan "
                        "on Crusoe B200 Cluster': Llama3-70B, 1.22x-1.28x over BF16 (the middle)"),
@@ -175,8 +201,10 @@ FP8_RECIPES: dict[str, Fp8Recipe] = {
 attention, the same gain as a 405B at 8K). Per-tensor current and delayed scaling (TransformerEngine
 Float8CurrentScaling / DelayedScaling, Megatron's fp8 recipes) scale as torchao's tensorwise does: one scale per tensor."""
 
-FP8_RECIPE_ALIASES: dict[str, str] = {"current": "tensorwise", "delayed": "tensorwise", "tensorwise": "tensorwise",
-                                      "rowwise": "rowwise", "mxfp8": "mxfp8"}
+FP8_RECIPE_ALIASES: dict[str, str] = {"current": "te", "delayed": "te", "te": "te", "te-mxfp8": "te",
+                                      "tensorwise": "tensorwise", "rowwise": "rowwise", "mxfp8": "mxfp8"}
+"""Recipe names as their stacks give them: TransformerEngine's current ('FP8-CS') and delayed scaling, and its MXFP8 on
+Blackwell, are the fused 'te' recipe; torchao's tensorwise, rowwise and MXFP8 are priced from their own measured steps."""
 
 FP8_DEFAULT_RECIPE: dict[str, str] = {"blackwell": "mxfp8"}
 """The recipe assumed where the answers do not name one: MXFP8 on Blackwell (hardware block scaling, the default of
@@ -185,9 +213,17 @@ twice the bf16 rate: AMD Instinct MI300X datasheet, 2,614.9 TFLOPS FP8 dense vs 
 FP8 training speedup, so Hopper's per-tensor figure stands in [obs])."""
 
 
-def fp8_time_factor(w: Workload) -> float:
+def fp8_recipe_of(w: Workload, megatron: bool = False) -> str:
+    """The recipe a plan runs: the one stated, else its stack's own — TransformerEngine's under Megatron-LM (advisor's
+    Megatron files pass --fp8-format hybrid: TE delayed scaling), the GPU generation's default elsewhere."""
+    if w.fp8_recipe:
+        return FP8_RECIPE_ALIASES.get(w.fp8_recipe, "tensorwise")
+    return "te" if megatron else w.fp8_default
+
+
+def fp8_time_factor(w: Workload, megatron: bool = False) -> float:
     """Compute time under FP8 as a share of bf16's: the linear layers at the recipe's GEMM speedup, attention unchanged."""
-    recipe = FP8_RECIPES[FP8_RECIPE_ALIASES.get(w.fp8_recipe, "tensorwise")]
+    recipe = FP8_RECIPES[fp8_recipe_of(w, megatron)]
     share = linear_share(w.shape.layers, w.shape.hidden, w.seq_len, w.active_params)
     return (1.0 - share) + share / recipe.gemm_speedup
 
@@ -299,8 +335,10 @@ class Workload(Struct, frozen=True):
     lora_targets: str = "qv"
     fp8: bool = False
     """FP8 matrix multiplications (training.precision: fp8): compute / FP8_SPEEDUP, FSDP gathers weights in 1 byte."""
-    fp8_recipe: str = "tensorwise"
-    """The FP8 scaling recipe (FP8_RECIPES; FP8_DEFAULT_RECIPE by GPU generation)."""
+    fp8_recipe: str = ""
+    """The FP8 scaling recipe where one is stated (FP8_RECIPE_ALIASES); '' for the stack's own (fp8_recipe_of)."""
+    fp8_default: str = "tensorwise"
+    """The recipe outside Megatron by GPU generation (FP8_DEFAULT_RECIPE)."""
     stack: str = "fused"
     """The software stack (STACKS): 'eager' for Hugging Face Trainer fine-tunes, 'fused' otherwise (workload_from)."""
 
@@ -477,7 +515,7 @@ def workload_from(answers: Answers) -> Workload:
         lora_rank=rank,
         lora_targets=targets,
         fp8=t.precision == "fp8",
-        fp8_recipe=FP8_DEFAULT_RECIPE.get(answers.cluster.spec.generation, "tensorwise"),
+        fp8_default=FP8_DEFAULT_RECIPE.get(answers.cluster.spec.generation, "tensorwise"),
         # Fine-tunes run on Hugging Face Trainer / accelerate (the published fine-tune recipes' stack); pre-training on
         # Megatron-LM / torchtitan / llm-foundry, the stacks the efficiency bands come from.
         stack="eager" if t.method != "pretrain" else "fused",
