@@ -93,19 +93,20 @@ def candidate_counts(a: Answers) -> np.ndarray:
 
     below_today = counts <= g
     positions = np.arange(counts.size)
-    whole: dict[int, list[int]] = {}
 
     def band_picks(sub: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> list[np.ndarray]:
         """Of each row of a band (``sub``: strategies ``rows`` at the count positions ``cols``, sorted): the positions of
         its cheapest, its fastest (the first of equals), and the NEAREST on either side of today's."""
-        cheap = np.where(sub, costs[np.ix_(rows, cols)], np.inf)
-        quick = np.where(sub, hours[np.ix_(rows, cols)], np.inf)
-        if cols.size < counts.size and (np.isposinf(cheap.min(axis=1)).any() or np.isposinf(quick.min(axis=1)).any()):
+        cheap = np.where(sub, costs[rows][:, cols], np.inf)
+        quick = np.where(sub, hours[rows][:, cols], np.inf)
+        cheapest, fastest = cheap.argmin(axis=1), quick.argmin(axis=1)
+        at = np.arange(rows.size)
+        if cols.size < counts.size and ((cheap[at, cheapest] == np.inf).any() or (quick[at, fastest] == np.inf).any()):
             # A band of infinite costs or times: the first of equals is then a count outside it, as over the whole row.
             full = np.zeros((rows.size, counts.size), dtype=bool)
             full[:, cols] = sub
             return band_picks(full, rows, positions)
-        picks = [cols[cheap.argmin(axis=1)], cols[quick.argmin(axis=1)]]
+        picks = [cols[cheapest], cols[fastest]]
         low = sub & below_today[cols]
         high = sub & ~below_today[cols]
         for _k in range(NEAREST):
@@ -119,11 +120,11 @@ def candidate_counts(a: Answers) -> np.ndarray:
                 high &= cols[None, :] != first[:, None]
         return picks
 
-    def whole_row(s: int) -> list[int]:
-        """The picks of a band that spans strategy ``s``'s every count (a band whose floor is infinite)."""
-        if s not in whole:
-            whole[s] = sorted({int(p[0]) for p in band_picks(np.ones((1, counts.size), dtype=bool), np.array([s]), positions)})
-        return whole[s]
+    # The picks of a band that spans a strategy's every count (a band whose floor is infinite): the same every time.
+    whole: list[set[tuple[int, int]]] = [set() for _s in STRATEGIES]
+    for p in band_picks(np.ones(usable.shape, dtype=bool), np.arange(len(STRATEGIES)), positions):
+        for s, n in enumerate(p.tolist()):
+            whole[s].add((s, n))
 
     def bands(mask: np.ndarray, by: np.ndarray) -> set[tuple[int, int]]:
         """(strategy, count) indices picked from the tie bands of ``mask`` by ``by``: each strategy's, all together, and
@@ -147,9 +148,9 @@ def candidate_counts(a: Answers) -> np.ndarray:
             limit = floor * (1 + COST_TIE)
             band = value <= limit[:, None]
             # An infinite floor's row has no NaN (its best would be NaN): its band is every count, masked or not.
-            spans = np.isposinf(limit)
+            spans = limit == np.inf
             for s in np.flatnonzero(spans).tolist():
-                out.update((s, n) for n in whole_row(s))
+                out |= whole[s]
             rows = np.flatnonzero(~spans & band.any(axis=1))
             if rows.size:
                 for p in band_picks(band[rows], rows, cols):
