@@ -126,6 +126,8 @@ def candidate_counts(a: Answers) -> np.ndarray:
         for s, n in enumerate(p.tolist()):
             whole[s].add((s, n))
 
+    seen: dict[tuple[bool, bytes], set[tuple[int, int]]] = {}
+
     def bands(mask: np.ndarray, by: np.ndarray) -> set[tuple[int, int]]:
         """(strategy, count) indices picked from the tie bands of ``mask`` by ``by``: each strategy's, all together, and
         all but one strategy in turn (which leaves the second-best strategy's best as the band's floor). Of each band:
@@ -136,6 +138,10 @@ def candidate_counts(a: Answers) -> np.ndarray:
         picks of whole rows: the same picks as over the whole grid, a fraction of the work."""
         if not mask.any():
             return set()
+        key = (by is costs, mask.tobytes())  # the options compared with one pick are often those of another
+        if key in seen:
+            return seen[key]
+        seen[key] = out = set()
         cols = np.flatnonzero(mask.any(axis=0))
         value = np.where(mask[:, cols], by[:, cols], np.inf)
         best = value.min(axis=1)
@@ -143,7 +149,6 @@ def candidate_counts(a: Answers) -> np.ndarray:
         floors = [best, np.full_like(best, ranked[0])]
         if ranked.size > 1 and np.isfinite(ranked[1]):
             floors.append(np.where(best == ranked[0], np.inf, ranked[1]))
-        out: set[tuple[int, int]] = set()
         for floor in floors:
             limit = floor * (1 + COST_TIE)
             band = value <= limit[:, None]
