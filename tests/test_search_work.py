@@ -12,6 +12,7 @@ import advisor.decision.advice as advice_module
 import advisor.estimate.model as estimate_model
 from advisor.base.safeload import load_mapping
 from advisor.decision.advice import advise
+from advisor.decision.search import every_count
 from advisor.inputs.answers import answers_from_mapping
 
 from .conftest import EXAMPLES
@@ -83,3 +84,19 @@ def test_a_lever_is_skipped_only_where_its_advice_would_have_been_dropped(raw, r
     proved = [c.to_dict() for c in advise(answers, rules).plan.what_it_takes]
     monkeypatch.setattr(advice_module, "_any_option_meets", lambda *_args: True)
     assert proved == [c.to_dict() for c in advise(answers, rules).plan.what_it_takes]
+
+
+SMALL = [{"model": {"params": p}, "training": {"tokens": t, "deadline_days": d},
+          "cluster": {"gpu": "h100-80gb", "gpus": 64, "inter_node_gbps": 200}, "budget": {"price_per_gpu_hour": 2.5, **b}}
+         for p, t, d, b in [("7B", "300B", 3, {"monthly_limit": 20_000}), ("13B", "1T", 20, {"limit": 150_000}),
+                            ("70B", "2T", 30, {"limit": 3_000_000, "monthly_limit": 5_000_000}), ("1B", "50B", 1, {"limit": 200})]]
+
+
+@pytest.mark.parametrize("raw", SMALL, ids=lambda r: f"{r['model']['params']}-{r['training']['deadline_days']}d")
+@pytest.mark.parametrize(("date", "budget"), [(True, False), (False, True), (True, True)])
+def test_the_lever_proof_reads_the_options_as_the_search_prices_them(raw, date, budget, rules):
+    """_any_option_meets is 'some option at some count meets it', the options priced and judged as the plan's are."""
+    answers = answers_from_mapping(raw)
+    options = [o for opts in advice_module.options_at(answers, rules, every_count(answers)).values() for o in opts]
+    meets = any((not date or o.meets_deadline) and (not budget or (o.within_budget and o.within_monthly)) for o in options)
+    assert advice_module._any_option_meets(answers, date, budget) is meets

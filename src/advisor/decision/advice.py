@@ -592,18 +592,20 @@ def _any_option_meets(answers: Answers, date: bool, budget: bool) -> bool:
     False proves the advice for these answers misses it too — its plan is one of those options — without running the
     search, the rules and the choice: a lever ``other_levers`` would drop (the estimate it prices is the one the search
     would price first, so where it passes, the search reuses it)."""
+    deadline_h = deadline_hours(answers)
+    if date and deadline_h is None:
+        return False  # no deadline, no option meets it (Option.meets_deadline is None)
     counts = every_count(answers)
     est, _ctx = estimate_all(answers, counts)
     today = int(np.searchsorted(counts, answers.cluster.gpus))
     runs = runs_per_month(answers, _cadence_hours(answers, est, today))
-    deadline_h = deadline_hours(answers)
     limit, monthly = answers.budget.limit, answers.budget.monthly_limit
     for e in est.values():
         hours = e.hours["mid"]
         c = cost(hours, answers.budget.price_per_gpu_hour, counts.astype(int))
         ok = np.ones(counts.size, dtype=bool)
         if date:
-            ok &= hours <= deadline_h if deadline_h is not None else False
+            ok &= hours <= deadline_h
         if budget:
             if limit is not None:
                 ok &= c <= limit
