@@ -12,7 +12,7 @@ import advisor.decision.advice as advice_module
 import advisor.estimate.model as estimate_model
 from advisor.base.safeload import load_mapping
 from advisor.decision.advice import advise
-from advisor.decision.search import every_count
+from advisor.decision.search import candidate_counts as search_counts, every_count
 from advisor.inputs.answers import answers_from_mapping
 
 from .conftest import EXAMPLES
@@ -100,3 +100,10 @@ def test_the_lever_proof_reads_the_options_as_the_search_prices_them(raw, date, 
     options = [o for opts in advice_module.options_at(answers, rules, every_count(answers)).values() for o in opts]
     meets = any((not date or o.meets_deadline) and (not budget or (o.within_budget and o.within_monthly)) for o in options)
     assert advice_module._any_option_meets(answers, date, budget) is meets
+
+
+@pytest.mark.parametrize("raw", [_bench_search(), *SMALL], ids=["16384", *(f"{r['model']['params']}" for r in SMALL)])
+def test_the_search_keeps_only_counts_the_lever_proof_reads(raw):
+    """The proof reads every_count: a plan is one of its options only while the search keeps no count outside it."""
+    answers = answers_from_mapping(raw)
+    assert set(search_counts(answers).tolist()) <= set(every_count(answers).tolist())
