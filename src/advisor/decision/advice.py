@@ -18,16 +18,16 @@ import numpy as np
 from advisor.inputs.answers import STRATEGIES, Answers
 from advisor.knowledge.catalog import efficiency_data, mfu_band
 from advisor.decision.decide import COST_TIE, Option, Plan, choose
-from advisor.decision.search import candidate_counts as search_counts
+from advisor.decision.search import candidate_counts as search_counts, every_count
 from advisor.estimate import (ASSUMPTIONS, GB, INTERRUPTIONS_PER_GPU_HOUR, StrategyEstimate, cost, deadline_hours, deepspeed_table,
-                              hours_before_calibration, stated_range)
+                              estimate_all, hours_before_calibration, stated_range)
 from advisor.decision.deployment import deployment
 from advisor.decision import explain
 from advisor.decision.explain import PLAN_SOURCE, method_names
 from advisor.estimate.finetune import frozen_base_bytes, peft_breakdown
 from advisor.decision.takes import Change, what_it_takes
 from advisor.decision.candidates import gpu_id, gpu_types, other_type_change, pick, variant
-from advisor.decision.facts import Evaluation, evaluate_counts, gpu_bound_hours
+from advisor.decision.facts import Evaluation, _cadence_hours, evaluate_counts, gpu_bound_hours, runs_per_month
 from advisor.knowledge.strategies import DEEPSPEED_ESTIMATED, SIMPLICITY
 from advisor.knowledge.strategies import FRAMEWORKS, MEMORY_CONVENTION
 from advisor.base.i18n import _, zh
@@ -575,12 +575,45 @@ def other_levers(advice: Advice, rules: RuleSet) -> list[Change]:
     tries.append(("bigger-batch", f"{2 * batch:.0f}", {"global_batch_tokens": 2 * batch}))
     out: list[Change] = []
     for kind, detail, update in tries:
-        alt = _advise_one(a.model_copy(update={"training": t.model_copy(update=update)}), rules)
+        changed = a.model_copy(update={"training": t.model_copy(update=update)})
+        if not _any_option_meets(changed, missed_date, over):
+            continue  # its plan is one of these options, so it cannot meet what this plan misses either
+        alt = _advise_one(changed, rules)
         c = alt.plan.chosen
         if _blocked(alt) or (missed_date and not c.meets_deadline) or (over and not (c.within_budget and c.within_monthly)):
             continue
         out.append(Change(kind, c.strategy, c.gpus, c.hours, c.cost, float(c.gpus), detail=detail))  # type: ignore[arg-type]
     return out
+
+
+def _any_option_meets(answers: Answers, date: bool, budget: bool) -> bool:
+    """Whether any strategy at any count the search could price (search.every_count: the counts it keeps are among them)
+    meets the deadline (where ``date``) and the budgets (where ``budget``), priced exactly as price_options prices them.
+    False proves the advice for these answers misses it too — its plan is one of those options — without running the
+    search, the rules and the choice: a lever ``other_levers`` would drop (the estimate it prices is the one the search
+    would price first, so where it passes, the search reuses it)."""
+    deadline_h = deadline_hours(answers)
+    if date and deadline_h is None:
+        return False  # no deadline, no option meets it (Option.meets_deadline is None)
+    counts = every_count(answers)
+    est, _ctx = estimate_all(answers, counts)
+    today = int(np.searchsorted(counts, answers.cluster.gpus))
+    runs = runs_per_month(answers, _cadence_hours(answers, est, today))
+    limit, monthly = answers.budget.limit, answers.budget.monthly_limit
+    for e in est.values():
+        hours = e.hours["mid"]
+        c = cost(hours, answers.budget.price_per_gpu_hour, counts.astype(int))
+        ok = np.ones(counts.size, dtype=bool)
+        if date:
+            ok &= hours <= deadline_h
+        if budget:
+            if limit is not None:
+                ok &= c <= limit
+            if monthly is not None:
+                ok &= runs * c <= monthly
+        if ok.any():
+            return True
+    return False
 
 
 def _allowed(advice: Advice) -> set[str]:

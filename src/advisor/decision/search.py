@@ -94,39 +94,72 @@ def candidate_counts(a: Answers) -> np.ndarray:
     below_today = counts <= g
     positions = np.arange(counts.size)
 
+    def band_picks(sub: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> list[np.ndarray]:
+        """Of each row of a band (``sub``: strategies ``rows`` at the count positions ``cols``, sorted): the positions of
+        its cheapest, its fastest (the first of equals), and the NEAREST on either side of today's."""
+        cheap = np.where(sub, costs[rows][:, cols], np.inf)
+        quick = np.where(sub, hours[rows][:, cols], np.inf)
+        cheapest, fastest = cheap.argmin(axis=1), quick.argmin(axis=1)
+        at = np.arange(rows.size)
+        if cols.size < counts.size and ((cheap[at, cheapest] == np.inf).any() or (quick[at, fastest] == np.inf).any()):
+            # A band of infinite costs or times: the first of equals is then a count outside it, as over the whole row.
+            full = np.zeros((rows.size, counts.size), dtype=bool)
+            full[:, cols] = sub
+            return band_picks(full, rows, positions)
+        picks = [cols[cheapest], cols[fastest]]
+        low = sub & below_today[cols]
+        high = sub & ~below_today[cols]
+        for _k in range(NEAREST):
+            if low.any():
+                last = np.where(low, cols, -1).max(axis=1)
+                picks.append(np.where(last >= 0, last, picks[0]))
+                low &= cols[None, :] != last[:, None]
+            if high.any():
+                first = np.where(high, cols, counts.size).min(axis=1)
+                picks.append(np.where(first < counts.size, first, picks[0]))
+                high &= cols[None, :] != first[:, None]
+        return picks
+
+    # The picks of a band that spans a strategy's every count (a band whose floor is infinite): the same every time.
+    whole: list[set[tuple[int, int]]] = [set() for _s in STRATEGIES]
+    for p in band_picks(np.ones(usable.shape, dtype=bool), np.arange(len(STRATEGIES)), positions):
+        for s, n in enumerate(p.tolist()):
+            whole[s].add((s, n))
+
+    seen: dict[tuple[bool, bytes], set[tuple[int, int]]] = {}
+
     def bands(mask: np.ndarray, by: np.ndarray) -> set[tuple[int, int]]:
         """(strategy, count) indices picked from the tie bands of ``mask`` by ``by``: each strategy's, all together, and
         all but one strategy in turn (which leaves the second-best strategy's best as the band's floor). Of each band:
-        the NEAREST counts on either side of today's, its cheapest and its fastest."""
+        the NEAREST counts on either side of today's, its cheapest and its fastest. A strategy with no option in the
+        mask, or the best where the floor is the second-best's, has an infinite floor: its band is its every count.
+
+        Read at the counts the mask holds (a band with a finite floor lies within the mask), those bands at the cached
+        picks of whole rows: the same picks as over the whole grid, a fraction of the work."""
         if not mask.any():
             return set()
-        value = np.where(mask, by, np.inf)
+        key = (by is costs, mask.tobytes())  # the options compared with one pick are often those of another
+        if key in seen:
+            return seen[key]
+        seen[key] = out = set()
+        cols = np.flatnonzero(mask.any(axis=0))
+        value = np.where(mask[:, cols], by[:, cols], np.inf)
         best = value.min(axis=1)
         ranked = np.sort(best)
         floors = [best, np.full_like(best, ranked[0])]
         if ranked.size > 1 and np.isfinite(ranked[1]):
             floors.append(np.where(best == ranked[0], np.inf, ranked[1]))
-        out: set[tuple[int, int]] = set()
         for floor in floors:
-            band = value <= (floor * (1 + COST_TIE))[:, None]
-            rows = np.flatnonzero(band.any(axis=1))
-            if rows.size == 0:
-                continue
-            sub = band[rows]
-            low = sub & below_today
-            high = sub & ~below_today
-            picks = [np.where(sub, costs[rows], np.inf).argmin(axis=1), np.where(sub, hours[rows], np.inf).argmin(axis=1)]
-            for _k in range(NEAREST):
-                if low.any():
-                    last = np.where(low, positions, -1).max(axis=1)
-                    picks.append(np.where(last >= 0, last, picks[0]))
-                    low &= positions[None, :] != last[:, None]
-                if high.any():
-                    first = np.where(high, positions, counts.size).min(axis=1)
-                    picks.append(np.where(first < counts.size, first, picks[0]))
-                    high &= positions[None, :] != first[:, None]
-            for p in picks:
-                out.update(zip(rows.tolist(), p.tolist(), strict=True))
+            limit = floor * (1 + COST_TIE)
+            band = value <= limit[:, None]
+            # An infinite floor's row has no NaN (its best would be NaN): its band is every count, masked or not.
+            spans = limit == np.inf
+            for s in np.flatnonzero(spans).tolist():
+                out |= whole[s]
+            rows = np.flatnonzero(~spans & band.any(axis=1))
+            if rows.size:
+                for p in band_picks(band[rows], rows, cols):
+                    out.update(zip(rows.tolist(), p.tolist(), strict=True))
         return out
 
     within = counts <= g
@@ -161,35 +194,47 @@ def _compared(around: list[tuple[int, int]], picked: set[tuple[int, int]], bands
     fewer GPUs that dominate it (decide.undominated), the cheaper-but-slower trade, the same framework faster for the
     same cost. Returns the dominators it picked (the options the plan may move to)."""
     dominators: set[tuple[int, int]] = set()
-    per = max(1, 2_000_000 // usable.size)
+    # Every mask below holds only options that run: compared over those alone (a flat index into the strategy x count
+    # grid, in its row-major order), a sixth of the grid at 16,384 GPUs.
+    runs = np.flatnonzero(usable)
+    run_s, run_n = np.divmod(runs, usable.shape[1])
+    run_hours, run_costs, run_counts = hours.ravel()[runs], costs.ravel()[runs], counts[run_n]
+    run_affordable, run_meets = affordable.ravel()[runs], meets.ravel()[runs]
+
+    def grid(row: np.ndarray) -> np.ndarray:
+        """A mask over the options that run as a mask over the strategy x count grid (what ``bands`` reads)."""
+        out = np.zeros(usable.size, dtype=bool)
+        out[runs[row]] = True
+        return out.reshape(usable.shape)
+
+    per = max(1, 2_000_000 // max(1, runs.size))
     for lo in range(0, len(around), per):
         si = np.array([p[0] for p in around[lo:lo + per]])
         ni = np.array([p[1] for p in around[lo:lo + per]])
-        h, c = hours[si, ni][:, None, None], costs[si, ni][:, None, None]
+        h, c = hours[si, ni][:, None], costs[si, ni][:, None]
         # Where the option meets the deadline, the options compared with it meet it too.
-        holds = ~(meets[si, ni][:, None, None]) | meets[None] if deadline is not None else np.ones((1, 1, 1), dtype=bool)
-        fewer = usable[None] & (counts[None, None, :] < counts[ni][:, None, None])
+        holds = ~(meets[si, ni][:, None]) | run_meets[None] if deadline is not None else np.ones((1, 1), dtype=bool)
+        fewer = run_counts[None, :] < counts[ni][:, None]
         # Fewer GPUs about as fast for 10% less.
-        as_fast = fewer & (hours[None] <= h * (1 + COST_TIE)) & (costs[None] <= c * (1 - CHEAPER_WORTH_SAYING)) & affordable[None] & holds
-        for p in np.flatnonzero(as_fast.any(axis=(1, 2))):
-            picked |= bands(as_fast[p], costs)
+        as_fast = fewer & (run_hours[None] <= h * (1 + COST_TIE)) & (run_costs[None] <= c * (1 - CHEAPER_WORTH_SAYING)) & run_affordable[None] & holds
+        for p in np.flatnonzero(as_fast.any(axis=1)):
+            picked |= bands(grid(as_fast[p]), costs)
         # Fewer GPUs, cheaper and no slower (or faster for no more) by SWITCH_MIN_GAIN: what decide.undominated moves to.
-        better = (fewer & (hours[None] <= h) & (costs[None] <= c)
-                  & ((costs[None] <= c * (1 - SWITCH_MIN_GAIN)) | (hours[None] <= h * (1 - SWITCH_MIN_GAIN))))
-        for p in np.flatnonzero(better.any(axis=(1, 2))):
-            dominators |= bands(better[p], costs)
+        better = (fewer & (run_hours[None] <= h) & (run_costs[None] <= c)
+                  & ((run_costs[None] <= c * (1 - SWITCH_MIN_GAIN)) | (run_hours[None] <= h * (1 - SWITCH_MIN_GAIN))))
+        for p in np.flatnonzero(better.any(axis=1)):
+            dominators |= bands(grid(better[p]), costs)
         picked |= dominators
         # The cheaper-but-slower trade as choose() bounds it: within CHEAPER_SLOWER_STRETCH of the time, not giving up a
-        # deadline the count meets.
-        slower = fewer & (costs[None] <= c * (1 - CHEAPER_WORTH_SAYING)) & (hours[None] <= h * CHEAPER_SLOWER_STRETCH) & holds
-        for p in np.flatnonzero(slower.any(axis=(1, 2))):
-            band = slower[p] & (costs <= costs[slower[p]].min() * (1 + COST_TIE))
-            bi, bn = np.nonzero(band)
-            j = np.lexsort((costs[bi, bn], hours[bi, bn]))[0]
-            picked.add((int(bi[j]), int(bn[j])))
+        # deadline the count meets; of its cost band the fastest, then the cheapest, then the first in grid order.
+        slower = fewer & (run_costs[None] <= c * (1 - CHEAPER_WORTH_SAYING)) & (run_hours[None] <= h * CHEAPER_SLOWER_STRETCH) & holds
+        for p in np.flatnonzero(slower.any(axis=1)):
+            band = np.flatnonzero(slower[p] & (run_costs <= run_costs[slower[p]].min() * (1 + COST_TIE)))
+            j = band[np.lexsort((run_costs[band], run_hours[band]))[0]]
+            picked.add((int(run_s[j]), int(run_n[j])))
         # The same framework faster for about the same cost.
-        quicker = (usable[si] & (counts[None, :] > counts[ni][:, None]) & (costs[si] <= c[:, 0] * (1 + COST_TIE)) & affordable[si]
-                   & (hours[si] <= h[:, 0] * (1 - FASTER_WORTH_SAYING)))
+        quicker = (usable[si] & (counts[None, :] > counts[ni][:, None]) & (costs[si] <= c * (1 + COST_TIE)) & affordable[si]
+                   & (hours[si] <= h * (1 - FASTER_WORTH_SAYING)))
         fastest = np.where(quicker, hours[si], np.inf).argmin(axis=1)
         for p in np.flatnonzero(quicker.any(axis=1)):
             q = quicker[p]
