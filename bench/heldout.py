@@ -60,7 +60,9 @@ def published_options(row: dict[str, Any]) -> Iterator[None]:
     def hardware(answers: Any) -> Any:
         hw = original_hw(answers)
         if "tp_overlap" in row and hasattr(hw, "tp_overlap"):
-            hw = replace(hw, tp_overlap=bool(row["tp_overlap"]))
+            # 'async-tp': torchtitan's AsyncTP, which overlaps the forward's collectives only (Hardware.tp_overlap_forward_only)
+            hw = replace(hw, tp_overlap=bool(row["tp_overlap"]),
+                         **({"tp_overlap_forward_only": True} if row["tp_overlap"] == "async-tp" else {}))
         if "peak_scale" in row:  # the row's GPU runs below the catalog's peak (its family's peak_source)
             hw = replace(hw, efficiency_scale=float(row["peak_scale"]))
         return hw

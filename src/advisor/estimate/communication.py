@@ -41,6 +41,14 @@ compute, never behind attention (exposed_communication's ``gemm``). Both run on 
 (Hardware.tp_overlap); torchtitan benchmarks/asyncTP_llama3_h100_2025-06_torchtitan.md measures 1.09-1.16x over vanilla
 TP on 64-256 H100. Without overlap the collectives sit on the critical path ('none')."""
 
+ASYNC_TP_FORWARD_SHARE = 0.5
+"""The share of the tensor-parallel collectives torchtitan's AsyncTP overlaps: those of the forward pass, 2 of the 4 per
+layer (Hardware.tp_overlap_forward_only). PyTorch's post introducing it (discuss.pytorch.org/t/209487, '[Distributed w/
+TorchTitan] Introducing Async Tensor Parallelism in PyTorch') measured 'up to ~29% forward pass speedup and ~8% E2E
+speedup' on Llama 3 8B: a forward 1.29x faster hides 22.5% of the forward's time; with the backward's matmuls twice the
+forward's and the same collectives, hiding the forward's alone takes 0.225 / 2.775 = 8.1% off the step (E2E 1.09x),
+hiding both would take 16% (1.19x). Megatron's --tp-comm-overlap (TransformerEngine userbuffers) overlaps both."""
+
 LAST_BACKWARD = "last-backward"
 """Overlap of a gradient reduction made once per optimizer step: with gradient accumulation it can hide only behind the
 last micro-batch's backward pass. PyTorch DDP skips the all-reduce inside ``no_sync()`` and reduces 'in the first
@@ -187,8 +195,14 @@ def communication_plan(
     # same volume), inside the node. The slowest stage holds ceil(layers / PP) layers.
     tp_msg = 2.0 * w.seq_len / cp * mb * w.shape.hidden * w.act_scale
     tp_calls = micro * np.ceil(w.shape.layers / pp) * 4.0
-    plan.append(_group_collective("tensor-parallel all-reduce", "all-reduce", tp_msg, tp_calls, tp, tp, hw,
-                                  TENSOR_OVERLAP if hw.tp_overlap else "none"))
+    if hw.tp_overlap and hw.tp_overlap_forward_only:  # AsyncTP: the forward's collectives overlap, the backward's do not
+        plan.append(_group_collective("tensor-parallel all-reduce", "all-reduce", tp_msg, tp_calls * ASYNC_TP_FORWARD_SHARE,
+                                      tp, tp, hw, TENSOR_OVERLAP))
+        plan.append(_group_collective("tensor-parallel all-reduce (backward)", "all-reduce", tp_msg,
+                                      tp_calls * (1.0 - ASYNC_TP_FORWARD_SHARE), tp, tp, hw, "none"))
+    else:
+        plan.append(_group_collective("tensor-parallel all-reduce", "all-reduce", tp_msg, tp_calls, tp, tp, hw,
+                                      TENSOR_OVERLAP if hw.tp_overlap else "none"))
     # Pipeline: activations forward and their gradients backward at each stage boundary, s·b·h per micro-batch
     # (Ultra-Scale Playbook), split across the TP ranks (Megatron's scatter/gather), over the network; an interleaved
     # schedule crosses v times as many boundaries (Narayanan et al. 2021 Sec 2.2.2).

@@ -422,6 +422,9 @@ class Hardware(Struct, frozen=True):
     tp_overlap: bool = False
     """Tensor-parallel communication overlapped with the GEMMs (communication.TENSOR_OVERLAP): on by default on NVLink
     Hopper and Blackwell nodes, where Megatron-LM's --tp-comm-overlap and torchtitan's AsyncTP run (hardware_from)."""
+    tp_overlap_forward_only: bool = False
+    """With tp_overlap: only the forward pass's collectives overlap (communication.ASYNC_TP_FORWARD_ONLY: torchtitan's
+    AsyncTP); Megatron's userbuffers overlap both passes."""
     spot_reclaims_per_node_hour: float = 0.0
     """Spot / preemptible capacity: reclaims per node-hour (cluster.spot_interruptions_pct_per_month / 100 / 720); 0 on demand."""
 
