@@ -281,3 +281,14 @@ def test_async_tp_overlaps_the_forward_collectives_only():
     assert both[("tensor-parallel all-reduce", TENSOR_OVERLAP)] == pytest.approx(total)
     assert forward[("tensor-parallel all-reduce", TENSOR_OVERLAP)] == pytest.approx(ASYNC_TP_FORWARD_SHARE * total)
     assert forward[("tensor-parallel all-reduce (backward)", "none")] == pytest.approx((1 - ASYNC_TP_FORWARD_SHARE) * total)
+
+
+def test_a_72_gpu_gb200_node_keeps_each_gpus_nic():
+    """The catalog tells GB200 users to set gpus_per_node to 72 (one NVLink domain); the rack then shared one 8-GPU
+    node's 3,200 Gb/s, 44 Gb/s per GPU. Each GPU has its own 400 Gb/s NIC (catalog network_gbps_per_gpu)."""
+    from advisor.estimate import hardware_from
+
+    tray = _answers(model={"params": "70B"}, cluster={"gpu": "gb200", "gpus": 144})
+    rack = _answers(model={"params": "70B"}, cluster={"gpu": "gb200", "gpus": 144, "gpus_per_node": 72})
+    assert rack.cluster.network_gbps == 72 * 400
+    assert hardware_from(rack).inter_bw_per_gpu == pytest.approx(hardware_from(tray).inter_bw_per_gpu)

@@ -791,8 +791,12 @@ class ClusterSection(_Section):
 
     @property
     def network_gbps(self) -> float:
-        """The network per node as given, or the GPU's usual fabric."""
-        return self.inter_node_gbps if self.inter_node_gbps is not None else self.spec.default_network_gbps
+        """The network per node as given, or the GPU's usual fabric: its NICs per GPU times the node's GPUs where the
+        catalog gives one NIC per GPU (GB200: a 72-GPU NVLink node keeps 400 Gb/s per GPU, not one tray's 3,200)."""
+        if self.inter_node_gbps is not None:
+            return self.inter_node_gbps
+        per_gpu = self.spec.network_gbps_per_gpu
+        return per_gpu * self.gpus_per_node if per_gpu else self.spec.default_network_gbps
 
     @property
     def nodes(self) -> int:

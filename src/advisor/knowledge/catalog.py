@@ -32,6 +32,9 @@ class GpuSpec(BaseModel):
     source: str = Field(description="Where the figures were read.")
     network_gbps: float | None = Field(default=None, gt=0, description="Usual network per node, Gbit/s (the default for cluster.inter_node_gbps).")
     network_source: str | None = Field(default=None, description="Where the usual network figure comes from.")
+    network_gbps_per_gpu: float | None = Field(default=None, gt=0, description="Where each GPU has its own NIC and a node's "
+                                               "size varies (GB200 NVL72: 4 to 72 GPUs): the network per GPU, so a node of "
+                                               "any size gets its GPUs' NICs (cluster.network_gbps).")
     aliases: tuple[str, ...] = Field(default=(), description="Other names people type for it (a800-sxm, 910b).")
     gpus_per_host: int | None = Field(default=None, gt=0, description="GPUs one host (one operating system) drives, where that is "
                                       "fewer than the NVLink domain: GB200 NVL72's compute tray has 4. None: the node is the host.")
