@@ -13,6 +13,7 @@ import json
 import sys
 
 import torch
+from gpu_moe_layer import timed as moe_timed  # bench/ is on the path when a bench script runs
 
 SHAPES = {  # name: (M tokens, K in, N out)
     "square-8192": (8192, 8192, 8192),
@@ -24,16 +25,7 @@ SHAPES = {  # name: (M tokens, K in, N out)
 
 
 def timed(fn, repeats: int = 30) -> float:
-    for _ in range(5):
-        fn()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    torch.cuda.synchronize()
-    start.record()
-    for _ in range(repeats):
-        fn()
-    end.record()
-    torch.cuda.synchronize()
-    return start.elapsed_time(end) / 1e3 / repeats
+    return moe_timed(fn, "cuda", repeats, warmup=5)
 
 
 def measure(name: str, m: int, k: int, n: int) -> dict:

@@ -58,10 +58,12 @@ def dense_layer(x, w1, w2):
     return (F.silu(g) * u) @ w2
 
 
-def timed(fn, device: str, repeats: int) -> float:
+def timed(fn, device: str, repeats: int, warmup: int = 3) -> float:
+    """Seconds per call after ``warmup`` calls: CUDA events on a GPU, the wall clock elsewhere (bench/gpu_fp8_gemm.py
+    times with it too)."""
     import time
 
-    for _ in range(3):
+    for _ in range(warmup):
         fn()
     if device == "cuda":
         torch.cuda.synchronize()
