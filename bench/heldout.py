@@ -124,8 +124,12 @@ def heldout_rows(data: dict[str, Any]) -> list[dict[str, Any]]:
         seconds = float(e.hours["mid"][0]) * 3600.0 / float(e.wallclock_factor[0])
         modelled = ctx["tokens"] / seconds / row["gpus"]
         memory_gb = float(e.memory[0]) / 1e9
+        # advisor's own judgement, against the catalog GPU's usable memory (GpuSpec.capacity_gb); a family whose GPUs
+        # differ from the catalog's (torchtitan's Grand Teton H100s carry 96 GiB) states its own device_memory_gb.
+        device = row.get("device_memory_gb", family.get("device_memory_gb"))
+        fits = memory_gb <= device if device is not None else bool(e.fits[0])
         out.append({**row, "modelled": modelled, "ratio": modelled / row["published"], "memory_gb": memory_gb,
-                    "fits": memory_gb <= row.get("device_memory_gb", family["device_memory_gb"]), "batch_ok": bool(e.batch_ok[0]),
+                    "fits": fits, "batch_ok": bool(e.batch_ok[0]),
                     "step_s": float(e.step_s["mid"][0]), "tokens_per_step": w.global_batch_tokens})
     return out
 

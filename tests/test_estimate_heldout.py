@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import yaml
 
 from advisor.estimate import estimate_all
 from advisor.estimate.communication import OVERLAP_BACKWARD
@@ -292,3 +293,35 @@ def test_a_72_gpu_gb200_node_keeps_each_gpus_nic():
     rack = _answers(model={"params": "70B"}, cluster={"gpu": "gb200", "gpus": 144, "gpus_per_node": 72})
     assert rack.cluster.network_gbps == 72 * 400
     assert hardware_from(rack).inter_bw_per_gpu == pytest.approx(hardware_from(tray).inter_bw_per_gpu)
+
+
+@pytest.mark.parametrize("gpu, mib", [("h100-sxm", 81_559), ("h200", 143_771), ("a100-80gb", 81_920), ("b200", 183_359)])
+def test_capacity_is_what_the_driver_reports_not_the_datasheets_round_gb(gpu, mib):
+    """HBM is sized in GiB and named in GB: an '80 GB' H100 holds 81,559 MiB = 85.5 GB (catalog.MEMORY_MIB_SOURCE). The
+    H200 lent to issue 32 gave torch 150.1 GB where the datasheet names 141."""
+    from advisor.knowledge.catalog import gpu_catalog
+
+    spec = gpu_catalog()[gpu]
+    assert spec.capacity_gb == pytest.approx(mib * 2**20 / 1e9)
+    assert spec.capacity_gb > 1.06 * spec.memory_gb
+
+
+def test_nemos_70b_sft_at_tp4_pp4_fits_the_h100s_it_ran_on():
+    """NeMo 24.07 published Llama 2 70B SFT on 16 H100s at TP4 PP4 (bench/heldout_runs.yaml nemo-24.07-h100-finetune):
+    advisor counted 80.9 GB and judged the working run not to fit 80 GB; the card has 85.5."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "bench" / "heldout.py"
+    spec = importlib.util.spec_from_file_location("heldout", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    data = yaml.safe_load(bench.HELDOUT.read_text())
+    data["rows"] = [r for r in data["rows"] if r["name"] == "LLAMA2-70B SFT 16 GPUs TP4 PP4"]
+    [sft] = bench.heldout_rows(data)
+    assert 80.0 < sft["memory_gb"] < 85.5 and sft["fits"]
+
+
+def test_a_custom_gpu_keeps_the_memory_it_is_given():
+    custom = _answers(cluster={"gpu": {"memory_gb": 48, "peak_tflops": 300}, "gpus": 8})
+    assert custom.cluster.spec.capacity_gb == 48

@@ -30,7 +30,7 @@ COUNTS = np.array(sorted({1, 2, 3, 4, 6, 12, 20, 1000, 4104, 10_000, 16_384} | s
 
 def _brute(strategy, w, hw, counts, table, codes):
     """Every layout at every count: recomputation by memory, then the tier and the shortest step, as documented."""
-    mem_cap = hw.spec.memory_gb * GB
+    mem_cap = hw.spec.capacity_gb * GB
     nn = counts[:, None] * np.ones((1, table.shape[0]))
     tp, pp, v, mb, cp = (table[:, i][None, :] * np.ones_like(nn) for i in range(5))
     code = np.full(nn.shape, codes[-1])
@@ -67,7 +67,7 @@ def _brute_data_parallel(strategy, w, hw, counts, like=None):
     rank's share."""
     from advisor.estimate.model import MICRO_BATCH_CHOICES
 
-    mem_cap = hw.spec.memory_gb * GB
+    mem_cap = hw.spec.capacity_gb * GB
     micro = np.array((w.micro_batch,) if w.micro_batch else MICRO_BATCH_CHOICES, dtype=float)
     nn = counts[:, None] * np.ones((1, micro.size))
     mb = micro[None, :] * np.ones_like(nn)

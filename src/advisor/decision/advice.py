@@ -16,7 +16,7 @@ import numpy as np
 
 
 from advisor.inputs.answers import STRATEGIES, Answers
-from advisor.knowledge.catalog import efficiency_data, mfu_band
+from advisor.knowledge.catalog import MEMORY_MIB_CITE, efficiency_data, mfu_band
 from advisor.decision.decide import COST_TIE, Option, Plan, choose
 from advisor.decision.search import candidate_counts as search_counts, every_count
 from advisor.estimate import (ASSUMPTIONS, GB, INTERRUPTIONS_PER_GPU_HOUR, StrategyEstimate, cost, deadline_hours, deepspeed_table,
@@ -193,7 +193,7 @@ class Advice(Struct):
         out = []
         if not bool(e.fits[0]):
             out.append(_("does not fit: needs {need} GB per GPU, the {gpu} has {has} GB", need=f"{e.memory[0] / GB:,.1f}", gpu=spec.name,
-                         has=f"{spec.memory_gb:g}"))
+                         has=f"{spec.capacity_gb:,.1f}"))
         if not bool(e.cpu_fits[0]):
             out.append(_("needs {need} GB of host RAM per node for offload; the nodes have {has} GB", need=count(e.cpu_per_node[0] / GB),
                          has=f"{ev.answers.cluster.cpu_memory_gb_per_node:g}"))
@@ -310,7 +310,7 @@ class Advice(Struct):
             "headline": explain.headline(self),
             "notes": explain.notes(self),
             "what_if": explain.what_if(self),
-            "hardware": {"gpu": spec.name, "memory_gb": spec.memory_gb, "peak_tflops": spec.peak_tflops,
+            "hardware": {"gpu": spec.name, "memory_gb": spec.memory_gb, "capacity_gb": spec.capacity_gb, "peak_tflops": spec.peak_tflops,
                          "intra_link": ctx["hardware"].intra_link, "price_per_gpu_hour": self.answers.budget.price_per_gpu_hour},
             "recommendation": {
                 "strategy": s,
@@ -388,6 +388,10 @@ def assumptions(ev: Evaluation) -> list[str]:
     out = [_(text) for text in ASSUMPTIONS]
     out.append(_("GPU: {name}, {memory} GB, {peak} TFLOP/s dense BF16 ({source}).", name=spec.name, memory=f"{spec.memory_gb:g}",
                  peak=f"{spec.peak_tflops:g}", source=spec.source))
+    if spec.memory_mib:
+        out.append(_("Usable memory: {capacity} GB of the {memory} GB the datasheet names: the driver's total, {mib} MiB ({source}).",
+                     capacity=f"{spec.capacity_gb:,.1f}", memory=f"{spec.memory_gb:g}", mib=f"{spec.memory_mib:,}",
+                     source=_(MEMORY_MIB_CITE)))
     out.append(_("Efficiency band for {generation} (hardware FLOPs utilisation at hidden 4,096): {low} / {mid} / {high} (low / mid / high) — {source}.", generation=spec.generation,
                  low=f"{band.low:.2f}", mid=f"{band.mid:.2f}", high=f"{band.high:.2f}", source=band.source))
     given = "." if ev.answers.cluster.inter_node_gbps else _(" (not given: {source}).", source=spec.network_source or

@@ -156,7 +156,7 @@ def _facts_at(a: Answers, estimates: dict[str, StrategyEstimate], columns: dict[
         nodes=float(nodes),
         multi_node=nodes > 1,
         gpu=a.cluster.gpu if isinstance(a.cluster.gpu, str) else "custom",
-        gpu_memory_gb=a.cluster.spec.memory_gb,
+        gpu_memory_gb=a.cluster.spec.capacity_gb,
         gpu_generation=a.cluster.spec.generation,
         gpu_fp8=a.cluster.spec.has_fp8,
         intra_node=ctx["hardware"].intra_link,

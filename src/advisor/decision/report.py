@@ -319,6 +319,12 @@ class Hardware(_Part):
 
     gpu: str
     memory_gb: float
+    capacity_gb: float | None = Field(default=None, description="What a training process can fill, GB (the driver's total; "
+                                      "catalog.GpuSpec.capacity_gb); None in reports saved before it was recorded.")
+
+    @property
+    def usable_gb(self) -> float:
+        return self.capacity_gb or self.memory_gb
     peak_tflops: float
     intra_link: str
     price_per_gpu_hour: float

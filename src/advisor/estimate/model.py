@@ -365,7 +365,7 @@ def _megatron_picks(strategy: str, w: Workload, hw: Hardware, flat: np.ndarray, 
     only the row's best tier is timed; and within it, only the layouts whose floor under the step (``_step_floor``) is
     not above the step of the layout with the lowest floor.
     """
-    mem_cap = hw.spec.memory_gb * GB
+    mem_cap = hw.spec.capacity_gb * GB
     room = MEMORY_HEADROOM * mem_cap
     seqs = float(w.global_batch_seqs)
     act_by_code = _activation_table(strategy, w, table, codes)
@@ -446,7 +446,7 @@ def estimate_strategy(
     way to buy memory GPU-resident ZeRO-3 lacks, not a way to change the step: so it is never faster where ZeRO-3 fits).
     """
     n = np.asarray(gpus, dtype=float)
-    mem_cap = hw.spec.memory_gb * GB
+    mem_cap = hw.spec.capacity_gb * GB
     modes = _recompute_modes(w)
     seqs = float(w.global_batch_seqs)
     ones = np.ones_like(n)

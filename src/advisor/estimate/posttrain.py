@@ -163,7 +163,7 @@ def vllm_tensor_parallel(w: Workload, gpu: GpuSpec, gpus_per_node: int) -> int:
     """The colocated engine's tensor-parallel degree: the smallest power of two at which its bf16 weights fit in the
     share of a GPU TRL gives it (vllm_tensor_parallel_size; at most one node)."""
     tp = 1
-    while tp < gpus_per_node and WEIGHT_BYTES_PER_PARAM * w.params / tp > VLLM_GPU_MEMORY_UTILIZATION_COLOCATE * gpu.memory_gb * GB:
+    while tp < gpus_per_node and WEIGHT_BYTES_PER_PARAM * w.params / tp > VLLM_GPU_MEMORY_UTILIZATION_COLOCATE * gpu.capacity_gb * GB:
         tp *= 2
     return tp
 
@@ -196,7 +196,7 @@ def post_memory_bytes(strategy: str, est: StrategyEstimate, answers: Answers, w:
         vtp = vllm_tensor_parallel(w, hw.spec, hw.gpus_per_node)
         in_flight = np.maximum(1.0, w.global_batch_seqs / n)  # each GPU's share of the step's rollouts
         engine = WEIGHT_BYTES_PER_PARAM * w.params / vtp + rollout_kv_bytes(w, 1.0) * in_flight
-        extra = extra + np.maximum(engine, VLLM_GPU_MEMORY_UTILIZATION_COLOCATE * hw.spec.memory_gb * GB)
+        extra = extra + np.maximum(engine, VLLM_GPU_MEMORY_UTILIZATION_COLOCATE * hw.spec.capacity_gb * GB)
     return extra
 
 
@@ -261,7 +261,7 @@ def add_post_training(results: dict[str, StrategyEstimate], answers: Answers, w:
     if work is None:
         return
     gen = rollout_hours(answers, w, hw, gpus)
-    cap = hw.spec.memory_gb * GB
+    cap = hw.spec.capacity_gb * GB
     for s, est in results.items():
         wall = np.asarray(est.wallclock_factor, dtype=float)
         for band in est.hours:
@@ -339,7 +339,7 @@ def serving_gpus(answers: Answers, w: Workload) -> tuple[int, float] | None:
     spec_ = answers.cluster.spec
     need = ops.serving.requests_per_sec * ops.serving.tokens_per_request
     per_gpu = decode_param_tokens_per_gpu_s(spec_) / w.active_params
-    hold = math.ceil(WEIGHT_BYTES_PER_PARAM * w.params / (VLLM_GPU_MEMORY_UTILIZATION_SERVING * spec_.memory_gb * GB))
+    hold = math.ceil(WEIGHT_BYTES_PER_PARAM * w.params / (VLLM_GPU_MEMORY_UTILIZATION_SERVING * spec_.capacity_gb * GB))
     return max(hold, math.ceil(need / per_gpu)), need
 
 

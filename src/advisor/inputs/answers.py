@@ -966,7 +966,7 @@ class Answers(_Section):
                 raise _field_error(("training", "post_training", key), _(
                     "the GPUs given to separate roles ({n}) leave none of the {gpus} for the policy", n=sum(given.values()),
                     gpus=self.cluster.gpus), given[key])
-        memory_gb = self.cluster.spec.memory_gb * self.cluster.gpus
+        memory_gb = self.cluster.spec.capacity_gb * self.cluster.gpus
         for loc, post in posts:
             if post is None or post.reward_model_params is None:
                 continue
@@ -974,7 +974,7 @@ class Answers(_Section):
             if need_gb > memory_gb:
                 raise _field_error(loc, _("a reward model of {n} parameters needs {need} GB in bf16, more than the {gpus} × {mem} GB of "
                                           "the cluster together", n=_figure(post.reward_model_params), need=count(need_gb),
-                                          gpus=self.cluster.gpus, mem=_figure(self.cluster.spec.memory_gb)), post.reward_model_params)
+                                          gpus=self.cluster.gpus, mem=_figure(self.cluster.spec.capacity_gb)), post.reward_model_params)
 
 
 REWARD_BYTES_PER_PARAM = 2.0

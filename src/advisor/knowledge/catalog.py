@@ -3,6 +3,7 @@
 from functools import lru_cache
 from typing import Any
 
+from advisor.base.i18n import N_
 from pydantic import BaseModel, ConfigDict, Field
 
 from advisor.knowledge.gpurows import data_file, gpu_rows
@@ -11,6 +12,18 @@ from advisor.knowledge.gpurows import data_file, gpu_rows
 DEFAULT_NETWORK_GBPS = 200.0
 """One HDR InfiniBand port, 200 Gb/s, per node (estimators-notes §9) where the GPU has no usual fabric on record."""
 
+
+MEMORY_MIB_SOURCE = ("Modal, 'Why does an NVIDIA H100 80GB card offer 85.52 GB?' (thundergolfer.com/blog/nvidia-gpu-memory-capacity): "
+                     "NVML totals H200 143,771 MiB, H100 81,559, A100 80GB 81,920, A100 40GB 40,960, A10 23,028, L40S 46,068, "
+                     "L4 23,034; B200 183,359, RTX 4090 24,564 and H800 81,559 as nvidia-smi prints them in public logs; on the "
+                     "H200 lent to issue 32, torch's total_memory was 150.1 GB (bench/measured/h200-2026-12-04.jsonl) against "
+                     "the 141 the datasheet names")
+"""Why capacity is not the datasheet figure: HBM stacks are sized in GiB and NVIDIA names them in GB (issue 32: NeMo's
+Llama 2 70B SFT, published running at TP4 PP4 on 80 GB H100s, needs 80.9 GB by advisor's count — less than the 85.5 GB
+the card has)."""
+
+MEMORY_MIB_CITE = N_("nvidia-smi as Modal lists it, thundergolfer.com/blog/nvidia-gpu-memory-capacity, or as public logs print it")
+"""The short citation the memo gives beside each GPU's usable memory (MEMORY_MIB_SOURCE has the figures)."""
 
 FP8_GENERATIONS: tuple[str, ...] = ("hopper", "ada", "blackwell", "cdna3")
 """GPU generations with FP8 tensor cores (torchao float8 training needs compute capability 8.9+: Ada and later)."""
@@ -24,7 +37,9 @@ class GpuSpec(BaseModel):
     id: str = Field(description="Catalog id, e.g. a100-80gb.")
     name: str = Field(description="Human-readable name.")
     generation: str = Field(description="Architecture family; selects the MFU band.")
-    memory_gb: float = Field(gt=0, description="Device memory in GB (10^9 bytes).")
+    memory_gb: float = Field(gt=0, description="Device memory as the datasheet names it, GB.")
+    memory_mib: int | None = Field(default=None, gt=0, description="Memory the driver reports (nvidia-smi's total, MiB), where "
+                                   "published: HBM parts are sized in binary gigabytes, so an '80 GB' H100 holds 85.5 GB.")
     peak_tflops: float = Field(gt=0, description="Dense BF16/FP16 tensor peak, TFLOP/s.")
     intra_node: str = Field(description="Default GPU-to-GPU link inside a node: nvlink, pcie, xgmi (AMD) or hccs (Huawei).")
     nvlink_gbs: float | None = Field(default=None, description="GPU-to-GPU link bandwidth, unidirectional GB/s.")
@@ -47,6 +62,12 @@ class GpuSpec(BaseModel):
         astroC86/gpu-datasheet README.md) and CDNA3 (AMD Instinct MI300X datasheet: 2,614.9 TFLOPS FP8 dense, twice its
         1,307.4 BF16; issue 32); Ampere, Volta and the others have none that PyTorch's float8 training uses."""
         return self.generation in FP8_GENERATIONS
+
+    @property
+    def capacity_gb(self) -> float:
+        """What a training process can fill, in GB (10^9 bytes): the driver's total where the catalog has it (MEMORY_MIB_SOURCE),
+        else the datasheet figure read as 10^9 bytes (the smaller reading; a custom GPU's memory_gb as given)."""
+        return self.memory_mib * 2**20 / 1e9 if self.memory_mib else self.memory_gb
 
     @property
     def default_network_gbps(self) -> float:
