@@ -97,7 +97,8 @@ def full_run_rows(runs: list[dict[str, Any]], scenarios: dict[str, Any], pm: boo
             continue
         gpus = int(run.get("gpus") or sc.get("gpus") or defaults["gpus"])
         answers = answers_for(run, sc, defaults, gpus, pm)
-        advice = advise(answers, rules)
+        with published_schedule({} if pm else sc):
+            advice = advise(answers, rules)
         strategy = (None if pm else sc.get("strategy")) or advice.strategy
         e = advice.today.estimates[strategy]
         published = float(run["gpu_hours"])
@@ -201,6 +202,30 @@ def _layout_of(run: dict[str, Any]) -> tuple[int, int, int, bool] | None:
         return None
     cp = re.search(r"CP=(\d+)", text)
     return int(tp.group(1)), int(cp.group(1)) if cp else 1, int(pp.group(1)), "interleaved" in text
+
+
+@contextmanager
+def published_schedule(sc: dict[str, Any]):
+    """The run's published schedule facts the answers do not carry — the expert all-to-all overlapped behind computation
+    (``ep_overlap``: DeepSeek-V3's DualPipe) and sent once per destination (``ep_dispatcher: deepep``) — set on the
+    hardware the estimate builds. A PM-only pricing keeps advisor's own plan, which runs neither."""
+    if not (sc.get("ep_overlap") or sc.get("ep_dispatcher")):
+        yield
+        return
+    from msgspec.structs import replace
+
+    from advisor.estimate import model
+
+    original = model.hardware_from
+
+    def hardware(answers: Any) -> Any:
+        return replace(original(answers), ep_overlap=bool(sc.get("ep_overlap")), ep_dedup=sc.get("ep_dispatcher") == "deepep")
+
+    model.hardware_from = hardware
+    try:
+        yield
+    finally:
+        model.hardware_from = original
 
 
 @contextmanager

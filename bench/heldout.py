@@ -45,7 +45,7 @@ WITHIN = (0.75, 1.33)
 @contextmanager
 def published_options(row: dict[str, Any]) -> Iterator[None]:
     """The row's published software facts the answers do not carry (TP communication overlap, FP8 recipe, eager or
-    compiled stack), set on the workload and hardware the estimate builds — where the model knows the field."""
+    compiled stack, the expert all-to-all's overlap and dispatcher), set on the workload and hardware the estimate builds — where the model knows the field."""
     original_w, original_hw = model.workload_from, model.hardware_from
 
     def workload(answers: Any) -> Any:
@@ -63,6 +63,10 @@ def published_options(row: dict[str, Any]) -> Iterator[None]:
             # 'async-tp': torchtitan's AsyncTP, which overlaps the forward's collectives only (Hardware.tp_overlap_forward_only)
             hw = replace(hw, tp_overlap=bool(row["tp_overlap"]),
                          **({"tp_overlap_forward_only": True} if row["tp_overlap"] == "async-tp" else {}))
+        if row.get("ep_overlap") and hasattr(hw, "ep_overlap"):  # the expert all-to-all overlapped (1F1B A2A overlap, DualPipe)
+            hw = replace(hw, ep_overlap=True)
+        if row.get("ep_dispatcher") == "deepep" and hasattr(hw, "ep_dedup"):  # DeepEP: one copy per destination GPU / node
+            hw = replace(hw, ep_dedup=True)
         if "peak_scale" in row:  # the row's GPU runs below the catalog's peak (its family's peak_source)
             hw = replace(hw, efficiency_scale=float(row["peak_scale"]))
         return hw

@@ -105,8 +105,8 @@ ASSUMPTIONS: tuple[str, ...] = (
        "outnumber the batch's sequences cannot run; tensor or pipeline parallelism, or fewer GPUs, keep the ranks within it."),
     N_("Mixture of experts: memory counts all parameters and compute the active ones; Megatron, FSDP (PyTorch-native expert "
        "parallelism) and DeepSpeed-MoE with ZeRO-1/2 split the experts over EP GPUs (EP divides the experts), keep the dense part "
-       "and 1/EP of the experts per GPU and route tokens by all-to-all, which overlaps compute as in DeepSeek-V3's DualPipe "
-       "(arXiv:2412.19437); ZeRO-3 shards and gathers all parameters (DeepSpeed refuses MoE with stage 3); DDP and Horovod replicate them."),
+       "and 1/EP of the experts per GPU and route tokens by all-to-all, which waits on the critical path as the plain dispatcher "
+       "runs it (Megatron-Core hides it only with --overlap-moe-expert-parallel-comm, DeepSeek-V3 with DualPipe, arXiv:2412.19437); ZeRO-3 shards and gathers all parameters (DeepSpeed refuses MoE with stage 3); DDP and Horovod replicate them."),
     N_("Activations per layer from Korthikanti et al. 2022 Table 2 with a fused attention kernel (FlashAttention, as every "
        "current stack runs): 34sbh with no recomputation or selective, 2sbh full; Megatron uses sequence parallelism "
        "(divided by TP); the first pipeline stage holds all layers' worth."),
@@ -427,6 +427,13 @@ class Hardware(Struct, frozen=True):
     tp_overlap_forward_only: bool = False
     """With tp_overlap: only the forward pass's collectives overlap (communication.ASYNC_TP_FORWARD_ONLY: torchtitan's
     AsyncTP); Megatron's userbuffers overlap both passes."""
+    ep_overlap: bool = False
+    """The expert all-to-all hidden behind computation (communication.EXPERT_OVERLAP): where the layout schedules it so —
+    DeepSeek-V3's DualPipe, Megatron-Core's --overlap-moe-expert-parallel-comm. advisor's Megatron files run the plain
+    alltoall dispatcher, so its plans keep the all-to-all on the critical path."""
+    ep_dedup: bool = False
+    """Tokens dispatched once per destination GPU and, across nodes, once per destination node (DeepEP;
+    communication.distinct_destinations) instead of once per chosen expert."""
     spot_reclaims_per_node_hour: float = 0.0
     """Spot / preemptible capacity: reclaims per node-hour (cluster.spot_interruptions_pct_per_month / 100 / 720); 0 on demand."""
 
