@@ -59,7 +59,7 @@ combine feeds the next layer, so in a plain schedule nothing runs beside them (i
 computation, the published MoE runs came out 1.39x faster than published in median)."""
 
 
-def distinct_destinations(destinations: np.ndarray | float, top_k: float) -> np.ndarray:
+def distinct_destinations(destinations: np.ndarray | float, top_k: np.ndarray | float) -> np.ndarray:
     """Expected distinct destinations among a token's top-k experts spread evenly over ``destinations`` GPUs or nodes:
     D (1 - (1 - 1/D)^k). DeepEP sends a token once per destination GPU over NVLink and once per destination node over
     RDMA, forwarding inside the node (deepseek-ai/DeepEP README; DeepSeek-V3 Sec 3.2.2), where the plain all-to-all
