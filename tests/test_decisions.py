@@ -183,14 +183,15 @@ def test_out_of_reach_and_over_budget_the_summary_says_the_budget_chose(rules):
     (The budget was 20,000 until issue 24's efficiency model priced the fastest option at 19,600, then 18,000 until FSDP's exposed first
     all-gather priced the cheapest at 18,038, then 17,000 when issue 24 set the bands at the benchmarks' level: fastest
     18,516, cheapest 16,711: the budget sits between the cheapest and the fastest; 16,715 since issue 32's overlapped tensor
-    parallelism priced the fastest, Megatron on 32 GPUs, at 16,723.)"""
+    parallelism priced the fastest, Megatron on 32 GPUs, at 16,723; 17,000 since NCCL's ring latency and the last
+    micro-batch's overlap priced it at 17,560 and the cheapest, ZeRO-3 offload on 8, at 16,759.)"""
     from advisor.outputs.render import to_text
 
     a = answers_from_mapping({"model": {"params": "70B"}, "training": {"tokens": "20B", "deadline_days": 7},
-                              "cluster": {"gpu": "h100-sxm", "gpus": 8}, "budget": {"price_per_gpu_hour": 3, "limit": 16715}})
+                              "cluster": {"gpu": "h100-sxm", "gpus": 8}, "budget": {"price_per_gpu_hour": 3, "limit": 17000}})
     advice = advise(a, rules)
     fastest = advice.plan.fastest
-    assert fastest is not None and fastest.cost > 16715 and advice.plan.chosen.cost <= 16715
+    assert fastest is not None and fastest.cost > 17000 and advice.plan.chosen.cost <= 17000
     text = to_text(advice)
     assert "so the fastest option within the budget is shown" in text
     assert f"{fastest.hours / 24:.1f} days for" in text  # the fastest option, said once (what it takes: a later date)
@@ -291,9 +292,9 @@ def test_an_option_within_the_tie_is_not_called_the_cheapest_beside_another_choi
 
     data = yaml.safe_load((EXAMPLES / "customer-service-finetune.yaml").read_text(encoding="utf-8"))
     # On A10s ZeRO++ now meets the deadline on today's 8 GPUs outright (issue 24); on A100s, with the deadline judged on
-    # the stated range's upper end (issue 32), a half-day deadline gives ZeRO-2 on 8 and DDP on 16 within 5% of each other,
-    # which is the case this test is about.
-    data["training"]["deadline_days"] = 0.5
+    # the stated range's upper end (issue 32), a 0.6-day deadline gives ZeRO-2 on 8 and DDP on 16 within 5% of each other,
+    # which is the case this test is about (0.5 days until NCCL's ring latency moved the counts).
+    data["training"]["deadline_days"] = 0.6
     data["cluster"]["gpu"] = "a100-80gb"
     advice = advise(answers_from_mapping(data), rules)
     cm, chosen = advice.plan.cheapest_meeting_deadline, advice.plan.chosen

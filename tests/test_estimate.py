@@ -85,7 +85,8 @@ def test_ring_allreduce_matches_the_nccl_formula_on_one_node():
     a = _answers(cluster={"gpus": 8})
     hw = hardware_from(a)
     size = 14e9
-    assert allreduce_time(size, np.array([8.0]), hw)[0] == pytest.approx(2 * 7 / 8 * size / hw.intra_bw)
+    # nccl-tests' bus bandwidth formula, plus the latency NCCL's own model adds on Simple (tuning.cc: 8.4 us + 3.4 us a step).
+    assert allreduce_time(size, np.array([8.0]), hw)[0] == pytest.approx(2 * 7 / 8 * size / hw.intra_bw + 8.4e-6 + 2 * 7 * 3.4e-6)
     assert allreduce_time(size, np.array([1.0]), hw)[0] == 0.0
 
 

@@ -69,6 +69,10 @@ def distinct_destinations(destinations: np.ndarray | float, top_k: np.ndarray | 
 
 
 LAST_BACKWARD = "last-backward"
+
+FIRST_FORWARD = "first-forward"
+"""Overlap of the distributed optimizer's parameter all-gather: it runs in the forward of the step's first micro-batch
+(Megatron-LM --overlap-param-gather), so it hides behind that forward only — 1/3 of one micro-batch's compute."""
 """Overlap of a gradient reduction made once per optimizer step: with gradient accumulation it can hide only behind the
 last micro-batch's backward pass. PyTorch DDP skips the all-reduce inside ``no_sync()`` and reduces 'in the first
 forward-backward pass exiting the context' (torch.nn.parallel.DistributedDataParallel.no_sync docs); megatron-core's
@@ -98,14 +102,75 @@ class Collective(Struct):
     once-per-step gradient reduction under accumulation), 'warm-up', 'compute' or 'none' (critical path)."""
 
 
+NCCL_PROTOCOLS = {
+    # protocol: (base latency, per-step latency by link, bandwidth kept): NVIDIA/nccl src/graph/tuning.cc, Ring —
+    # baseLat { LL 3.6, LL128 10.0, Simple 8.4 } us; hwLat NVLink { .47, 1.9, 3.4 }, PCI { 1.0, 2.5, 5.7 },
+    # network { 2.7, 4.0, 9.6 } us; LL keeps 1/4 of the bus bandwidth across nodes (1/3 inside one), LL128 0.92.
+    "LL": (3.6e-6, {"nvlink": 0.47e-6, "pcie": 1.0e-6, "net": 2.7e-6}, 0.25),
+    "LL128": (10.0e-6, {"nvlink": 1.9e-6, "pcie": 2.5e-6, "net": 4.0e-6}, 0.92),
+    "Simple": (8.4e-6, {"nvlink": 3.4e-6, "pcie": 5.7e-6, "net": 9.6e-6}, 1.0),
+}
+"""NCCL's own cost model for a ring collective: baseLat + (steps - inter steps) x intra hop + inter steps x network hop,
+plus bytes over the protocol's bandwidth, and it runs each call on the protocol that makes that smallest
+(tuning.cc ncclTopoTuneModel, ncclTopoGetAlgoTime). A ring all-gather or reduce-scatter over n ranks on N nodes takes
+n - 1 steps, N - 1 of them over the network (2(n - 1) and 2(N - 1) for an all-reduce): at a thousand ranks that is
+milliseconds a call, why 'at 512+ GPUs, DP communication becomes bound by ring latency' (Ultra-Scale Playbook,
+../shared/reference/estimators-notes.md) and FSDP / ZeRO-3 over every GPU stop scaling. LL128 runs only where that
+file enables it by default: NVLink nodes of Volta or Ampere GPUs (LL128_GENERATIONS)."""
+
+LL128_GENERATIONS = ("volta", "ampere")
+
+NCCL_TREE_HOP_LATENCY = {"nvlink": 28e-6, "pcie": 28e-6, "net": 50e-6}
+"""The tree all-reduce's per-hop seconds (tuning.cc hwLat, Tree / Simple: 28 us in the node, 50 us across) over
+2 x ((ranks per node - 1) + log2(nodes)) hops, at half the bus bandwidth's algorithm rate; NCCL takes the cheaper of
+ring and tree for an all-reduce."""
+
+DDP_BUCKET_BYTES = 25e6
+"""PyTorch DDP's gradient bucket: bucket_cap_mb=25 (torch.nn.parallel.DistributedDataParallel): one all-reduce each."""
+
+DEEPSPEED_BUCKET_BYTES = 1e9
+"""DeepSpeed ZeRO-1/2's reduce and all-gather buckets: reduce_bucket_size / allgather_bucket_size 5e8 elements (DeepSpeed
+config docs), 1 GB of 16-bit values."""
+
+MEGATRON_BUCKET_BYTES = 2.0 * 40e6
+"""Megatron-Core's data-parallel bucket: max(40,000,000, 1,000,000 x DP) parameters (megatron/core/distributed
+DistributedDataParallelConfig bucket_size default), of 16-bit gradients."""
+
+
+def nccl_seconds(kind: str, ranks: Any, local: Any, hw: Hardware, bandwidth_s: Any, ops: Any) -> np.ndarray:
+    """Seconds of ``ops`` NCCL calls of ``kind`` over ``ranks`` GPUs (``local`` per node) that move, together,
+    ``bandwidth_s`` seconds of bytes at full bus bandwidth: each call on its cheapest protocol (NCCL_PROTOCOLS)."""
+    ranks = np.maximum(np.asarray(ranks, dtype=float), 1.0)
+    local = np.clip(np.asarray(local, dtype=float), 1.0, ranks)
+    ops = np.maximum(np.asarray(ops, dtype=float), 1.0)
+    nodes = np.ceil(ranks / local)
+    link = "nvlink" if hw.intra_link in ("nvlink", "xgmi", "hccs") else "pcie"
+    factor = 2.0 if kind == "all-reduce" else 1.0
+    steps, inter_steps = factor * (ranks - 1.0), factor * (nodes - 1.0)
+    per_op = np.asarray(bandwidth_s, dtype=float) / ops
+    best: Any = np.inf
+    for proto, (base, hop, keep) in NCCL_PROTOCOLS.items():
+        if proto == "LL128" and not (link == "nvlink" and hw.spec.generation in LL128_GENERATIONS):
+            continue
+        kept: Any = np.where(nodes > 1.0, keep, 1.0 / 3.0) if proto == "LL" else keep
+        t = base + (steps - inter_steps) * hop[link] + inter_steps * hop["net"] + per_op / kept
+        best = np.minimum(best, t)
+    if kind == "all-reduce":  # the tree: log2(nodes) network hops, half the bus bandwidth's algorithm rate
+        tree = 2.0 * ((local - 1.0) * NCCL_TREE_HOP_LATENCY[link] + np.log2(nodes) * NCCL_TREE_HOP_LATENCY["net"]) + per_op
+        best = np.where(nodes > 1.0, np.minimum(best, tree), best)
+    return np.where(ranks > 1.0, ops * best, 0.0)
+
+
 def _group_collective(
     name: str, kind: str, payload: np.ndarray | float, calls: np.ndarray | float, ranks: np.ndarray, local: np.ndarray | float, hw: Hardware,
-    overlap: str,
+    overlap: str, ops: np.ndarray | float | None = None,
 ) -> Collective:
     """A hierarchical ring collective over `ranks` GPUs, `local` of them per node, every GPU of a node busy at once.
 
     Bus factor 2(n-1)/n for all-reduce, (n-1)/n for reduce-scatter and all-gather (nccl-tests PERFORMANCE.md). Across
-    nodes, each group member carries 1/local of the payload over its 1/gpus_per_node share of the node's network.
+    nodes, each group member carries 1/local of the payload over its 1/gpus_per_node share of the node's network. Each
+    of the ``ops`` NCCL calls it takes per step (``calls`` unless the payload goes in pieces: per layer, per bucket) adds
+    its latency, on the protocol NCCL would pick (nccl_seconds).
     """
     factor = 2.0 if kind == "all-reduce" else 1.0
     ranks = np.maximum(np.asarray(ranks, dtype=float), 1.0)
@@ -115,7 +180,8 @@ def _group_collective(
     times = np.asarray(calls, dtype=float) * np.ones_like(ranks)
     intra = factor * (local - 1.0) / local * size * times
     inter = factor * (nodes - 1.0) / nodes * size / local * times
-    seconds = np.asarray(intra / hw.intra_bw + inter / hw.inter_bw_per_gpu, dtype=float)
+    launches: Any = times if ops is None else np.asarray(ops, dtype=float) * np.ones_like(ranks)
+    seconds = nccl_seconds(kind, ranks, local, hw, intra / hw.intra_bw + inter / hw.inter_bw_per_gpu, launches)
     return Collective(name, kind, size, times, intra, inter, seconds, overlap)
 
 
@@ -144,20 +210,25 @@ def communication_plan(
         # DDP (with no_sync) and ZeRO-1 accumulate locally and reduce once per optimizer step; ZeRO-1's reduce-scatter +
         # all-gather move the same 2P as one all-reduce (Ultra-Scale Playbook).
         name = "gradient all-reduce" if sp.states == "replicated" else "gradient reduce-scatter + parameter all-gather"
-        plan.append(_group_collective(name, "all-reduce", grads, 1.0, n, local_all, hw, LAST_BACKWARD))
+        bucket = DDP_BUCKET_BYTES if sp.states == "replicated" else DEEPSPEED_BUCKET_BYTES
+        plan.append(_group_collective(name, "all-reduce", grads, 1.0, n, local_all, hw, LAST_BACKWARD, np.ceil(grads / bucket)))
     elif sp.gradient_sync == "reduce-scatter-per-micro-batch":
         # DeepSpeed's ZeRO-2 engine reduces gradients into their owner's partition in the backward of every micro-step
         # (stage_1_and_2.py: reduce_ipg_grads from the backward hooks), so accumulation does not cut its traffic; the
         # updated 16-bit parameters are all-gathered once per optimizer step.
-        plan.append(_group_collective("gradient reduce-scatter (every micro-batch)", "reduce-scatter", grads, micro, n, local_all, hw, "backward"))
-        plan.append(_group_collective("parameter all-gather", "all-gather", 2.0 * updated, 1.0, n, local_all, hw, "backward"))
+        plan.append(_group_collective("gradient reduce-scatter (every micro-batch)", "reduce-scatter", grads, micro, n, local_all, hw, "backward",
+                                      micro * np.ceil(grads / DEEPSPEED_BUCKET_BYTES)))
+        plan.append(_group_collective("parameter all-gather", "all-gather", 2.0 * updated, 1.0, n, local_all, hw, "backward",
+                                      np.ceil(2.0 * updated / DEEPSPEED_BUCKET_BYTES)))
     elif sp.gradient_sync == "sharded-params":
         # FSDP2 under FP8 gathers the weights as float8 (torchtitan's enable_fsdp_float8_all_gather); DeepSpeed does not.
         fp8_scale = FP8_ALLGATHER_BYTES / 2.0 if w.fp8 and sp.states == "fsdp" else 1.0
         params16 = w.weight_bytes * moved_params / w.params * fp8_scale  # 16-bit weights, or the frozen LoRA/QLoRA base as stored (NF4 for QLoRA)
-        gather = _group_collective("parameter all-gather (forward and backward)", "all-gather", params16, 2.0 * micro, n, local_all, hw, "compute")
+        units = w.shape.layers  # one all-gather / reduce-scatter per wrapped block (FSDP unit, ZeRO-3 prefetch bucket)
+        gather = _group_collective("parameter all-gather (forward and backward)", "all-gather", params16, 2.0 * micro, n, local_all, hw, "compute",
+                                   2.0 * micro * units)
         plan.append(gather)
-        plan.append(_group_collective("gradient reduce-scatter", "reduce-scatter", grads, micro, n, local_all, hw, "compute"))
+        plan.append(_group_collective("gradient reduce-scatter", "reduce-scatter", grads, micro, n, local_all, hw, "compute", micro * units))
         # Prefetching hides the *next* unit's all-gather behind the current unit's compute; the first unit of each forward
         # and backward has nothing to hide behind (PyTorch FSDP, arXiv:2304.11277 Sec 3.3.2, forward/backward prefetching).
         plan.append(_first_unit(gather, w, n))
@@ -183,32 +254,35 @@ def communication_plan(
         # (no_sync would keep whole unsharded gradients), behind the backward pass.
         params16 = w.weight_bytes * moved_params / w.params * (FP8_ALLGATHER_BYTES / 2.0 if w.fp8 else 1.0)
         nodes = np.ceil(n / local_all)
+        units = w.shape.layers
         gather = _group_collective("parameter all-gather inside the node (forward and backward)", "all-gather", params16, 2.0 * micro,
-                                   local_all, local_all, hw, "compute")
+                                   local_all, local_all, hw, "compute", 2.0 * micro * units)
         plan.append(gather)
-        plan.append(_group_collective("gradient reduce-scatter inside the node", "reduce-scatter", grads, micro, local_all, local_all, hw, "compute"))
+        plan.append(_group_collective("gradient reduce-scatter inside the node", "reduce-scatter", grads, micro, local_all, local_all, hw, "compute",
+                                      micro * units))
         plan.append(_group_collective("gradient all-reduce of each shard across nodes", "all-reduce", grads / local_all, micro, nodes, 1.0, hw,
-                                      "backward"))
+                                      "backward", micro * units))
         plan.append(_first_unit(gather, w, n))
     elif sp.gradient_sync == "quantised-sharded":
         # ZeRO++ (arXiv:2306.10209 Sec 3): ZeRO-3's three collectives of M bytes each become qwZ's int8 forward all-gather
         # (0.5M), hpZ's backward all-gather from the in-node secondary copy (no network) and qgZ's int4 gradient averaging
         # (0.25M across nodes): 0.75M instead of 3M, the paper's 4x. All three run per micro-batch behind compute.
         params16 = w.weight_bytes * moved_params / w.params * np.ones_like(n)  # as stored: 16-bit, or a QLoRA base in NF4
+        units = w.shape.layers
         gather = _group_collective("int8 parameter all-gather, forward (qwZ)", "all-gather", np.minimum(QWZ_BYTES * moved_params, params16),
-                                   micro, n, local_all, hw, "compute")
+                                   micro, n, local_all, hw, "compute", micro * units)
         plan.append(gather)
         plan.append(_group_collective("parameter all-gather inside the node, backward (hpZ)", "all-gather", params16,
-                                      micro, local_all, local_all, hw, "compute"))
+                                      micro, local_all, local_all, hw, "compute", micro * units))
         plan.append(_group_collective("int4 gradient averaging, all-to-all (qgZ)", "reduce-scatter", QGZ_BYTES * updated, micro, n, local_all, hw,
-                                      "compute"))
+                                      "compute", micro * units))
         plan.append(_first_unit(gather, w, n))
     if sp.gradient_sync != "megatron":
         if w.is_moe and sp.expert_parallel:
             plan.append(_expert_all_to_all(w, hw, n, ep, 1.0, 1.0, mb, micro))
         return plan
     # megatron-3d
-    plan.append(_megatron_gradient_allreduce(hw, n, tp, pp, grads))
+    plan.extend(_megatron_gradient_reduction(hw, n, tp, pp, grads, 2.0 * updated))
     # Tensor parallelism: 2 all-reduces forward and 2 backward per layer per micro-batch of s·b·h 16-bit values
     # (Korthikanti et al. 2022 Sec 4.2.2; sequence parallelism swaps each for a reduce-scatter + all-gather of the
     # same volume), inside the node. The slowest stage holds ceil(layers / PP) layers.
@@ -228,7 +302,20 @@ def communication_plan(
     p2p = 2.0 * w.seq_len / cp * mb * w.shape.hidden * w.act_scale / tp
     p2p_calls = np.where(pp > 1, 2.0 * micro * vpp, 0.0)
     net = p2p * p2p_calls
-    plan.append(Collective("pipeline send/recv", "send/recv", p2p, p2p_calls, np.zeros_like(n), net, net / hw.inter_bw_per_gpu, "none"))
+    # Megatron-LM overlaps these sends and receives with the forward and backward chunks of the interleaved schedule
+    # (arguments.py: '--no-overlap-p2p-communication', store_false, so overlap_p2p_comm is on by default; validate_args
+    # turns it off without virtual pipeline stages): they hide behind computation only where v > 1.
+    # Only the steady 1F1B phase overlaps: the first rank's warm-up runs 2(p - 1) + (v - 1) p of its m x v chunks before
+    # it (megatron/core/pipeline_parallel/schedules.py, num_warmup_microbatches with microbatch_group_size_per_vp_stage
+    # = p), and the flush as many after; their sends wait (--overlap-p2p-communication-warmup-flush is off by default).
+    p2p_s = net / hw.inter_bw_per_gpu
+    chunks = np.maximum(micro * vpp, 1.0)
+    warm = 2.0 * (pp - 1.0) + (vpp - 1.0) * pp
+    steady = np.where(vpp > 1, np.clip((chunks - warm) / chunks, 0.0, 1.0), 0.0)
+    plan.append(Collective("pipeline send/recv", "send/recv", p2p, p2p_calls, np.zeros_like(n), (1.0 - steady) * net, (1.0 - steady) * p2p_s,
+                           "none"))
+    plan.append(Collective("pipeline send/recv (interleaved steady phase, overlapped)", "send/recv", p2p, p2p_calls, np.zeros_like(n),
+                           steady * net, steady * p2p_s, "compute"))
     # Context parallelism (ring attention): each rank passes its chunk's keys and values round the CP ring, once
     # forward and twice backward per layer, overlapped with the attention it feeds (Llama 3 Sec 3.3.2; Ultra-Scale
     # Playbook, context parallelism). Keys and values at their grouped-query width (kv_heads / heads of full width).
@@ -313,15 +400,16 @@ def _powersgd_plan(w: Workload, hw: Hardware, n: np.ndarray, local: np.ndarray, 
     vol = powersgd_volume(w, rank)
     per_element = grads / max(vol.full_elements, 1.0)  # gradient bytes per element (2 under bf16/fp16, 4 under fp32)
     warm = POWERSGD_WARMUP_SHARE
+    buckets = np.ceil(grads / DDP_BUCKET_BYTES)  # the hook runs per DDP bucket: each of its all-reduces once a bucket
     return [
         _group_collective("1-D tensors and small matrices, all-reduced uncompressed (PowerSGD)", "all-reduce",
-                          vol.uncompressed_elements * per_element, 1.0 - warm, n, local, hw, LAST_BACKWARD),
+                          vol.uncompressed_elements * per_element, 1.0 - warm, n, local, hw, LAST_BACKWARD, (1.0 - warm) * buckets),
         _group_collective(f"PowerSGD P factors, all-reduce (rank {rank})", "all-reduce", vol.p_elements * per_element, 1.0 - warm, n, local,
-                          hw, LAST_BACKWARD),
+                          hw, LAST_BACKWARD, (1.0 - warm) * buckets),
         _group_collective(f"PowerSGD Q factors, all-reduce (rank {rank})", "all-reduce", vol.q_elements * per_element, 1.0 - warm, n, local,
-                          hw, LAST_BACKWARD),
+                          hw, LAST_BACKWARD, (1.0 - warm) * buckets),
         _group_collective(f"gradient all-reduce, uncompressed warm-up ({warm:.0%} of the steps)", "all-reduce", grads, warm, n, local, hw,
-                          "warm-up"),
+                          "warm-up", warm * buckets),
     ]
 
 
@@ -335,18 +423,29 @@ def _moved(strategy: str, w: Workload, g: int, n: np.ndarray, tp: np.ndarray, pp
     return ep, moved_params, updated, w.grad_bytes * updated
 
 
-def _megatron_gradient_allreduce(hw: Hardware, n: np.ndarray, tp: np.ndarray, pp: np.ndarray, grads: np.ndarray) -> Collective:
-    """Megatron's data-parallel all-reduce of each rank's TP x PP shard of the gradients."""
+def _megatron_gradient_reduction(hw: Hardware, n: np.ndarray, tp: np.ndarray, pp: np.ndarray, grads: np.ndarray,
+                                 params16: np.ndarray) -> list[Collective]:
+    """Megatron's distributed optimizer (advisor's files pass --use-distributed-optimizer): each rank's TP x PP shard of
+    the gradients is reduce-scattered over the data-parallel ranks in the last micro-batch's backward
+    (--overlap-grad-reduce), and the updated 16-bit parameters are all-gathered in the next step's first forward
+    (--overlap-param-gather) — half an all-reduce's volume each (Megatron-LM docs/source/api-guide/dist_optimizer.md:
+    'reduce-scatter ... all-gather' in place of the all-reduce)."""
     dp = n / (tp * pp)
     dp_local = np.clip(hw.gpus_per_node / (tp * pp), 1.0, dp)
     shard = grads / (tp * pp)
-    return _group_collective("data-parallel gradient all-reduce", "all-reduce", shard, 1.0, dp, dp_local, hw, LAST_BACKWARD)
+    gathered = params16 / (tp * pp)
+    bucket = MEGATRON_BUCKET_BYTES * np.maximum(1.0, dp / 40.0)
+    return [_group_collective("data-parallel gradient reduce-scatter", "reduce-scatter", shard, 1.0, dp, dp_local, hw, LAST_BACKWARD,
+                              np.ceil(shard / bucket)),
+            _group_collective("data-parallel parameter all-gather", "all-gather", gathered, 1.0, dp, dp_local, hw, FIRST_FORWARD,
+                              np.ceil(gathered / bucket))]
 
 
 def megatron_gradient_seconds(strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.ndarray, pp: np.ndarray) -> np.ndarray:
     """Seconds of Megatron's data-parallel gradient all-reduce, the plan's collective that hides behind the backward pass
     (communication_plan), on its own: the layout search's floor under the step (estimate.model._step_floor)."""
-    return _megatron_gradient_allreduce(hw, n, tp, pp, _moved(strategy, w, hw.gpus_per_node, n, tp, pp)[3]).seconds
+    _ep, _moved_params, updated, grads = _moved(strategy, w, hw.gpus_per_node, n, tp, pp)
+    return _megatron_gradient_reduction(hw, n, tp, pp, grads, 2.0 * updated)[0].seconds
 
 
 def _first_unit(gather: Collective, w: Workload, n: np.ndarray) -> Collective:
@@ -389,13 +488,14 @@ def exposed_communication(plan: list[Collective], compute: np.ndarray, accumulat
 
     'backward' collectives run in every micro-batch's backward pass and hide behind the backward share of the whole
     step's compute; 'last-backward' ones (LAST_BACKWARD: a once-per-step gradient reduction) only behind the last
-    micro-batch's, compute / accumulation; 'attention' ones (ATTENTION) only behind ``attention``, the seconds of
+    micro-batch's, compute / accumulation; 'first-forward' ones (FIRST_FORWARD) only behind the first micro-batch's forward;
+    'attention' ones (ATTENTION) only behind ``attention``, the seconds of
     attention computation in the step; overlapped tensor-parallel ones (TENSOR_OVERLAP) only behind ``gemm``, the
     linear layers' seconds they can chunk under. A 'warm-up' collective runs instead of the 'last-backward' ones on a share
     of the steps (its calls per step, averaged over the run: PowerSGD's uncompressed start): each phase hides behind the
     backward passes of its own steps, so a warm-up that cannot hide is not averaged away by the compressed steps that can."""
     total: dict[str, Any] = {"none": 0.0, "backward": 0.0, LAST_BACKWARD: 0.0, "compute": 0.0, "warm-up": 0.0, ATTENTION: 0.0,
-                             TENSOR_OVERLAP: 0.0}
+                             TENSOR_OVERLAP: 0.0, FIRST_FORWARD: 0.0}
     warm_share: Any = 0.0
     for c in plan:
         total[c.overlap] = total[c.overlap] + c.seconds
@@ -408,6 +508,7 @@ def exposed_communication(plan: list[Collective], compute: np.ndarray, accumulat
         + np.maximum(0.0, total["backward"] - backward)
         + np.maximum(0.0, total[LAST_BACKWARD] - (1.0 - warm_share) * last)
         + np.maximum(0.0, total["warm-up"] - warm_share * last)
+        + np.maximum(0.0, total[FIRST_FORWARD] - (1.0 - OVERLAP_BACKWARD) * compute / np.maximum(np.asarray(accumulation, dtype=float), 1.0))
         + np.maximum(0.0, total["compute"] - compute)
         + np.maximum(0.0, total[ATTENTION] - attention)
         + np.maximum(0.0, total[TENSOR_OVERLAP] - gemm)

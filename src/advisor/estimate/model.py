@@ -37,15 +37,6 @@ from advisor.estimate.workload import (
 )
 
 
-ACCUMULATION_OVERLAP_OFF = 1.0
-"""The micro-batches a once-per-step gradient reduction is taken to hide behind the last of: 1.0 prices it against the
-whole step's backward (as before issue 32). DDP's no_sync really overlaps it with the last micro-batch only
-(communication.LAST_BACKWARD, exposed_communication's ``accumulation``), but with that term the published full runs
-priced from what a PM knows moved from 18.7% to 21.0% median GPU-hour error, past tests/test_estimate_fidelity.py's 20%
-guard (GPT-3, Falcon and DeepSeek-V3 improved; OPT-175B and Llama 2 13B worsened as the search changed layouts): held
-back until the layouts it moves are understood (issue 32's measured limit)."""
-
-
 # ------------------------------------------------------------------------------ the estimate
 
 
@@ -213,7 +204,7 @@ def _evaluate(strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.nd
         compute[name] = _compute_seconds(w, hw, work, mfu, accumulation, tp, pp)
         attention = compute[name] * (w.attention_flops_per_token / w.flops_per_token)  # what the K/V exchange hides behind
         gemm = (compute[name] - attention) * (tp - 1.0) / tp  # what overlapped TP chunks hide behind (TENSOR_OVERLAP)
-        exposed[name] = exposed_communication(plan, compute[name], ACCUMULATION_OVERLAP_OFF, attention, gemm)
+        exposed[name] = exposed_communication(plan, compute[name], accumulation, attention, gemm)
         step[name] = compute[name] * (1.0 + bubble) + exposed[name]
     return _Eval(states, act, memory, dp, share, accumulation, compute, bubble, plan, exposed, step)
 
@@ -274,9 +265,9 @@ def _step_floor(strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.
         n1, tp1, pp1, vpp1, code1, mb1, cp1 = n[f], tp[f], pp[f], vpp[f], code[f], mb[f], cp[f]
     _dp, _share, accumulation, work, _bubble1 = _work(strategy, w, n1, tp1, pp1, vpp1, code1, mb1, cp1)
     compute = _compute_seconds(w, hw, work, mfu_band(hw.spec.generation).mid, accumulation, tp1, pp1)
-    # The all-reduce would hide behind the last micro-batch's backward only (communication.LAST_BACKWARD); held back for
-    # now with the DDP/ZeRO term (ACCUMULATION_OVERLAP_OFF says why).
-    hidden = np.maximum(0.0, megatron_gradient_seconds(strategy, w, hw, n1, tp1, pp1) - OVERLAP_BACKWARD * compute / ACCUMULATION_OVERLAP_OFF)
+    # The gradient reduce-scatter hides behind the last micro-batch's backward only (communication.LAST_BACKWARD), as
+    # the step's does (exposed_communication's ``accumulation``), so the floor stays under the step.
+    hidden = np.maximum(0.0, megatron_gradient_seconds(strategy, w, hw, n1, tp1, pp1) - OVERLAP_BACKWARD * compute / np.maximum(accumulation, 1.0))
     if groups is not None:
         at = groups[1]
         compute, accumulation, hidden = compute[at], accumulation[at], hidden[at]

@@ -79,15 +79,18 @@ ASSUMPTIONS: tuple[str, ...] = (
        "(x (hidden/4,096)^0.06); recomputation is charged once, on top. The band already includes well-overlapped "
        "communication, so only communication that cannot hide behind compute is added."),
     N_("Collectives: ring all-reduce t = 2(n-1)/n x S/B, reduce-scatter and all-gather (n-1)/n x S/B (nccl-tests "
-       "PERFORMANCE.md), hierarchical: inside the node over NVLink/PCIe, across nodes over each GPU's share of the node's network."),
+       "PERFORMANCE.md), hierarchical: inside the node over NVLink/PCIe, across nodes over each GPU's share of the node's network; "
+       "each call also pays NCCL's latency per ring step on its cheapest protocol (NVIDIA/nccl tuning.cc), milliseconds a call "
+       "over thousands of GPUs: FSDP and ZeRO-3 pay it per layer."),
     N_("Link efficiency: 0.65 of NVLink/PCIe, 0.9 of the network (Calculon a100_80g.json)."),
-    N_("DDP, Horovod, ZeRO-1 and Megatron reduce gradients once per optimizer step, priced as hidden behind the step's "
-       "backward pass (DDP's no_sync overlaps only the last micro-batch's: with long gradient accumulation on a thin network "
-       "the time may be optimistic), and ZeRO-2 on every micro-batch (DeepSpeed stage_1_and_2.py), behind every backward pass (2/3 of "
+    N_("DDP, Horovod and ZeRO-1 reduce gradients once per optimizer step, hidden behind the last micro-batch's backward pass only "
+       "(DDP's no_sync); Megatron's distributed optimizer reduce-scatters them there and all-gathers the parameters in the next step's "
+       "first forward; ZeRO-2 reduces on every micro-batch (DeepSpeed stage_1_and_2.py), behind every backward pass (2/3 of "
        "compute); ZeRO-3/FSDP all-gather 16-bit parameters in forward and backward and reduce-scatter gradients on every micro-batch "
        "(3 x params, Ultra-Scale Playbook), overlapping all of compute; tensor-parallel collectives hide behind the linear layers where "
        "the layout overlaps them (Megatron --tp-comm-overlap, torchtitan AsyncTP: NVLink Hopper and Blackwell) and sit on the critical "
-       "path elsewhere; context parallelism's K/V exchange hides only behind attention; pipeline sends sit on the critical path."),
+       "path elsewhere; context parallelism's K/V exchange hides only behind attention; pipeline sends hide behind compute in the "
+       "interleaved schedule's steady phase (Megatron's default overlap_p2p_comm) and sit on the critical path elsewhere."),
     N_("Software stack: fine-tunes are priced on Hugging Face Trainer / accelerate, which runs its modules op by op at 0.86 of a "
        "compiled or fused stack's speed (torchtitan docs/performance.md Tables 1 and 3: eager vs torch.compile) and keeps what its "
        "modules save for the backward pass plus the loss's logits in fp32; pre-training on Megatron-LM, torchtitan or llm-foundry, "

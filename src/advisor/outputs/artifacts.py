@@ -237,7 +237,7 @@ def megatron_args(d: Deployment, m: MegatronModel | None = None) -> list[str]:
         f"--seq-length {d.seq_len}", f"--max-position-embeddings {d.seq_len}",
         f"--tensor-model-parallel-size {d.tensor_parallel}", f"--pipeline-model-parallel-size {d.pipeline_parallel}",
         f"--micro-batch-size {d.micro_batch}", f"--global-batch-size {d.train_batch_sequences}",
-        "--use-distributed-optimizer",
+        "--use-distributed-optimizer", "--overlap-grad-reduce", "--overlap-param-gather",
     ]
     if d.virtual_stages > 1:
         group = microbatch_group(d.pipeline_parallel, d.accumulation)
