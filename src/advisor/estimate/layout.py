@@ -120,8 +120,11 @@ which the compute model does not otherwise see."""
 CONTEXT_PARALLEL_FROM = 16_384
 """Context parallelism is tried from 16K-token sequences: Llama 3 405B trained 8K sequences with CP1 and 128K with CP16
 (arXiv:2407.21783 Table 4). NVIDIA's tuned 405B recipes run CP2 at 8,192 (Megatron-Bridge docs/performance-summary.md,
-25.11), but searching CP from 8K made the published full runs (Meta's, at CP1) 1.6 points more optimistic in median
-(0.145 -> 0.161 GPU-hour error, tests/test_estimate_fidelity.py's 15% guard): measured and left at 16K (issue 32).
+25.11), but searching CP from 8K made the published full runs (Meta's, at CP1) more optimistic in median (0.145 -> 0.161
+GPU-hour error when first tried; 0.148 -> 0.151 with NCCL's latency and the last micro-batch's overlap priced,
+tests/test_estimate_fidelity.py's 15% guard): the search picks CP4 x TP2 for Llama 3 70B at 8K, trading the exposed
+tensor-parallel all-reduce for a K/V exchange hidden under attention, where NVIDIA's own recipe runs TP4 x CP2 — a cost
+of ring attention at short sequences (its split attention kernels) the model does not price. Left at 16K (issue 32).
 Its K/V exchange is priced where it cannot hide under the attention it feeds (communication.ATTENTION)."""
 
 CP_CHOICES = (1, 2, 4, 8, 16)
