@@ -148,13 +148,13 @@ def nccl_seconds(kind: str, ranks: Any, local: Any, hw: Hardware, bandwidth_s: A
     factor = 2.0 if kind == "all-reduce" else 1.0
     steps, inter_steps = factor * (ranks - 1.0), factor * (nodes - 1.0)
     per_op = np.asarray(bandwidth_s, dtype=float) / ops
+    intra_steps = steps - inter_steps
     best: Any = np.inf
     for proto, (base, hop, keep) in NCCL_PROTOCOLS.items():
         if proto == "LL128" and not (link == "nvlink" and hw.spec.generation in LL128_GENERATIONS):
             continue
         kept: Any = np.where(nodes > 1.0, keep, 1.0 / 3.0) if proto == "LL" else keep
-        t = base + (steps - inter_steps) * hop[link] + inter_steps * hop["net"] + per_op / kept
-        best = np.minimum(best, t)
+        best = np.minimum(best, base + intra_steps * hop[link] + inter_steps * hop["net"] + per_op / kept)
     if kind == "all-reduce":  # the tree: log2(nodes) network hops, half the bus bandwidth's algorithm rate
         tree = 2.0 * ((local - 1.0) * NCCL_TREE_HOP_LATENCY[link] + np.log2(nodes) * NCCL_TREE_HOP_LATENCY["net"]) + per_op
         best = np.where(nodes > 1.0, np.minimum(best, tree), best)
@@ -430,22 +430,33 @@ def _megatron_gradient_reduction(hw: Hardware, n: np.ndarray, tp: np.ndarray, pp
     (--overlap-grad-reduce), and the updated 16-bit parameters are all-gathered in the next step's first forward
     (--overlap-param-gather) — half an all-reduce's volume each (Megatron-LM docs/source/api-guide/dist_optimizer.md:
     'reduce-scatter ... all-gather' in place of the all-reduce)."""
+    scatter = _megatron_reduce_scatter(hw, n, tp, pp, grads)
+    if np.array_equal(params16, grads):  # 16-bit gradients: the gather moves the same bytes in the same calls
+        gather = Collective("data-parallel parameter all-gather", "all-gather", scatter.payload, scatter.calls, scatter.intra_bytes,
+                            scatter.inter_bytes, scatter.seconds, FIRST_FORWARD)
+    else:
+        dp = n / (tp * pp)
+        gathered = params16 / (tp * pp)
+        gather = _group_collective("data-parallel parameter all-gather", "all-gather", gathered, 1.0, dp,
+                                   np.clip(hw.gpus_per_node / (tp * pp), 1.0, dp), hw, FIRST_FORWARD,
+                                   np.ceil(gathered / (MEGATRON_BUCKET_BYTES * np.maximum(1.0, dp / 40.0))))
+    return [scatter, gather]
+
+
+def _megatron_reduce_scatter(hw: Hardware, n: np.ndarray, tp: np.ndarray, pp: np.ndarray, grads: np.ndarray) -> Collective:
+    """The distributed optimizer's gradient reduce-scatter over the data-parallel ranks, in Megatron-Core's buckets."""
     dp = n / (tp * pp)
     dp_local = np.clip(hw.gpus_per_node / (tp * pp), 1.0, dp)
     shard = grads / (tp * pp)
-    gathered = params16 / (tp * pp)
     bucket = MEGATRON_BUCKET_BYTES * np.maximum(1.0, dp / 40.0)
-    return [_group_collective("data-parallel gradient reduce-scatter", "reduce-scatter", shard, 1.0, dp, dp_local, hw, LAST_BACKWARD,
-                              np.ceil(shard / bucket)),
-            _group_collective("data-parallel parameter all-gather", "all-gather", gathered, 1.0, dp, dp_local, hw, FIRST_FORWARD,
-                              np.ceil(gathered / bucket))]
+    return _group_collective("data-parallel gradient reduce-scatter", "reduce-scatter", shard, 1.0, dp, dp_local, hw, LAST_BACKWARD,
+                             np.ceil(shard / bucket))
 
 
 def megatron_gradient_seconds(strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.ndarray, pp: np.ndarray) -> np.ndarray:
     """Seconds of Megatron's data-parallel gradient all-reduce, the plan's collective that hides behind the backward pass
     (communication_plan), on its own: the layout search's floor under the step (estimate.model._step_floor)."""
-    _ep, _moved_params, updated, grads = _moved(strategy, w, hw.gpus_per_node, n, tp, pp)
-    return _megatron_gradient_reduction(hw, n, tp, pp, grads, 2.0 * updated)[0].seconds
+    return _megatron_reduce_scatter(hw, n, tp, pp, _moved(strategy, w, hw.gpus_per_node, n, tp, pp)[3]).seconds
 
 
 def _first_unit(gather: Collective, w: Workload, n: np.ndarray) -> Collective:
