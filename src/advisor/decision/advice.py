@@ -192,7 +192,7 @@ class Advice(Struct):
         spec = ev.answers.cluster.spec
         out = []
         if not bool(e.fits[0]):
-            out.append(_("does not fit: needs {need} GB per GPU, the {gpu} has {has} GB", need=f"{e.memory[0] / GB:,.1f}", gpu=spec.name,
+            out.append(_("does not fit: needs {need} GB per GPU, the {gpu} has {has} GB usable", need=f"{e.memory[0] / GB:,.1f}", gpu=spec.name,
                          has=f"{spec.capacity_gb:,.1f}"))
         if not bool(e.cpu_fits[0]):
             out.append(_("needs {need} GB of host RAM per node for offload; the nodes have {has} GB", need=count(e.cpu_per_node[0] / GB),
@@ -389,7 +389,7 @@ def assumptions(ev: Evaluation) -> list[str]:
     out.append(_("GPU: {name}, {memory} GB, {peak} TFLOP/s dense BF16 ({source}).", name=spec.name, memory=f"{spec.memory_gb:g}",
                  peak=f"{spec.peak_tflops:g}", source=spec.source))
     if spec.memory_mib:
-        out.append(_("Usable memory: {capacity} GB of the {memory} GB the datasheet names: the driver's total, {mib} MiB ({source}).",
+        out.append(_("Usable memory: {capacity} GB (10^9 bytes) on this {memory} GB card: its memory is sized in binary gigabytes (GiB) and the driver reports {mib} MiB ({source}).",
                      capacity=f"{spec.capacity_gb:,.1f}", memory=f"{spec.memory_gb:g}", mib=f"{spec.memory_mib:,}",
                      source=_(MEMORY_MIB_CITE)))
     out.append(_("Efficiency band for {generation} (hardware FLOPs utilisation at hidden 4,096): {low} / {mid} / {high} (low / mid / high) — {source}.", generation=spec.generation,

@@ -390,7 +390,7 @@ def to_text(report: Report | Advice) -> str:
     lines.append((_("  Cost    ") + f"{money(e.cost, cur)}  {spread(clo, chi, lambda v: money(v, cur), cal)}").rstrip())
     lines.append(_("  GPU-h   {hours}   at {price} {currency}/GPU-hour × {gpus} GPUs", hours=count(e.gpu_hours),
                    price=format_number(d.hardware.price_per_gpu_hour), currency=money_unit(cur), gpus=r.gpus))
-    lines.append(_("  Memory  {need} GB per GPU of {has} GB ({fits}; model states {states} GB, activations {acts} GB)",
+    lines.append(_("  Memory  {need} GB per GPU of {has} GB usable ({fits}; model states {states} GB, activations {acts} GB)",
                    need=f"{e.memory_per_gpu_gb:,.1f}", has=f"{d.hardware.usable_gb:,.1f}",
                    fits=_("fits") if e.fits else _("DOES NOT FIT"), states=f"{e.model_states_gb_per_gpu:,.1f}",
                    acts=f"{e.activations_gb_per_gpu:,.1f}"))
@@ -636,7 +636,7 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
     add(_("- Wall-clock: **{time}** {range}", time=hours_text(e.wall_clock_hours), range=spread(lo, hi, hours_text, cal)).rstrip())
     add(_("- Cost: **{cost}** {range}", cost=money(e.cost, cur), range=spread(clo, chi, lambda v: money(v, cur), cal)).rstrip())
     add(_("- GPU-hours: {n}", n=count(e.gpu_hours)))
-    add(_("- Memory per GPU: {need} GB of {has} GB ({fits})", need=f"{e.memory_per_gpu_gb:,.1f}", has=f"{d.hardware.usable_gb:,.1f}",
+    add(_("- Memory per GPU: {need} GB of {has} GB usable ({fits})", need=f"{e.memory_per_gpu_gb:,.1f}", has=f"{d.hardware.usable_gb:,.1f}",
           fits=_("fits") if e.fits else _("**does not fit**")))
     m = d.method
     if m is not None and m.frozen_base_gb_per_gpu is not None:
