@@ -186,9 +186,10 @@ def range_sentence(report: Report | Advice) -> str:
     r = d.estimate.range
     if r.published_within is None or r.published_runs is None:
         return ""
-    return _("Published runs of this kind came in within ±{within} of this model's estimate (8 in 10 of {runs} runs), so this run "
-             "may take up to {high}; deadlines are judged on that.", within=percent(r.published_within), runs=r.published_runs,
-             high=hours_text(r.wall_clock_hours[1]))
+    return _("Published runs of this kind came in within ±{within} of this model's estimate: 8 in 10 of {runs} ran between "
+             "{factor}x faster and {factor}x slower, so this run may take {low} to {high}; deadlines are judged on the longer.",
+             within=percent(r.published_within), runs=r.published_runs, factor=f"{1.0 + r.published_within:.2f}",
+             low=hours_text(r.wall_clock_hours[0]), high=hours_text(r.wall_clock_hours[1]))
 
 
 def summary_notes(report: Report | Advice) -> list[str]:
