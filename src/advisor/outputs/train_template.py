@@ -97,8 +97,14 @@ def main():
                 engine.step()
             if engine.global_rank == 0:
                 print(f"step {step + 1} loss {loss.item():.4f}", flush=True)
+        # Every rank past its last collective before any tears down: a rank that frees its engine (ZeRO-3's partitioned
+        # parameters, DeepSpeed's shared-memory all-reduce on CPU) while the other is still in a step aborts the pair
+        # ('terminate called without an active exception'). Then end the group DeepSpeed started, engine freed first.
+        dist.barrier()
         engine.destroy()
-        dist.destroy_process_group()  # DeepSpeed started it; a process that exits with it open may abort
+        del engine, loss
+        dist.barrier()
+        dist.destroy_process_group()
         return
 
     dist.init_process_group("nccl" if cuda else "gloo")
