@@ -443,3 +443,24 @@ def test_megatrons_distributed_optimizer_reduce_scatters_then_gathers():
     kinds = {c.name: (c.kind, c.overlap) for c in e.collectives if c.name.startswith("data-parallel")}
     assert kinds == {"data-parallel gradient reduce-scatter": ("reduce-scatter", LAST_BACKWARD),
                      "data-parallel parameter all-gather": ("all-gather", FIRST_FORWARD)}
+
+
+def test_transformer_engine_fp8_keeps_linear_inputs_in_one_byte():
+    """TransformerEngine's Linear saves the FP8-quantized input for the weight gradient (pytorch/module/linear.py:
+    'saved_inputmat = inputmat' under fp8): of 34sbh per layer, the QKV and first-MLP inputs go 2 -> 1 and the second MLP
+    input 8 -> 4, while o_proj's input gains an FP8 copy beside the attention kernel's bf16 one (+1): 29sbh. torchao's
+    Float8Linear saves its bf16 inputs, so advisor's own FSDP plans keep 34."""
+    from msgspec.structs import replace
+
+    from advisor.estimate import workload_from
+    from advisor.estimate.memory import activation_bytes
+
+    a = _answers(model={"params": "70B"}, training={"tokens": 1e11, "precision": "fp8"}, cluster={"gpu": "h100-sxm", "gpus": 64})
+    w = workload_from(a)
+    bf16 = activation_bytes(replace(w, fp8=False), "selective", 8.0, seq_parallel=True)
+    te = activation_bytes(w, "selective", 8.0, seq_parallel=True)  # Megatron: TransformerEngine's recipe
+    assert float(te) == pytest.approx(float(bf16) * 29.0 / 34.0)
+    torchao = activation_bytes(w, "selective", 1.0, seq_parallel=False)  # FSDP: torchao's tensorwise by default
+    assert float(torchao) == pytest.approx(float(activation_bytes(replace(w, fp8=False), "selective", 1.0, seq_parallel=False)))
+    stated = activation_bytes(replace(w, fp8_recipe="current"), "selective", 1.0, seq_parallel=False)  # Megatron-FSDP on TE
+    assert float(stated) < float(torchao)

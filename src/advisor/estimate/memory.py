@@ -10,7 +10,7 @@ from advisor.knowledge.strategies import spec
 from advisor.estimate.finetune import (ADAPTER_INPUT_BYTES, adapted_matrices, is_peft, mlp_width, peft_cpu_bytes_per_node,
                                        peft_state_bytes)
 from advisor.estimate.layout import expert_degree, stage_factor
-from advisor.estimate.workload import EAGER_LOGITS_BYTES_PER_VOCAB, Hardware, Workload
+from advisor.estimate.workload import EAGER_LOGITS_BYTES_PER_VOCAB, Hardware, Workload, fp8_recipe_of
 
 
 # ------------------------------------------------------------------------------ memory
@@ -35,6 +35,8 @@ def activation_bytes(
         per_layer = s * b * eager_layer_bytes_per_token(w) / tp
     else:  # none or selective: the same with a fused attention kernel
         replicated, split = frozen_input_saving(w)
+        fp8_replicated, fp8_split = te_fp8_input_saving(w, seq_parallel)
+        replicated, split = replicated + fp8_replicated, split + fp8_split
         per_layer = sbh * ((34.0 - replicated - split) / tp) if seq_parallel else sbh * (10.0 - replicated + (24.0 - split) / tp)
     return per_layer * L * w.act_scale
 
@@ -65,6 +67,20 @@ def frozen_input_saving(w: Workload) -> tuple[float, float]:
     attention kernel keeps it for its own backward."""
     qkv, _o, fc1, fc2 = _trained_inputs(w)
     return (0.0 if qkv else 2.0) + (0.0 if fc1 else 2.0), 0.0 if fc2 else 8.0
+
+
+def te_fp8_input_saving(w: Workload, megatron: bool) -> tuple[float, float]:
+    """(replicated, TP-split) sbh per layer TransformerEngine's FP8 saves: its Linear and LayerNormLinear keep the
+    quantized input (1 byte) for the weight-gradient GEMM where bf16 kept 2 (TransformerEngine pytorch/module/linear.py:
+    'saved_inputmat = inputmat', the FP8 tensor, under fp8; inputmat_no_fp8 otherwise). Of Korthikanti's 34sbh that halves
+    the QKV input (2 -> 1) and the first MLP matrix's input (2 -> 1), both layer-norm outputs TE casts in the fused norm,
+    and the second MLP matrix's input (8 -> 4); the attention output the fused kernel keeps in bf16 for its own backward
+    gains an FP8 copy for o_proj's (+1). Only under TE's recipes (workload.fp8_recipe_of 'te': Megatron-LM, Megatron-FSDP,
+    NeMo): torchao's Float8Linear saves its high-precision inputs and casts again in the backward."""
+    if not w.fp8 or fp8_recipe_of(w, megatron) != "te":
+        return 0.0, 0.0
+    qkv, o, fc1, fc2 = _trained_inputs(w)
+    return (1.0 if qkv else 0.0) + (1.0 if fc1 else 0.0), (4.0 if fc2 else 0.0) - (1.0 if o else 0.0)
 
 
 RMSNORM_FP32_BYTES = 4.0
