@@ -268,3 +268,32 @@ def test_the_memo_breaks_a_lora_gpus_memory_down_and_the_parts_add_up(rules):
     assert parts + e["activations_gb_per_gpu"] + CUDA_OVERHEAD_BYTES / GB == pytest.approx(e["memory_per_gpu_gb"])
     assert m["frozen_base_gb_per_gpu"] == pytest.approx(140.0 / advice.gpus)  # the bf16 base sharded over the GPUs
     assert "- Of which: frozen base 17.5 GB" in to_markdown(advice)
+
+
+@pytest.mark.parametrize("gpu, bandwidth", [("h100-sxm", 3350.0), ("a100-40gb", 1555.0), ("rtx4090", 1008.0)])
+def test_dequantisation_runs_at_the_gpus_memory_bandwidth_not_its_peak(gpu, bandwidth):
+    """QLoRA's dequantisation is memory-bound: an H100 SXM does it 3,350 / 2,039 = 1.64x as fast as the A100 80GB the
+    constant was measured on, not 989 / 312 = 3.2x; an A100 40GB (1,555 GB/s) is slower than the 80GB, not as fast."""
+    def extra(method):
+        mapping = job(method=method, tokens="100M", micro_batch_size=1, activation_recompute="none", global_batch_tokens=16 * 2048,
+                      lora_rank=8, lora_targets="qv")
+        mapping["cluster"] = {**mapping["cluster"], "gpu": gpu}
+        est, _ = estimate_all(answers_from_mapping(mapping))
+        return est["fsdp"]
+
+    qlora, lora = extra("qlora"), extra("lora")
+    qw = workload_from(answers_from_mapping(job(method="qlora", tokens="1B")))
+    micro = float(qlora.accumulation[0])
+    expected = DEQUANT_SECONDS_PER_PARAM_A100 * quantized_params(qw) * micro * 2039.0 / bandwidth
+    assert float(qlora.compute_s[0] - lora.compute_s[0]) == pytest.approx(expected)
+
+
+def test_a_memory_bandwidth_without_its_source_is_refused():
+    from pydantic import ValidationError
+
+    from advisor.knowledge.catalog import GpuSpec, gpu_catalog
+
+    row = gpu_catalog()["h100-sxm"].model_dump()
+    row["hbm_source"] = None
+    with pytest.raises(ValidationError, match="hbm_gbs 3350 has no hbm_source"):
+        GpuSpec(**row)

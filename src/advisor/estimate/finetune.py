@@ -15,6 +15,7 @@ from advisor.knowledge.strategies import spec
 
 if TYPE_CHECKING:  # workload.py imports this module's constants; the Workload type is only annotated here
     from advisor.estimate.workload import Workload
+    from advisor.knowledge.catalog import GpuSpec
 
 METHODS: tuple[str, ...] = ("pretrain", "finetune", "lora", "qlora")
 PEFT_METHODS: tuple[str, ...] = ("lora", "qlora")
@@ -83,9 +84,22 @@ weights are dequantised for every forward and backward however many tokens go th
 shows Q-LoRA 35% slower than LoRA at 2,048 tokens and 5% at 8,192."""
 
 DEQUANT_MEASURED_ON = "a100-80gb"
-"""The GPU the dequantisation constant was measured on (its peak from the catalog, data/gpus.yaml: the one home of the
-A100's 312 TFLOP/s); other GPUs scale it by their peak [obs: a proxy — dequantisation is memory-bound, and no catalog
-figure gives memory bandwidth]."""
+"""The GPU the dequantisation constant was measured on (its figures from the catalog, data/gpus.yaml). Dequantising is
+memory-bound — bitsandbytes reads each 4-bit block and its scales and writes the bf16 weight back — so other GPUs scale it
+by their memory bandwidth (GpuSpec.hbm_gbs), not by their tensor-core peak: an H100 SXM dequantises 1.64x as fast as the
+A100 (3,350 against 2,039 GB/s), not 3.2x (989 against 312 TFLOP/s). A GPU with no published bandwidth falls back to the
+peak ratio [obs: a proxy]."""
+
+
+def dequant_speed(gpu: GpuSpec) -> float:
+    """How many times as fast as the measuring A100 this GPU dequantises: memory bandwidth over memory bandwidth, or,
+    where the catalog has no bandwidth for it, peak over peak (DEQUANT_MEASURED_ON)."""
+    from advisor.knowledge.catalog import gpu_catalog
+
+    ref = gpu_catalog()[DEQUANT_MEASURED_ON]
+    if gpu.hbm_gbs and ref.hbm_gbs:
+        return float(gpu.hbm_gbs) / float(ref.hbm_gbs)
+    return float(gpu.peak_tflops) / float(ref.peak_tflops)
 
 
 def mlp_width(w: Workload) -> float:
@@ -196,14 +210,12 @@ def peft_flops_per_token(w: Workload) -> float:
     return FROZEN_MATMUL_FLOPS_PER_PARAM * w.active_params + TRAINED_FLOPS_PER_PARAM * w.adapter_params + w.attention_flops_per_token
 
 
-def dequant_seconds(w: Workload, peak_tflops: float, micro_batches: np.ndarray, tp: np.ndarray | float = 1.0,
+def dequant_seconds(w: Workload, gpu: GpuSpec, micro_batches: np.ndarray, tp: np.ndarray | float = 1.0,
                     pp: np.ndarray | float = 1.0) -> np.ndarray:
     """QLoRA only: seconds a step spends dequantising the 4-bit base (per micro-batch, on this GPU's share of the layers)."""
     if w.method != "qlora":
         return np.zeros(np.shape(micro_batches))
-    from advisor.knowledge.catalog import gpu_catalog
-
-    per_mb = DEQUANT_SECONDS_PER_PARAM_A100 * quantized_params(w) * (gpu_catalog()[DEQUANT_MEASURED_ON].peak_tflops / peak_tflops)
+    per_mb = DEQUANT_SECONDS_PER_PARAM_A100 * quantized_params(w) / dequant_speed(gpu)
     return per_mb * np.asarray(micro_batches, dtype=float) / (np.asarray(tp, dtype=float) * np.asarray(pp, dtype=float))
 
 

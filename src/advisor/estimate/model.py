@@ -245,7 +245,7 @@ def _compute_seconds(w: Workload, hw: Hardware, work: np.ndarray, mfu: float, ac
     peak = hw.spec.peak_tflops * 1e12 * kernel_scale(w.shape.hidden) * hw.efficiency_scale
     if w.stack == "eager":
         peak = peak * EAGER_EFFICIENCY  # Hugging Face Trainer's op-by-op modules (workload.EAGER_EFFICIENCY)
-    return work / (peak * mfu) + dequant_seconds(w, hw.spec.peak_tflops, accumulation, tp, pp)
+    return work / (peak * mfu) + dequant_seconds(w, hw.spec, accumulation, tp, pp)
 
 
 def _step_floor(strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.ndarray, pp: np.ndarray, vpp: np.ndarray,

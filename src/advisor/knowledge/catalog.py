@@ -4,7 +4,7 @@ from functools import lru_cache
 from typing import Any
 
 from advisor.base.i18n import N_
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from advisor.knowledge.gpurows import data_file, gpu_rows
 
@@ -41,6 +41,9 @@ class GpuSpec(BaseModel):
     memory_mib: int | None = Field(default=None, gt=0, description="Memory the driver reports (nvidia-smi's total, MiB), where "
                                    "published: HBM parts are sized in binary gigabytes, so an '80 GB' H100 holds 85.5 GB.")
     peak_tflops: float = Field(gt=0, description="Dense BF16/FP16 tensor peak, TFLOP/s.")
+    hbm_gbs: float | None = Field(default=None, gt=0, description="Device memory bandwidth, GB/s, as the datasheet gives it: "
+                                  "what memory-bound work (QLoRA's dequantisation) runs at. None where no source gives it.")
+    hbm_source: str | None = Field(default=None, description="Where the memory bandwidth was read.")
     intra_node: str = Field(description="Default GPU-to-GPU link inside a node: nvlink, pcie, xgmi (AMD) or hccs (Huawei).")
     nvlink_gbs: float | None = Field(default=None, description="GPU-to-GPU link bandwidth, unidirectional GB/s.")
     pcie_gbs: float = Field(gt=0, description="Host (PCIe) bandwidth, unidirectional GB/s.")
@@ -55,6 +58,12 @@ class GpuSpec(BaseModel):
                                       "fewer than the NVLink domain: GB200 NVL72's compute tray has 4. None: the node is the host.")
     nvlink_domain: int | None = Field(default=None, gt=0, description="GPUs in one NVLink domain across hosts (GB200 NVL72: 72).")
     host_source: str | None = Field(default=None, description="Where the host shape comes from.")
+
+    @model_validator(mode="after")
+    def _bandwidth_is_cited(self) -> "GpuSpec":
+        if self.hbm_gbs is not None and not self.hbm_source:
+            raise ValueError(f"{self.id}: hbm_gbs {self.hbm_gbs:g} has no hbm_source; add where the bandwidth was read")
+        return self
 
     @property
     def has_fp8(self) -> bool:
