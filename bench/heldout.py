@@ -78,6 +78,37 @@ def published_options(row: dict[str, Any]) -> Iterator[None]:
         model.workload_from, model.hardware_from = original_w, original_hw
 
 
+@contextmanager
+def published_parallelism(row: dict[str, Any]) -> Iterator[None]:
+    """The row's published virtual stages and expert-parallel degree, where advisor would pick its own.
+
+    bench/fidelity.py's published_layout pins TP x CP x PP and lets the layout search pick the interleaving depth from
+    VIRTUAL_STAGE_CHOICES; a row whose source names its VP (``layout: [tp, cp, pp, v]`` with v > 1) is priced at that v
+    where the chunks fit (layout.interleaving_fits, the search's own test). advisor sets EP = gcd(data-parallel ranks, experts) (layout.expert_degree); a
+    row that states ``ep`` (its source's EP column) is priced at that degree: the configuration that was measured."""
+    from advisor.estimate import communication, layout, memory
+
+    tp, cp, pp, v = row["layout"]
+    original_layouts = model._layouts
+    pinned_v = row["strategy"] == "megatron-3d" and v > 1 and layout.interleaving_fits(int(row["shape_layers"]), pp, v)
+    if pinned_v:
+        model._layouts = lambda w, hw: [(tp, cp, pp, v)]
+    original_ep = {m: m.expert_degree for m in (model, communication, memory)}
+    if "ep" in row:
+        def pinned_ep(strategy: str, w: Any, n: Any, dp: Any, gpus_per_node: int) -> Any:
+            degree = original_ep[model](strategy, w, n, dp, gpus_per_node)
+            return np.where(degree > 1, float(row["ep"]), degree)
+
+        for m in original_ep:
+            m.expert_degree = pinned_ep
+    try:
+        yield
+    finally:
+        model._layouts = original_layouts
+        for m, f in original_ep.items():
+            m.expert_degree = f
+
+
 def node_network_gbps(row: dict[str, Any], family: dict[str, Any], gpus_per_node: int) -> float:
     """The node's network, Gbit/s, as the answers take it (all its NICs together). A family or row that gives
     ``network_gbps_per_gpu`` (one NIC per GPU, as on an NVL72 rack modelled as one node of 64-72 GPUs) has it scaled by
@@ -121,7 +152,9 @@ def heldout_rows(data: dict[str, Any]) -> list[dict[str, Any]]:
             continue
         tp, cp, pp, v = row["layout"]
         layout = (tp, cp, pp, v > 1) if row["strategy"] == "megatron-3d" else None
-        with published_layout(layout), published_options({**({"peak_scale": family["peak_scale"]} if "peak_scale" in family else {}), **row}):
+        pinned = {**row, "shape_layers": data["shapes"][row["shape"]]["layers"]}
+        with published_layout(layout), published_parallelism(pinned), \
+                published_options({**({"peak_scale": family["peak_scale"]} if "peak_scale" in family else {}), **row}):
             est, ctx = model.estimate_all(answers)
         e = est[row["strategy"]]
         w = ctx["workload"]
@@ -134,7 +167,8 @@ def heldout_rows(data: dict[str, Any]) -> list[dict[str, Any]]:
         fits = memory_gb <= device if device is not None else bool(e.fits[0])
         out.append({**row, "modelled": modelled, "ratio": modelled / row["published"], "memory_gb": memory_gb,
                     "fits": fits, "batch_ok": bool(e.batch_ok[0]),
-                    "step_s": float(e.step_s["mid"][0]), "tokens_per_step": w.global_batch_tokens})
+                    "step_s": float(e.step_s["mid"][0]), "tokens_per_step": w.global_batch_tokens,
+                    "ep": float(e.ep[0]), "vpp": float(e.vpp[0])})
     return out
 
 

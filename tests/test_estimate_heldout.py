@@ -464,3 +464,26 @@ def test_transformer_engine_fp8_keeps_linear_inputs_in_one_byte():
     assert float(torchao) == pytest.approx(float(activation_bytes(replace(w, fp8=False), "selective", 1.0, seq_parallel=False)))
     stated = activation_bytes(replace(w, fp8_recipe="current"), "selective", 1.0, seq_parallel=False)  # Megatron-FSDP on TE
     assert float(stated) < float(torchao)
+
+
+def test_a_held_out_row_is_priced_at_its_published_expert_and_virtual_stage_degrees():
+    """bench/heldout.py prices each row at the configuration that was measured: advisor's own EP (gcd of the
+    data-parallel ranks and the experts) put Megatron-Bridge's B200 GPT-OSS-120B row at EP64, across nodes, where the
+    run used EP8 inside one; and the layout search picked its own interleaving depth where the row names VP."""
+    import sys
+    from pathlib import Path
+
+    bench = Path(__file__).resolve().parents[1] / "bench"
+    sys.path.insert(0, str(bench))
+    try:
+        import heldout
+    finally:
+        sys.path.remove(str(bench))
+    data = yaml.safe_load(heldout.HELDOUT.read_text(encoding="utf-8"))
+    rows = {r["name"]: r for r in data["rows"]}
+    gpt_oss = rows["B200 GPT-OSS-120B 64 GPUs BF16 EP8"]
+    assert gpt_oss["ep"] == 8
+    priced = {r["name"]: r for r in heldout.heldout_rows({**data, "rows": [gpt_oss, rows["Qwen3-235B BF16 TP2 PP8 VPP4 EP32 DeepEP"]]})}
+    assert priced["B200 GPT-OSS-120B 64 GPUs BF16 EP8"]["ep"] == 8.0
+    assert priced["Qwen3-235B BF16 TP2 PP8 VPP4 EP32 DeepEP"]["ep"] == 32.0
+    assert priced["Qwen3-235B BF16 TP2 PP8 VPP4 EP32 DeepEP"]["vpp"] == 4.0
