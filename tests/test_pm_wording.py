@@ -204,3 +204,17 @@ def test_readable_figures(value, en, zh_text):
         assert readable_figure(value) == en
     with language("zh"):
         assert readable_figure(value) == zh_text
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_an_optional_field_says_optional_once(lang):
+    """The form adds "(optional)" after every optional field's label; a label that says it too reads twice at 80 columns
+    ("Most GPUs you could get for a run (optional; default 4x today)  (optional)")."""
+    from advisor.inputs.questions import steps
+
+    marks = ("optional", "可选")
+    with language(lang):
+        for step in steps():
+            for field in step.fields:
+                if field.optional:
+                    assert not any(m in field.label.lower() for m in marks), (step.id, field.label)

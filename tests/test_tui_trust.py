@@ -459,3 +459,21 @@ async def test_every_results_key_is_fully_shown_at_80_columns(rules, tmp_path):
             assert key.region.right <= 80, (key.description, key.region)
             others = [o for o in keys if o is not key and o.region.overlaps(key.region)]
             assert not others, (key.description, key.region, [(o.description, o.region) for o in others])
+
+
+async def test_the_options_tab_shows_why_an_option_lost_at_80_columns(rules, tmp_path):
+    """At 80x24 the options table showed 'does', 'chos', 'as c' in its last column: strategy, runs, GB/GPU, time, cost and
+    the rule score took 76 columns before 'why not'. The reason an option lost is what a PM reads there first; it must
+    start early enough to be read (the full sentence stays in the line under the table)."""
+    from textual.widgets import DataTable
+
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await to_results(pilot)
+        table = app.screen.query_one("#options-table", DataTable)
+        columns = list(table.columns.values())
+        labels = [str(c.label) for c in columns]
+        why = labels.index("why not")
+        start = sum(c.get_render_width(table) for c in columns[:why])
+        assert start <= 80 - 24, (labels, start)

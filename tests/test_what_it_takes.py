@@ -122,3 +122,23 @@ def test_over_budget_a_framework_switch_needs_more_than_the_cost_tie():
 
     plan = choose([option("fsdp", 100.46), option("deepspeed-zero2", 100.0)], answers, 1.0)
     assert plan is not None and plan.chosen.strategy == "fsdp" and "run budget" in plan.constraints_broken
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_keeping_todays_setup_that_misses_the_deadline_is_not_called_no_change_needed(rules, lang):
+    """The seed's customer-service run on 16 GPUs it cannot grow (max_gpus 16) misses its 2-day deadline whatever runs:
+    the plan keeps ZeRO-2, and the decision line said 'No change needed' over a table reading 'Deadline: missed'."""
+    from advisor.base.i18n import language
+    from advisor.decision.explain import headline
+
+    answers = answers_from_mapping({
+        "model": {"params": "7B"},
+        "training": {"duration_days": 3, "current_strategy": "deepspeed-zero2", "deadline_days": 2},
+        "cluster": {"gpu": "a100-80gb", "gpus": 16, "max_gpus": 16, "gpus_per_node": 8, "inter_node_gbps": 200},
+        "budget": {"price_per_gpu_hour": 10, "currency": "CNY"}})
+    with language(lang):
+        advice = advise(answers, rules)
+        assert advice.plan.status_quo and advice.plan.deadline_met is False
+        line = headline(advice)
+    assert "No change needed" not in line and "无需改动" not in line, line
+    assert ("2-day deadline" in line) if lang == "en" else ("2 天" in line), line

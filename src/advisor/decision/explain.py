@@ -48,6 +48,9 @@ def headline(advice: Advice) -> str:
         return _("Move to {gpu} and switch from {old} to {fw}, on {gpus} GPUs.", gpu=gpu_type_name(advice),
                  old=FRAMEWORKS[a.training.current_strategy], fw=fw, gpus=f"{p.chosen.gpus:,}")
     if p.status_quo:
+        if p.deadline_met is False:  # nothing that can be had meets the date: keeping today's setup is no 'no change needed'
+            return _("Keep {fw} on {gpus} GPUs: nothing within reach meets the {days}-day deadline.", fw=fw, gpus=f"{p.chosen.gpus:,}",
+                     days=format_number(a.training.deadline_days or 0))
         return _("No change needed: keep {fw} on {gpus} GPUs.", fw=fw, gpus=f"{p.chosen.gpus:,}")
     if p.keeps_strategy:
         return _("Keep {fw}; run on {gpus} GPUs instead of {today}.", fw=fw, gpus=f"{p.chosen.gpus:,}", today=f"{p.today.gpus:,}")

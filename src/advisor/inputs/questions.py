@@ -79,7 +79,7 @@ def steps() -> tuple[Step, ...]:
              _("More GPUs is not always faster: when synchronising costs more than the compute it saves, efficiency falls. "
                "The decision table: DDP below 64 GPUs, Horovod 64-256, DeepSpeed above 256."),
              (Field("cluster.gpus", _("Total GPUs"), "text", _("e.g. 64"), number="int"),
-              Field("cluster.max_gpus", _("Most GPUs you could get for a run (optional; default 4x today)"), "text", _("e.g. 256"),
+              Field("cluster.max_gpus", _("Most GPUs you could get for a run (default 4x today)"), "text", _("e.g. 256"),
                     optional=True, number="int"))),
         Step("nodes", _("How many GPUs per node?"),
              _("GPUs inside one machine talk over fast links; across machines they share the network card. "

@@ -158,13 +158,16 @@ class ResultsScreen(Screen[None]):
     def on_mount(self) -> None:
         self._draw_charts()
         table = self.query_one("#options-table", DataTable)
-        table.add_columns(_("strategy"), _("runs"), "GB/GPU", _("time"), _("cost"), _("rule score"), _("why not"))
+        # What a PM reads first, first: whether it runs, its time and cost, and why it lost, which then starts within 80
+        # columns (the whole sentence is shown under the table for the highlighted row); memory and the rules' score last.
+        table.add_columns(_("strategy"), _("runs"), _("time"), _("cost"), _("why not"), "GB/GPU", _("rule score"))
         chosen = self.view.report.recommendation.strategy
         for est in self.options:
             why = _("chosen") if est.strategy == chosen else (est.why_not or [""])[0]
             table.add_row(
-                est.strategy, _("yes") if est.fits and est.batch_ok else _("no"), f"{est.memory_per_gpu_gb:,.1f}", hours_text(est.wall_clock_hours),
-                money(est.cost, est.currency), f"{est.score:g}", why[:70] + ("…" if len(why) > 70 else ""), key=est.strategy,
+                est.strategy, _("yes") if est.fits and est.batch_ok else _("no"), hours_text(est.wall_clock_hours),
+                money(est.cost, est.currency), why[:70] + ("…" if len(why) > 70 else ""), f"{est.memory_per_gpu_gb:,.1f}", f"{est.score:g}",
+                key=est.strategy,
             )
 
     def _chart_key(self) -> str:
