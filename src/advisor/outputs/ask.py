@@ -39,7 +39,9 @@ from advisor.knowledge.strategies import FRAMEWORKS
 from advisor.base.units import count, parse_quantity
 
 INTENTS_FILE = "intents.yaml"
-BUILTIN_KINDS = ("strategy", "term", "field")
+BUILTIN_KINDS = ("strategy", "term", "field", "factor")
+MULTIPLIER = r"[0-9]+(?:\.[0-9]+)?\s*(?:x|×|倍)(?![a-z0-9])|(?:x|×)\s*[0-9]+(?:\.[0-9]+)?"
+"""A factor written as a number: '2x', '1.5 ×', 'x3', '3倍' (a `factor` slot's words are its `values`)."""
 SCALAR_SECTIONS = ("model", "training", "cluster", "budget", "team", "project")
 STRUCTURED_FIELDS = {"project.conversation", "project.checklist_done", "training.measured", "cluster.candidates", "model.config",
                      "training.stages_before", "training.post_training"}
@@ -205,12 +207,17 @@ def parse_intents(data: Any, file: str) -> Intents:
         means = s.get("means", {})
         if not isinstance(means, dict) or any(str(k) not in values for k in means):
             raise IntentLoadError(f"{where}.means: must map some of the slot's values to what the answers hold")
+        if kind == "factor" and (not fields or any(str(v) not in means for v in values)
+                                 or any(isinstance(m, bool) or not isinstance(m, (int, float)) or not 0 < m < 1e3 for m in means.values())):
+            raise IntentLoadError(f"{where}.means: a factor slot needs a field and a positive multiplier for every one of its values")
         if kind == "field":
             value_rx = _field_names_rx() + r"\s*(?:=|:|to|is|of|at)?\s*[^\s,;?？]+"
         elif kind == "strategy":
             value_rx = _alternation(list(names))
         elif kind == "term":
             value_rx = _alternation(list(term_names))
+        elif kind == "factor":
+            value_rx = _alternation(list(values)) + "|" + MULTIPLIER
         elif values:
             value_rx = _alternation(list(values))
         else:
@@ -225,7 +232,7 @@ def parse_intents(data: Any, file: str) -> Intents:
             cues.append(rx)
         label = _bilingual(s["label"], f"{where}.label")
         # 'label = value' always reads as the slot: it is how a suggestion writes it ("what if GPUs = 128?")
-        if kind != "field":
+        if kind not in ("field", "factor"):
             cues += [re.compile(r"(?<![\w.])" + re.escape(text.lower()) + rf"\s*=\s*((?:{value_rx})(?![0-9]|[.,][0-9]))", re.IGNORECASE)
                      for text in label.values()]
         slots[str(sid)] = Slot(str(sid), kind, label, tuple(cues), tuple(fields), tuple(values), {str(k): v for k, v in means.items()})
@@ -376,6 +383,8 @@ def _value(slot: Slot, raw: str, data: Intents) -> str | None:
         m = _FIELD_VALUE.match(raw)
         path = answers_fields().get(m.group(1).lower()) if m else None
         return f"{path}={m.group(2)}" if m and path else None
+    if slot.kind == "factor":
+        return raw.lower() if raw.lower() in slot.means else re.sub(r"\s+", "", raw.lower())
     if slot.values:
         return raw.lower()
     if slot.kind == "gpu":
@@ -419,6 +428,8 @@ def suggestions(question: str, data: Intents | None = None, n: int = 3, advice: 
             shown = [_("{n} GPUs", n=v) if name == "gpus" and it.id != "what_if" else v for v in values]
             if it.id == "what_if":
                 slot = data.slots[name]
+                if slot.kind == "factor":
+                    continue  # 'double the GPUs' reads as asked; 'GPUs = double' would not
                 shown = [values[0].replace("=", " = ", 1) if slot.kind == "field" else f"{slot.label[lang]} = {values[0]}"]
             filled.append((it.id != "what_if", it.example[lang].format(a=shown[0], b=shown[-1])))
     out = [q for _later, q in sorted(filled, key=lambda f: f[0])]
@@ -731,9 +742,32 @@ def _slot_change(ctx: Context, slots: dict[str, list[str]]) -> dict[str, Any]:
                 path, raw = v.split("=", 1)
                 change[path] = _BOOLEAN_WORDS.get(raw.lower(), raw)
             continue
+        if slot.kind == "factor":
+            for f in slot.fields:
+                change[f] = _scaled(ctx, slot, f, vals[0])
+            continue
         for f in slot.fields:
             change[f] = slot.means.get(vals[0], vals[0])
     return change
+
+
+def factor_of(slot: Slot, value: str) -> float:
+    """The multiplier a factor slot's value stands for: its word's meaning ('double' -> 2) or the number written."""
+    if value in slot.means:
+        return float(slot.means[value])
+    return float(re.sub(r"[^0-9.]", "", value))
+
+
+def _scaled(ctx: Context, slot: Slot, path: str, value: str) -> str:
+    """Today's value of ``path`` times the question's factor, written as the answers take it ('128', '1', '1000000');
+    a field with no value today has nothing to scale: the question is refused with what to ask instead."""
+    today = _answer_value(ctx.advice.today_answers, path)
+    if not isinstance(today, (int, float)) or isinstance(today, bool):
+        raise AnswerError(_("the answers give no {what} to scale; ask with a value instead ('what if {what} = ...?')", what=_label(ctx, path)))
+    scaled = today * factor_of(slot, value)
+    if path == "cluster.gpus":
+        scaled = max(1, round(scaled))
+    return str(int(scaled)) if float(scaled).is_integer() else f"{scaled:.6g}"
 
 
 _BOOLEAN_WORDS = {"true": True, "false": False, "yes": True, "no": False}
@@ -943,7 +977,7 @@ def _section(draft: dict[str, Any], name: str) -> dict[str, Any]:
 
 def _label(ctx: Context, path: str) -> str:
     for slot in ctx.data.slots.values():
-        if slot.fields == (path,):
+        if slot.fields == (path,) and slot.kind != "factor":  # 'GPUs', not 'GPUs (relative)': the value is absolute
             return slot.name()
     return _("most GPUs") if path == "cluster.max_gpus" else path
 
