@@ -750,3 +750,80 @@ def test_a_cited_file_path_is_not_shown_to_the_reader(source, shown):
     from advisor.outputs.ask import source_text
 
     assert source_text(source) == shown
+
+
+@pytest.mark.parametrize("question", ["what if we train a 70B model?", "what if we use a 1.3B model?"])
+def test_a_model_size_what_if_on_a_measured_run_prices_the_new_model(base, rules, question):
+    """The measured 3-day run is the 7B's: a 70B model on the same data does 10x the work. The what-if kept the measured
+    time and priced 70B 36% cheaper than 7B (user try, 2026-12-05)."""
+    name, draft, advice = base
+    reply = asked(base, rules, question)
+    assert reply.intent == "what_if"
+    assert reply.change["training.duration_days"] is None and reply.change["training.tokens"].endswith("B")
+    new = advise(answers_from_mapping(with_change(draft, reply.change), name), rules)
+    gpu_hours = new.plan.chosen.hours * new.plan.chosen.gpus
+    today = advice.plan.chosen.hours * advice.plan.chosen.gpus
+    assert (gpu_hours > 3 * today) if "70B" in question else (gpu_hours < today / 2), (gpu_hours, today)
+
+
+def test_a_gpu_count_what_if_with_tokens_and_a_measured_time_prices_the_new_count(rules, tmp_path):
+    """Answers that give both the tokens and today's measured time: 'double the GPUs' kept the measured 4.6 days at twice
+    the cost, and an A100 came out faster than today's H100 (user try, 2026-12-05). On another setup the run keeps the
+    tokens the answers give, and the measured time no longer holds."""
+    path = tmp_path / "answers.yaml"
+    path.write_text(yaml.safe_dump({
+        "model": {"params": "13B"}, "training": {"tokens": "2B", "duration_days": 3, "current_strategy": "deepspeed-zero2"},
+        "cluster": {"gpu": "h100-sxm", "gpus": 32, "gpus_per_node": 8, "inter_node_gbps": 3200},
+        "budget": {"price_per_gpu_hour": 3, "currency": "USD"}}), encoding="utf-8")
+    name, draft = load_mapping(str(path))
+    advice = advise(answers_from_mapping(draft, name), rules)
+    reply = ask("what if we double the GPUs?", draft, advice, rules, name)
+    assert reply.change["cluster.gpus"] == "64" and reply.change["training.duration_days"] is None
+    new = advise(answers_from_mapping(with_change(draft, reply.change), name), rules)
+    assert new.answers.training.tokens == 2e9
+    a100 = ask("what if we use A100 instead?", draft, advice, rules, name)
+    slower = advise(answers_from_mapping(with_change(draft, a100.change), name), rules)
+    same_h100 = advise(answers_from_mapping(with_change(draft, {"training.duration_days": None}), name), rules)
+    assert slower.plan.chosen.hours * slower.plan.chosen.gpus > same_h100.plan.chosen.hours * same_h100.plan.chosen.gpus
+
+
+def _planned_as_qlora(tmp_path, rules):
+    """A full fine-tune of 13B on 32 H100 that advisor plans as QLoRA on 16 (the user try's answers, 2026-12-05)."""
+    path = tmp_path / "answers.yaml"
+    path.write_text(yaml.safe_dump({
+        "model": {"params": "13B"},
+        "training": {"method": "finetune", "duration_days": 3, "current_strategy": "deepspeed-zero2", "deadline_days": 5,
+                     "runs_per_month": 4},
+        "cluster": {"gpu": "h100-sxm", "gpus": 32, "gpus_per_node": 8},
+        "budget": {"price_per_gpu_hour": 3, "currency": "USD", "limit": 8000, "monthly_limit": 60000}}), encoding="utf-8")
+    name, draft = load_mapping(str(path))
+    advice = advise(answers_from_mapping(draft, name), rules)
+    assert advice.method_changed and advice.method == "qlora"
+    return name, draft, advice
+
+
+def test_what_the_plan_switched_from_is_today_s_method_in_a_what_if(rules, tmp_path):
+    """'what if training method = finetune?' said '(was qlora)' and re-priced today's own setup without its measured
+    time (2.3 days against the measured 3.0): the answers ask for a full fine-tune, so nothing changes."""
+    name, draft, advice = _planned_as_qlora(tmp_path, rules)
+    reply = ask("what if training method = finetune?", draft, advice, rules, name)
+    text = reply.text()
+    assert "(was finetune)" in text and "already say so" in text, text
+    assert "training.duration_days" not in reply.change
+    assert "a full fine-tune costs" in text  # and why the plan uses QLoRA instead
+
+
+@pytest.mark.parametrize("question", ["what if we don't use QLoRA?", "如果不用 QLoRA 呢？", "what if we use QLoRA?"])
+def test_a_what_if_on_the_method_the_plan_already_switched_to_answers_with_the_method_asked(rules, tmp_path, question):
+    """'what if we don't use QLoRA?' read as 'use QLoRA' (the 'don't' dropped) and answered 'What if training method =
+    qlora (was qlora) ... the answers already say so' over a table that changed. The answer is the full fine-tune the
+    answers ask for, priced."""
+    name, draft, advice = _planned_as_qlora(tmp_path, rules)
+    reply = ask(question, draft, advice, rules, name)
+    text = reply.text()
+    assert "6,912 USD" in text and not reply.change, text
+
+
+def test_a_negated_value_is_never_read_as_the_change(base, rules):
+    reply = asked(base, rules, "what if we train without fp16?")
+    assert not reply.change and "instead of fp16" in reply.text()

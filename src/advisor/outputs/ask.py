@@ -28,7 +28,7 @@ from typing import Any
 
 from advisor.decision.advice import Advice, advise, hours_text, money, pct_change
 from advisor.decision.decide import COST_TIE, best_at, dominates, preference
-from advisor.decision.explain import PLAN_SOURCE, best_option_at, gpu_type_name, notes
+from advisor.decision.explain import PLAN_SOURCE, best_option_at, gpu_type_name, method_names, notes
 from advisor.inputs.answers import STRATEGIES, Answers, _fields_at, answers_from_mapping
 from advisor.knowledge.catalog import gpu_catalog, resolve_gpu
 from advisor.base.errors import AdvisorError, AnswerError
@@ -633,17 +633,25 @@ def _keep_the_work(ctx: Context, change: dict[str, Any]) -> list[str]:
         return notes + [_("The measured {time} trains about {implied} tokens; {tokens} tokens on the same setup take {hours}.",
                           time=hours_text(a.training.baseline_hours), implied=f"{implied / 1e9:,.4g}B", tokens=f"{new / 1e9:,.4g}B",
                           hours=hours_text(hours))]
-    # The measured run holds for today's GPUs, their count, links and precision and today's framework: any change to
-    # those keeps the work of a run (the tokens it implies) and lets the model price the new setup (review: an H800
-    # what-if re-used the A100 run's time).
-    moved = {"cluster.gpus", "cluster.gpu", "cluster.gpus_per_node", "cluster.inter_node_gbps", "cluster.intra_node",
-             "training.precision", "training.current_strategy", "training.method"}
-    if not moved & set(change) or a.training.tokens is not None:
+    # The measured run holds for today's model on today's GPUs, count, links, precision, batch and framework: a change
+    # to any of those keeps the work of a run (the tokens the answers give, or the ones the run implies) and lets the
+    # model price the new setup (review: an H800 what-if re-used the A100 run's time; user try 2026-12-05: a 70B model
+    # kept the 7B's measured time, and with tokens given, twice the GPUs kept the measured time at twice the cost).
+    if not any(not path.startswith(KEEPS_THE_MEASURED_RUN) and not _same_value(value, _today_value(ctx.advice, path))
+               for path, value in change.items()):
         return notes
-    tokens = float(ctx.advice.evaluation.context["tokens"])
+    tokens = float(a.training.tokens) if a.training.tokens is not None else float(ctx.advice.evaluation.context["tokens"])
     change.update({"training.tokens": f"{tokens / 1e9:.4g}B", "training.duration_days": None, "training.duration_hours": None})
     return notes + [_("The measured {time} was on today's {gpus} GPUs; on another setup the run keeps its work, {tokens} tokens.",
               time=hours_text(a.training.baseline_hours), gpus=a.cluster.gpus, tokens=f"{tokens / 1e9:,.4g}B")]
+
+
+KEEPS_THE_MEASURED_RUN = ("budget.", "project.", "team.", "training.deadline_days", "training.runs_per_month", "training.tokens",
+                          "training.duration_days", "training.duration_hours", "cluster.max_gpus", "cluster.multi_tenant",
+                          "cluster.cpu_memory_gb_per_node", "cluster.candidates")
+"""What-if fields that leave the measured run's speed as it is (money, dates, cadence, a ceiling on GPUs, who the
+team is): every other change (the model, the GPUs, the links, the batch, the precision, the method, the framework)
+is a setup the measured time was not taken on."""
 
 
 def _rerun(ctx: Context, change: dict[str, Any]) -> Advice:
@@ -722,6 +730,22 @@ def _shown(value: Any, path: str = "", advice: Advice | None = None) -> str:
     return str(value)
 
 
+def _today_value(advice: Advice, path: str) -> Any:
+    """A field as the answers give it today: the fine-tuning method asked for, not the one the plan switched to (the
+    what-if 'training method = finetune' on a full fine-tune planned as QLoRA said 'was qlora')."""
+    if path == "training.method" and advice.method_changed:
+        return advice.asked_method
+    return _answer_value(advice.today_answers, path)
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    """Whether a what-if's value (as written: '128', 'finetune', '3天') is the one the answers hold."""
+    if str(a).strip().lower() == str(b).strip().lower():
+        return True
+    x, y = _number(a), _number(b)
+    return x is not None and y is not None and x == y
+
+
 def _answer_value(answers: Answers, path: str) -> Any:
     section, key = path.split(".")
     value = getattr(getattr(answers, section), key)
@@ -773,8 +797,57 @@ def _scaled(ctx: Context, slot: Slot, path: str, value: str) -> str:
 _BOOLEAN_WORDS = {"true": True, "false": False, "yes": True, "no": False}
 
 
+NEGATED = re.compile(r"(?:\b(?:don'?t|do not|doesn'?t|not|never|without|no longer|stop|avoid|skip)\b(?:\s+(?:use|using|run|running|do|doing|go|going|with|train|training|the|a|an|to))*\s*$"
+                     r"|(?:不用|不要|别用|不使用|不做|不采用|不走|别|不)\s*$)")
+"""Words that turn the value after them into what not to do: 'don't use QLoRA', '不用 LoRA'."""
+
+
+def _negated(ctx: Context, slots: dict[str, list[str]]) -> str | None:
+    """The value the question asks to do without, if any: a what-if sets what to use, so a negated value is not a change."""
+    text = normalise(ctx.question).lower()
+    for values in slots.values():
+        for value in values:
+            shown = value.split("=", 1)[-1]
+            for m in re.finditer(re.escape(shown.lower()), text):
+                if NEGATED.search(text[:m.start()]):
+                    return shown
+            for alias, sid in ctx.data.strategy_names.items():  # 'zero-3' in the question, deepspeed-zero3 in the slot
+                if sid == value:
+                    for m in re.finditer(r"(?<![\w-])" + re.escape(alias) + r"(?![\w-])", text):
+                        if NEGATED.search(text[:m.start()]):
+                            return alias
+    return None
+
+
+def _without(ctx: Context, what: str) -> Reply:
+    """'What if we don't use QLoRA?': where the plan chose a lighter method than the one asked, the method as asked is
+    the answer; otherwise the question is turned back into one that names what to use."""
+    a = ctx.advice
+    names = method_names()
+    if a.method_changed and what.lower() in (a.method, names.get(a.method, "").lower()):
+        return Reply(ctx.question, "what_if", lines=[a.method_reason() or ""], sources=[PLAN_SOURCE])
+    return Reply(ctx.question, None, lines=[_("A what-if sets what to use, not what to leave out: name what to use instead of {what}.", what=what)],
+                 suggestions=suggestions("", ctx.data, advice=a))
+
+
+def _what_if_asked(ctx: Context, slots: dict[str, list[str]]) -> Reply:
+    """A question read as a what-if: one that names what to leave out ('don't use QLoRA') is not a change to make
+    ('why not H800?' reaches _what_if through why_not, where the 'not' is the question's own)."""
+    negated = _negated(ctx, slots)
+    if negated is not None:
+        return _without(ctx, negated)
+    return _what_if(ctx, slots)
+
+
 def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | None = None) -> Reply:
     change = _slot_change(ctx, slots) | (extra or {})
+    a = ctx.advice
+    if a.method_changed and str(change.get("training.method", "")).lower() == a.method:
+        # 'what if we use QLoRA?' where the plan already does: say so, and what the method asked for costs
+        names = method_names()
+        return Reply(ctx.question, "what_if", sources=[PLAN_SOURCE], lines=[
+            _("The plan already fine-tunes with {method}; the answers ask for a {asked}.", method=names[a.method], asked=names[a.asked_method or ""]),
+            a.method_reason() or ""])
     method = slots.get("method")
     if method and method[0] in ctx.data.groups:
         return Reply(ctx.question, None, lines=[_("'{name}' covers several strategies; name one.", name=method[0])],
@@ -797,13 +870,15 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
     kept = _keep_the_work(ctx, change)
     new = _rerun(ctx, change)
     said = ", ".join(
-        shown_as.get(path) or _("{what} = {new} (was {old})", what=_label(ctx, path), new=_shown(_answer_value(new.today_answers, path), path, new),
-                                old=_shown(_answer_value(base.today_answers, path), path, base))
+        shown_as.get(path) or _("{what} = {new} (was {old})", what=_label(ctx, path), new=_shown(_today_value(new, path), path, new),
+                                old=_shown(_today_value(base, path), path, base))
         for path in change if path in asked)
     cb, cn = base.plan.chosen, new.plan.chosen
     lines = [_("What if {change}:", change=said), *assumed, *kept]
-    if all(_answer_value(new.today_answers, p) == _answer_value(base.today_answers, p) for p in asked):
+    if all(_today_value(new, p) == _today_value(base, p) for p in asked):
         lines.append(_("The answers already say so: the advice stays as it is."))
+        if "training.method" in asked and base.method_changed:
+            lines.append(base.method_reason() or "")  # the method asked for is planned another way: say why and what it costs
     elif (cn.strategy, cn.gpus, cn.gpu, cn.spot) == (cb.strategy, cb.gpus, cb.gpu, cb.spot):
         lines.append(_("The plan stays {plan}: {time} a run ({dt}) for {cost} ({dc}).", plan=_plan_text(new), time=hours_text(cn.hours),
                        dt=pct_change(cn.hours, cb.hours), cost=money(cn.cost, str(new.facts["currency"])), dc=pct_change(cn.cost, cb.cost)))
@@ -1451,7 +1526,7 @@ def _spot(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     return Reply(ctx.question, "spot", lines=lines, sources=list(term.source))
 
 
-ANSWERERS = {"compare": _compare, "why_not": _why_not, "why": _why, "explain": _explain, "what_if": _what_if, "spot": _spot,
+ANSWERERS = {"compare": _compare, "why_not": _why_not, "why": _why, "explain": _explain, "what_if": _what_if_asked, "spot": _spot,
              "worth_it": _worth_it, "brief": _brief, "risks": _risks, "cheaper": _cheaper, "faster": _faster, "how_long": _how_long,
              "cost": _cost}
 
