@@ -218,3 +218,32 @@ def test_an_optional_field_says_optional_once(lang):
             for field in step.fields:
                 if field.optional:
                     assert not any(m in field.label.lower() for m in marks), (step.id, field.label)
+
+
+@pytest.mark.parametrize(("typed", "lang", "said"), [("3天", "zh", "采用已知的 3 天训练"), ("72h", "en", "known 3-day run"),
+                                                     ("3", "en", "known 3-day run")])
+def test_a_known_run_typed_with_its_unit_is_said_once(typed, lang, said):
+    """Typing '3天' on the training step said '采用已知的 3天 天训练' (the unit twice)."""
+    from advisor.inputs.questions import DEFAULT_TOKENS, reconcile
+
+    with language(lang):
+        note = reconcile({"training": {"duration_days": typed, "tokens": DEFAULT_TOKENS}}, {"training": {}})
+    assert note is not None and said in note, note
+
+
+@pytest.mark.parametrize(("value", "lang", "said", "not_said"), [
+    ("none", "en", "with no activation recomputation:", "none recomputation"),
+    ("none", "zh", "不做激活重计算", "none"),
+    ("full on 50% of layers", "en", "with full recomputation on 50% of layers:", "full on 50% of layers recomputation"),
+    ("selective", "zh", "选择性重计算", "selective"),
+])
+def test_the_profiling_item_says_the_recomputation_in_words(rules, value, lang, said, not_said):
+    """The checklist read 'micro-batch 2 with none recomputation' (and '、none 重计算下' in Chinese): a fact's raw value."""
+    from advisor.knowledge.rules import render_template
+
+    rule = next(r for r in rules.rules if r.id == "memory-activations-profile")
+    facts = {"chosen_framework": "DeepSpeed ZeRO stage 2", "seq_len": 2048.0, "chosen_micro_batch": 2.0, "chosen_recompute": value,
+             "chosen_memory_gb": 54.3, "gpu_memory_gb": 85.5}
+    with language(lang):
+        text = render_template(rule.then.checklist[0], facts)
+    assert said in text and not_said not in text, text

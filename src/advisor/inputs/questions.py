@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from advisor.knowledge.gpurows import gpu_rows
 from advisor.knowledge.strategies import STATE_BYTES_PER_PARAM, STRATEGIES
 from advisor.base.i18n import _, zh
-from advisor.base.units import parse_quantity
+from advisor.base.units import parse_duration, parse_quantity
 
 if TYPE_CHECKING:  # the answers model needs pydantic: loaded at the first validation, after the first question is drawn
     from advisor.inputs.answers import Answers
@@ -188,8 +188,11 @@ def reconcile(draft: dict[str, Any], before: dict[str, Any]) -> str | None:
     had_duration = before.get("training", {}).get("duration_days") is not None
     if training.get("duration_days") is not None and not had_duration and training.get("tokens") == DEFAULT_TOKENS:
         training.pop("tokens", None)
-        return _("Using the known {days}-day run; the default {tokens} tokens were dropped.", days=display(training["duration_days"]),
-                 tokens=DEFAULT_TOKENS)
+        try:  # '3天' or '72h' as typed: said in days, the unit once ('采用已知的 3天 天训练' said it twice)
+            days: Any = display(float(parse_duration(training["duration_days"], "days")))
+        except (TypeError, ValueError):
+            days = display(training["duration_days"])  # the answers' own check words the error
+        return _("Using the known {days}-day run; the default {tokens} tokens were dropped.", days=days, tokens=DEFAULT_TOKENS)
     return None
 
 

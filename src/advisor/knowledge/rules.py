@@ -34,7 +34,7 @@ from collections.abc import Callable
 
 from advisor.knowledge.strategies import STRATEGIES
 from advisor.base.errors import AdvisorError, RuleLoadError
-from advisor.knowledge.vocabulary import BOOL, FACTS, NUMBER, TEXT
+from advisor.knowledge.vocabulary import BOOL, FACTS, NUMBER, SAID_AS, TEXT
 from advisor.base.i18n import LANGUAGES, _, singular, zh
 from advisor.base.safeload import cache_file, parse_mapping_cached, read_text, write_cache
 from advisor.base.units import count, format_number, money
@@ -886,7 +886,8 @@ def render_template(text: str | Text, facts: dict[str, Any]) -> str:
                 except ValueError:
                     return format(value, "g")
             return format_number(value)
-        return str(value)
+        said = SAID_AS.get(name)
+        return said(str(value)) if said else str(value)
 
     filled = _TEMPLATE.sub(fill, text)
     return filled if zh() else singular(filled)

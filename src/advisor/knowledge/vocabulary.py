@@ -16,6 +16,26 @@ PARTIAL_RECOMPUTE_NAMES = ("full on 25% of layers", "full on 50% of layers", "fu
 NUMBER, BOOL, TEXT = "number", "bool", "text"
 
 
+def recompute_said(value: str) -> str:
+    """A recomputation setting in words, as a rule's text says it ('micro-batch 2 with no activation recomputation'), in
+    the current language; the fact keeps its value ('none', 'full on 50% of layers') for conditions."""
+    from advisor.base.i18n import _
+
+    if value == "none":
+        return _("no activation recomputation")
+    if value == "selective":
+        return _("selective recomputation")
+    if value == "full":
+        return _("full recomputation")
+    if value.startswith("full on ") and value.endswith(" of layers"):
+        return _("full recomputation on {share} of layers", share=value.removeprefix("full on ").removesuffix(" of layers"))
+    return value
+
+
+SAID_AS = {"chosen_recompute": recompute_said}
+"""Text facts whose values a rule's text says in words (render_template), not as the value a condition tests."""
+
+
 class FactSpec(Struct, frozen=True):
     """A fact rules may name: its type, allowed values for text facts, and a description."""
 
