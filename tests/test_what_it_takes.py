@@ -142,3 +142,27 @@ def test_keeping_todays_setup_that_misses_the_deadline_is_not_called_no_change_n
         line = headline(advice)
     assert "No change needed" not in line and "无需改动" not in line, line
     assert ("2-day deadline" in line) if lang == "en" else ("2 天" in line), line
+
+
+@pytest.mark.parametrize(("meets", "hours", "word"), [(True, 100.0, "met"), (False, 4.7 * 24, "at risk"), (False, 6 * 24, "missed"),
+                                                       (None, 10.0, "—")])
+def test_a_deadline_the_point_meets_but_the_range_does_not_is_at_risk_not_missed(meets, hours, word):
+    """Deadlines are judged on the range's upper end: a 4.7-day plan against a 5-day deadline read 'missed (5.0 days)'
+    beside its own 4.7 days (user try, 2026-12-05). It is at risk; 'missed' is for a point past the date."""
+    from advisor.decision.explain import deadline_word
+
+    assert deadline_word(meets, hours, 5.0) == word
+
+
+def test_keeping_a_setup_whose_range_crosses_the_deadline_says_at_risk(rules):
+    from advisor.decision.explain import headline
+
+    answers = answers_from_mapping({
+        "model": {"params": "13B"}, "training": {"tokens": "28.41B", "method": "finetune", "current_strategy": "deepspeed-zero2",
+                                                 "deadline_days": 5},
+        "cluster": {"gpu": "h100-sxm", "gpus": 16, "max_gpus": 16, "gpus_per_node": 8},
+        "budget": {"price_per_gpu_hour": 3, "currency": "USD"}})
+    advice = advise(answers, rules)
+    p = advice.plan
+    assert p.status_quo and p.deadline_met is False and p.chosen.hours <= 5 * 24, (p.chosen, p.deadline_met)
+    assert "at risk" in headline(advice) and "nothing within reach meets" not in headline(advice), headline(advice)

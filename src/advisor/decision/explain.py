@@ -30,6 +30,16 @@ def method_names() -> dict[str, str]:
     return {m: stage_name(m) for m in ("pretrain", "finetune", "lora", "qlora", "dpo", "grpo", "ppo")}
 
 
+def deadline_word(meets: bool | None, hours: float, deadline_days: float | None) -> str:
+    """A plan against its deadline in one word: met; at risk where the point estimate is inside the date but the range's
+    upper end (on which deadlines are judged, estimate.deadline_hours) is past it; missed where the point is past it."""
+    if meets is None or deadline_days is None:
+        return "—"
+    if meets:
+        return _("met")
+    return _("at risk") if hours <= deadline_days * 24.0 else _("missed")
+
+
 def headline(advice: Advice) -> str:
     """The decision in one sentence: what changes against today (text, memo and TUI all show this one)."""
     p, a = advice.plan, advice.answers
@@ -49,8 +59,12 @@ def headline(advice: Advice) -> str:
                  old=FRAMEWORKS[a.training.current_strategy], fw=fw, gpus=f"{p.chosen.gpus:,}")
     if p.status_quo:
         if p.deadline_met is False:  # nothing that can be had meets the date: keeping today's setup is no 'no change needed'
+            days = a.training.deadline_days or 0
+            if p.chosen.hours <= days * 24.0:
+                return _("Keep {fw} on {gpus} GPUs: the {days}-day deadline is at risk (the estimate's upper end is past it).",
+                         fw=fw, gpus=f"{p.chosen.gpus:,}", days=format_number(days))
             return _("Keep {fw} on {gpus} GPUs: nothing within reach meets the {days}-day deadline.", fw=fw, gpus=f"{p.chosen.gpus:,}",
-                     days=format_number(a.training.deadline_days or 0))
+                     days=format_number(days))
         return _("No change needed: keep {fw} on {gpus} GPUs.", fw=fw, gpus=f"{p.chosen.gpus:,}")
     if p.keeps_strategy:
         return _("Keep {fw}; run on {gpus} GPUs instead of {today}.", fw=fw, gpus=f"{p.chosen.gpus:,}", today=f"{p.today.gpus:,}")

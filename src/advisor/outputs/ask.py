@@ -28,7 +28,7 @@ from typing import Any
 
 from advisor.decision.advice import Advice, advise, hours_text, money, pct_change
 from advisor.decision.decide import COST_TIE, best_at, dominates, preference
-from advisor.decision.explain import PLAN_SOURCE, best_option_at, gpu_type_name, method_names, notes
+from advisor.decision.explain import PLAN_SOURCE, best_option_at, deadline_word, gpu_type_name, method_names, notes
 from advisor.inputs.answers import STRATEGIES, Answers, _fields_at, answers_from_mapping
 from advisor.knowledge.catalog import gpu_catalog, resolve_gpu
 from advisor.base.errors import AdvisorError, AnswerError
@@ -670,10 +670,6 @@ def _plan_cell(strategy: str, gpus: int) -> str:
     return _("{strategy}, {gpus} GPUs", strategy=strategy, gpus=gpus)
 
 
-def _status(ok: bool | None) -> str:
-    return "—" if ok is None else (_("met") if ok else _("missed"))
-
-
 def _within(ok: bool) -> str:
     return _("within") if ok else _("over")
 
@@ -699,8 +695,8 @@ def _outcome_rows(a: Advice, b: Advice) -> list[tuple[str, ...]]:
         rows.append((_("pipeline total"), cell(pa, cur_a), cell(pb, cur_b)))
     da, db = a.answers.training.deadline_days, b.answers.training.deadline_days
     if da is not None or db is not None:
-        rows.append((_("deadline"), _status(ca.meets_deadline) + (f" ({hours_text(da * 24)})" if da else ""),
-                     _status(cb.meets_deadline) + (f" ({hours_text(db * 24)})" if db else "")))
+        rows.append((_("deadline"), deadline_word(ca.meets_deadline, ca.hours, da) + (f" ({hours_text(da * 24)})" if da else ""),
+                     deadline_word(cb.meets_deadline, cb.hours, db) + (f" ({hours_text(db * 24)})" if db else "")))
     if a.answers.budget.limit is not None or b.answers.budget.limit is not None:
         rows.append((_("budget per run"), _within(ca.within_budget), _within(cb.within_budget)))
     if a.answers.budget.monthly_limit is not None or b.answers.budget.monthly_limit is not None:
@@ -1217,7 +1213,8 @@ def _why_gpus(ctx: Context, raw: str, negative: bool) -> Reply:
         (_("cost per month"), money(c.monthly, cur), money(o.monthly, cur)),
     ]
     if a.answers.training.deadline_days is not None:
-        rows.append((_("deadline"), _status(c.meets_deadline), _status(o.meets_deadline)))
+        dd = a.answers.training.deadline_days
+        rows.append((_("deadline"), deadline_word(c.meets_deadline, c.hours, dd), deadline_word(o.meets_deadline, o.hours, dd)))
     return Reply(ctx.question, "why_not" if negative else "why", lines=lines, columns=(_("recommended"), _("{n} GPUs", n=n)),
                  figures=rows, sources=[PLAN_SOURCE, "seed:K6", "seed:K11"])
 

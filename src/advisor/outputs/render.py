@@ -18,7 +18,7 @@ import yaml
 from advisor.decision.policy import COST_TIE
 from advisor.decision.deployment import layout_lines
 from advisor.decision.advice import Advice
-from advisor.decision.explain import PLAN_SOURCE, lost_text, method_names, spot_name
+from advisor.decision.explain import PLAN_SOURCE, deadline_word, lost_text, method_names, spot_name
 from advisor.outputs.posttrain_report import memo_lines as posttrain_memo_lines, summary_rows as posttrain_rows
 from advisor.inputs.answers import STRATEGIES, Answers
 from advisor.estimate import BATCH_NOT_GIVEN
@@ -126,9 +126,9 @@ def summary_rows(report: Report | Advice, user_text: Callable[[str], str] = str)
         rows.append((_("Run budget {amount}", amount=money(a.budget.limit, cur)), today(_within(p.today.cost <= a.budget.limit)),
                      _within(p.chosen.cost <= a.budget.limit)))
     if a.training.deadline_days is not None:
-        met, missed = _("met"), _("missed")
-        rows.append((_("Deadline {n} days", n=format_number(a.training.deadline_days)), today(met if p.today.meets_deadline else missed),
-                     met if p.chosen.meets_deadline else missed))
+        dd = a.training.deadline_days
+        rows.append((_("Deadline {n} days", n=format_number(dd)), today(deadline_word(bool(p.today.meets_deadline), p.today.wall_clock_hours, dd)),
+                     deadline_word(bool(p.chosen.meets_deadline), p.chosen.wall_clock_hours, dd)))
     rows += posttrain_rows(d, a)  # a pipeline's stages, checkpoint storage, serving (outputs/posttrain_report.py)
     if p.greenfield:  # not training yet: nothing to compare with
         rows = [(what, _("not training yet") if i == 0 else "—", rec) for i, (what, _today, rec) in enumerate(rows)]
@@ -747,7 +747,7 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
         if wi.strategy is None:
             add(f"| {wi.gpus:,} | {_('nothing fits')} | | | | |")
             continue
-        dl = "" if wi.meets_deadline is None else (_("met") if wi.meets_deadline else _("missed"))
+        dl = "" if wi.meets_deadline is None else deadline_word(wi.meets_deadline, wi.wall_clock_hours or 0.0, a.training.deadline_days)
         add(f"| {wi.gpus:,} | `{wi.strategy}` | {hours_text(wi.wall_clock_hours or 0)} | {money(wi.cost or 0, cur)} | {dl} | "
             f"{_md(what_if_note(wi, d))} |")
     add("")
