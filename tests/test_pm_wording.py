@@ -247,3 +247,27 @@ def test_the_profiling_item_says_the_recomputation_in_words(rules, value, lang, 
     with language(lang):
         text = render_template(rule.then.checklist[0], facts)
     assert said in text and not_said not in text, text
+
+
+def test_a_qlora_memo_has_no_empty_deepspeed_table_a_peft_memory_convention_and_no_moe_field(rules, tmp_path):
+    """User try (2026-12-05), a 13B full fine-tune planned as QLoRA: the memo printed DeepSpeed's estimator table header
+    with no rows, the full fine-tune's 'Memory convention: 2P + 18P/GPUs' under a QLoRA breakdown, and
+    'experts_per_token: 2' among the answers of a dense model."""
+    from advisor.inputs.answers import answers_from_mapping
+
+    answers = answers_from_mapping({
+        "model": {"params": "13B"},
+        "training": {"method": "finetune", "tokens": "2B", "current_strategy": "deepspeed-zero2", "deadline_days": 5},
+        "cluster": {"gpu": "h100-sxm", "gpus": 32, "gpus_per_node": 8},
+        "budget": {"price_per_gpu_hour": 3, "currency": "USD", "limit": 8000}})
+    for lang in ("en", "zh"):
+        with language(lang):
+            advice = advise(answers, rules)
+            assert advice.method in ("lora", "qlora")
+            memo = to_markdown(advice)
+        lines = memo.splitlines()
+        for i, line in enumerate(lines):
+            if line.startswith("| --- | --- | --- | --- |") and i + 1 < len(lines):
+                assert lines[i + 1].startswith("|"), f"a table with no rows after line {i}: {lines[i - 1]}"
+        assert "2P + 18P" not in memo and "18P/" not in memo
+        assert "experts_per_token" not in memo

@@ -365,6 +365,9 @@ class Advice(Struct):
             training["method"] = self.asked_method
         if training.get("method") == "pretrain":
             del training["method"]
+        model = data.get("model", {})
+        if not self.today_answers.model.moe_experts:  # a default only a mixture of experts reads: not an answer of a dense model
+            model.pop("experts_per_token", None)
         return data
 
 
@@ -459,7 +462,7 @@ def estimate_dict(ev: Evaluation, strategy: str) -> dict[str, Any]:
         "cpu_memory_gb_per_node": float(e.cpu_per_node[0]) / GB,
         "fits": bool(e.fits[0]),
         "cpu_fits": bool(e.cpu_fits[0]),
-        "memory_convention": MEMORY_CONVENTION[strategy],
+        "memory_convention": peft_convention(a.training.method) if a.training.method in ("lora", "qlora") else MEMORY_CONVENTION[strategy],
         "communication_share": float(e.communication_share[0]),
         "communication_seconds_per_step": float(e.comm_s[0]),
         "exposed_communication_seconds_per_step": float(e.exposed_comm_s[0]),
@@ -489,6 +492,15 @@ def estimate_dict(ev: Evaluation, strategy: str) -> dict[str, Any]:
         **({"deepspeed_estimator": deepspeed_rows(ev, strategy)}
            if strategy in DEEPSPEED_ESTIMATED and a.training.method not in ("lora", "qlora") else {}),
     }
+
+
+def peft_convention(method: str) -> str:
+    """How a LoRA / QLoRA plan's memory is counted (estimate.finetune.peft_breakdown), not the full-training formula."""
+    if method == "qlora":
+        return _("the frozen base in 4-bit NF4 (bitsandbytes, with its quantisation constants) plus the adapters in 16 bits "
+                 "with their gradients and Adam states, and the activations on top")
+    return _("the frozen base in 16 bits (2 bytes a parameter) plus the adapters with their gradients and Adam states, "
+             "and the activations on top")
 
 
 def communication_dict(e: StrategyEstimate) -> dict[str, Any]:

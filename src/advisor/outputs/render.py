@@ -927,7 +927,10 @@ def _communication_table(add, e: Estimate) -> None:
 
 
 def _deepspeed_table(add, estimates: dict[str, Alternative]) -> None:
-    """DeepSpeed's own model-state estimate for ZeRO-2 and ZeRO-3, every offload option (GiB, as DeepSpeed prints)."""
+    """DeepSpeed's own model-state estimate for ZeRO-2 and ZeRO-3, every offload option (GiB, as DeepSpeed prints);
+    nothing where it has no rows (a LoRA/QLoRA plan: DeepSpeed's estimator prices full training, not a frozen base)."""
+    if not any(estimates[s].deepspeed_estimator for s in ("deepspeed-zero2", "deepspeed-zero3") if s in estimates):
+        return
     add(_("DeepSpeed's own model-state estimator for this job (estimate_zero2/zero3_model_states_mem_needs; "
           "model states only, activations come on top; CPU figures include DeepSpeed's 1.5 buffer factor):"))
     add("")
