@@ -271,3 +271,25 @@ def test_a_qlora_memo_has_no_empty_deepspeed_table_a_peft_memory_convention_and_
                 assert lines[i + 1].startswith("|"), f"a table with no rows after line {i}: {lines[i - 1]}"
         assert "2P + 18P" not in memo and "18P/" not in memo
         assert "experts_per_token" not in memo
+
+
+def test_the_gpu_count_table_says_why_nothing_runs_at_a_count(rules):
+    """User try (2026-12-05): a 13B fine-tune planned as QLoRA on 16 H100s listed '48 | nothing fits', '64 | nothing fits'
+    where a 16-GPU plan fits: more GPUs never need more memory per GPU here; the fine-tune's batch of sequences is what
+    cannot feed 48 ranks. The table names the reason it has."""
+    from advisor.inputs.answers import answers_from_mapping
+
+    answers = answers_from_mapping({
+        "model": {"params": "13B"},
+        "training": {"method": "finetune", "tokens": "2B", "current_strategy": "deepspeed-zero2", "deadline_days": 5},
+        "cluster": {"gpu": "h100-sxm", "gpus": 32, "gpus_per_node": 8},
+        "budget": {"price_per_gpu_hour": 3, "currency": "USD", "limit": 8000}})
+    advice = advise(answers, rules)
+    rows = {w["gpus"]: w for w in advice.to_dict()["what_if"]}
+    empty = [g for g, w in rows.items() if w["strategy"] is None and g > advice.plan.chosen.gpus]
+    assert empty, rows
+    memo = to_markdown(advice)
+    for g in empty:
+        assert rows[g]["nothing_because"] == "batch", rows[g]
+        assert f"| {g:,} | nothing fits |" not in memo
+        assert f"| {g:,} | the batch cannot feed {g:,} GPUs |" in memo, memo

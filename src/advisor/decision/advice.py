@@ -736,6 +736,8 @@ def price_options(answers: Answers, rules: RuleSet, evals: list[Evaluation]) -> 
                 excluded=tuple(judged.excluded.get(s, ())), score=judged.scores[s],
                 meets_deadline=None if deadline_h is None else h <= deadline_h,
                 within_budget=limit is None or c <= limit, within_monthly=monthly is None or runs * c <= monthly, gpu=gpu, spot=spot,
+                unusable="" if f[f"fits.{s}"] and f[f"cpu_fits.{s}"] and f[f"batch_ok.{s}"] else
+                ("fit" if not f[f"fits.{s}"] else "host-memory" if not f[f"cpu_fits.{s}"] else "batch"),
             ))
     return options
 

@@ -43,6 +43,9 @@ class Option(Struct, frozen=True):
     """The GPU type's catalog id ("custom" for one given inline); empty where one type is searched (issue 22)."""
     spot: bool = False
     """Spot / preemptible capacity (its restarts are in ``hours``)."""
+    unusable: str = ""
+    """Why it cannot run, where it cannot: 'fit' (GPU memory), 'host-memory' (the node's RAM, for offload) or 'batch'
+    (the global batch has fewer sequences than the data-parallel ranks); empty where it runs."""
 
     @property
     def runnable(self) -> bool:

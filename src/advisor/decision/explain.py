@@ -272,8 +272,23 @@ def what_if(advice: Advice) -> list[dict[str, Any]]:
         best = best_option_at(advice, g)
         if best is not None:
             point.update(strategy=best.strategy, wall_clock_hours=best.hours, cost=best.cost, meets_deadline=best.meets_deadline)
+        else:
+            point["nothing_because"] = nothing_because([o for o in p.options if o.gpus == g])
         rows.append(point)
     return rows
+
+
+def nothing_because(here: list[Option]) -> str:
+    """Why nothing runs at one count, the nearest miss first: the batch cannot feed the data-parallel ranks of what fits
+    (what a PM can change: a bigger batch or fewer GPUs; an option that feeds them through model parallelism may still be
+    ruled out, as Megatron is for LoRA); else the rules exclude what runs; else the host's memory; else GPU memory."""
+    if any(o.unusable == "batch" for o in here):
+        return "batch"
+    if any(o.usable for o in here):
+        return "rules"
+    if any(o.unusable == "host-memory" for o in here):
+        return "host-memory"
+    return "fit"
 
 
 def best_option_at(advice: Advice, gpus: int) -> Option | None:

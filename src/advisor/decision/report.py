@@ -312,6 +312,9 @@ class WhatIfPoint(_Part):
     today: bool
     chosen: bool
     cheapest_meeting_deadline: bool
+    nothing_because: Literal["fit", "host-memory", "batch", "rules"] | None = Field(
+        default=None, description="Where nothing runs: every option is out of GPU memory ('fit'), of the node's RAM, has "
+        "more data-parallel ranks than the batch has sequences ('batch'), or runs but the rules exclude it.")
 
 
 class Hardware(_Part):

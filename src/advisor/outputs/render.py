@@ -433,7 +433,7 @@ def to_text(report: Report | Advice) -> str:
     lines.append(_("What if: other GPU counts (best option at each)"))
     for wi in d.what_if:
         if wi.strategy is None:
-            lines.append(f"  {wi.gpus:>7,}  {_('nothing fits')}")
+            lines.append(f"  {wi.gpus:>7,}  {nothing_text(wi)}")
             continue
         dl = "" if wi.meets_deadline is None else (_("  meets deadline") if wi.meets_deadline else _("  misses deadline"))
         note = what_if_note(wi, d)
@@ -446,6 +446,18 @@ def to_text(report: Report | Advice) -> str:
         _section(lines, _("Sources"), [f"  [{i}] {entry}" for i, entry in enumerate(fn.entries, 1)])
     lines.append(_("Rules fired: {ids}", ids=", ".join(fr.id for fr in d.fired_rules)))
     return "\n".join(lines) + "\n"
+
+
+def nothing_text(wi: WhatIfPoint) -> str:
+    """Why no option runs at a count, in the words of the GPU-count table."""
+    why = wi.nothing_because
+    if why == "batch":
+        return _("the batch cannot feed {gpus} GPUs", gpus=f"{wi.gpus:,}")
+    if why == "host-memory":
+        return _("not enough host memory")
+    if why == "rules":
+        return _("ruled out by the rules")
+    return _("nothing fits")
 
 
 def what_if_note(wi: WhatIfPoint, d: Report) -> str:
@@ -745,7 +757,7 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
     add("| --- | --- | --- | --- | --- | --- |")
     for wi in d.what_if:
         if wi.strategy is None:
-            add(f"| {wi.gpus:,} | {_('nothing fits')} | | | | |")
+            add(f"| {wi.gpus:,} | {nothing_text(wi)} | | | | |")
             continue
         dl = "" if wi.meets_deadline is None else deadline_word(wi.meets_deadline, wi.wall_clock_hours or 0.0, a.training.deadline_days)
         add(f"| {wi.gpus:,} | `{wi.strategy}` | {hours_text(wi.wall_clock_hours or 0)} | {money(wi.cost or 0, cur)} | {dl} | "
