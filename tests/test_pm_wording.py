@@ -293,3 +293,13 @@ def test_the_gpu_count_table_says_why_nothing_runs_at_a_count(rules):
         assert rows[g]["nothing_because"] == "batch", rows[g]
         assert f"| {g:,} | nothing fits |" not in memo
         assert f"| {g:,} | the batch cannot feed {g:,} GPUs |" in memo, memo
+
+
+@pytest.mark.parametrize(("lang", "joined"), [("en", "needs no over-design; Plain DDP's all-reduce"), ("zh", "不需要过度设计；纯 DDP")])
+def test_reasons_joined_on_one_line_read_one_stop(lang, joined):
+    """'needs no over-design.; Plain DDP's' (and '。; ' in Chinese) in the options detail and the memo's options table."""
+    from advisor.base.text import join_reasons
+
+    first, second = ("needs no over-design.", "Plain DDP's all-reduce") if lang == "en" else ("不需要过度设计。", "纯 DDP")
+    with language(lang):
+        assert join_reasons([first, second]) == joined

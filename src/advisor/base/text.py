@@ -46,3 +46,12 @@ def shown(text: str) -> str:
     a newline included — written as its escape (\\n, \\x07), so the line stays one line and shows what was there."""
     text = _SEQUENCE.sub("", text)
     return "".join(ch if ch.isprintable() or ch == " " else repr(ch)[1:-1] for ch in text if ch not in _BIDI)
+
+
+def join_reasons(reasons: list[str] | tuple[str, ...]) -> str:
+    """Several reasons as one line: each without its closing full stop, then '; ' ('needs no over-design.; Plain DDP's'
+    read a stop and a semicolon together; in Chinese '。; ')."""
+    from advisor.base.i18n import zh
+
+    parts = [r.strip().rstrip("。.").rstrip() for r in reasons if r and r.strip()]
+    return ("；" if zh() else "; ").join(parts)

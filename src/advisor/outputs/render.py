@@ -26,6 +26,7 @@ from advisor.estimate.finetune import FROZEN_MATMUL_FLOPS_PER_PARAM, TRAINED_FLO
 from advisor.decision.report import Alternative, Estimate, MethodReport, Report, TraceNode, WhatIfPoint
 from advisor.knowledge.strategies import FRAMEWORKS
 from advisor.base.i18n import N_, _, pad
+from advisor.base.text import join_reasons
 
 ANSWER_WORDS = (N_("none"), N_("some"), N_("expert"), N_("mvp"), N_("stable"), N_("frontier"))
 """Answer values the memo shows in words (team experience, project stage): marked so the catalog has them."""
@@ -742,7 +743,7 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
     add("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for est in option_rows(d):
         s = est.strategy
-        why = _("**chosen**") if s == r.strategy else "; ".join(est.why_not)
+        why = _("**chosen**") if s == r.strategy else join_reasons(est.why_not)
         add(
             f"| `{s}` | {_md(FRAMEWORKS[s])} | {_md(_runs_word(est))} | {est.memory_per_gpu_gb:,.1f} | "
             f"{hours_text(est.wall_clock_hours)} | {money(est.cost, cur)} | {est.communication_share:.0%} | "

@@ -18,6 +18,7 @@ from textual.widgets import Button, Checkbox, DataTable, Footer, Header, Input, 
 
 from advisor.decision.advice import Advice
 from advisor.base.errors import AdvisorError
+from advisor.base.text import join_reasons
 from advisor.base.i18n import _, N_
 from advisor.base.units import format_number, money_unit
 from advisor.outputs.render import (answers_of, axis_ticks, count_word, decision_notes, hours_text, money, memo_for_screen,
@@ -233,7 +234,7 @@ class ResultsScreen(Screen[None]):
         rec = self.view.report.recommendation
         est = next(o for o in self.options if o.strategy == s)
         text = (f"{s}: " + _("chosen") + " — " + " ".join(r.text for r in rec.rationale[:1])) if s == rec.strategy \
-            else f"{s}: " + "; ".join(est.why_not)
+            else f"{s}: " + join_reasons(est.why_not)
         self.query_one("#options-detail", Static).update(Text(text))
 
     @on(SelectionList.SelectionHighlighted, "#checklist-list")
