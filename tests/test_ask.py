@@ -827,3 +827,16 @@ def test_a_what_if_on_the_method_the_plan_already_switched_to_answers_with_the_m
 def test_a_negated_value_is_never_read_as_the_change(base, rules):
     reply = asked(base, rules, "what if we train without fp16?")
     assert not reply.change and "instead of fp16" in reply.text()
+
+
+def test_a_what_if_that_changes_the_fine_tuning_method_shows_it(rules, tmp_path):
+    """'what if the deadline is 2 days?' on a full fine-tune planned as QLoRA went back to the full fine-tune on 64 GPUs,
+    over budget; the table beside it had no method row, so the change of method went unsaid (user try, 2026-12-05)."""
+    name, draft, advice = _planned_as_qlora(tmp_path, rules)
+    reply = ask("what if the deadline is 2 days?", draft, advice, rules, name)
+    new = advise(answers_from_mapping(with_change(draft, reply.change), name), rules)
+    assert (advice.method, new.method) == ("qlora", "finetune")  # the case this test is about
+    rows = {r[0]: r[1:] for r in reply.figures}
+    assert rows["method"] == ("QLoRA", "full fine-tune"), rows
+    same = ask("what if the monthly budget is 70k?", draft, advice, rules, name)
+    assert "method" not in {r[0] for r in same.figures}

@@ -684,6 +684,9 @@ def _outcome_rows(a: Advice, b: Advice) -> list[tuple[str, ...]]:
         (_("cost per run"), money(ca.cost, cur_a), money(cb.cost, cur_b)),
         (_("cost per month"), money(ca.monthly, cur_a), money(cb.monthly, cur_b)),
     ]
+    if a.method != b.method:  # a deadline what-if that takes a QLoRA plan back to the full fine-tune asked says so
+        names = method_names()
+        rows.insert(1, (_("method"), names.get(a.method, a.method), names.get(b.method, b.method)))
     from advisor.outputs.posttrain_report import pipeline_total  # issue 35: a pipeline's stages before this one
 
     pa = pipeline_total(a.answers, ca.strategy, ca.gpus, ca.hours, ca.cost)
