@@ -840,3 +840,11 @@ def test_a_what_if_that_changes_the_fine_tuning_method_shows_it(rules, tmp_path)
     assert rows["method"] == ("QLoRA", "full fine-tune"), rows
     same = ask("what if the monthly budget is 70k?", draft, advice, rules, name)
     assert "method" not in {r[0] for r in same.figures}
+
+
+@pytest.mark.parametrize("question", ["why not full fine-tune?", "why not a full finetune", "为什么不用全参数微调？"])
+def test_why_not_the_method_asked_gives_the_reason_the_plan_switched(rules, tmp_path, question):
+    """'why not full fine-tune?' repeated the generic 'How it was chosen' (user try, 2026-12-05)."""
+    name, draft, advice = _planned_as_qlora(tmp_path, rules)
+    reply = ask(question, draft, advice, rules, name)
+    assert reply.intent == "why_not" and "6,912 USD" in reply.text(), reply.text()

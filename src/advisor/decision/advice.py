@@ -164,13 +164,7 @@ class Advice(Struct):
 
     def method_caveat(self) -> str:
         """What LoRA/QLoRA trade against a full fine-tune (cited)."""
-        if self.method == "qlora":
-            return _("QLoRA matched 16-bit full fine-tuning and 16-bit LoRA on the QLoRA paper's benchmarks (arXiv:2305.14314 Sec 4), "
-                     "but it inherits LoRA's limits: LoRA trailed full fine-tuning on code and math in Biderman et al. 2024 "
-                     "(arXiv:2405.09673, 'LoRA Learns Less and Forgets Less'). Compare both on the team's own evaluation set before shipping.")
-        return _("LoRA matched or beat full fine-tuning on the LoRA paper's benchmarks (arXiv:2106.09685 Sec 5), but trailed it on "
-                 "code and math in Biderman et al. 2024 (arXiv:2405.09673, 'LoRA Learns Less and Forgets Less'). Compare both on the "
-                 "team's own evaluation set before shipping.")
+        return peft_caveat(self.method)
 
     @property
     def facts(self) -> dict[str, Any]:
@@ -369,6 +363,17 @@ class Advice(Struct):
         if not self.today_answers.model.moe_experts:  # a default only a mixture of experts reads: not an answer of a dense model
             model.pop("experts_per_token", None)
         return data
+
+
+def peft_caveat(method: str) -> str:
+    """What LoRA (or QLoRA) trades against a full fine-tune, cited: what a PM asking 'is QLoRA worse?' needs."""
+    if method == "qlora":
+        return _("QLoRA matched 16-bit full fine-tuning and 16-bit LoRA on the QLoRA paper's benchmarks (arXiv:2305.14314 Sec 4), "
+                 "but it inherits LoRA's limits: LoRA trailed full fine-tuning on code and math in Biderman et al. 2024 "
+                 "(arXiv:2405.09673, 'LoRA Learns Less and Forgets Less'). Compare both on the team's own evaluation set before shipping.")
+    return _("LoRA matched or beat full fine-tuning on the LoRA paper's benchmarks (arXiv:2106.09685 Sec 5), but trailed it on "
+             "code and math in Biderman et al. 2024 (arXiv:2405.09673, 'LoRA Learns Less and Forgets Less'). Compare both on the "
+             "team's own evaluation set before shipping.")
 
 
 def made_on() -> str:

@@ -26,7 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from advisor.decision.advice import Advice, advise, hours_text, money, pct_change
+from advisor.decision.advice import Advice, advise, hours_text, money, pct_change, peft_caveat
 from advisor.decision.decide import COST_TIE, best_at, dominates, preference
 from advisor.decision.explain import PLAN_SOURCE, best_option_at, deadline_word, gpu_type_name, method_names, notes
 from advisor.inputs.answers import STRATEGIES, Answers, _fields_at, answers_from_mapping
@@ -1139,6 +1139,9 @@ def _why(ctx: Context, slots: dict[str, list[str]], negative: bool = False) -> R
         cols = (a.strategy, s) if s != a.strategy else (s,)
         return Reply(ctx.question, "why_not" if negative else "why", lines=lines, columns=cols, figures=_strategy_rows(ctx, list(cols)),
                      sources=sorted({src for fr in a.fired for src in fr.rule.source if fr.rule.then.score.get(s) or s in fr.rule.then.exclude}))
+    if "train_method" in slots:
+        word = slots["train_method"][0]
+        return _why_method(ctx, str(ctx.data.slots["train_method"].means.get(word, word)), negative)
     if "gpus" in slots:
         return _why_gpus(ctx, slots["gpus"][0], negative)
     if "gpu" in slots:
@@ -1151,6 +1154,21 @@ def _why(ctx: Context, slots: dict[str, list[str]], negative: bool = False) -> R
     lines += [f"• {r['text']}" for r in a.rationale()]
     return Reply(ctx.question, "why", lines=lines, columns=(_("today"), _("recommended")),
                  figures=[(lbl, t, r) for lbl, t, r in _today_rows(a)], sources=[PLAN_SOURCE])
+
+
+def _why_method(ctx: Context, method: str, negative: bool) -> Reply:
+    """'why not a full fine-tune?' where the plan switched to QLoRA: the reason and what the method asked costs; 'why
+    QLoRA?' the same; another method: what it would take, as a what-if."""
+    a = ctx.advice
+    names = method_names()
+    if a.method_changed and method in (a.method, a.asked_method):
+        return Reply(ctx.question, "why_not" if negative else "why", lines=[a.method_reason() or ""], sources=[PLAN_SOURCE, "seed:K4"])
+    if method == a.method:
+        lines = [_("{method} is the method the answers ask for, and the plan keeps it.", method=names.get(method, method))]
+        return Reply(ctx.question, "why_not" if negative else "why", lines=lines, sources=[PLAN_SOURCE])
+    reply = _what_if(ctx, {"train_method": [method]})
+    reply.intent = "why_not" if negative else "why"
+    return reply
 
 
 def _today_rows(a: Advice) -> list[tuple[str, ...]]:
@@ -1226,10 +1244,16 @@ def _why_not(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     return _why(ctx, slots, negative=True)
 
 
+QUALITY = re.compile(r"\b(?:quality|worse|better|accura(?:te|cy)|hurt|degrade|lose|loses|as good)\b|效果|质量|精度|准确|变差|变差|损失|影响")
+"""Words that ask what a method costs in model quality, not what it is."""
+
+
 def _explain(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     term = ctx.data.terms[slots["term"][0]]
     lang = "zh" if zh() else "en"
     lines = [term.text[lang]]
+    if term.id in ("lora", "qlora") and QUALITY.search(normalise(ctx.question).lower()):
+        lines.append(peft_caveat(term.id))  # 'is QLoRA worse?' / 'QLoRA 会影响效果吗？': what it trades, cited
     figures = _term_figures(ctx, term.id)
     return Reply(ctx.question, "explain", lines=lines, columns=(_("in this plan"),) if figures else (), figures=figures,
                  sources=list(term.source))
