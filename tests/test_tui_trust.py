@@ -477,3 +477,30 @@ async def test_the_options_tab_shows_why_an_option_lost_at_80_columns(rules, tmp
         why = labels.index("why not")
         start = sum(c.get_render_width(table) for c in columns[:why])
         assert start <= 80 - 24, (labels, start)
+
+
+def test_chinese_text_wraps_between_characters_not_only_at_spaces():
+    """At 80 columns Chinese wrapped only at its few spaces: '请填团队现在训练用的' ended a line 20 cells short and 'GPU（...'
+    began the next; '赶上 5 / 天的截止时间'. Chinese breaks between any two characters (never before a closing mark)."""
+    from textual._wrap import compute_wrap_offsets
+
+    import advisor.tui.app  # noqa: F401 - installs the line breaking on import
+    from advisor.tui.cjk import CLOSING
+
+    text = ("显存决定哪些框架装得下；峰值算力决定训练要多久。显存优化能让更大的模型在更便宜的 GPU 上训练。请填团队现在训练用的 "
+            "GPU（已知的训练天数是在它上面测的）；想比较别的型号，请在“比较”那一步填写。")
+    width = 78
+    cuts = compute_wrap_offsets(text, width, 4)
+    lines = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+    from rich.cells import cell_len
+
+    assert all(cell_len(line.rstrip()) >= width - 3 for line in lines[:-1]), lines
+    assert not any(line.lstrip()[:1] in CLOSING for line in lines[1:]), lines
+    english = "GPU memory decides which frameworks fit at all; peak speed decides how long the run takes."
+    assert all(english[c - 1] == " " for c in compute_wrap_offsets(english, 30, 4))  # words stay whole
+    from rich._wrap import divide_line  # what Textual's Content (labels, statics) wraps with
+
+    cuts = divide_line(text, width)
+    lines = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+    assert all(cell_len(line.rstrip()) >= width - 3 for line in lines[:-1]), lines
+    assert all(english[c - 1] == " " for c in divide_line(english, 30))

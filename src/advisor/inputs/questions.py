@@ -73,7 +73,8 @@ def steps() -> tuple[Step, ...]:
               Field("training.current_strategy", _("Framework the team runs today"), "choice", choices=_strategy_choices()))),
         Step("gpu", _("Which GPU?"),
              _("GPU memory decides which frameworks fit at all; peak speed decides how long the run takes. "
-               "Memory optimisation can let a bigger model train on cheaper GPUs."),
+               "Memory optimisation can let a bigger model train on cheaper GPUs. Give the GPUs the team trains on today (a "
+               "run's days were measured on them); name another type to price on the comparison step."),
              (Field("cluster.gpu", _("GPU type"), "choice", choices=_gpu_choices()),)),
         Step("gpus", _("How many GPUs?"),
              _("More GPUs is not always faster: when synchronising costs more than the compute it saves, efficiency falls. "

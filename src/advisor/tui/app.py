@@ -27,6 +27,7 @@ from advisor.base.i18n import _, N_, language, zh
 from advisor.inputs.questions import draft_from, steps, validate
 from advisor.knowledge.rules import RuleSet
 from advisor.outputs.io import shown, write_atomic
+from advisor.tui import cjk
 from advisor.tui.common import AnswersChanged, translate_bindings
 from advisor.tui.dialogs import GLOSSARY, ConfirmDialog, HelpScreen, PathDialog, ReviewScreen
 from advisor.tui.look import load_theme, save_theme
@@ -41,6 +42,9 @@ if TYPE_CHECKING:
 
 # ------------------------------------------------------------------------------ the app
 
+
+
+cjk.install()  # Chinese wraps between characters, not only at its spaces (tui/cjk.py)
 
 class AdvisorApp(App[None]):
     """advisor's guided Q&A."""
