@@ -303,3 +303,18 @@ def test_reasons_joined_on_one_line_read_one_stop(lang, joined):
     first, second = ("needs no over-design.", "Plain DDP's all-reduce") if lang == "en" else ("不需要过度设计。", "纯 DDP")
     with language(lang):
         assert join_reasons([first, second]) == joined
+
+
+def test_the_memo_tab_shows_wide_tables_as_records_at_80_columns(rules):
+    """The Memo tab at 80 columns squeezed the options table to 'y…', '4… d…', 'Ex… co…' and wrapped 'Why not' a word a
+    line (user try, 2026-12-05): a table wider than the screen reads as one line a row, each value named; the exported
+    memo keeps its tables."""
+    from advisor.outputs.render import memo_for_screen
+
+    advice = advise(load_answers(EXAMPLES / "customer-service.yaml"), rules)
+    memo = to_markdown(advice)
+    narrow, wide = memo_for_screen(memo, 80), memo_for_screen(memo, 200)
+    widest = max(line.count("|") - 1 for line in narrow.splitlines() if line.startswith("|"))
+    assert widest <= 5, widest
+    assert "- **`fsdp`** — " in narrow and "Why not: " in narrow
+    assert max(line.count("|") - 1 for line in wide.splitlines() if line.startswith("|")) >= 8

@@ -854,11 +854,41 @@ _FOOTNOTE_DEFINITION = re.compile(r"^\[\^(\d+)\]:[ ]?", re.M)
 _FOOTNOTE_REFERENCE = re.compile(r"\[\^(\d+)\]")
 
 
-def memo_for_screen(memo: str) -> str:
+def memo_for_screen(memo: str, width: int | None = None) -> str:
     """The memo as Textual's Markdown widget can show it: that widget has no footnotes, so '[^3]' would show as typed.
-    References become ' [3]' and the Sources section a numbered list; the exported memo keeps GitHub's footnotes."""
+    References become ' [3]' and the Sources section a numbered list; the exported memo keeps GitHub's footnotes.
+
+    ``width``: the screen's columns. A table with more columns than fit (about one per 16 cells) is shown a row a line,
+    each value named ('- **`fsdp`** — Runs: yes · Time: 45.8 h · …'): at 80 columns the widget squeezed a nine-column
+    table to 'y…', '4… d…' and wrapped its last column a word a line."""
     listed = _FOOTNOTE_DEFINITION.sub(lambda m: f"{m.group(1)}. ", memo)
-    return _FOOTNOTE_REFERENCE.sub(lambda m: f" [{m.group(1)}]", listed)
+    text = _FOOTNOTE_REFERENCE.sub(lambda m: f" [{m.group(1)}]", listed)
+    return text if width is None else _narrow_tables(text, max(3, width // 16))
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def _narrow_tables(text: str, most: int) -> str:
+    """Markdown tables with more than ``most`` columns as one bullet a row: the first cell, then 'Header: value' pairs."""
+    lines, out, i = text.splitlines(), [], 0
+    while i < len(lines):
+        line = lines[i]
+        is_table = line.startswith("|") and i + 1 < len(lines) and set(lines[i + 1].replace("|", "").split()) <= {"---", ":---", "---:", ":---:"} \
+            and lines[i + 1].startswith("| ---")
+        if not is_table or len(_cells(line)) <= most:
+            out.append(line)
+            i += 1
+            continue
+        header = _cells(line)
+        i += 2
+        while i < len(lines) and lines[i].startswith("|"):
+            row = _cells(lines[i])
+            pairs = [f"{h}: {v}" for h, v in zip(header[1:], row[1:], strict=False) if v]
+            out.append(f"- **{row[0]}** — " + " · ".join(pairs) if row[0] else "- " + " · ".join(pairs))
+            i += 1
+    return "\n".join(out) + ("\n" if text.endswith("\n") else "")
 
 
 def condition_tree(node: TraceNode, depth: int = 0) -> list[str]:

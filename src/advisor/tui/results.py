@@ -41,7 +41,8 @@ class ResultsView(Struct, frozen=True):
     report: Report
     headline: str
     summary: list[tuple[str, str, str]]
-    memo: Callable[[], str]
+    memo: Callable[..., str]
+    """The memo as the screen shows it, given the screen's width (wide tables as records)."""
     checked: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     """How the choice was made and its trade-offs (the text summary's notes, without the risks shown apart)."""
@@ -58,7 +59,7 @@ class ResultsView(Struct, frozen=True):
         on_line = today_on_the_line(report)  # the line is the plan's GPU type: today's count on another type is not today
         points = tuple(ChartPoint(wi.gpus, (wi.wall_clock_hours or 0.0) / 24.0, wi.cost or 0.0, wi.today and on_line, wi.chosen)
                        for wi in report.what_if if wi.strategy is not None)
-        return cls(report, report.headline, summary_rows(report), lambda: memo_for_screen(to_markdown(report)), checked, tuple(decision_notes(report)), points)
+        return cls(report, report.headline, summary_rows(report), lambda width=None: memo_for_screen(to_markdown(report), width), checked, tuple(decision_notes(report)), points)
 
 
 class ChartPoint(Struct, frozen=True):
@@ -246,7 +247,7 @@ class ResultsScreen(Screen[None]):
     async def _tab(self, event: TabbedContent.TabActivated) -> None:
         """The memo preview is built when first shown: it is the slowest widget on the screen."""
         if event.pane.id == "memo" and not self.query("#memo-preview"):
-            await self.query_one("#memo-scroll", VerticalScroll).mount(Markdown(self.view.memo(), id="memo-preview"))
+            await self.query_one("#memo-scroll", VerticalScroll).mount(Markdown(self.view.memo(self.size.width), id="memo-preview"))
 
     def action_ask(self) -> None:
         self.query_one("#tabs", TabbedContent).active = "ask"
