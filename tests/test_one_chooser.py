@@ -124,3 +124,18 @@ def test_the_sentence_that_says_the_cheapest_wins_names_the_tie_the_table_shows(
     same_count = [o for o in plan.options if o.usable and not o.excluded and o.gpus == chosen.gpus]
     if "the cheapest option wins" in plan.objective and any(o.cost < chosen.cost for o in same_count):
         assert percent(COST_TIE) in plan.objective, plan.objective
+
+
+def test_a_fine_tune_sweep_says_which_method_it_prices(rules, capsys, tmp_path):
+    """`advisor sweep` priced the full fine-tune asked ('Cheapest feasible: deepspeed-zero2 on 32 GPUs, 6,912 USD') while
+    the plan fine-tunes with QLoRA for 5,349 USD: the sweep names the method it prices and how to price the other."""
+    import yaml as _yaml
+
+    path = tmp_path / "answers.yaml"
+    path.write_text(_yaml.safe_dump({
+        "model": {"params": "13B"}, "training": {"method": "finetune", "tokens": "2B", "current_strategy": "deepspeed-zero2"},
+        "cluster": {"gpu": "h100-sxm", "gpus": 32, "gpus_per_node": 8}, "budget": {"price_per_gpu_hour": 3, "currency": "USD"}}),
+        encoding="utf-8")
+    assert main(["sweep", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "Priced as a full fine-tune, as the answers ask" in out and "lora or qlora" in out, out

@@ -18,11 +18,12 @@ from advisor.base.limits import MAX_SEARCH_COUNTS
 from advisor.base.i18n import _, pad
 from advisor.base.units import count, days, format_number, money, parse_count
 from advisor.estimate import GB, cost, estimate_all
-from advisor.decision.advice import options_at
+from advisor.decision.advice import METHOD_ALTERNATIVES, options_at
 from advisor.decision.candidates import GpuType, gpu_types, variant
 from advisor.decision.decide import Option, best_at, preference
 from advisor.knowledge.rules import RuleSet, load_rules
 from advisor.decision.explain import spot_name
+from advisor.estimate.posttrain import stage_name
 
 _RANGE = re.compile(r"^([^.]+)\.\.([^.]+)$")
 MAX_POINTS = MAX_SEARCH_COUNTS
@@ -320,6 +321,13 @@ def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False, today_mark: bo
             line = (_("{label}: nothing in this range meets the deadline", label=label) if deadline
                     else _("{label}: nothing in this range fits", label=label))
         out.append(("" if not markdown else "\n") + line if first else line)
+    method = sw.answers.training.method
+    if method in ("finetune", "lora"):
+        # The sweep prices the method the answers give; the plan may fine-tune a lighter way (decision/advice.py
+        # METHOD_ALTERNATIVES): say so, or its cheapest point reads as a contradiction of the plan (user try, 2026-12-05).
+        out.append(_("Priced as a {method}, as the answers ask; `advisor advise` may plan a lighter method where it costs less: "
+                     "set training.method to {lighter} to price that here.", method=stage_name(method),
+                     lighter=" or ".join(METHOD_ALTERNATIVES[method])))
     return "\n".join(out) + "\n"
 
 
