@@ -320,3 +320,15 @@ def test_the_memo_tab_shows_wide_tables_as_records_at_80_columns(rules):
     assert widest <= 5, widest
     assert "- **`fsdp`** — " in narrow and "Why not: " in narrow
     assert max(line.count("|") - 1 for line in wide.splitlines() if line.startswith("|")) >= 8
+
+
+def test_where_the_models_shape_came_from_is_said_in_chinese():
+    """The Chinese memo's assumptions read 'nearest published shape (18.4B, Megatron-LM 2021 Table 1): hidden rounded to
+    a multiple of 1024, layers solved from params' (user try, 2026-12-05)."""
+    from advisor.decision.advice import shape_source_words
+    from advisor.estimate.workload import infer_shape
+
+    source = infer_shape(13e9, 32000, None, None, None).source
+    with language("zh"):
+        said = shape_source_words(source)
+    assert "最接近的已发表形状" in said and "rounded" not in said, said

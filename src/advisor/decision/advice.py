@@ -8,6 +8,8 @@ questions and the checklist for that plan. A plan that cannot run is never recom
 
 from __future__ import annotations
 
+import re
+
 from msgspec import Struct
 from msgspec.structs import replace
 from typing import TYPE_CHECKING, Any
@@ -376,6 +378,24 @@ def peft_caveat(method: str) -> str:
              "team's own evaluation set before shipping.")
 
 
+_NEAREST_ROUNDED = re.compile(r"nearest published shape \(([0-9.]+)B, Megatron-LM 2021 Table 1\): hidden rounded to a multiple of "
+                              r"([0-9]+), layers solved from params")
+_NEAREST_LAYERS = re.compile(r"layers from the nearest published shape \(([0-9.]+)B, Megatron-LM 2021 Table 1\); hidden solved from params")
+
+
+def shape_source_words(source: str) -> str:
+    """Where the model's shape came from (estimate.workload.infer_shape writes it in English, for the JSON report), in
+    the reader's language: the Chinese memo read 'nearest published shape (18.4B, …): hidden rounded to …'."""
+    if m := _NEAREST_ROUNDED.fullmatch(source):
+        return _("nearest published shape ({size}B, Megatron-LM 2021 Table 1): hidden rounded to a multiple of {width}, layers solved "
+                 "from params", size=m.group(1), width=m.group(2))
+    if m := _NEAREST_LAYERS.fullmatch(source):
+        return _("layers from the nearest published shape ({size}B, Megatron-LM 2021 Table 1); hidden solved from params", size=m.group(1))
+    words = {"given": _("as given"), "hidden solved from params and layers": _("hidden solved from params and layers"),
+             "layers solved from params and hidden": _("layers solved from params and hidden")}
+    return words.get(source, source)
+
+
 def made_on() -> str:
     """The report's date (ISO): today in UTC, or SOURCE_DATE_EPOCH's day when set (the reproducible-builds convention,
     which the golden-file tests use so a memo's bytes do not change with the calendar)."""
@@ -408,7 +428,7 @@ def assumptions(ev: Evaluation) -> list[str]:
                  link=hw.intra_link, intra=f"{hw.intra_bw / GB / link['intra_node']:g}", network=f"{ev.answers.cluster.network_gbps:g}", given=given))
     shape = ev.context["workload"].shape
     out.append(_("Model shape: {layers} layers, hidden {hidden}, {heads} heads ({source}).", layers=shape.layers, hidden=shape.hidden,
-                 heads=shape.heads, source=shape.source))
+                 heads=shape.heads, source=shape_source_words(shape.source)))
     measured = ev.context.get("measured")
     if measured:
         out.append(_("Calibrated to the measured step: {strategy} on {gpus} GPUs ran {measured} tokens/s where the estimate said "
