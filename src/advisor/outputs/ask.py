@@ -835,7 +835,30 @@ def _what_if_asked(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     negated = _negated(ctx, slots)
     if negated is not None:
         return _without(ctx, negated)
+    if "gpus" in slots:
+        slots = {**slots, "gpus": [_gpus_changed_by(ctx, slots["gpus"][0])]}
     return _what_if(ctx, slots)
+
+
+def _gpus_changed_by(ctx: Context, raw: str) -> str:
+    """'add 40 GPUs', '40 more GPUs', '20 fewer GPUs', '增加40张卡', '少16张卡': today's count plus or minus the number,
+    not the number itself ('add 40 GPUs' read as 40 GPUs, user try 2026-12-05); any other phrasing, the number as given."""
+    text = normalise(ctx.question).lower()
+    n = re.escape(raw.lower())
+    unit = r"\s*(?:张|块|个)?\s*(?:[a-z0-9-]+\s+)?(?:gpus?|cards?|accelerators?|卡|显卡)"
+    more = (rf"\b(?:add|adding|another|extra)\s+{n}\s*(?:more\s+)?(?:[a-z0-9-]+\s+)?(?:gpus?|cards?|accelerators?)\b"
+            rf"|(?<![\w.]){n}\s+(?:more|extra|additional)\s+(?:[a-z0-9-]+\s+)?(?:gpus?|cards?|accelerators?)\b"
+            rf"|(?:增加|再多给|再多|多给|多加|再加|加)\s*{n}{unit}")
+    fewer = (rf"(?<![\w.]){n}\s+(?:fewer|less)\s+(?:[a-z0-9-]+\s+)?(?:gpus?|cards?|accelerators?)\b"
+             rf"|\b(?:remove|lose|drop|minus)\s+{n}\s*(?:[a-z0-9-]+\s+)?(?:gpus?|cards?|accelerators?)\b"
+             rf"|(?:减少|少了|少|去掉|拿走|减)\s*{n}{unit}")
+    sign = 1 if re.search(more, text) else -1 if re.search(fewer, text) else 0
+    if not sign:
+        return raw
+    try:
+        return str(int(ctx.advice.today_answers.cluster.gpus + sign * parse_quantity(raw)))
+    except ValueError:
+        return raw  # the answers' own parser words the error on the re-run
 
 
 def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | None = None) -> Reply:
