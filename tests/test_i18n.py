@@ -75,7 +75,7 @@ ALLOWED_DYNAMIC = [
     "tui/dialogs.py", "tui/app.py",  # GLOSSARY, SUB_TITLE (N_)
     "outputs/render.py", "outputs/render.py", "outputs/render.py",  # the default batch's source (N_ in estimate.DEFAULT_BATCHES); experience, stage (render.ANSWER_WORDS)
     "outputs/render.py", "outputs/render.py",  # recomputation and LoRA targets in words (render.RECOMPUTE_WORDS, LORA_TARGET_WORDS)
-    "outputs/render.py", "outputs/render.py",  # the collectives and what they hide behind (render.COLLECTIVE_NAMES, OVERLAP_WORDS)
+    "outputs/render.py", "outputs/render.py",  # the collectives (N_ in estimate/communication.py) and what they hide behind (render.OVERLAP_WORDS)
 ]
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from advisor.base.i18n import N_
 from advisor.knowledge.strategies import POWERSGD_MIN_COMPRESSION_RATE, POWERSGD_WARMUP_SHARE, spec
 from advisor.estimate.finetune import is_peft
 from advisor.estimate.layout import expert_degree
@@ -209,26 +210,26 @@ def communication_plan(
     elif sp.gradient_sync == "all-reduce-per-step":
         # DDP (with no_sync) and ZeRO-1 accumulate locally and reduce once per optimizer step; ZeRO-1's reduce-scatter +
         # all-gather move the same 2P as one all-reduce (Ultra-Scale Playbook).
-        name = "gradient all-reduce" if sp.states == "replicated" else "gradient reduce-scatter + parameter all-gather"
+        name = N_("gradient all-reduce") if sp.states == "replicated" else N_("gradient reduce-scatter + parameter all-gather")
         bucket = DDP_BUCKET_BYTES if sp.states == "replicated" else DEEPSPEED_BUCKET_BYTES
         plan.append(_group_collective(name, "all-reduce", grads, 1.0, n, local_all, hw, LAST_BACKWARD, np.ceil(grads / bucket)))
     elif sp.gradient_sync == "reduce-scatter-per-micro-batch":
         # DeepSpeed's ZeRO-2 engine reduces gradients into their owner's partition in the backward of every micro-step
         # (stage_1_and_2.py: reduce_ipg_grads from the backward hooks), so accumulation does not cut its traffic; the
         # updated 16-bit parameters are all-gathered once per optimizer step.
-        plan.append(_group_collective("gradient reduce-scatter (every micro-batch)", "reduce-scatter", grads, micro, n, local_all, hw, "backward",
+        plan.append(_group_collective(N_("gradient reduce-scatter (every micro-batch)"), "reduce-scatter", grads, micro, n, local_all, hw, "backward",
                                       micro * np.ceil(grads / DEEPSPEED_BUCKET_BYTES)))
-        plan.append(_group_collective("parameter all-gather", "all-gather", 2.0 * updated, 1.0, n, local_all, hw, "backward",
+        plan.append(_group_collective(N_("parameter all-gather"), "all-gather", 2.0 * updated, 1.0, n, local_all, hw, "backward",
                                       np.ceil(2.0 * updated / DEEPSPEED_BUCKET_BYTES)))
     elif sp.gradient_sync == "sharded-params":
         # FSDP2 under FP8 gathers the weights as float8 (torchtitan's enable_fsdp_float8_all_gather); DeepSpeed does not.
         fp8_scale = FP8_ALLGATHER_BYTES / 2.0 if w.fp8 and sp.states == "fsdp" else 1.0
         params16 = w.weight_bytes * moved_params / w.params * fp8_scale  # 16-bit weights, or the frozen LoRA/QLoRA base as stored (NF4 for QLoRA)
         units = w.shape.layers  # one all-gather / reduce-scatter per wrapped block (FSDP unit, ZeRO-3 prefetch bucket)
-        gather = _group_collective("parameter all-gather (forward and backward)", "all-gather", params16, 2.0 * micro, n, local_all, hw, "compute",
+        gather = _group_collective(N_("parameter all-gather (forward and backward)"), "all-gather", params16, 2.0 * micro, n, local_all, hw, "compute",
                                    2.0 * micro * units)
         plan.append(gather)
-        plan.append(_group_collective("gradient reduce-scatter", "reduce-scatter", grads, micro, n, local_all, hw, "compute", micro * units))
+        plan.append(_group_collective(N_("gradient reduce-scatter"), "reduce-scatter", grads, micro, n, local_all, hw, "compute", micro * units))
         # Prefetching hides the *next* unit's all-gather behind the current unit's compute; the first unit of each forward
         # and backward has nothing to hide behind (PyTorch FSDP, arXiv:2304.11277 Sec 3.3.2, forward/backward prefetching).
         plan.append(_first_unit(gather, w, n))
@@ -239,14 +240,14 @@ def communication_plan(
             shard = 2.0 * w.trainable_params / n
             zeros = np.zeros_like(n)
             step_bytes = 2.0 * shard
-            plan.append(Collective("optimizer step over PCIe (gradients out, parameters back)", "pcie", step_bytes, np.ones_like(n),
+            plan.append(Collective(N_("optimizer step over PCIe (gradients out, parameters back)"), "pcie", step_bytes, np.ones_like(n),
                                    zeros, zeros, step_bytes / hw.host_bw, "none"))
             # The Adam update itself runs on the host, bound by its memory bandwidth: each node updates its GPUs' shards.
             per_node = np.minimum(n, g)
             cpu_s = CPU_ADAM_BYTES_PER_PARAM * w.trainable_params / n * per_node / HOST_MEMORY_BW
-            plan.append(Collective("CPU Adam step (host memory)", "cpu", zeros, np.ones_like(n), zeros, zeros, cpu_s, "none"))
+            plan.append(Collective(N_("CPU Adam step (host memory)"), "cpu", zeros, np.ones_like(n), zeros, zeros, cpu_s, "none"))
             fetch = 2.0 * micro * w.weight_bytes / n
-            plan.append(Collective("parameter fetch from CPU over PCIe", "pcie", w.weight_bytes / n, 2.0 * micro, zeros, zeros, fetch / hw.host_bw, "compute"))
+            plan.append(Collective(N_("parameter fetch from CPU over PCIe"), "pcie", w.weight_bytes / n, 2.0 * micro, zeros, zeros, fetch / hw.host_bw, "compute"))
     elif sp.gradient_sync == "hybrid-sharded":
         # HSDP (PyTorch FSDP HYBRID_SHARD, arXiv:2304.11277 Sec 3.2.2): shard inside the node, replicate across nodes. The
         # per-unit all-gathers and reduce-scatters stay on NVLink/PCIe; across nodes each GPU all-reduces only its
@@ -255,12 +256,12 @@ def communication_plan(
         params16 = w.weight_bytes * moved_params / w.params * (FP8_ALLGATHER_BYTES / 2.0 if w.fp8 else 1.0)
         nodes = np.ceil(n / local_all)
         units = w.shape.layers
-        gather = _group_collective("parameter all-gather inside the node (forward and backward)", "all-gather", params16, 2.0 * micro,
+        gather = _group_collective(N_("parameter all-gather inside the node (forward and backward)"), "all-gather", params16, 2.0 * micro,
                                    local_all, local_all, hw, "compute", 2.0 * micro * units)
         plan.append(gather)
-        plan.append(_group_collective("gradient reduce-scatter inside the node", "reduce-scatter", grads, micro, local_all, local_all, hw, "compute",
+        plan.append(_group_collective(N_("gradient reduce-scatter inside the node"), "reduce-scatter", grads, micro, local_all, local_all, hw, "compute",
                                       micro * units))
-        plan.append(_group_collective("gradient all-reduce of each shard across nodes", "all-reduce", grads / local_all, micro, nodes, 1.0, hw,
+        plan.append(_group_collective(N_("gradient all-reduce of each shard across nodes"), "all-reduce", grads / local_all, micro, nodes, 1.0, hw,
                                       "backward", micro * units))
         plan.append(_first_unit(gather, w, n))
     elif sp.gradient_sync == "quantised-sharded":
@@ -269,12 +270,12 @@ def communication_plan(
         # (0.25M across nodes): 0.75M instead of 3M, the paper's 4x. All three run per micro-batch behind compute.
         params16 = w.weight_bytes * moved_params / w.params * np.ones_like(n)  # as stored: 16-bit, or a QLoRA base in NF4
         units = w.shape.layers
-        gather = _group_collective("int8 parameter all-gather, forward (qwZ)", "all-gather", np.minimum(QWZ_BYTES * moved_params, params16),
+        gather = _group_collective(N_("int8 parameter all-gather, forward (qwZ)"), "all-gather", np.minimum(QWZ_BYTES * moved_params, params16),
                                    micro, n, local_all, hw, "compute", micro * units)
         plan.append(gather)
-        plan.append(_group_collective("parameter all-gather inside the node, backward (hpZ)", "all-gather", params16,
+        plan.append(_group_collective(N_("parameter all-gather inside the node, backward (hpZ)"), "all-gather", params16,
                                       micro, local_all, local_all, hw, "compute", micro * units))
-        plan.append(_group_collective("int4 gradient averaging, all-to-all (qgZ)", "reduce-scatter", QGZ_BYTES * updated, micro, n, local_all, hw,
+        plan.append(_group_collective(N_("int4 gradient averaging, all-to-all (qgZ)"), "reduce-scatter", QGZ_BYTES * updated, micro, n, local_all, hw,
                                       "compute", micro * units))
         plan.append(_first_unit(gather, w, n))
     if sp.gradient_sync != "megatron":
@@ -289,12 +290,12 @@ def communication_plan(
     tp_msg = 2.0 * w.seq_len / cp * mb * w.shape.hidden * w.act_scale
     tp_calls = micro * np.ceil(w.shape.layers / pp) * 4.0
     if hw.tp_overlap and hw.tp_overlap_forward_only:  # AsyncTP: the forward's collectives overlap, the backward's do not
-        plan.append(_group_collective("tensor-parallel all-reduce", "all-reduce", tp_msg, tp_calls * ASYNC_TP_FORWARD_SHARE,
+        plan.append(_group_collective(N_("tensor-parallel all-reduce"), "all-reduce", tp_msg, tp_calls * ASYNC_TP_FORWARD_SHARE,
                                       tp, tp, hw, TENSOR_OVERLAP))
-        plan.append(_group_collective("tensor-parallel all-reduce (backward)", "all-reduce", tp_msg,
+        plan.append(_group_collective(N_("tensor-parallel all-reduce (backward)"), "all-reduce", tp_msg,
                                       tp_calls * (1.0 - ASYNC_TP_FORWARD_SHARE), tp, tp, hw, "none"))
     else:
-        plan.append(_group_collective("tensor-parallel all-reduce", "all-reduce", tp_msg, tp_calls, tp, tp, hw,
+        plan.append(_group_collective(N_("tensor-parallel all-reduce"), "all-reduce", tp_msg, tp_calls, tp, tp, hw,
                                       TENSOR_OVERLAP if hw.tp_overlap else "none"))
     # Pipeline: activations forward and their gradients backward at each stage boundary, s·b·h per micro-batch
     # (Ultra-Scale Playbook), split across the TP ranks (Megatron's scatter/gather), over the network; an interleaved
@@ -312,9 +313,9 @@ def communication_plan(
     chunks = np.maximum(micro * vpp, 1.0)
     warm = 2.0 * (pp - 1.0) + (vpp - 1.0) * pp
     steady = np.where(vpp > 1, np.clip((chunks - warm) / chunks, 0.0, 1.0), 0.0)
-    plan.append(Collective("pipeline send/recv", "send/recv", p2p, p2p_calls, np.zeros_like(n), (1.0 - steady) * net, (1.0 - steady) * p2p_s,
+    plan.append(Collective(N_("pipeline send/recv"), "send/recv", p2p, p2p_calls, np.zeros_like(n), (1.0 - steady) * net, (1.0 - steady) * p2p_s,
                            "none"))
-    plan.append(Collective("pipeline send/recv (interleaved steady phase, overlapped)", "send/recv", p2p, p2p_calls, np.zeros_like(n),
+    plan.append(Collective(N_("pipeline send/recv (interleaved steady phase, overlapped)"), "send/recv", p2p, p2p_calls, np.zeros_like(n),
                            steady * net, steady * p2p_s, "compute"))
     # Context parallelism (ring attention): each rank passes its chunk's keys and values round the CP ring, once
     # forward and twice backward per layer, overlapped with the attention it feeds (Llama 3 Sec 3.3.2; Ultra-Scale
@@ -324,7 +325,7 @@ def communication_plan(
     moved = kv * (cp - 1.0) * cp_calls
     in_node = tp * cp <= hw.gpus_per_node
     cp_intra, cp_inter = np.where(in_node, moved, 0.0), np.where(in_node, 0.0, moved)
-    plan.append(Collective("context-parallel K/V exchange", "send/recv", kv * np.ones_like(n), cp_calls * np.ones_like(n),
+    plan.append(Collective(N_("context-parallel K/V exchange"), "send/recv", kv * np.ones_like(n), cp_calls * np.ones_like(n),
                            cp_intra * np.ones_like(n), cp_inter * np.ones_like(n),
                            cp_intra / hw.intra_bw + cp_inter / hw.inter_bw_per_gpu, ATTENTION))
     if w.is_moe:
@@ -402,7 +403,7 @@ def _powersgd_plan(w: Workload, hw: Hardware, n: np.ndarray, local: np.ndarray, 
     warm = POWERSGD_WARMUP_SHARE
     buckets = np.ceil(grads / DDP_BUCKET_BYTES)  # the hook runs per DDP bucket: each of its all-reduces once a bucket
     return [
-        _group_collective("1-D tensors and small matrices, all-reduced uncompressed (PowerSGD)", "all-reduce",
+        _group_collective(N_("1-D tensors and small matrices, all-reduced uncompressed (PowerSGD)"), "all-reduce",
                           vol.uncompressed_elements * per_element, 1.0 - warm, n, local, hw, LAST_BACKWARD, (1.0 - warm) * buckets),
         _group_collective(f"PowerSGD P factors, all-reduce (rank {rank})", "all-reduce", vol.p_elements * per_element, 1.0 - warm, n, local,
                           hw, LAST_BACKWARD, (1.0 - warm) * buckets),
@@ -432,12 +433,12 @@ def _megatron_gradient_reduction(hw: Hardware, n: np.ndarray, tp: np.ndarray, pp
     'reduce-scatter ... all-gather' in place of the all-reduce)."""
     scatter = _megatron_reduce_scatter(hw, n, tp, pp, grads)
     if np.array_equal(params16, grads):  # 16-bit gradients: the gather moves the same bytes in the same calls
-        gather = Collective("data-parallel parameter all-gather", "all-gather", scatter.payload, scatter.calls, scatter.intra_bytes,
+        gather = Collective(N_("data-parallel parameter all-gather"), "all-gather", scatter.payload, scatter.calls, scatter.intra_bytes,
                             scatter.inter_bytes, scatter.seconds, FIRST_FORWARD)
     else:
         dp = n / (tp * pp)
         gathered = params16 / (tp * pp)
-        gather = _group_collective("data-parallel parameter all-gather", "all-gather", gathered, 1.0, dp,
+        gather = _group_collective(N_("data-parallel parameter all-gather"), "all-gather", gathered, 1.0, dp,
                                    np.clip(hw.gpus_per_node / (tp * pp), 1.0, dp), hw, FIRST_FORWARD,
                                    np.ceil(gathered / (MEGATRON_BUCKET_BYTES * np.maximum(1.0, dp / 40.0))))
     return [scatter, gather]
@@ -449,7 +450,7 @@ def _megatron_reduce_scatter(hw: Hardware, n: np.ndarray, tp: np.ndarray, pp: np
     dp_local = np.clip(hw.gpus_per_node / (tp * pp), 1.0, dp)
     shard = grads / (tp * pp)
     bucket = MEGATRON_BUCKET_BYTES * np.maximum(1.0, dp / 40.0)
-    return _group_collective("data-parallel gradient reduce-scatter", "reduce-scatter", shard, 1.0, dp, dp_local, hw, LAST_BACKWARD,
+    return _group_collective(N_("data-parallel gradient reduce-scatter"), "reduce-scatter", shard, 1.0, dp, dp_local, hw, LAST_BACKWARD,
                              np.ceil(shard / bucket))
 
 
@@ -463,7 +464,7 @@ def _first_unit(gather: Collective, w: Workload, n: np.ndarray) -> Collective:
     """The first unit's all-gather of each pass: prefetching hides the next unit's gather behind the current unit's
     compute, and the first has nothing to hide behind (PyTorch FSDP, arXiv:2304.11277 Sec 3.3.2)."""
     first = gather.seconds / max(1, w.shape.layers)
-    return Collective("first layer's all-gather (nothing to prefetch behind)", "all-gather", gather.payload / max(1, w.shape.layers),
+    return Collective(N_("first layer's all-gather (nothing to prefetch behind)"), "all-gather", gather.payload / max(1, w.shape.layers),
                       gather.calls, np.zeros_like(n), np.zeros_like(n), first, "none")
 
 
@@ -489,7 +490,7 @@ def _expert_all_to_all(w: Workload, hw: Hardware, n: np.ndarray, ep: np.ndarray,
         intra = per_copy * calls * gpus_copies * (local - 1.0) / local
         inter = per_copy * calls * node_copies
     overlap = "compute" if hw.ep_overlap else "none"
-    return Collective("expert all-to-all", "all-to-all", msg * np.ones_like(n), calls * np.ones_like(n), intra * np.ones_like(n),
+    return Collective(N_("expert all-to-all"), "all-to-all", msg * np.ones_like(n), calls * np.ones_like(n), intra * np.ones_like(n),
                       inter * np.ones_like(n), intra / hw.intra_bw + inter / hw.inter_bw_per_gpu, overlap)
 
 

@@ -969,35 +969,6 @@ def _communication_table(add, e: Estimate) -> None:
     add("")
 
 
-COLLECTIVE_NAMES = (
-    N_("gradient all-reduce"),
-    N_("gradient reduce-scatter + parameter all-gather"),
-    N_("gradient reduce-scatter (every micro-batch)"),
-    N_("parameter all-gather"),
-    N_("parameter all-gather (forward and backward)"),
-    N_("gradient reduce-scatter"),
-    N_("optimizer step over PCIe (gradients out, parameters back)"),
-    N_("CPU Adam step (host memory)"),
-    N_("parameter fetch from CPU over PCIe"),
-    N_("parameter all-gather inside the node (forward and backward)"),
-    N_("gradient reduce-scatter inside the node"),
-    N_("gradient all-reduce of each shard across nodes"),
-    N_("int8 parameter all-gather, forward (qwZ)"),
-    N_("parameter all-gather inside the node, backward (hpZ)"),
-    N_("int4 gradient averaging, all-to-all (qgZ)"),
-    N_("tensor-parallel all-reduce"),
-    N_("tensor-parallel all-reduce (backward)"),
-    N_("pipeline send/recv"),
-    N_("pipeline send/recv (interleaved steady phase, overlapped)"),
-    N_("context-parallel K/V exchange"),
-    N_("1-D tensors and small matrices, all-reduced uncompressed (PowerSGD)"),
-    N_("data-parallel parameter all-gather"),
-    N_("data-parallel gradient reduce-scatter"),
-    N_("first layer's all-gather (nothing to prefetch behind)"),
-    N_("expert all-to-all"),
-)
-"""The collectives the estimate names (estimate/communication.py), as the memo's table says them in each language."""
-
 OVERLAP_WORDS = {"backward": N_("each backward pass"), "last-backward": N_("the last micro-batch's backward"), "compute": N_("compute"),
                  "none": N_("nothing to hide behind"), "attention": N_("the attention computation"), "tensor-gemm": N_("the tensor-parallel matrix multiplications"),
                  "first-forward": N_("the first forward pass"), "warm-up": N_("the pipeline's warm-up")}
@@ -1005,9 +976,9 @@ OVERLAP_WORDS = {"backward": N_("each backward pass"), "last-backward": N_("the 
 
 
 def collective_words(name: str) -> str:
-    """A collective's name in the current language (the estimate names them in English; a name with figures in it, as
-    PowerSGD's rank, stays as named)."""
-    return _(name) if name in COLLECTIVE_NAMES else name
+    """A collective's name in the current language: the estimate names them in English, each marked N_ where it is
+    written (estimate/communication.py); a name with figures in it, as PowerSGD's rank, has no entry and stays as named."""
+    return _(name)
 
 
 def overlap_words(kind: str) -> str:
