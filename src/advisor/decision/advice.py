@@ -26,7 +26,7 @@ from advisor.estimate import (ASSUMPTIONS, GB, INTERRUPTIONS_PER_GPU_HOUR, Strat
 from advisor.decision.deployment import deployment
 from advisor.decision import explain
 from advisor.decision.explain import PLAN_SOURCE, method_names
-from advisor.estimate.finetune import frozen_base_bytes, peft_breakdown
+from advisor.estimate.finetune import PEFT_METHODS, frozen_base_bytes, peft_breakdown
 from advisor.decision.takes import Change, what_it_takes
 from advisor.decision.candidates import gpu_id, gpu_types, other_type_change, pick, variant
 from advisor.decision.facts import Evaluation, _cadence_hours, evaluate_counts, gpu_bound_hours, runs_per_month
@@ -487,7 +487,7 @@ def estimate_dict(ev: Evaluation, strategy: str) -> dict[str, Any]:
         "cpu_memory_gb_per_node": float(e.cpu_per_node[0]) / GB,
         "fits": bool(e.fits[0]),
         "cpu_fits": bool(e.cpu_fits[0]),
-        "memory_convention": peft_convention(a.training.method) if a.training.method in ("lora", "qlora") else MEMORY_CONVENTION[strategy],
+        "memory_convention": peft_convention(a.training.method) if a.training.method in PEFT_METHODS else MEMORY_CONVENTION[strategy],
         "communication_share": float(e.communication_share[0]),
         "communication_seconds_per_step": float(e.comm_s[0]),
         "exposed_communication_seconds_per_step": float(e.exposed_comm_s[0]),
@@ -515,7 +515,7 @@ def estimate_dict(ev: Evaluation, strategy: str) -> dict[str, Any]:
         "context_parallel": int(e.cp[0]),
         "data_parallel": int(gpus // (e.tp[0] * e.pp[0] * e.cp[0])),
         **({"deepspeed_estimator": deepspeed_rows(ev, strategy)}
-           if strategy in DEEPSPEED_ESTIMATED and a.training.method not in ("lora", "qlora") else {}),
+           if strategy in DEEPSPEED_ESTIMATED and a.training.method not in PEFT_METHODS else {}),
     }
 
 
@@ -756,13 +756,13 @@ def price_options(answers: Answers, rules: RuleSet, evals: list[Evaluation]) -> 
         f = ev.facts
         for s in STRATEGIES:
             h, c = f[f"hours.{s}"], f[f"cost.{s}"]
+            unusable = "fit" if not f[f"fits.{s}"] else "host-memory" if not f[f"cpu_fits.{s}"] else "" if f[f"batch_ok.{s}"] else "batch"
             options.append(Option(
-                strategy=s, gpus=ev.gpus, hours=h, cost=c, monthly=runs * c, usable=f[f"fits.{s}"] and f[f"cpu_fits.{s}"] and f[f"batch_ok.{s}"],
+                strategy=s, gpus=ev.gpus, hours=h, cost=c, monthly=runs * c, usable=not unusable,
                 excluded=tuple(judged.excluded.get(s, ())), score=judged.scores[s],
                 meets_deadline=None if deadline_h is None else h <= deadline_h,
                 within_budget=limit is None or c <= limit, within_monthly=monthly is None or runs * c <= monthly, gpu=gpu, spot=spot,
-                unusable="" if f[f"fits.{s}"] and f[f"cpu_fits.{s}"] and f[f"batch_ok.{s}"] else
-                ("fit" if not f[f"fits.{s}"] else "host-memory" if not f[f"cpu_fits.{s}"] else "batch"),
+                unusable=unusable,
             ))
     return options
 

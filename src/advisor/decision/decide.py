@@ -290,14 +290,16 @@ def _objective_base(codes: dict[str, Stage], a: Answers) -> str:
         if "fastest-within-budget" in codes:
             return _("nothing searched meets the {days}-day deadline, so the fastest option within the budget is shown", days=days)
         return _("nothing searched meets the {days}-day deadline, so the fastest option is shown", days=days)
-    if "no-date-keep-count" in codes:
-        return _("no deadline given, so the GPU count stays at {gpus}; the cheapest option wins (costs within {tie} of it count as equal: the smaller change from today, then the rules' score, decides among them)", gpus=gpus,
+    # Costs within COST_TIE are a tie the table shows as such: each 'cheapest wins' says how it is settled.
+    tie_rule = _("costs within {tie} of it count as equal: the smaller change from today, then the rules' score, decides among them",
                  tie=percent(COST_TIE))
+    if "no-date-keep-count" in codes:
+        return _("no deadline given, so the GPU count stays at {gpus}; the cheapest option wins ({tie_rule})", gpus=gpus, tie_rule=tie_rule)
     if "no-date-nothing-runs-here" in codes:
-        return _("nothing can run on {gpus} GPUs as asked, so fewer GPUs were searched; the cheapest option wins (costs within {tie} of it count as equal: the smaller change from today, then the rules' score, decides among them)",
-                 gpus=gpus, tie=percent(COST_TIE))
-    return _("no option on {gpus} GPUs stays within budget, so fewer GPUs were searched; the cheapest option wins (costs within {tie} of it count as equal: the smaller change from today, then the rules' score, decides among them)",
-             gpus=gpus, tie=percent(COST_TIE))
+        return _("nothing can run on {gpus} GPUs as asked, so fewer GPUs were searched; the cheapest option wins ({tie_rule})",
+                 gpus=gpus, tie_rule=tie_rule)
+    return _("no option on {gpus} GPUs stays within budget, so fewer GPUs were searched; the cheapest option wins ({tie_rule})",
+             gpus=gpus, tie_rule=tie_rule)
 
 
 def dominates(o: Option, c: Option, gain: float = SWITCH_MIN_GAIN) -> bool:

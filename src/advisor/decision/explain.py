@@ -30,6 +30,12 @@ def method_names() -> dict[str, str]:
     return {m: stage_name(m) for m in ("pretrain", "finetune", "lora", "qlora", "dpo", "grpo", "ppo")}
 
 
+def point_inside(hours: float, deadline_days: float) -> bool:
+    """Whether the point estimate is inside the date: a plan judged to miss it (on the range's upper end,
+    estimate.deadline_hours) is then at risk, not missed."""
+    return hours <= deadline_days * 24.0
+
+
 def deadline_word(meets: bool | None, hours: float, deadline_days: float | None) -> str:
     """A plan against its deadline in one word: met; at risk where the point estimate is inside the date but the range's
     upper end (on which deadlines are judged, estimate.deadline_hours) is past it; missed where the point is past it."""
@@ -37,7 +43,7 @@ def deadline_word(meets: bool | None, hours: float, deadline_days: float | None)
         return "—"
     if meets:
         return _("met")
-    return _("at risk") if hours <= deadline_days * 24.0 else _("missed")
+    return _("at risk") if point_inside(hours, deadline_days) else _("missed")
 
 
 def headline(advice: Advice) -> str:
@@ -60,7 +66,7 @@ def headline(advice: Advice) -> str:
     if p.status_quo:
         if p.deadline_met is False:  # nothing that can be had meets the date: keeping today's setup is no 'no change needed'
             days = a.training.deadline_days or 0
-            if p.chosen.hours <= days * 24.0:
+            if point_inside(p.chosen.hours, days):
                 return _("Keep {fw} on {gpus} GPUs: the {days}-day deadline is at risk (the estimate's upper end is past it).",
                          fw=fw, gpus=f"{p.chosen.gpus:,}", days=format_number(days))
             return _("Keep {fw} on {gpus} GPUs: nothing within reach meets the {days}-day deadline.", fw=fw, gpus=f"{p.chosen.gpus:,}",

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from advisor.decision.advice import Advice, advise, hours_text, money, pct_change, peft_caveat
+from advisor.estimate.finetune import PEFT_METHODS
 from advisor.decision.decide import COST_TIE, best_at, dominates, preference
 from advisor.decision.explain import PLAN_SOURCE, best_option_at, deadline_word, gpu_type_name, method_names, notes
 from advisor.inputs.answers import STRATEGIES, Answers, _fields_at, answers_from_mapping
@@ -1275,7 +1276,7 @@ def _explain(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     term = ctx.data.terms[slots["term"][0]]
     lang = "zh" if zh() else "en"
     lines = [term.text[lang]]
-    if term.id in ("lora", "qlora") and QUALITY.search(normalise(ctx.question).lower()):
+    if term.id in PEFT_METHODS and QUALITY.search(normalise(ctx.question).lower()):
         lines.append(peft_caveat(term.id))  # 'is QLoRA worse?' / 'QLoRA 会影响效果吗？': what it trades, cited
     figures = _term_figures(ctx, term.id)
     return Reply(ctx.question, "explain", lines=lines, columns=(_("in this plan"),) if figures else (), figures=figures,
