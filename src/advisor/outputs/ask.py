@@ -22,13 +22,14 @@ import copy
 import difflib
 import re
 from msgspec import Struct, field
+from msgspec.structs import replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from advisor.decision.advice import Advice, advise, hours_text, money, pct_change, peft_caveat
 from advisor.estimate.finetune import PEFT_METHODS
-from advisor.decision.decide import COST_TIE, best_at, dominates, preference
+from advisor.decision.decide import COST_TIE, Plan, best_at, choose, dominates, preference
 from advisor.decision.explain import PLAN_SOURCE, best_option_at, deadline_word, gpu_type_name, method_names, notes
 from advisor.inputs.answers import STRATEGIES, Answers, _fields_at, answers_from_mapping
 from advisor.knowledge.catalog import gpu_catalog, resolve_gpu
@@ -909,11 +910,83 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
         lines.append(_("The plan becomes {plan} (was {old}): {time} a run ({dt}) for {cost} ({dc}).", plan=_plan_text(new),
                        old=_plan_text(base), time=hours_text(cn.hours), dt=pct_change(cn.hours, cb.hours),
                        cost=money(cn.cost, str(new.facts["currency"])), dc=pct_change(cn.cost, cb.cost)))
+    lines += _limits_lost(base, new)
     from advisor.decision.explain import headline
 
     lines.append(headline(new))
     return Reply(ctx.question, "what_if", lines=lines, columns=(_("now"), _("what if")), figures=_outcome_rows(base, new),
                  sources=[PLAN_SOURCE, "seed:K14"], change=change)
+
+
+def _limits_lost(a: Advice, b: Advice) -> list[str]:
+    """What ``b`` gives up that ``a`` keeps — the deadline, the budget per run, the monthly limit — in words (the table
+    alone said 'over' where the sentence said only the price; user try 2026-12-05)."""
+    ca, cb = a.plan.chosen, b.plan.chosen
+    out = []
+    if b.answers.training.deadline_days is not None and ca.meets_deadline and not cb.meets_deadline:
+        out.append(_("It misses the {days}-day deadline that today's plan meets.", days=f"{b.answers.training.deadline_days:g}"))
+    if b.answers.budget.limit is not None and ca.within_budget and not cb.within_budget:
+        out.append(_("It goes over the budget per run ({limit}) that today's plan keeps within.", limit=money(b.answers.budget.limit, str(b.facts["currency"]))))
+    if b.answers.budget.monthly_limit is not None and ca.within_monthly and not cb.within_monthly:
+        out.append(_("It goes over the monthly limit ({limit}) that today's plan keeps within.",
+                     limit=money(b.answers.budget.monthly_limit, str(b.facts["currency"]))))
+    return out
+
+
+def _members(ctx: Context, name: str) -> set[str]:
+    """The strategies a name stands for: a group's members ('deepspeed'), else the strategy itself."""
+    return set(ctx.data.groups.get(name, [name]))
+
+
+def _choose_among(ctx: Context, keep: set[str]) -> Plan | None:
+    """The plan chosen exactly as the advice chooses it (decide.choose: runs, date, budget, cost, tie-break), from the
+    options of the strategies in ``keep`` only: one choice, whatever asks for it."""
+    a = ctx.advice
+    default = ctx.rules.default.strategy if ctx.rules.default else None
+    return choose([o for o in a.plan.options if o.strategy in keep], a.answers, a.plan.runs_per_month, default)
+
+
+def _plan_reply(ctx: Context, plan: Plan, intent: str, head: str, column: str) -> Reply:
+    """The plan ``plan`` beside today's advice: one sentence and the side-by-side figures."""
+    a = ctx.advice
+    new = replace(a, plan=plan, strategy=plan.chosen.strategy)
+    cn, cb = plan.chosen, a.plan.chosen
+    lines = [_("{head}, the plan becomes {plan} (was {old}): {time} a run ({dt}) for {cost} ({dc}).", head=head, plan=_plan_text(new),
+               old=_plan_text(a), time=hours_text(cn.hours), dt=pct_change(cn.hours, cb.hours), cost=money(cn.cost, ctx.currency),
+               dc=pct_change(cn.cost, cb.cost))]
+    lines += _limits_lost(a, new)
+    return Reply(ctx.question, intent, lines=lines, columns=(_("now"), column), figures=_outcome_rows(a, new), sources=[PLAN_SOURCE])
+
+
+def _without_strategy(ctx: Context, slots: dict[str, list[str]]) -> Reply:
+    """'don't use DeepSpeed', '不用 FSDP' (user try 2026-12-05: not understood, or answered as 'why not FSDP')."""
+    name = slots["strategy"][0]
+    out = _members(ctx, name)
+    a = ctx.advice
+    if a.plan.chosen.strategy not in out:
+        return Reply(ctx.question, "without", sources=[PLAN_SOURCE],
+                     lines=[_("The plan already does without {what}: it is {plan}.", what=name, plan=_plan_text(a))])
+    plan = _choose_among(ctx, {o.strategy for o in a.plan.options} - out)
+    if plan is None:
+        return Reply(ctx.question, "without", sources=[PLAN_SOURCE],
+                     lines=[_("Without {what}, nothing runs this job: every other framework is ruled out or does not fit.", what=name)])
+    return _plan_reply(ctx, plan, "without", _("Without {what}", what=name), _("without {what}", what=name))
+
+
+def _instead(ctx: Context, slots: dict[str, list[str]]) -> Reply:
+    """'use FSDP instead', 'we must use DeepSpeed' (user try 2026-12-05: read as the framework run today)."""
+    name = slots["strategy"][0]
+    keep = _members(ctx, name)
+    a = ctx.advice
+    if a.plan.chosen.strategy in keep:
+        return Reply(ctx.question, "instead", sources=[PLAN_SOURCE],
+                     lines=[_("The plan already uses {what}: it is {plan}.", what=name, plan=_plan_text(a))])
+    plan = _choose_among(ctx, keep)
+    if plan is None:
+        s = _best_member(ctx, name)
+        return Reply(ctx.question, "instead", sources=[PLAN_SOURCE],
+                     lines=[_("{what} cannot run this job:", what=name), *(f"• {r}" for r in a.why_not(s))])
+    return _plan_reply(ctx, plan, "instead", _("With {what} instead", what=name), _("with {what}", what=name))
 
 
 def _number(raw: Any) -> float | None:
@@ -1042,15 +1115,22 @@ def _settle(ctx: Context, change: dict[str, Any], alone: bool = False) -> tuple[
         elif "training.method" not in change:
             change["training.method"] = method  # the plan fine-tunes with LoRA (maybe in place of a full fine-tune): the rank is that LoRA's
     gpus = _number(change.get("cluster.gpus"))
-    if gpus is not None:
+    if gpus is not None and gpus == int(gpus) and gpus >= 1:
         ceiling = _number(change.get("cluster.max_gpus", cluster.get("max_gpus")))
-        if ceiling is not None and gpus > ceiling:
+        if "cluster.max_gpus" not in change:
+            # 'what if we use 32 GPUs' is the count the team would have: the plan may not grow past it (it grew back to
+            # 128 with a deadline, user try 2026-12-05); a ceiling the question gives itself ('only 128') stays as given
+            change["cluster.max_gpus"] = int(gpus)
+            if ceiling != gpus:
+                assumed.append(_("The plan may use at most the {n} GPUs asked.", n=count(gpus)))
+        elif ceiling is not None and gpus > ceiling:
             change["cluster.max_gpus"] = int(gpus)
             assumed.append(_("Most GPUs raised from {old} to {new}, so the count asked is allowed.", old=format_number(ceiling), new=count(gpus)))
         others = change.get("cluster.candidates", listed) or []
-        if any((_number(c.get("max_gpus")) or 0) < gpus for c in others):
-            change["cluster.candidates"] = [{**c, "max_gpus": max(int(gpus), int(_number(c.get("max_gpus")) or 0))} for c in others]
-            assumed.append(_("The other GPU types may have {n} GPUs too.", n=count(gpus)))
+        most = _number(change["cluster.max_gpus"]) or gpus
+        if any((_number(c.get("max_gpus")) or 0) != most for c in others):
+            change["cluster.candidates"] = [{**c, "max_gpus": int(most)} for c in others]
+            assumed.append(_("The other GPU types may have {n} GPUs too.", n=count(most)))
     if "cluster.candidates" in change or "cluster.max_gpus" in change:
         # today's type, listed for its spot price, follows today's price and ceiling
         price = change.get("budget.price_per_gpu_hour", cluster_price(ctx.draft, today_price))
@@ -1574,7 +1654,7 @@ def _spot(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     return Reply(ctx.question, "spot", lines=lines, sources=list(term.source))
 
 
-ANSWERERS = {"compare": _compare, "why_not": _why_not, "why": _why, "explain": _explain, "what_if": _what_if_asked, "spot": _spot,
+ANSWERERS = {"compare": _compare, "without": _without_strategy, "instead": _instead, "why_not": _why_not, "why": _why, "explain": _explain, "what_if": _what_if_asked, "spot": _spot,
              "worth_it": _worth_it, "brief": _brief, "risks": _risks, "cheaper": _cheaper, "faster": _faster, "how_long": _how_long,
              "cost": _cost}
 
