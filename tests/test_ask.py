@@ -903,3 +903,46 @@ def test_a_plan_that_breaks_a_limit_today_keeps_says_so_in_words(base, rules):
 def test_why_not_a_framework_stays_a_why_question(base, rules):
     assert asked(base, rules, "why don't we use fsdp").intent == "why_not"
     assert asked(base, rules, "为什么不用FSDP", "zh").intent == "why_not"
+
+
+def test_a_method_what_if_keeps_today_s_batch_so_the_methods_are_compared_on_the_same_training(rules):
+    """User try 2026-12-05: 'what if we use lora' took LoRA's default 16 sequences against the full fine-tune's 64, and
+    LoRA came out slower and dearer."""
+    name, draft = load_mapping(str(EXAMPLES / "customer-service-finetune.yaml"))
+    advice = advise(answers_from_mapping(draft, name), rules)
+    reply = ask("what if we use lora", draft, advice, rules, name)
+    seqs = advice.evaluation.context["workload"].global_batch_seqs
+    assert reply.change["training.global_batch_tokens"] == seqs * advice.answers.model.seq_len
+    assert f"The global batch stays today's {seqs} sequences, so the two methods train the same way." in reply.lines
+    new = advise(answers_from_mapping(with_change(draft, reply.change), name), rules)
+    assert new.plan.chosen.cost < advice.plan.chosen.cost  # LoRA trains fewer weights on the same data: it costs less
+
+
+def _cannot_run_today(tmp_path, rules):
+    path = tmp_path / "answers.yaml"
+    path.write_text(yaml.safe_dump({
+        "model": {"params": "7B"}, "training": {"tokens": "100B", "current_strategy": "ddp", "deadline_days": 6},
+        "cluster": {"gpu": "a100-80gb", "gpus": 64, "inter_node_gbps": 200, "max_gpus": 64},
+        "budget": {"price_per_gpu_hour": 10, "currency": "CNY"}}), encoding="utf-8")
+    name, draft = load_mapping(str(path))
+    advice = advise(answers_from_mapping(draft, name), rules)
+    assert not advice.plan.today.runnable and advice.plan.deadline_met is False
+    return name, draft, advice
+
+
+@pytest.mark.parametrize("question", ["how long", "how much a month"])
+def test_a_today_that_cannot_run_is_not_a_time_or_cost_to_beat(rules, tmp_path, question):
+    """User try 2026-12-05: 'how long' said 'Today a run takes 7.5 days; the plan's run is 27% less' of a DDP that does not fit."""
+    name, draft, advice = _cannot_run_today(tmp_path, rules)
+    reply = ask(question, draft, advice, rules, name)
+    text = reply.text()
+    assert "Today's setup (ddp on 64 GPUs) cannot run this job: does not fit" in text
+    assert "Today a run takes" not in text and "Today: " not in text
+    rows = {r[0]: r[1] for r in reply.figures}
+    assert rows["time per run"] == rows["cost per run"] == rows["cost per month"] == "cannot run"
+
+
+def test_a_deadline_inside_the_point_but_not_the_range_is_at_risk_in_every_sentence(rules, tmp_path):
+    name, draft, advice = _cannot_run_today(tmp_path, rules)
+    text = ask("how long", draft, advice, rules, name).text()
+    assert "That is inside the 6-day deadline, but at risk" in text and "misses the 6-day deadline" not in text

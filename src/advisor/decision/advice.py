@@ -830,6 +830,8 @@ def _plan_facts(plan: Plan, ev: Evaluation, today_ev: Evaluation) -> dict[str, A
     runnable = [o.cost for o in plan.options if o.runnable]
     cheapest = min(runnable) if runnable else c.cost
     limit = ev.answers.budget.limit
+    days = ev.answers.training.deadline_days
+    stated = stated_range(ev.answers)  # the range's upper end (P80), on which deadlines are judged
     return {
         "cheapest_cost_searched": cheapest,
         "over_budget_everywhere": limit is not None and cheapest > limit,
@@ -856,6 +858,8 @@ def _plan_facts(plan: Plan, ev: Evaluation, today_ev: Evaluation) -> dict[str, A
         "gpus_added": float(c.gpus - t.gpus),
         "today_gpus": float(today_ev.gpus),
         "deadline_met": plan.deadline_met,
+        "deadline_at_risk": plan.deadline_met is False and explain.point_inside(c.hours, days or 0.0),
+        "chosen_days_high": c.hours * (stated.factor if stated else 1.0) / 24.0,
         "beyond_cluster": plan.beyond_cluster,
         "today_hours": t.hours,
         "today_days": t.hours / 24.0,

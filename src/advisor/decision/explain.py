@@ -88,7 +88,7 @@ def notes(advice: Advice) -> list[dict[str, Any]]:
     each said once. The risks are the warnings, shown apart."""
     p, a, cur = advice.plan, advice.answers, advice.facts["currency"]
     out = [_note("objective", _("How it was chosen: {objective}.", objective=p.objective))]
-    today_note = _today_cannot_run(advice)
+    today_note = today_cannot_run(advice)
     if today_note:
         out.append(_note("today-cannot-run", today_note))
     data = _data_note(advice)
@@ -245,7 +245,7 @@ def _data_note(advice: Advice) -> str | None:
              per=f"{t.tokens_per_example:,}", epochs=format_number(epochs), tokens=f"{(t.data_tokens or 0) / 1e6:,.1f}")
 
 
-def _today_cannot_run(advice: Advice) -> str | None:
+def today_cannot_run(advice: Advice) -> str | None:
     """Why the summary's 'today' column says 'cannot run' (the table only has room for the verdict), or, where the
     answers give a measured run (then the known-run warning speaks), nothing."""
     t = advice.plan.today

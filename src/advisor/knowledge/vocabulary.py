@@ -153,6 +153,8 @@ def _registry() -> dict[str, FactSpec]:
         FactSpec("today_gpus", NUMBER, "GPUs today (gpus is the count being evaluated, which is the plan's in the second pass)."),
         FactSpec("gpus_added", NUMBER, "chosen_gpus - gpus today (negative when fewer)."),
         FactSpec("deadline_met", BOOL, "The recommended plan meets deadline_days (only when a deadline is given)."),
+        FactSpec("deadline_at_risk", BOOL, "The recommended plan misses deadline_days on the range's upper end but its point estimate is inside it."),
+        FactSpec("chosen_days_high", NUMBER, "chosen_days at the stated range's upper end (P80; chosen_days where a measured run calibrates)."),
         FactSpec("beyond_cluster", BOOL, "Meeting the deadline needs more GPUs than the cluster has today."),
         FactSpec("today_hours", NUMBER, "Wall-clock hours of today's setup (current strategy, today's GPUs)."),
         FactSpec("today_days", NUMBER, "today_hours / 24."),

@@ -29,8 +29,9 @@ from typing import Any
 
 from advisor.decision.advice import Advice, advise, hours_text, money, pct_change, peft_caveat
 from advisor.estimate.finetune import PEFT_METHODS
+from advisor.estimate.workload import workload_from
 from advisor.decision.decide import COST_TIE, Plan, best_at, choose, dominates, preference
-from advisor.decision.explain import PLAN_SOURCE, best_option_at, deadline_word, gpu_type_name, method_names, notes
+from advisor.decision.explain import PLAN_SOURCE, best_option_at, deadline_word, gpu_type_name, method_names, notes, point_inside, today_cannot_run
 from advisor.inputs.answers import STRATEGIES, Answers, _fields_at, answers_from_mapping
 from advisor.knowledge.catalog import gpu_catalog, resolve_gpu
 from advisor.base.errors import AdvisorError, AnswerError
@@ -923,14 +924,23 @@ def _limits_lost(a: Advice, b: Advice) -> list[str]:
     alone said 'over' where the sentence said only the price; user try 2026-12-05)."""
     ca, cb = a.plan.chosen, b.plan.chosen
     out = []
-    if b.answers.training.deadline_days is not None and ca.meets_deadline and not cb.meets_deadline:
-        out.append(_("It misses the {days}-day deadline that today's plan meets.", days=f"{b.answers.training.deadline_days:g}"))
+    days = b.answers.training.deadline_days
+    if days is not None and ca.meets_deadline and not cb.meets_deadline:
+        if point_inside(cb.hours, days):  # the word the table uses (explain.deadline_word)
+            out.append(_("It puts at risk the {days}-day deadline that today's plan meets: {time} is inside it, but slower runs of "
+                         "this kind would not be.", days=f"{days:g}", time=hours_text(cb.hours)))
+        else:
+            out.append(_("It misses the {days}-day deadline that today's plan meets.", days=f"{days:g}"))
     if b.answers.budget.limit is not None and ca.within_budget and not cb.within_budget:
         out.append(_("It goes over the budget per run ({limit}) that today's plan keeps within.", limit=money(b.answers.budget.limit, str(b.facts["currency"]))))
     if b.answers.budget.monthly_limit is not None and ca.within_monthly and not cb.within_monthly:
         out.append(_("It goes over the monthly limit ({limit}) that today's plan keeps within.",
                      limit=money(b.answers.budget.monthly_limit, str(b.facts["currency"]))))
     return out
+
+
+FINETUNE_METHODS = ("finetune", *PEFT_METHODS)
+"""Methods that adapt an existing model: the same data and batch, another way of training it."""
 
 
 def _members(ctx: Context, name: str) -> set[str]:
@@ -1105,6 +1115,16 @@ def _settle(ctx: Context, change: dict[str, Any], alone: bool = False) -> tuple[
             change.update({f"training.{k}": None for k in replaced if f"training.{k}" not in change})
             if said:
                 assumed.append(said)
+    asked_method = str(change.get("training.method", "")).lower()
+    own_method = ctx.advice.asked_method or a.training.method  # the answers' own (the plan may have moved to a lighter one)
+    if asked_method and asked_method != own_method and "training.global_batch_tokens" not in change \
+            and training.get("global_batch_tokens") is None and asked_method in FINETUNE_METHODS and own_method in FINETUNE_METHODS:
+        # Another fine-tuning method on the same data keeps the batch: the method's own default (16 sequences for LoRA,
+        # 64 for a full fine-tune) would compare two methods at two batches (user try 2026-12-05: LoRA looked slower and
+        # dearer than the full fine-tune at a quarter of its batch).
+        w = workload_from(a.model_copy(update={"training": a.training.model_copy(update={"method": own_method})}))
+        change["training.global_batch_tokens"] = int(w.global_batch_tokens)
+        assumed.append(_("The global batch stays today's {seqs} sequences, so the two methods train the same way.", seqs=count(w.global_batch_seqs)))
     if {"training.lora_rank", "training.lora_targets"} & set(change):
         method = change.get("training.method", ctx.advice.method)
         if method == "pretrain":
@@ -1276,11 +1296,14 @@ def _why_method(ctx: Context, method: str, negative: bool) -> Reply:
 
 
 def _today_rows(a: Advice) -> list[tuple[str, ...]]:
+    """Today beside the plan; a today that cannot run shows no time or cost, as the summary shows it (a figure for a run
+    that cannot happen read as one to beat; user try 2026-12-05)."""
     t, c, cur = a.plan.today, a.plan.chosen, str(a.facts["currency"])
+    runs = today_cannot_run(a) is None  # a measured run ran, whatever the estimate says of it
     return [
         (_("plan"), _plan_cell(t.strategy, t.gpus), _plan_cell(c.strategy, c.gpus)),
-        (_("time per run"), hours_text(t.hours), hours_text(c.hours)),
-        (_("cost per run"), money(t.cost, cur), money(c.cost, cur)),
+        (_("time per run"), hours_text(t.hours) if runs else _("cannot run"), hours_text(c.hours)),
+        (_("cost per run"), money(t.cost, cur) if runs else _("cannot run"), money(c.cost, cur)),
     ]
 
 
@@ -1315,7 +1338,9 @@ def _why_gpus(ctx: Context, raw: str, negative: bool) -> Reply:
     if best is None:
         reasons.append(_("nothing runs on {gpus} GPUs as asked", gpus=n))
     elif o.meets_deadline is False and c.meets_deadline:
-        reasons.append(_("it takes {time}, past the deadline", time=hours_text(o.hours)))
+        deadline = a.answers.training.deadline_days or 0.0
+        reasons.append(_("it takes {time}, inside the deadline but at risk of running past it", time=hours_text(o.hours))
+                       if point_inside(o.hours, deadline) else _("it takes {time}, past the deadline", time=hours_text(o.hours)))
     elif not o.within_budget and c.within_budget:
         reasons.append(_("it costs {cost} a run, over the budget", cost=money(o.cost, cur)))
     elif not o.within_monthly and c.within_monthly:
@@ -1441,7 +1466,8 @@ def _plan_rows(a: Advice) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
             (_("plan"), _plan_cell(c.strategy, c.gpus)), (_("time per run"), hours_text(c.hours)),
             (_("cost per run"), money(c.cost, cur)), (_("cost per month"), money(c.monthly, cur))]
     t = p.today
-    return (_("today"), _("recommended")), [*_today_rows(a), (_("cost per month"), money(t.monthly, cur), money(c.monthly, cur))]
+    return (_("today"), _("recommended")), [*_today_rows(a), (_("cost per month"), money(t.monthly, cur) if today_cannot_run(a) is None else _("cannot run"),
+                                                              money(c.monthly, cur))]
 
 
 def _limits(a: Advice) -> list[str]:
@@ -1453,8 +1479,12 @@ def _deadline_status(a: Advice) -> list[str]:
     c, days = a.plan.chosen, a.answers.training.deadline_days
     if days is None:
         return []
-    return [_("That meets the {days}-day deadline.", days=format_number(days)) if c.meets_deadline
-            else _("That misses the {days}-day deadline.", days=format_number(days))]
+    if c.meets_deadline:
+        return [_("That meets the {days}-day deadline.", days=format_number(days))]
+    if point_inside(c.hours, days):  # the word the summary uses: at risk, not missed (explain.deadline_word)
+        return [_("That is inside the {days}-day deadline, but at risk: the upper end of the estimate's range is past it.",
+                  days=format_number(days))]
+    return [_("That misses the {days}-day deadline.", days=format_number(days))]
 
 
 def _budget_status(a: Advice) -> list[str]:
@@ -1482,7 +1512,8 @@ def _how_long(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     c, t = a.plan.chosen, a.plan.today
     lines = [_("One run takes {time} with {plan}.", time=hours_text(c.hours), plan=_plan_text(a))]
     if _changed(a):
-        lines.append(_("Today a run takes {time}; the plan's run is {change}.", time=hours_text(t.hours), change=pct_change(c.hours, t.hours)))
+        lines.append(today_cannot_run(a) or _("Today a run takes {time}; the plan's run is {change}.", time=hours_text(t.hours),
+                                                change=pct_change(c.hours, t.hours)))
     lines += _deadline_status(a)
     lo, hi = a.estimate_dict(a.strategy)["range"]["wall_clock_hours"]
     if hours_text(lo) != hours_text(hi):
@@ -1500,7 +1531,8 @@ def _cost(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     lines = [_("One run costs {cost} ({hours} GPU-hours) with {plan}.", cost=money(c.cost, cur), hours=count(e["gpu_hours"]), plan=_plan_text(a)),
              _("At {runs} runs a month that is {monthly} a month.", runs=format_number(round(p.runs_per_month, 1)), monthly=money(c.monthly, cur))]
     if _changed(a):
-        lines.append(_("Today: {cost} a run and {monthly} a month.", cost=money(p.today.cost, cur), monthly=money(p.today.monthly, cur)))
+        lines.append(today_cannot_run(a) or _("Today: {cost} a run and {monthly} a month.", cost=money(p.today.cost, cur),
+                                                monthly=money(p.today.monthly, cur)))
     lines += _budget_status(a)
     cols, rows = _plan_rows(a)
     return Reply(ctx.question, "cost", lines=lines, columns=cols, figures=rows, sources=[PLAN_SOURCE, "seed:K14"])
