@@ -946,3 +946,21 @@ def test_a_deadline_inside_the_point_but_not_the_range_is_at_risk_in_every_sente
     name, draft, advice = _cannot_run_today(tmp_path, rules)
     text = ask("how long", draft, advice, rules, name).text()
     assert "That is inside the 6-day deadline, but at risk" in text and "misses the 6-day deadline" not in text
+
+
+def test_two_methods_compare_side_by_side_on_the_same_batch(rules):
+    """User try 2026-12-05: 'compare LoRA and QLoRA' was not understood."""
+    name, draft = load_mapping(str(EXAMPLES / "customer-service-finetune.yaml"))
+    advice = advise(answers_from_mapping(draft, name), rules)
+    reply = ask("compare LoRA and QLoRA", draft, advice, rules, name)
+    assert reply.intent == "compare" and reply.columns == ("LoRA", "QLoRA")
+    assert ("method", "LoRA", "QLoRA") in reply.figures
+    assert any(line.startswith("The global batch stays today's 64 sequences") for line in reply.lines)
+    assert any("arXiv:2305.14314" in line for line in reply.lines)  # what QLoRA trades, cited
+
+
+def test_zero_plus_plus_has_its_own_entry(base, rules):
+    """User try 2026-12-05: 'what is ZeRO++' gave the plain ZeRO entry."""
+    reply = asked(base, rules, "what is ZeRO++")
+    assert "qwZ" in reply.text() and "arXiv:2306.10209" in reply.text()
+    assert "qwZ" not in asked(base, rules, "what is ZeRO-3").text()

@@ -1430,6 +1430,8 @@ def _compare(ctx: Context, slots: dict[str, list[str]]) -> Reply:
                                                      *notes],
                      columns=(_("{n} GPUs", n=n1), _("{n} GPUs", n=n2)), figures=_outcome_rows(r1, r2),
                      sources=[PLAN_SOURCE, "seed:K6"])
+    if len(slots.get("train_method", [])) >= 2:
+        return _compare_methods(ctx, slots["train_method"][:2])
     g1, g2 = slots["gpu"][:2]
     runs, said = [], []
     for g in (g1, g2):
@@ -1446,6 +1448,33 @@ def _compare(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     r1, r2 = runs
     return Reply(ctx.question, "compare", lines=[_("The same job on {a} and on {b}, side by side:", a=g1, b=g2), *said],
                  columns=(g1, g2), figures=_outcome_rows(r1, r2), sources=[PLAN_SOURCE, "seed:K12"])
+
+
+def _compare_methods(ctx: Context, words: list[str]) -> Reply:
+    """'compare LoRA and QLoRA', '全参数微调还是 LoRA': the advice for each method, on the same data and batch (user try
+    2026-12-05: not understood)."""
+    means = ctx.data.slots["train_method"].means
+    m1, m2 = (str(means.get(w, w)) for w in words)
+    names = method_names()
+    if "pretrain" in (m1, m2) and m1 != m2:
+        return Reply(ctx.question, None, lines=[_("Pre-training builds a model from scratch and the others adapt one: they are not two ways to "
+                                                  "do the same job. Ask about one of them.")],
+                     suggestions=[_("what if we use {method}?", method=m) for m in (m1, m2)])
+    runs, said = [], []
+    for m in (m1, m2):
+        change: dict[str, Any] = {"training.method": m}
+        settled = _settle(ctx, change)
+        if isinstance(settled, Reply):
+            return settled
+        said += [line for line in (*settled[1], *_keep_the_work(ctx, change)) if line not in said]
+        runs.append(_rerun(ctx, change))
+    r1, r2 = runs
+    n1, n2 = names.get(m1, m1), names.get(m2, m2)
+    lines = [_("The same job with {a} and with {b}, side by side:", a=n1, b=n2), *said]
+    lighter = [m for m in (m2, m1) if m in PEFT_METHODS]
+    if lighter:
+        lines.append(peft_caveat(lighter[0]))  # what the lighter method trades (QLoRA's caveat names LoRA's too)
+    return Reply(ctx.question, "compare", lines=lines, columns=(n1, n2), figures=_outcome_rows(r1, r2), sources=[PLAN_SOURCE, "seed:K4"])
 
 
 def _option_cell(a: Advice, o: Any) -> str:
