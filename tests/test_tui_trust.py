@@ -504,3 +504,21 @@ def test_chinese_text_wraps_between_characters_not_only_at_spaces():
     lines = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
     assert all(cell_len(line.rstrip()) >= width - 3 for line in lines[:-1]), lines
     assert all(english[c - 1] == " " for c in divide_line(english, 30))
+
+
+async def test_the_chinese_review_names_the_job_kind_in_chinese(rules, tmp_path):
+    """User try 2026-12-05: the review said '任务类型: finetune', the answers file's word."""
+    from advisor.base.i18n import set_language
+
+    set_language("zh")  # the conftest fixture puts English back
+    app = make_app(rules, tmp_path)
+    app.draft.setdefault("training", {})["method"] = "finetune"
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        for _ in steps():
+            await pilot.press("enter")
+            await settle(pilot)
+        review = app.screen
+        assert type(review).__name__ == "ReviewScreen"
+        row = next(r for r in review.rows if "任务类型" in r)
+        assert "任务类型: 全参数微调" in row and "finetune" not in row, row

@@ -31,7 +31,7 @@ from advisor.decision.takes import Change, what_it_takes
 from advisor.decision.candidates import gpu_id, gpu_types, other_type_change, pick, variant
 from advisor.decision.facts import Evaluation, _cadence_hours, evaluate_counts, gpu_bound_hours, runs_per_month
 from advisor.knowledge.strategies import DEEPSPEED_ESTIMATED, SIMPLICITY
-from advisor.knowledge.strategies import FRAMEWORKS, MEMORY_CONVENTION
+from advisor.knowledge.strategies import FRAMEWORKS, MEMORY_CONVENTION, MODEL_STATE_BYTES
 from advisor.base.i18n import _, zh
 from advisor.base.units import count, percent
 from advisor.base.units import hours_text, money, pct_change  # noqa: F401 - re-exported: front ends read them from here
@@ -487,7 +487,8 @@ def estimate_dict(ev: Evaluation, strategy: str) -> dict[str, Any]:
         "cpu_memory_gb_per_node": float(e.cpu_per_node[0]) / GB,
         "fits": bool(e.fits[0]),
         "cpu_fits": bool(e.cpu_fits[0]),
-        "memory_convention": peft_convention(a.training.method) if a.training.method in PEFT_METHODS else MEMORY_CONVENTION[strategy],
+        "memory_convention": peft_convention(a.training.method) if a.training.method in PEFT_METHODS
+        else _(MEMORY_CONVENTION[strategy], sb=MODEL_STATE_BYTES),
         "communication_share": float(e.communication_share[0]),
         "communication_seconds_per_step": float(e.comm_s[0]),
         "exposed_communication_seconds_per_step": float(e.exposed_comm_s[0]),

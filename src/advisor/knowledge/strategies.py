@@ -11,6 +11,8 @@ import math
 from msgspec import Struct
 from typing import Literal
 
+from advisor.base.i18n import N_
+
 StatesModel = Literal["replicated", "fsdp", "hsdp", "zero1", "deepspeed-estimator", "megatron"]
 GradientSync = Literal["all-reduce-per-step", "low-rank-all-reduce", "reduce-scatter-per-micro-batch", "sharded-params", "hybrid-sharded",
                        "quantised-sharded", "megatron"]
@@ -85,43 +87,45 @@ STATE_BYTES_PER_PARAM = 16.0
 (fp32 master weights, momentum, variance) — Transformer Math 101 (EleutherAI), estimators-notes §4. The one home of this
 figure: every sentence and formula that states it reads it here."""
 
-_SB = f"{STATE_BYTES_PER_PARAM:g} B/param"
+MODEL_STATE_BYTES = f"{STATE_BYTES_PER_PARAM:g} B/param"
+"""What {sb} stands for in a memory convention (each marked N_ above its strategy, translated where the advice words it)."""
 
 
 REGISTRY: tuple[StrategySpec, ...] = (
     StrategySpec("ddp", "PyTorch DDP", "replicated",
-                 f"{_SB} replicated: 2 weights + 2 grads + 12 Adam (fp32 master, m, v) (Transformer Math 101)",
+                 N_("{sb} replicated: 2 weights + 2 grads + 12 Adam (fp32 master, m, v) (Transformer Math 101)"),
                  "all-reduce-per-step", "torchrun"),
     StrategySpec("ddp-powersgd", "PyTorch DDP + PowerSGD gradient compression", "replicated",
-                 f"{_SB} replicated (Transformer Math 101) + the error-feedback buffer, one gradient's size (PyTorch DDP "
-                 "Communication Hooks: 'extra memory of the same size as the model's gradients'), + the P and Q factors",
+                 N_("{sb} replicated (Transformer Math 101) + the error-feedback buffer, one gradient's size (PyTorch DDP "
+                    "Communication Hooks: 'extra memory of the same size as the model's gradients'), + the P and Q factors"),
                  "low-rank-all-reduce", "torchrun", powersgd_rank=POWERSGD_RANK),
     StrategySpec("horovod", "Horovod", "replicated",
-                 f"{_SB} replicated: 2 weights + 2 grads + 12 Adam (fp32 master, m, v) (Transformer Math 101)",
+                 N_("{sb} replicated: 2 weights + 2 grads + 12 Adam (fp32 master, m, v) (Transformer Math 101)"),
                  "all-reduce-per-step", "horovodrun"),
     StrategySpec("fsdp", "PyTorch FSDP (FULL_SHARD)", "fsdp",
-                 f"{_SB} / GPUs + 2 unsharded layers in flight (Ultra-Scale Playbook ZeRO-3/FSDP; llm-analysis prefetch buffers)",
+                 N_("{sb} / GPUs + 2 unsharded layers in flight (Ultra-Scale Playbook ZeRO-3/FSDP; llm-analysis prefetch buffers)"),
                  "sharded-params", "torchrun", expert_parallel=True),
     StrategySpec("fsdp-hybrid", "PyTorch FSDP HYBRID_SHARD (HSDP)", "hsdp",
-                 f"{_SB} / GPUs per node + 2 unsharded layers in flight: sharded inside the node, replicated across nodes (PyTorch FSDP, arXiv:2304.11277 Sec 3.2.2)",
+                 N_("{sb} / GPUs per node + 2 unsharded layers in flight: sharded inside the node, replicated across nodes (PyTorch FSDP, "
+                    "arXiv:2304.11277 Sec 3.2.2)"),
                  "hybrid-sharded", "torchrun"),
     StrategySpec("deepspeed-zero1", "DeepSpeed ZeRO stage 1", "zero1",
-                 "2P + 2P + 12P/GPUs (Ultra-Scale Playbook ZeRO-1; DeepSpeed ships no ZeRO-1 estimator)",
+                 N_("2P + 2P + 12P/GPUs (Ultra-Scale Playbook ZeRO-1; DeepSpeed ships no ZeRO-1 estimator)"),
                  "all-reduce-per-step", "deepspeed", deepspeed_stage=1, expert_parallel=True),
     StrategySpec("deepspeed-zero2", "DeepSpeed ZeRO stage 2", "deepspeed-estimator",
-                 "2P + 18P/GPUs (DeepSpeed estimate_zero2_model_states_mem_needs, offload_optimizer=none)",
+                 N_("2P + 18P/GPUs (DeepSpeed estimate_zero2_model_states_mem_needs, offload_optimizer=none)"),
                  "reduce-scatter-per-micro-batch", "deepspeed", deepspeed_stage=2, expert_parallel=True),
     StrategySpec("deepspeed-zero3", "DeepSpeed ZeRO stage 3", "deepspeed-estimator",
-                 "4 x largest layer + 18P/GPUs (DeepSpeed estimate_zero3_model_states_mem_needs, no offload)",
+                 N_("4 x largest layer + 18P/GPUs (DeepSpeed estimate_zero3_model_states_mem_needs, no offload)"),
                  "sharded-params", "deepspeed", deepspeed_stage=3),
     StrategySpec("deepspeed-zeropp", "DeepSpeed ZeRO++ (ZeRO-3 with qwZ, hpZ, qgZ)", "deepspeed-estimator",
-                 "4 x largest layer + 18P/GPUs (DeepSpeed estimate_zero3_model_states_mem_needs) + 2P/GPUs per node for hpZ's secondary weight partition (arXiv:2306.10209 Sec 3.2)",
+                 N_("4 x largest layer + 18P/GPUs (DeepSpeed estimate_zero3_model_states_mem_needs) + 2P/GPUs per node for hpZ's secondary weight partition (arXiv:2306.10209 Sec 3.2)"),
                  "quantised-sharded", "deepspeed", deepspeed_stage=3, zeropp=True),
     StrategySpec("deepspeed-zero3-offload", "DeepSpeed ZeRO-3 with CPU offload (ZeRO-Offload/Infinity)", "deepspeed-estimator",
-                 "4 x largest layer on GPU; CPU 18P/nodes x 1.5 (DeepSpeed estimate_zero3, offload_optimizer=cpu, offload_param=cpu, zero_init=1)",
+                 N_("4 x largest layer on GPU; CPU 18P/nodes x 1.5 (DeepSpeed estimate_zero3, offload_optimizer=cpu, offload_param=cpu, zero_init=1)"),
                  "sharded-params", "deepspeed", deepspeed_stage=3, offload=True, resident_twin="deepspeed-zero3"),
     StrategySpec("megatron-3d", "Megatron-LM 3D parallelism (tensor x pipeline x data)", "megatron",
-                 "P/(TP x PP) x (6 + 12/DP) with the distributed optimizer (Megatron theoretical_memory_usage.py); MoE experts spread over the data-parallel ranks",
+                 N_("P/(TP x PP) x (6 + 12/DP) with the distributed optimizer (Megatron theoretical_memory_usage.py); MoE experts spread over the data-parallel ranks"),
                  "megatron", "megatron", model_parallel=True, expert_parallel=True),
 )
 """In order of engineering simplicity: the last tie-break of the choice, and the order of every table."""

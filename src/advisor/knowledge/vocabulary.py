@@ -27,9 +27,18 @@ def recompute_said(value: str) -> str:
         return _("selective recomputation")
     if value == "full":
         return _("full recomputation")
-    if value.startswith("full on ") and value.endswith(" of layers"):
-        return _("full recomputation on {share} of layers", share=value.removeprefix("full on ").removesuffix(" of layers"))
+    share = partial_share(value)
+    if share is not None:
+        return _("full recomputation on {share} of layers", share=share)
     return value
+
+
+def partial_share(value: str) -> str | None:
+    """'50%' of 'full on 50% of layers' (the estimate's name for recomputing only some layers fully), else None: the one
+    parser of that name, for the rules' wording and the memo's."""
+    if value.startswith("full on ") and value.endswith(" of layers"):
+        return value.removeprefix("full on ").removesuffix(" of layers")
+    return None
 
 
 SAID_AS = {"chosen_recompute": recompute_said}

@@ -25,6 +25,7 @@ from advisor.estimate import BATCH_NOT_GIVEN
 from advisor.estimate.finetune import FROZEN_MATMUL_FLOPS_PER_PARAM, TRAINED_FLOPS_PER_PARAM
 from advisor.decision.report import Alternative, Estimate, MethodReport, Report, TraceNode, WhatIfPoint
 from advisor.knowledge.strategies import FRAMEWORKS
+from advisor.knowledge.vocabulary import partial_share
 from advisor.base.i18n import N_, _, pad
 from advisor.base.text import join_reasons
 
@@ -366,7 +367,12 @@ RECOMPUTE_WORDS = {"none": N_("no recompute"), "selective": N_("selective recomp
 
 
 def recompute_word(setting: str) -> str:
-    return _(RECOMPUTE_WORDS[setting]) if setting in RECOMPUTE_WORDS else setting
+    """The memo's short form ('no recompute'); recomputing only some layers fully is worded too (it was left in English
+    in the Chinese memo)."""
+    if setting in RECOMPUTE_WORDS:
+        return _(RECOMPUTE_WORDS[setting])
+    share = partial_share(setting)
+    return _("full recompute on {share} of layers", share=share) if share is not None else setting
 
 
 def to_text(report: Report | Advice) -> str:

@@ -308,6 +308,8 @@ class QuestionScreen(Screen[None]):
 
     def show_review(self) -> None:
         """Every answer on one screen before the results; its typed result is a step to go back to, or the results."""
+        from advisor.decision.explain import method_names  # here: the first question loads no core (test_boundaries)
+
         rows = []
         for i, step in enumerate(self.state.steps):
             parts = []
@@ -316,6 +318,9 @@ class QuestionScreen(Screen[None]):
                 if f.kind == "choice":  # an unanswered choice is the list's first, as its list shows it (not a blank)
                     picked = next((c for c in f.choices if c.value == value), f.choices[0] if value is None else None)
                     shown_value = picked.label.split("  ")[0].split(" — ")[0].strip() if picked else display(value)
+                    if f.path == "training.method" and picked:
+                        shown_value = method_names().get(picked.value, shown_value)  # '全参数微调', not the file's 'finetune'
+
                 else:
                     shown_value = display(value) or "—"
                 parts.append(f"{f.label}: {shown_value}")
