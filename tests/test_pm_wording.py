@@ -322,6 +322,18 @@ def test_the_memo_tab_shows_wide_tables_as_records_at_80_columns(rules):
     assert max(line.count("|") - 1 for line in wide.splitlines() if line.startswith("|")) >= 8
 
 
+def test_the_memo_tab_shows_no_mermaid_source(rules):
+    """User try 2026-12-05: the Memo tab showed the charts' Mermaid source ('xychart-beta', 'line [1.9, ...]')."""
+    from advisor.outputs.render import memo_for_screen
+
+    memo = to_markdown(advise(load_answers(EXAMPLES / "customer-service.yaml"), rules))
+    assert "```mermaid" in memo  # the exported memo keeps its charts
+    shown = memo_for_screen(memo, 80)
+    assert "mermaid" not in shown and "xychart" not in shown and "line [" not in shown
+    assert shown.count("The chart is drawn on the Chart tab") == memo.count("```mermaid")
+    assert "Blue line: the best option at each GPU count" in shown  # the caption, with its plan and today marks, stays
+
+
 def test_where_the_models_shape_came_from_is_said_in_chinese():
     """The Chinese memo's assumptions read 'nearest published shape (18.4B, Megatron-LM 2021 Table 1): hidden rounded to
     a multiple of 1024, layers solved from params' (user try, 2026-12-05)."""

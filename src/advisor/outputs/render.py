@@ -869,7 +869,13 @@ def memo_for_screen(memo: str, width: int | None = None) -> str:
     table to 'y…', '4… d…' and wrapped its last column a word a line."""
     listed = _FOOTNOTE_DEFINITION.sub(lambda m: f"{m.group(1)}. ", memo)
     text = _FOOTNOTE_REFERENCE.sub(lambda m: f" [{m.group(1)}]", listed)
+    # The widget draws no Mermaid: a chart's source read as 'xychart-beta / line [1.9, 2.6 ...]' (user try 2026-12-05).
+    text = _MERMAID.sub(lambda _m: "*" + _("The chart is drawn on the Chart tab, and in the exported memo.") + "*\n", text)
     return text if width is None else _narrow_tables(text, max(3, width // 16))
+
+
+_MERMAID = re.compile(r"^```mermaid\n.*?^```\n", re.S | re.M)
+"""A Mermaid block of the memo, whole."""
 
 
 def _cells(line: str) -> list[str]:
