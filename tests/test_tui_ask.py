@@ -150,6 +150,19 @@ async def test_the_ask_box_in_chinese(rules, tmp_path):
             assert a.startswith("假如 截止日期 = 10.0 天（原为 2.0 天）：") and "每次训练成本" in a
 
 
+async def test_a_chinese_question_on_an_english_screen_says_how_to_get_chinese(rules, tmp_path):
+    """User try 2026-12-05: the Ask tab answered a Chinese question in English where the CLI answers in Chinese, and
+    said nothing; the screen's language is the one chosen, so the answer says how to choose Chinese."""
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await to_results(pilot)
+        await ask(pilot, "如果截止日期是 10 天呢？")
+        _q, a = log_text(app)
+        assert a.startswith("What if deadline = 10.0 days") and "advisor --lang zh" in a
+        await ask(pilot, "what if the deadline is 10 days?")
+        assert "--lang zh" not in log_text(app)[-1]
+
+
 class TestAskAt80x24:
     """The Ask tab with one turn answered, at the size most terminals open at, in both languages (layout pinned)."""
 

@@ -19,7 +19,7 @@ from textual.widgets import Button, Checkbox, DataTable, Footer, Header, Input, 
 from advisor.decision.advice import Advice
 from advisor.base.errors import AdvisorError
 from advisor.base.text import join_reasons
-from advisor.base.i18n import _, N_
+from advisor.base.i18n import _, N_, written_in_chinese, zh
 from advisor.base.units import format_number, money_unit
 from advisor.outputs.render import (answers_of, axis_ticks, count_word, decision_notes, hours_text, money, memo_for_screen,
                                     option_rows, source_words, spread, summary_rows, to_markdown, today_on_the_line)
@@ -272,6 +272,10 @@ class ResultsScreen(Screen[None]):
             try:
                 reply = ask(question, state.draft, self.advice, state.rules, _("answers"))
                 answer, self.change = reply.text(), dict(reply.change)
+                if not zh() and written_in_chinese(question):
+                    # The CLI answers a Chinese question in Chinese where no language was chosen; here the screen's
+                    # language is the one chosen (the advice on screen is in it), so say how to get Chinese throughout.
+                    answer += "\n" + "（回答使用界面语言。要用中文：ADVISOR_LANG=zh advisor，或 advisor --lang zh。）"
             except AdvisorError as exc:
                 answer, error = exc.msg, True
         self.post_message(ConversationTurn(question, answer))
