@@ -964,3 +964,15 @@ def test_zero_plus_plus_has_its_own_entry(base, rules):
     reply = asked(base, rules, "what is ZeRO++")
     assert "qwZ" in reply.text() and "arXiv:2306.10209" in reply.text()
     assert "qwZ" not in asked(base, rules, "what is ZeRO-3").text()
+
+
+@pytest.mark.parametrize(("question", "said"), [
+    ("what if the price is $3 per GPU hour", "gives $3 in USD, but this plan counts in CNY"),
+    ("what if the price is €3", "gives €3 in EUR, but this plan counts in CNY"),
+    ("what if price drops to 8 yuan", "What if price per GPU-hour = 8 CNY (was 10 CNY):"),
+    ("what if the price is 8 per gpu-hour", "What if price per GPU-hour = 8 CNY (was 10 CNY):"),
+])
+def test_a_price_is_read_as_a_price_never_as_a_gpu_count(base, rules, question, said):
+    """User try 2026-12-05: '$3 per GPU hour' was read as 3 GPUs; '€3' and '8 yuan' got the monthly-cost answer."""
+    reply = asked(base, rules, question)
+    assert said in reply.text() and "GPUs = " not in reply.text()

@@ -29,8 +29,9 @@ read too, so '-8' typed for a GPU count is refused by the field's range ('must b
 not as unreadable text."""
 
 CURRENCY_MARKS: dict[str, str] = {
-    "¥": "CNY", "￥": "CNY", "元": "CNY", "块": "CNY", "人民币": "CNY", "rmb": "CNY", "cny": "CNY",
-    "$": "USD", "美元": "USD", "usd": "USD", "€": "EUR", "eur": "EUR", "£": "GBP", "gbp": "GBP",
+    "¥": "CNY", "￥": "CNY", "元": "CNY", "块": "CNY", "人民币": "CNY", "rmb": "CNY", "cny": "CNY", "yuan": "CNY",
+    "$": "USD", "美元": "USD", "usd": "USD", "dollars": "USD", "dollar": "USD", "€": "EUR", "eur": "EUR", "欧元": "EUR",
+    "euros": "EUR", "euro": "EUR", "£": "GBP", "gbp": "GBP",
 }
 """Currency marks written before or after an amount, and the ISO code each means."""
 
