@@ -255,7 +255,8 @@ def test_the_fine_tune_example_has_a_chinese_golden_memo():
     if os.environ.get("UPDATE_GOLDEN"):
         golden.write_text(r.stdout, encoding="utf-8")
     assert r.stdout == golden.read_text(encoding="utf-8")
-    assert "| 方法 | 全参数微调 | 全参数微调" in r.stdout  # issue 32: LoRA on 8 A10s now needs recomputation and misses 30 h
+    # LoRA priced on the full fine-tune's work and batch (user try 2026-12-05): 16 A10s for about half the cost
+    assert "| 方法 | 全参数微调 | LoRA（秩 8" in r.stdout
 
 
 def test_the_memo_breaks_a_lora_gpus_memory_down_and_the_parts_add_up(rules):
@@ -297,3 +298,35 @@ def test_a_memory_bandwidth_without_its_source_is_refused():
     row["hbm_source"] = None
     with pytest.raises(ValidationError, match="hbm_gbs 3350 has no hbm_source"):
         GpuSpec(**row)
+
+
+def test_a_lighter_method_is_priced_on_the_known_run_s_work_and_batch(rules):
+    """The full fine-tune's known 3-day run is the job: LoRA in its place trains the tokens that run implies, at its batch.
+    It was calibrated as if LoRA itself took 3 days (6,912 USD either way) at its recipe's 16 sequences (user try
+    2026-12-05), so LoRA never showed what it saves."""
+    from advisor.decision.advice import _advise_one, with_method
+
+    a = answers_from_mapping({
+        "model": {"params": "13B"},
+        "training": {"method": "finetune", "duration_days": 3, "current_strategy": "deepspeed-zero2", "runs_per_month": 4},
+        "cluster": {"gpu": "h100-sxm", "gpus": 32, "gpus_per_node": 8},
+        "budget": {"price_per_gpu_hour": 3, "currency": "USD"}}, "x")
+    full = _advise_one(a, rules)
+    lora = _advise_one(with_method(a, "lora", full.evaluation.context["tokens"], full.plan.runs_per_month), rules)
+    w_full, w_lora = (x.evaluation.context["workload"] for x in (full, lora))
+    assert w_lora.method == "lora" and w_lora.global_batch_tokens == w_full.global_batch_tokens
+    assert w_lora.batch_source == w_full.batch_source  # the full fine-tune's cited batch, not 'given'
+    assert lora.evaluation.context["tokens"] == pytest.approx(full.evaluation.context["tokens"])
+    at_32 = lora.plan.option("deepspeed-zero2", 32)
+    assert at_32 is not None and at_32.hours < 0.8 * full.plan.option("deepspeed-zero2", 32).hours  # no weight gradients, no Adam
+    assert lora.plan.runs_per_month == full.plan.runs_per_month == 4
+
+
+def test_the_fine_tune_example_is_planned_as_lora_on_the_full_fine_tune_s_batch(rules):
+    from advisor.inputs.answers import load_answers
+
+    from .conftest import EXAMPLES
+
+    advice = advise(load_answers(EXAMPLES / "customer-service-finetune.yaml"), rules)
+    assert (advice.asked_method, advice.method) == ("finetune", "lora")
+    assert advice.evaluation.context["workload"].global_batch_seqs == 64

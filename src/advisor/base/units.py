@@ -246,6 +246,15 @@ def hours_text(h: float) -> str:
     return _("{n} days", n=f"{h / 24:,.1f}") if h >= 48 else _("{n} h", n=f"{h:,.1f}")
 
 
+def hours_against(h: float, limit: float) -> str:
+    """A duration said beside a limit it passes or meets: as hours_text, with a second decimal where one decimal would read
+    the same as the limit ('takes 2.0 days, past the 2-day deadline' read as a contradiction; user try 2026-12-05)."""
+    said = hours_text(h)
+    if h != limit and said == hours_text(limit):
+        return _("{n} days", n=f"{h / 24:,.2f}") if h >= 48 else _("{n} h", n=f"{h:,.2f}")
+    return said
+
+
 def same_unit(a: float, b: float) -> tuple[str, str]:
     """Two durations in one unit, so they compare at a glance: both in days when either is two days or more."""
     if max(a, b) >= 48:

@@ -33,7 +33,7 @@ from advisor.decision.facts import Evaluation, _cadence_hours, evaluate_counts, 
 from advisor.knowledge.strategies import DEEPSPEED_ESTIMATED, SIMPLICITY
 from advisor.knowledge.strategies import FRAMEWORKS, MEMORY_CONVENTION, MODEL_STATE_BYTES
 from advisor.base.i18n import _, zh
-from advisor.base.units import count, percent
+from advisor.base.units import count, hours_against, percent
 from advisor.base.units import hours_text, money, pct_change  # noqa: F401 - re-exported: front ends read them from here
 from advisor.knowledge.rules import Rule, RuleSet, format_number, render_template
 from advisor.knowledge.rules import explain as condition_tree
@@ -243,7 +243,12 @@ class Advice(Struct):
         deadline = self.answers.training.deadline_days
         if not reasons and o is not None:
             if deadline is not None and o.meets_deadline is False and c.meets_deadline:
-                reasons.append(_("takes {time}, past the {days}-day deadline", time=hours_text(o.hours), days=format_number(deadline)))
+                if explain.point_inside(o.hours, deadline):  # judged on the range's upper end: at risk, not past
+                    reasons.append(_("takes {time}: inside the {days}-day deadline, but at risk of running past it", time=hours_text(o.hours),
+                                     days=format_number(deadline)))
+                else:
+                    reasons.append(_("takes {time}, past the {days}-day deadline", time=hours_against(o.hours, deadline * 24),
+                                     days=format_number(deadline)))
             elif o.cost > c.cost * (1 + COST_TIE):
                 reasons.append(_("costs {cost} a run ({change}) and takes {time}", cost=money(o.cost, cur), change=pct_change(o.cost, c.cost),
                                  time=hours_text(o.hours)))
@@ -611,13 +616,14 @@ def other_levers(advice: Advice, rules: RuleSet) -> list[Change]:
     tries: list[tuple[str, str, dict[str, Any]]] = []
     if t.precision != "fp8" and a.cluster.spec.has_fp8:
         tries.append(("fp8", "fp8", {"precision": "fp8"}))
-    for method in METHOD_ALTERNATIVES.get(t.method, ()):
+    lighter = {m: with_method(a, m, advice.evaluation.context["tokens"], plan.runs_per_month) for m in METHOD_ALTERNATIVES.get(t.method, ())}
+    for method in lighter:
         tries.append(("lighter-method", method, {"method": method}))
     batch = advice.evaluation.context["workload"].global_batch_tokens
     tries.append(("bigger-batch", f"{2 * batch:.0f}", {"global_batch_tokens": 2 * batch}))
     out: list[Change] = []
     for kind, detail, update in tries:
-        changed = a.model_copy(update={"training": t.model_copy(update=update)})
+        changed = lighter[detail] if kind == "lighter-method" else a.model_copy(update={"training": t.model_copy(update=update)})
         if not _any_option_meets(changed, missed_date, over):
             continue  # its plan is one of these options, so it cannot meet what this plan misses either
         alt = _advise_one(changed, rules)
@@ -662,15 +668,31 @@ def _allowed(advice: Advice) -> set[str]:
     return {st for st in STRATEGIES if st not in advice.excluded}
 
 
+def with_method(answers: Answers, method: str, tokens: float, runs_per_month: float) -> Answers:
+    """The same job with another fine-tuning method in place of the one asked: the asked one's batch where none is given
+    (user try 2026-12-05: LoRA at its recipe's 16 sequences against the full fine-tune's 64 was never proposed, though
+    on the same batch it needs half the GPUs for 43% less), and, like another GPU type (candidates.variant), today's work
+    and cadence: a known duration or a measured step was the asked method's, so the tokens it implies (``tokens``) are
+    the job, not a run of the lighter method that took as long."""
+    t = answers.training
+    update: dict[str, Any] = {"method": method, "runs_per_month": t.runs_per_month or runs_per_month}
+    if t.baseline_hours is not None or t.measured is not None:
+        update.update(duration_hours=None, duration_days=None, measured=None, tokens=tokens, examples=None, tokens_per_example=None,
+                      epochs=None)
+    training = t.model_copy(update=update)
+    training._batch_of = t.batch_method
+    return answers.model_copy(update={"training": training})
+
+
 def _advise_method(answers: Answers, rules: RuleSet) -> Advice:
     """The advice for the method asked, or for a lighter fine-tuning method where that is what runs, or costs at most
     half as much, or needs half the GPUs (METHOD_ALTERNATIVES, METHOD_SWITCH_SAVING), saying what is traded."""
     asked = answers.training.method
     best = _advise_one(answers, rules)
     first = best
+    tokens, runs = best.evaluation.context["tokens"], best.plan.runs_per_month
     for method in METHOD_ALTERNATIVES.get(asked, ()):
-        training = answers.training.model_copy(update={"method": method})
-        alt = _advise_one(answers.model_copy(update={"training": training}), rules)
+        alt = _advise_one(with_method(answers, method, tokens, runs), rules)
         if _lighter_wins(alt, best):
             best = alt
     if best is not first:

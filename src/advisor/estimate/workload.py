@@ -505,7 +505,8 @@ def workload_from(answers: Answers) -> Workload:
     if t.global_batch_tokens is not None:
         batch, batch_source = t.global_batch_tokens, "given"
     elif method != "pretrain":
-        batch, batch_source = finetune_batch_tokens(method, seq_len, answers.cluster.gpus)
+        # the asked method's batch where advisor prices a lighter one in its place (TrainingSection.batch_method)
+        batch, batch_source = finetune_batch_tokens(t.batch_method, seq_len, answers.cluster.gpus)
     else:
         batch, batch_source = default_batch_tokens(m.params)
     peft = method in ("lora", "qlora")

@@ -17,6 +17,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    PrivateAttr,
     ValidationError,
     WithJsonSchema,
     field_validator,
@@ -613,6 +614,15 @@ class TrainingSection(_Section):
                     raise ValueError(_("{key} applies to method lora or qlora (method is {method})", key=key, method=self.method))
         check_post_training(self.method, self.post_training, self.tokens, self.examples, self.baseline_hours)
         return self
+
+    _batch_of: str | None = PrivateAttr(default=None)
+    """The method whose default batch the job takes where none is given: its own, except where advisor prices a lighter
+    method in place of the one asked (decision.advice.with_method), which keeps the asked one's — the same data at the same
+    batch, so the methods differ in how they train and nothing else. Not an answer: not in the file or its schema."""
+
+    @property
+    def batch_method(self) -> str:
+        return self._batch_of or self.engine_method
 
     @property
     def engine_method(self) -> str:

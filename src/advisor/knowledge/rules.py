@@ -37,7 +37,7 @@ from advisor.base.errors import AdvisorError, RuleLoadError
 from advisor.knowledge.vocabulary import BOOL, FACTS, NUMBER, SAID_AS, TEXT
 from advisor.base.i18n import LANGUAGES, _, singular, zh
 from advisor.base.safeload import cache_file, parse_mapping_cached, read_text, write_cache
-from advisor.base.units import count, format_number, money
+from advisor.base.units import count, format_number, hours_text, money
 
 OPERATORS: dict[str, tuple[set[str], str]] = {
     "eq": ({NUMBER, BOOL, TEXT}, "equals"),
@@ -76,6 +76,8 @@ _TEMPLATE = re.compile(r"\{\{|\}\}|\{([^{}:]*)(?::([^{}]*))?\}")
 _SPEC = re.compile(r"^[<>^]?[+ -]?,?(\.\d)?[fegd%]?$")
 """Alignment, sign, thousands and a one-digit precision: a template cannot ask for a gigabyte-long number."""
 MONEY_SPEC = "money"
+DURATION_SPEC = "duration"
+"""'{chosen_hours:duration}': hours in the reader's unit ('10.2 h', '3.0 days'), as every other text says a duration."""
 """'{best_cost:money}': an amount in the facts' currency, written as units.money writes every amount (46.1 万元 in
 Chinese), so a rule's figure reads as the memo's figures do."""
 
@@ -860,7 +862,7 @@ def _check_template(text: str, where: str, problems: Problems) -> None:
     for name, spec in _template_fields(text):
         if name not in FACTS:
             problems.add(_("{where}: template names unknown fact '{{{name}}}'{hint}", where=where, name=name, hint=_suggest(name, FACTS)))
-        elif spec and spec != MONEY_SPEC and not _SPEC.match(spec):
+        elif spec and spec not in (MONEY_SPEC, DURATION_SPEC) and not _SPEC.match(spec):
             problems.add(_("{where}: template '{{{name}:{spec}}}' has an unsupported format; use e.g. {{{name}:,.0f}} or {{{name}:.1%}}", where=where, name=name, spec=spec))
 
 
@@ -880,6 +882,8 @@ def render_template(text: str | Text, facts: dict[str, Any]) -> str:
         if isinstance(value, (int, float)):
             if spec == MONEY_SPEC:
                 return money(value, str(facts.get("currency") or ""))
+            if spec == DURATION_SPEC:
+                return hours_text(float(value))
             if spec:
                 try:
                     return format(value, spec)

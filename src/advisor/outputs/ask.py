@@ -39,7 +39,7 @@ from advisor.base.i18n import _, zh
 from advisor.base.text import plain
 from advisor.knowledge.rules import RuleSet, format_number
 from advisor.knowledge.strategies import FRAMEWORKS
-from advisor.base.units import count, parse_quantity
+from advisor.base.units import count, hours_against, parse_quantity
 
 INTENTS_FILE = "intents.yaml"
 BUILTIN_KINDS = ("strategy", "term", "field", "factor")
@@ -1340,7 +1340,7 @@ def _why_gpus(ctx: Context, raw: str, negative: bool) -> Reply:
     elif o.meets_deadline is False and c.meets_deadline:
         deadline = a.answers.training.deadline_days or 0.0
         reasons.append(_("it takes {time}, inside the deadline but at risk of running past it", time=hours_text(o.hours))
-                       if point_inside(o.hours, deadline) else _("it takes {time}, past the deadline", time=hours_text(o.hours)))
+                       if point_inside(o.hours, deadline) else _("it takes {time}, past the deadline", time=hours_against(o.hours, deadline * 24)))
     elif not o.within_budget and c.within_budget:
         reasons.append(_("it costs {cost} a run, over the budget", cost=money(o.cost, cur)))
     elif not o.within_monthly and c.within_monthly:
