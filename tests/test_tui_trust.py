@@ -40,6 +40,15 @@ async def step_to(pilot, step_id):
     raise AssertionError(f"never reached step {step_id}")
 
 
+async def walk_to_review(pilot):
+    """Enter through every step: the review of every answer is shown."""
+    for _ in steps():
+        await pilot.press("enter")
+        await settle(pilot)
+    assert type(pilot.app.screen).__name__ == "ReviewScreen"
+    return pilot.app.screen
+
+
 async def walk_to_results(pilot):
     """Enter through every step and the review."""
     for _ in range(len(steps()) + 1):
@@ -245,10 +254,7 @@ async def test_review_lists_every_answer_and_jumps_back(rules, tmp_path):
     app = make_app(rules, tmp_path)
     async with app.run_test(size=SMALL) as pilot:
         await settle(pilot)
-        for _ in steps():
-            await pilot.press("enter")
-            await settle(pilot)
-        review = app.screen
+        review = await walk_to_review(pilot)
         assert type(review).__name__ == "ReviewScreen" and len(review.rows) == len(steps())
         assert "Parameters: 7B" in review.rows[0]
         await pilot.press("down", "enter")  # the first step
@@ -515,10 +521,6 @@ async def test_the_chinese_review_names_the_job_kind_in_chinese(rules, tmp_path)
     app.draft.setdefault("training", {})["method"] = "finetune"
     async with app.run_test(size=SMALL) as pilot:
         await settle(pilot)
-        for _ in steps():
-            await pilot.press("enter")
-            await settle(pilot)
-        review = app.screen
-        assert type(review).__name__ == "ReviewScreen"
+        review = await walk_to_review(pilot)
         row = next(r for r in review.rows if "任务类型" in r)
         assert "任务类型: 全参数微调" in row and "finetune" not in row, row

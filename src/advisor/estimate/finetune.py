@@ -19,6 +19,8 @@ if TYPE_CHECKING:  # workload.py imports this module's constants; the Workload t
 
 METHODS: tuple[str, ...] = ("pretrain", "finetune", "lora", "qlora")
 PEFT_METHODS: tuple[str, ...] = ("lora", "qlora")
+FINETUNE_METHODS: tuple[str, ...] = ("finetune", *PEFT_METHODS)
+"""Methods that adapt an existing model: the same data and batch, another way of training it."""
 
 DEFAULT_RANK: dict[str, int] = {"lora": 8, "qlora": 64}
 """lora: PEFT's LoraConfig default r=8 (huggingface/peft src/peft/tuners/lora/config.py; LoraConfig().r == 8 in peft 0.x);

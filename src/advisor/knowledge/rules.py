@@ -76,10 +76,10 @@ _TEMPLATE = re.compile(r"\{\{|\}\}|\{([^{}:]*)(?::([^{}]*))?\}")
 _SPEC = re.compile(r"^[<>^]?[+ -]?,?(\.\d)?[fegd%]?$")
 """Alignment, sign, thousands and a one-digit precision: a template cannot ask for a gigabyte-long number."""
 MONEY_SPEC = "money"
-DURATION_SPEC = "duration"
-"""'{chosen_hours:duration}': hours in the reader's unit ('10.2 h', '3.0 days'), as every other text says a duration."""
 """'{best_cost:money}': an amount in the facts' currency, written as units.money writes every amount (46.1 万元 in
 Chinese), so a rule's figure reads as the memo's figures do."""
+DURATION_SPEC = "duration"
+"""'{chosen_hours:duration}': hours in the reader's unit ('10.2 h', '3.0 days'), as every other text says a duration."""
 
 
 # ------------------------------------------------------------------------------ the model

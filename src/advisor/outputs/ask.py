@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from advisor.decision.advice import Advice, advise, hours_text, money, pct_change, peft_caveat
-from advisor.estimate.finetune import PEFT_METHODS
+from advisor.estimate.finetune import FINETUNE_METHODS, PEFT_METHODS
 from advisor.estimate.workload import workload_from
 from advisor.decision.decide import COST_TIE, Plan, best_at, choose, dominates, preference
 from advisor.decision.explain import PLAN_SOURCE, best_option_at, deadline_word, gpu_type_name, method_names, notes, point_inside, today_cannot_run
@@ -939,10 +939,6 @@ def _limits_lost(a: Advice, b: Advice) -> list[str]:
     return out
 
 
-FINETUNE_METHODS = ("finetune", *PEFT_METHODS)
-"""Methods that adapt an existing model: the same data and batch, another way of training it."""
-
-
 def _members(ctx: Context, name: str) -> set[str]:
     """The strategies a name stands for: a group's members ('deepspeed'), else the strategy itself."""
     return set(ctx.data.groups.get(name, [name]))
@@ -1295,16 +1291,19 @@ def _why_method(ctx: Context, method: str, negative: bool) -> Reply:
     return reply
 
 
-def _today_rows(a: Advice) -> list[tuple[str, ...]]:
-    """Today beside the plan; a today that cannot run shows no time or cost, as the summary shows it (a figure for a run
-    that cannot happen read as one to beat; user try 2026-12-05)."""
+def _today_rows(a: Advice, monthly: bool = False) -> list[tuple[str, ...]]:
+    """Today beside the plan (``monthly``: and the cost a month); a today that cannot run shows no time or cost, as the
+    summary shows it (a figure for a run that cannot happen read as one to beat; user try 2026-12-05)."""
     t, c, cur = a.plan.today, a.plan.chosen, str(a.facts["currency"])
     runs = today_cannot_run(a) is None  # a measured run ran, whatever the estimate says of it
-    return [
+    rows: list[tuple[str, ...]] = [
         (_("plan"), _plan_cell(t.strategy, t.gpus), _plan_cell(c.strategy, c.gpus)),
         (_("time per run"), hours_text(t.hours) if runs else _("cannot run"), hours_text(c.hours)),
         (_("cost per run"), money(t.cost, cur) if runs else _("cannot run"), money(c.cost, cur)),
     ]
+    if monthly:
+        rows.append((_("cost per month"), money(t.monthly, cur) if runs else _("cannot run"), money(c.monthly, cur)))
+    return rows
 
 
 def _count(ctx: Context, raw: str) -> int:
@@ -1494,9 +1493,7 @@ def _plan_rows(a: Advice) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
         return (_("recommended"),), [
             (_("plan"), _plan_cell(c.strategy, c.gpus)), (_("time per run"), hours_text(c.hours)),
             (_("cost per run"), money(c.cost, cur)), (_("cost per month"), money(c.monthly, cur))]
-    t = p.today
-    return (_("today"), _("recommended")), [*_today_rows(a), (_("cost per month"), money(t.monthly, cur) if today_cannot_run(a) is None else _("cannot run"),
-                                                              money(c.monthly, cur))]
+    return (_("today"), _("recommended")), _today_rows(a, monthly=True)
 
 
 def _limits(a: Advice) -> list[str]:
