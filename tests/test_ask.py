@@ -145,7 +145,7 @@ def test_what_if_reruns_the_core_with_that_one_change_and_answers_with_the_diffe
     assert reply.intent == "what_if" and reply.change["cluster.gpus"] == "128"
     # what stays: the runs a month (today's cadence) and the work of the measured run, said in the reply
     assert reply.change["training.runs_per_month"] == advice.plan.runs_per_month
-    assert reply.change["training.duration_days"] is None and reply.change["training.tokens"].endswith("B")
+    assert reply.change["training.duration_days"] is None and reply.change["training.tokens"] == round(advice.evaluation.context["tokens"])
     assert "Runs a month kept at today's 10." in reply.lines
     assert any(line.startswith("The measured 3.0 days was on today's 64 GPUs; on another setup the run keeps its work") for line in reply.lines)
     new = advise(answers_from_mapping(with_change(draft, reply.change), name), rules)
@@ -772,7 +772,7 @@ def test_a_model_size_what_if_on_a_measured_run_prices_the_new_model(base, rules
     name, draft, advice = base
     reply = asked(base, rules, question)
     assert reply.intent == "what_if"
-    assert reply.change["training.duration_days"] is None and reply.change["training.tokens"].endswith("B")
+    assert reply.change["training.duration_days"] is None and reply.change["training.tokens"] == round(advice.evaluation.context["tokens"])
     new = advise(answers_from_mapping(with_change(draft, reply.change), name), rules)
     gpu_hours = new.plan.chosen.hours * new.plan.chosen.gpus
     today = advice.plan.chosen.hours * advice.plan.chosen.gpus

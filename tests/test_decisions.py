@@ -193,7 +193,7 @@ def test_out_of_reach_and_over_budget_the_summary_says_the_budget_chose(rules):
     fastest = advice.plan.fastest
     assert fastest is not None and fastest.cost > 17000 and advice.plan.chosen.cost <= 17000
     text = to_text(advice)
-    assert "so the fastest option within the budget is shown" in text
+    assert "so the fastest option within the budget wins (times within 5% of it count as equal" in text
     assert f"{fastest.hours / 24:.1f} days for" in text  # the fastest option, said once (what it takes: a later date)
 
 
@@ -300,7 +300,9 @@ def test_an_option_within_the_tie_is_not_called_the_cheapest_beside_another_choi
     cm, chosen = advice.plan.cheapest_meeting_deadline, advice.plan.chosen
     assert cm is not None and cm.gpus != chosen.gpus and cm.cost >= chosen.cost * 0.95
     notes = " ".join(decision_notes(advice))
-    assert "Cheapest way to meet" not in notes and "a tie here" in notes
+    # within the tie it is said once: why it is not the plan, or, where it is the same option, as 'faster for no more'
+    assert "Cheapest way to meet" not in notes
+    assert "a tie here" in notes or f"Faster for no more per run: {cm.gpus} GPUs with {cm.strategy}" in notes
 
 
 def test_the_objective_words_the_deadline_as_the_summary_does(rules):

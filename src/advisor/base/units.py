@@ -192,6 +192,14 @@ def format_number(value: float) -> str:
     return f"{value:.2g}"
 
 
+def token_amount(value: float) -> str:
+    """A token count as the field writes it: '1T', '1.5T', '55.4B', '307.2M' ('1,000B' read as a typo for 1T)."""
+    for scale, unit in ((1e12, "T"), (1e9, "B"), (1e6, "M")):
+        if abs(value) >= scale:
+            return f"{format_number(round(value / scale, 1))}{unit}"
+    return count(value)
+
+
 def count(value: float) -> str:
     """A whole count, grouped: 1,024 (GPUs, tokens, steps, GPU-hours); a fraction is rounded."""
     return f"{value:,.0f}"

@@ -182,7 +182,7 @@ def choose(options: list[Option], a: Answers, runs_per_month: float, default_str
         chosen = better
     if mode == "time":
         broken.insert(0, "deadline")
-    trade = _tradeoffs(pool, chosen, a.training.deadline_days)
+    trade = _tradeoffs(pool, chosen, a.training.deadline_days, prefer)
     return Plan(
         chosen=chosen, options=options, objective=objective_text(stages, a), greenfield=today is None,
         today=today or next((o for o in options if o.strategy == chosen.strategy and o.gpus == given), chosen),
@@ -245,22 +245,24 @@ def _not_dominated(pool: list[Option], chosen: Option, deadline: float | None, p
     return better, Stage("dominance", "fewer-gpus-as-fast", len(as_fast), {"gpus": better.gpus, "more": chosen.gpus})
 
 
-def _tradeoffs(pool: list[Option], chosen: Option, deadline: float | None) -> dict[str, Option | None]:
+def _tradeoffs(pool: list[Option], chosen: Option, deadline: float | None,
+               prefer: Callable[[Option], Any]) -> dict[str, Option | None]:
     """What the plan is compared with: the cheapest option meeting the date, the fastest, the cheaper-but-slower trade a
     PM would weigh (within CHEAPER_SLOWER_STRETCH, not giving up a met date), and the same framework faster for about
-    the same cost."""
+    the same cost. Exact ties go to ``prefer``, the choice's own tie-break, so two lines of one summary never name two
+    frameworks for one figure (ZeRO-1 and ZeRO-2 on 256 GPUs, user try 2026-12-05)."""
     meeting = [o for o in pool if o.meets_deadline] if deadline is not None else []
     slower = [o for o in pool if o.gpus < chosen.gpus and o.cost <= chosen.cost * (1 - CHEAPER_WORTH_SAYING)
               and o.hours <= chosen.hours * CHEAPER_SLOWER_STRETCH and (o.meets_deadline is not False or not chosen.meets_deadline)]
     quicker = [o for o in pool if o.strategy == chosen.strategy and o.gpus > chosen.gpus and o.cost <= chosen.cost * (1 + COST_TIE)
                and o.within_budget and o.within_monthly and o.hours <= chosen.hours * (1 - FASTER_WORTH_SAYING)]
     return {
-        "cheapest_meeting_deadline": min(meeting, key=lambda o: (o.cost, o.hours)) if meeting else None,
-        "fastest": min(pool, key=lambda o: (o.hours, o.cost)),
+        "cheapest_meeting_deadline": min(meeting, key=lambda o: (o.cost, o.hours, prefer(o))) if meeting else None,
+        "fastest": min(pool, key=lambda o: (o.hours, o.cost, prefer(o))),
         # Of the options within the cost tie of the cheapest, the fastest: '512 GPUs, 24.6 h, 17% less' says more than
         # '8 GPUs, 65 days, 17% less' when both cost the same.
-        "cheaper_slower": min(tie_band(slower), key=lambda o: (o.hours, o.cost)) if slower else None,
-        "faster_same_cost": min(quicker, key=lambda o: (o.hours, o.cost)) if quicker else None,
+        "cheaper_slower": min(tie_band(slower), key=lambda o: (o.hours, o.cost, prefer(o))) if slower else None,
+        "faster_same_cost": min(quicker, key=lambda o: (o.hours, o.cost, prefer(o))) if quicker else None,
     }
 
 
@@ -287,9 +289,14 @@ def _objective_base(codes: dict[str, Stage], a: Answers) -> str:
         return _("no option on the {gpus} GPUs you have meets the {days}-day deadline; the cheapest way to meet it needs more GPUs",
                  gpus=gpus, days=days)
     if "date-out-of-reach" in codes:
+        # Times within COST_TIE are a tie too: 'the fastest is shown' beside a plan 0.4% slower than another read as a
+        # contradiction (user try 2026-12-05).
+        time_rule = _("times within {tie} of it count as equal: the smaller change from today, then the rules' score, decides among them",
+                      tie=percent(COST_TIE))
         if "fastest-within-budget" in codes:
-            return _("nothing searched meets the {days}-day deadline, so the fastest option within the budget is shown", days=days)
-        return _("nothing searched meets the {days}-day deadline, so the fastest option is shown", days=days)
+            return _("nothing searched meets the {days}-day deadline, so the fastest option within the budget wins ({time_rule})",
+                     days=days, time_rule=time_rule)
+        return _("nothing searched meets the {days}-day deadline, so the fastest option wins ({time_rule})", days=days, time_rule=time_rule)
     # Costs within COST_TIE are a tie the table shows as such: each 'cheapest wins' says how it is settled.
     tie_rule = _("costs within {tie} of it count as equal: the smaller change from today, then the rules' score, decides among them",
                  tie=percent(COST_TIE))

@@ -46,8 +46,9 @@ def deadline_word(meets: bool | None, hours: float, deadline_days: float | None)
     return _("at risk") if point_inside(hours, deadline_days) else _("missed")
 
 
-def headline(advice: Advice) -> str:
-    """The decision in one sentence: what changes against today (text, memo and TUI all show this one)."""
+def headline(advice: Advice, count_asked: bool = False) -> str:
+    """The decision in one sentence: what changes against today (text, memo and TUI all show this one). ``count_asked``:
+    the GPU count is a what-if's, not the team's, so 'the same N GPUs' would contradict the '(was M)' above it."""
     p, a = advice.plan, advice.answers
     fw = FRAMEWORKS[p.chosen.strategy]
     if any(w["blocking"] for w in advice.warnings):
@@ -74,7 +75,8 @@ def headline(advice: Advice) -> str:
         return _("No change needed: keep {fw} on {gpus} GPUs.", fw=fw, gpus=f"{p.chosen.gpus:,}")
     if p.keeps_strategy:
         return _("Keep {fw}; run on {gpus} GPUs instead of {today}.", fw=fw, gpus=f"{p.chosen.gpus:,}", today=f"{p.today.gpus:,}")
-    where = (_("on the same {gpus} GPUs", gpus=f"{p.chosen.gpus:,}") if p.chosen.gpus == p.today.gpus
+    where = (_("using {gpus} GPUs", gpus=f"{p.chosen.gpus:,}") if count_asked
+             else _("on the same {gpus} GPUs", gpus=f"{p.chosen.gpus:,}") if p.chosen.gpus == p.today.gpus
              else _("on {gpus} GPUs instead of {today}", gpus=f"{p.chosen.gpus:,}", today=f"{p.today.gpus:,}"))
     return _("Switch from {old} to {fw}, {where}.", old=FRAMEWORKS[a.training.current_strategy], fw=fw, where=where)
 
@@ -108,7 +110,7 @@ def notes(advice: Advice) -> list[dict[str, Any]]:
             out.append(_note("cheapest-meeting-deadline", _(
                 "Cheapest way to meet the {days}-day deadline: {strategy} on {gpus} GPUs, {time} for {cost} a run.",
                 days=format_number(dl), strategy=cm.strategy, gpus=cm.gpus, time=hours_text(cm.hours), cost=money(cm.cost, cur))))
-        elif cm.gpus != p.chosen.gpus:
+        elif cm.gpus != p.chosen.gpus and not _same(cm, p.faster_same_cost):  # that one says it, as 'faster for no more'
             # Within the tie: say why the cheapest is not the plan, instead of naming it 'cheapest' beside another choice.
             tie = (_("{strategy} on {gpus} GPUs also meets the {days}-day deadline, for {cost} a run ({change}): costs within {tie} are a "
                      "tie here, and the simpler setup wins it.", strategy=cm.strategy, gpus=cm.gpus, days=format_number(dl), tie=percent(COST_TIE),
@@ -141,6 +143,10 @@ def notes(advice: Advice) -> list[dict[str, Any]]:
     return out
 
 
+def _same(o: Option, other: Option | None) -> bool:
+    return other is not None and (o.strategy, o.gpus, o.gpu, o.spot) == (other.strategy, other.gpus, other.gpu, other.spot)
+
+
 def what_it_takes_notes(advice: Advice) -> list[dict[str, Any]]:
     """The smallest changes that meet what the plan misses (takes.what_it_takes), worded for the PM."""
     p, a, cur = advice.plan, advice.answers, advice.facts["currency"]
@@ -154,7 +160,7 @@ def what_it_takes_notes(advice: Advice) -> list[dict[str, Any]]:
                      days=format_number(a.training.deadline_days or 0), gpus=f"{c.gpus:,}", more=f"{c.gpus - most:,}",
                      most=f"{most:,}", plan=plan)
         elif c.kind == "other-gpu":
-            text = _("Or another GPU type: {gpus} × {gpu} ({plan}).", gpus=f"{c.gpus:,}", gpu=_type_name(c.gpu, c.spot), plan=plan)
+            text = _("Or another GPU type: {gpus} × {gpu} ({plan}).", gpus=f"{c.gpus:,}", gpu=type_name(c.gpu, c.spot), plan=plan)
         elif c.kind == "later-date":
             text = _("Or move the date: the fastest option within reach needs {days} days ({plan}).", days=f"{c.target:,.1f}", plan=plan)
         elif c.kind == "fp8":
@@ -180,7 +186,7 @@ def spot_name(name: str, spot: bool) -> str:
     return name + (_(" (spot)") if spot else "")
 
 
-def _type_name(gpu: str, spot: bool) -> str:
+def type_name(gpu: str, spot: bool) -> str:
     """'NVIDIA H100 SXM 80GB' for a catalog id, with '(spot)' for spot capacity."""
     from advisor.knowledge.catalog import gpu_catalog
 
@@ -222,9 +228,9 @@ def gpu_type_notes(advice: Advice) -> list[dict[str, Any]]:
         return []
     cur = advice.facts["currency"]
     win = next(t for t in types if t.lost is None)
-    others = _("; ").join(_("{name} at {price} ({plan}: {why})", name=_type_name(t.gpu, t.spot), price=format_number(t.price),
+    others = _("; ").join(_("{name} at {price} ({plan}: {why})", name=type_name(t.gpu, t.spot), price=format_number(t.price),
                          plan=_type_plan(t.option, cur), why=lost_text(t.lost, t.option.cost, win.option.cost, advice.answers.training.deadline_days)) for t in types if t.lost is not None)
-    out = [_note("gpu-type", _("GPU type: {name} at {price} {currency}/GPU-hour ({plan}) beats {others}.", name=_type_name(win.gpu, win.spot),
+    out = [_note("gpu-type", _("GPU type: {name} at {price} {currency}/GPU-hour ({plan}) beats {others}.", name=type_name(win.gpu, win.spot),
                                price=format_number(win.price), currency=cur, plan=_type_plan(win.option, cur), others=others))]
     if advice.plan.chosen.spot:
         e = advice.estimate_dict(advice.strategy)

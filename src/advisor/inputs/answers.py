@@ -559,7 +559,7 @@ class TrainingSection(_Section):
     )
     duration_hours: Annotated[Hours, HOURS_RANGE] | None = Field(default=None, description="Known wall-clock hours of one run on this cluster today (the baseline).")
     duration_days: Annotated[Days, DAYS_RANGE] | None = Field(default=None, description="Known wall-clock days of one run on this cluster today (the baseline, seed K1: '3 days').")
-    current_strategy: Strategy | Literal["none"] = Field(
+    current_strategy: Literal[Strategy, "none"] = Field(  # one Literal: a union named its branch in errors
         default="ddp",
         description="What the team runs today; a known duration is taken to be measured with it. 'none': not training yet "
         "(a new project): the advice is a plan, not a switch, and there is no known duration to give.",

@@ -31,7 +31,7 @@ from advisor.decision.advice import Advice, advise, hours_text, money, pct_chang
 from advisor.estimate.finetune import FINETUNE_METHODS, PEFT_METHODS
 from advisor.estimate.workload import workload_from
 from advisor.decision.decide import COST_TIE, Plan, best_at, choose, dominates, preference
-from advisor.decision.explain import PLAN_SOURCE, best_option_at, deadline_word, gpu_type_name, method_names, notes, point_inside, today_cannot_run
+from advisor.decision.explain import PLAN_SOURCE, best_option_at, deadline_word, gpu_type_name, lost_text, method_names, notes, point_inside, today_cannot_run, type_name
 from advisor.inputs.answers import STRATEGIES, Answers, _fields_at, answers_from_mapping
 from advisor.knowledge.catalog import gpu_catalog, resolve_gpu
 from advisor.base.errors import AdvisorError, AnswerError
@@ -521,7 +521,9 @@ def reply_text(reply: Reply) -> str:
         for r in rows:
             out.append("  ".join(pad(r[i] if i < len(r) else "", widths[i]) for i in range(cols)).rstrip())
     if reply.suggestions:
-        out.append(_("Did you mean: {options}", options=" / ".join(reply.suggestions)))
+        # an unread question gets guesses at what it meant; an answered one, what to ask next
+        out.append(_("Did you mean: {options}", options=" / ".join(reply.suggestions)) if reply.intent is None
+                   else _("You could ask next: {options}", options=" / ".join(reply.suggestions)))
     if reply.sources:
         out.append(_("Sources: {sources}", sources=("；" if zh() else "; ").join(dict.fromkeys(source_text(x) for x in reply.sources))))
     return "\n".join(out)
@@ -644,7 +646,8 @@ def _keep_the_work(ctx: Context, change: dict[str, Any]) -> list[str]:
                for path, value in change.items()):
         return notes
     tokens = float(a.training.tokens) if a.training.tokens is not None else float(ctx.advice.evaluation.context["tokens"])
-    change.update({"training.tokens": f"{tokens / 1e9:.4g}B", "training.duration_days": None, "training.duration_hours": None})
+    # exact: 4 significant figures moved the cost (46,082 against the what-if table's 46,080, user try 2026-12-05)
+    change.update({"training.tokens": round(tokens), "training.duration_days": None, "training.duration_hours": None})
     return notes + [_("The measured {time} was on today's {gpus} GPUs; on another setup the run keeps its work, {tokens} tokens.",
               time=hours_text(a.training.baseline_hours), gpus=a.cluster.gpus, tokens=f"{tokens / 1e9:,.4g}B")]
 
@@ -662,10 +665,16 @@ def _rerun(ctx: Context, change: dict[str, Any]) -> Advice:
     return advise(answers, ctx.rules)
 
 
-def _plan_text(a: Advice) -> str:
+def _plan_text(a: Advice, other_method: str | None = None) -> str:
+    """The plan in a few words; with its method ('LoRA with fsdp on 16 GPUs') where ``other_method``, the plan it is
+    compared with, fine-tunes another way (a what-if sentence hid a LoRA plan turning back into a full fine-tune)."""
     if a.plan.gpu_types:  # several GPU types compared: name the plan's
-        return _("{strategy} on {gpus} × {gpu}", strategy=a.plan.chosen.strategy, gpus=a.plan.chosen.gpus, gpu=gpu_type_name(a))
-    return _("{strategy} on {gpus} GPUs", strategy=a.plan.chosen.strategy, gpus=a.plan.chosen.gpus)
+        text = _("{strategy} on {gpus} × {gpu}", strategy=a.plan.chosen.strategy, gpus=a.plan.chosen.gpus, gpu=gpu_type_name(a))
+    else:
+        text = _("{strategy} on {gpus} GPUs", strategy=a.plan.chosen.strategy, gpus=a.plan.chosen.gpus)
+    if other_method is not None and other_method != a.method:
+        return _("{method} with {plan}", method=method_names()[a.method], plan=text)
+    return text
 
 
 def _plan_cell(strategy: str, gpus: int) -> str:
@@ -908,13 +917,18 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
         lines.append(_("The plan stays {plan}: {time} a run ({dt}) for {cost} ({dc}).", plan=_plan_text(new), time=hours_text(cn.hours),
                        dt=pct_change(cn.hours, cb.hours), cost=money(cn.cost, str(new.facts["currency"])), dc=pct_change(cn.cost, cb.cost)))
     else:
-        lines.append(_("The plan becomes {plan} (was {old}): {time} a run ({dt}) for {cost} ({dc}).", plan=_plan_text(new),
-                       old=_plan_text(base), time=hours_text(cn.hours), dt=pct_change(cn.hours, cb.hours),
+        lines.append(_("The plan becomes {plan} (was {old}): {time} a run ({dt}) for {cost} ({dc}).", plan=_plan_text(new, base.method),
+                       old=_plan_text(base, new.method), time=hours_text(cn.hours), dt=pct_change(cn.hours, cb.hours),
                        cost=money(cn.cost, str(new.facts["currency"])), dc=pct_change(cn.cost, cb.cost)))
     lines += _limits_lost(base, new)
+    if base.method_changed and not new.method_changed:
+        names = method_names()
+        lines.append(_("{method} is planned only where it runs when a {asked} cannot, or saves at least half the cost or the GPUs "
+                       "without missing a date the {asked} meets (a change of method trades model quality): here it does not.",
+                       method=names[base.method], asked=names[new.method]))
     from advisor.decision.explain import headline
 
-    lines.append(headline(new))
+    lines.append(headline(new, count_asked="cluster.gpus" in asked))
     return Reply(ctx.question, "what_if", lines=lines, columns=(_("now"), _("what if")), figures=_outcome_rows(base, new),
                  sources=[PLAN_SOURCE, "seed:K14"], change=change)
 
@@ -1266,6 +1280,9 @@ def _why(ctx: Context, slots: dict[str, list[str]], negative: bool = False) -> R
         return _why_gpus(ctx, slots["gpus"][0], negative)
     if "gpu" in slots:
         gpu = slots["gpu"][0]
+        compared = _why_gpu_type(ctx, gpu, negative)
+        if compared is not None:
+            return compared
         reply = _what_if(ctx, {"gpu": [gpu]})
         reply.lines.insert(0, _("advisor does not choose the GPU type: it prices the GPUs you name. The same job on {gpu}:", gpu=gpu))
         reply.intent = "why_not" if negative else "why"
@@ -1274,6 +1291,34 @@ def _why(ctx: Context, slots: dict[str, list[str]], negative: bool = False) -> R
     lines += [f"• {r['text']}" for r in a.rationale()]
     return Reply(ctx.question, "why", lines=lines, columns=(_("today"), _("recommended")),
                  figures=[(lbl, t, r) for lbl, t, r in _today_rows(a)], sources=[PLAN_SOURCE])
+
+
+def _why_gpu_type(ctx: Context, gpu: str, negative: bool) -> Reply | None:
+    """'why H100?' where the answers compare GPU types (cluster.candidates): the comparison the plan made, each type's
+    best plan and why it lost (explain.gpu_type_notes, lost_text), not a what-if as if advisor never chose the type
+    (user try 2026-12-05). None where ``gpu`` was not among the types compared."""
+    a = ctx.advice
+    types = a.plan.gpu_types
+    asked = [t for t in types if t.gpu == gpu]
+    if len(types) < 2 or not asked:
+        return None
+    cur, days = ctx.currency, a.answers.training.deadline_days
+    win = next(t for t in types if t.lost is None)
+    if any(t.lost is None for t in asked):
+        head = _("{gpu} is the plan's GPU type: advisor compared the types your answers list and took the best plan on each.",
+                 gpu=gpu_type_name(a))
+    else:
+        t = min(asked, key=lambda t: t.option.cost)
+        head = _("Why not {gpu}: its best plan ({plan}) loses to {win}: {why}.", gpu=type_name(t.gpu, t.spot),
+                 plan=_plan_cell(t.option.strategy, t.option.gpus), win=gpu_type_name(a),
+                 why=lost_text(t.lost, t.option.cost, win.option.cost, days))
+    lines = [head, *(f"• {n['text']}" for n in notes(a) if n["code"] in ("gpu-type", "spot"))]
+    rows: list[tuple[str, ...]] = [
+        (type_name(t.gpu, t.spot), _plan_cell(t.option.strategy, t.option.gpus), hours_text(t.option.hours), money(t.option.cost, cur),
+         _("chosen") if t.lost is None else lost_text(t.lost, t.option.cost, win.option.cost, days))
+        for t in types]
+    return Reply(ctx.question, "why_not" if negative else "why", lines=lines,
+                 columns=(_("plan"), _("time per run"), _("cost per run"), _("verdict")), figures=rows, sources=[PLAN_SOURCE])
 
 
 def _why_method(ctx: Context, method: str, negative: bool) -> Reply:
@@ -1333,7 +1378,7 @@ def _why_gpus(ctx: Context, raw: str, negative: bool) -> Reply:
     # sweep pick it): not the plan's framework, which may be the slowest there.
     best = best_option_at(a, n)
     o = best if best is not None else at_n[0]
-    reasons = []
+    reasons, dominated = [], False
     if best is None:
         reasons.append(_("nothing runs on {gpus} GPUs as asked", gpus=n))
     elif o.meets_deadline is False and c.meets_deadline:
@@ -1347,14 +1392,14 @@ def _why_gpus(ctx: Context, raw: str, negative: bool) -> Reply:
     elif o.cost > c.cost * (1 + COST_TIE) or o.hours > c.hours * (1 + COST_TIE):
         reasons.append(_("costs {cost} a run ({change}) and takes {time}", cost=money(o.cost, cur), change=pct_change(o.cost, c.cost),
                          time=hours_text(o.hours)))
-    elif dominates(o, c):
+    elif dominated := dominates(o, c):
         # Cheaper and no slower, or faster for no more: the plan stands only because the GPUs may not be there.
-        reasons.append(_("nothing: it costs {cost} a run ({change}) and takes {time}, no worse on either count. The plan asks for no more "
-                         "GPUs than its goal needs: if {gpus} are free to use, take them",
-                         cost=money(o.cost, cur), change=pct_change(o.cost, c.cost), time=hours_text(o.hours), gpus=n))
+        reasons = [_("Nothing counts against {gpus} GPUs: they cost {cost} a run ({change}) and take {time}, no worse on either count. "
+                     "The plan asks for no more GPUs than its goal needs: if {gpus} are free to use, take them.",
+                     cost=money(o.cost, cur), change=pct_change(o.cost, c.cost), time=hours_text(o.hours), gpus=n)]
     else:
         reasons.append(_("it costs about the same; the choice keeps the smaller change from today ({objective})", objective=plan.objective))
-    lines = [_("Why not {gpus} GPUs: {reason}.", gpus=n, reason="; ".join(reasons))]
+    lines = reasons if dominated else [_("Why not {gpus} GPUs: {reason}.", gpus=n, reason="; ".join(reasons))]
     rows: list[tuple[str, ...]] = [
         (_("plan"), _plan_cell(c.strategy, c.gpus), _plan_cell(o.strategy, o.gpus)),
         (_("time per run"), hours_text(c.hours), hours_text(o.hours)),
@@ -1570,7 +1615,8 @@ def _currency_mark(currency: str) -> str:
 
 
 def _first_sentence(text: str) -> str:
-    m = re.match(r"(.+?[.。;；])(?:\s|$)", text)
+    """Up to the first full stop: a ';' joins two halves of one sentence, and cutting there left 'inside the deadline;'."""
+    m = re.match(r"(.+?[.。])(?:\s|$)", text)
     return m.group(1) if m else text
 
 
@@ -1624,7 +1670,8 @@ def _levers(ctx: Context, cheaper: bool) -> list[str]:
     a = ctx.advice
     out = []
     if not cheaper:
-        out.append(_("what if GPUs = {n}?", n=a.plan.chosen.gpus * 2))
+        # beyond the search: every count up to its top is already in the answer above ('208?' after 256 was shown)
+        out.append(_("what if GPUs = {n}?", n=2 * max((o.gpus for o in a.plan.options), default=a.plan.chosen.gpus)))
         if a.answers.cluster.spec.has_fp8 and a.answers.training.precision != "fp8":
             out.append(_("what if we use fp8?"))
     if a.method in ("finetune",):
@@ -1669,7 +1716,8 @@ def _brief(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     if _changed(a):
         lines.append(_("Against today: time {dt}, cost {dc}.", dt=pct_change(c.hours, t.hours), dc=pct_change(c.cost, t.cost)))
     lines += _limits(a)
-    risk = next((w["text"] for w in sorted(a.warnings, key=lambda w: not w["blocking"])), None)
+    # The deadline's own verdict is in _limits above: its rule's warning would say it twice.
+    risk = next((w["text"] for w in sorted(a.warnings, key=lambda w: not w["blocking"]) if w.get("rule") != "deadline-at-risk"), None)
     if risk:
         lines.append(_("Main risk: {risk}", risk=_first_sentence(risk)))
     return Reply(ctx.question, "brief", lines=lines, sources=[PLAN_SOURCE])

@@ -18,7 +18,7 @@ import yaml
 from advisor.decision.policy import COST_TIE
 from advisor.decision.deployment import layout_lines
 from advisor.decision.advice import Advice
-from advisor.decision.explain import PLAN_SOURCE, deadline_word, lost_text, method_names, spot_name
+from advisor.decision.explain import PLAN_SOURCE, deadline_word, lost_text, method_names, point_inside, spot_name
 from advisor.outputs.posttrain_report import memo_lines as posttrain_memo_lines, summary_rows as posttrain_rows
 from advisor.inputs.answers import STRATEGIES, Answers
 from advisor.estimate import BATCH_NOT_GIVEN
@@ -31,7 +31,7 @@ from advisor.base.text import join_reasons
 
 ANSWER_WORDS = (N_("none"), N_("some"), N_("expert"), N_("mvp"), N_("stable"), N_("frontier"))
 """Answer values the memo shows in words (team experience, project stage): marked so the catalog has them."""
-from advisor.base.units import count, format_number, hours_text, money, money_unit, percent, same_unit
+from advisor.base.units import count, format_number, token_amount, hours_text, money, money_unit, percent, same_unit
 
 
 def spread(lo: float, hi: float, fmt, calibrated: bool) -> str:
@@ -442,7 +442,11 @@ def to_text(report: Report | Advice) -> str:
         if wi.strategy is None:
             lines.append(f"  {wi.gpus:>7,}  {nothing_text(wi)}")
             continue
-        dl = "" if wi.meets_deadline is None else (_("  meets deadline") if wi.meets_deadline else _("  misses deadline"))
+        dl = "" if wi.meets_deadline is None else (
+            _("  meets deadline") if wi.meets_deadline
+            # the summary's word (explain.deadline_word): a point inside the date is at risk, not missed
+            else _("  deadline at risk") if point_inside(wi.wall_clock_hours or 0.0, answers_of(d).training.deadline_days or 0.0)
+            else _("  misses deadline"))
         note = what_if_note(wi, d)
         lines.append(f"  {wi.gpus:>7,}  {wi.strategy:<24} {pad(hours_text(wi.wall_clock_hours or 0), 11, right=True)} "
                      f"{pad(money(wi.cost or 0, cur), 16, right=True)}{dl}" + (f"  ← {note}" if note else ""))
@@ -584,7 +588,7 @@ def inputs_line(d: Report, a: Answers) -> str:
     """The inputs the advice rests on, in one line a PM can check."""
     cur = d.estimate.currency
     parts = [_("{n}B-parameter model", n=format_number(a.model.params / 1e9)),
-             _("{n}B tokens", n=format_number(round(d.scale.tokens / 1e9, 1))),
+             _("{n} tokens", n=token_amount(d.scale.tokens)),
              (_("{gpus} × {gpu} available", gpus=f"{a.cluster.gpus:,}", gpu=_md_text(a.cluster.spec.name)) if d.plan.greenfield
               else _("{gpus} × {gpu} today", gpus=f"{a.cluster.gpus:,}", gpu=_md_text(a.cluster.spec.name))),
              _("{price} {currency} per GPU-hour", price=format_number(a.budget.price_per_gpu_hour), currency=money_unit(cur))]
@@ -722,6 +726,14 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
           tokens=count(e.global_batch_tokens), step=f"{e.step_seconds:.2f}", compute=f"{e.compute_seconds_per_step:.2f}",
           comm=f"{e.communication_seconds_per_step:.2f}", exposed=f"{e.exposed_communication_seconds_per_step:.2f}",
           steps=count(e.steps), restarts=_restart_pct(e.time_off_training)))
+    if d.deployment.train_batch_tokens != round(e.global_batch_tokens):
+        # One step, two sizes (user try 2026-12-05): say which the launch files run and how the estimate prices it.
+        add("")
+        add(_("The launch files run {run} tokens a step (How it runs): {asked} do not split into whole micro-batches over {dp} "
+              "data-parallel ranks. The estimate prices the batch asked at the pace of the fullest rank; run as the files round it, "
+              "the same tokens take fewer steps of the same length, {pct} less time.", run=count(d.deployment.train_batch_tokens),
+              asked=count(e.global_batch_tokens), dp=d.deployment.data_parallel,
+              pct=percent(1.0 - e.global_batch_tokens / d.deployment.train_batch_tokens)))
     add("")
     for scale in scale_notes(e, a):
         add(f"- {scale}")

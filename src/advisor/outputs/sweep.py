@@ -22,7 +22,7 @@ from advisor.decision.advice import METHOD_ALTERNATIVES, options_at
 from advisor.decision.candidates import GpuType, gpu_types, variant
 from advisor.decision.decide import Option, best_at, preference
 from advisor.knowledge.rules import RuleSet, load_rules
-from advisor.decision.explain import spot_name
+from advisor.decision.explain import point_inside, spot_name
 from advisor.estimate.posttrain import stage_name
 
 _RANGE = re.compile(r"^([^.]+)\.\.([^.]+)$")
@@ -293,7 +293,9 @@ def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False, today_mark: bo
         if best is not None:
             s = best.strategy
             if best.meets_deadline is False and deadline is not None:
-                notes.append(_("misses the {days}-day deadline", days=format_number(deadline)))
+                notes.append(_("the {days}-day deadline at risk", days=format_number(deadline))
+                             if point_inside(best.hours, deadline)  # the summary's word
+                             else _("misses the {days}-day deadline", days=format_number(deadline)))
         else:
             fitting = [t for t in STRATEGIES if sw.fits[t][i]]
             running = [t for t in STRATEGIES if sw.runnable[t][i]]
@@ -321,6 +323,12 @@ def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False, today_mark: bo
             line = (_("{label}: nothing in this range meets the deadline", label=label) if deadline
                     else _("{label}: nothing in this range fits", label=label))
         out.append(("" if not markdown else "\n") + line if first else line)
+    if idx.size < sw.gpus.size:
+        # Rows are spread over the range: say so, or a missing count reads as one that cannot run (user try 2026-12-05).
+        hidden = [count(g) for g in np.delete(sw.gpus, idx)]
+        out.append(_("Shown: {shown} of the {total} GPU counts searched (not: {hidden}); --rows {total} shows every one, and "
+                     "--format json has them all.", shown=idx.size, total=sw.gpus.size,
+                     hidden=", ".join(hidden[:8]) + (", …" if len(hidden) > 8 else "")))
     method = sw.answers.training.method
     if method in ("finetune", "lora"):
         # The sweep prices the method the answers give; the plan may fine-tune a lighter way (decision/advice.py

@@ -1,0 +1,185 @@
+"""Defects a second user try found (2026-12-05) where two parts of one answer disagreed: the deadline word, the option
+a tie names, a GPU count that changed, the GPU type advisor did choose, one step's size, a what-if's cost, rows a
+sweep leaves out. Each test failed on the code before its fix."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import yaml
+
+from advisor.base.errors import AnswerError
+from advisor.base.i18n import language
+from advisor.base.safeload import load_mapping
+from advisor.decision.advice import advise
+from advisor.decision.explain import headline
+from advisor.inputs.answers import answers_from_mapping, load_answers
+from advisor.outputs.ask import ask, reply_text
+from advisor.outputs.render import to_markdown, to_text
+from advisor.outputs.sweep import sweep, sweep_text
+
+from .conftest import EXAMPLES
+
+AT_RISK = {"model": {"params": "7B"}, "training": {"tokens": "1T", "current_strategy": "fsdp", "deadline_days": 60},
+           "cluster": {"gpu": "a100-80gb", "gpus": 64, "max_gpus": 64, "gpus_per_node": 8},
+           "budget": {"price_per_gpu_hour": 10, "currency": "CNY"}}
+"""7B on 1T tokens on 64 A100s with 60 days: the point estimate (54 days) is inside the date, its upper end is not."""
+
+
+def _file(tmp_path, data, name="answers.yaml"):
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    return str(path)
+
+
+def _advised(path, rules):
+    name, draft = load_mapping(str(path))
+    return name, draft, advise(answers_from_mapping(draft, name), rules)
+
+
+def _ask(path, rules, question, lang="en"):
+    name, draft, advice = _advised(path, rules)
+    with language(lang):
+        return ask(question, draft, advice, rules, name)
+
+
+@pytest.fixture(scope="module")
+def at_risk(tmp_path_factory, rules):
+    path = _file(tmp_path_factory.mktemp("risk"), AT_RISK)
+    return path, _advised(path, rules)[2]
+
+
+def test_the_text_what_if_table_says_at_risk_where_the_summary_does(at_risk):
+    _path, advice = at_risk
+    text = to_text(advice)
+    assert "at risk" in text.split("What if")[0]
+    row = next(line for line in text.splitlines() if line.strip().startswith("64 ") and "today" in line)
+    assert "deadline at risk" in row and "misses" not in row
+
+
+def test_the_sweep_says_at_risk_where_the_point_is_inside_the_date(at_risk):
+    path, _advice = at_risk
+    text = sweep_text(sweep(load_answers(path), np.arange(56, 81, 8, dtype=float)))
+    rows = {line.split()[0]: line for line in text.splitlines() if line.strip()[:1].isdigit()}
+    assert "the 60-day deadline at risk" in rows["64"] and "misses" not in rows["64"]
+    assert "misses the 60-day deadline" in rows["56"]  # 63.6 days: past the date itself
+
+
+def test_the_fastest_wins_sentence_says_how_near_times_are_settled(at_risk):
+    """'the fastest option is shown' beside a plan 0.4% slower than another read as a contradiction."""
+    _path, advice = at_risk
+    assert advice.plan.chosen.hours > advice.plan.fastest.hours  # the tie is real
+    assert "times within 5% of it count as equal" in advice.plan.objective
+
+
+def test_a_tie_on_cost_and_time_names_the_plans_own_framework_once(rules):
+    """ZeRO-1 and ZeRO-2 cost the same on 256 GPUs: one line named zero1, the next zero2, for one figure."""
+    advice = advise(load_answers(EXAMPLES / "customer-service.yaml"), rules)
+    p = advice.plan
+    assert p.cheapest_meeting_deadline.strategy == p.faster_same_cost.strategy == "deepspeed-zero2"
+    top = to_text(advice).split("Recommendation:")[0]
+    assert "deepspeed-zero1" not in top
+    assert top.count("256 GPUs") == 1
+
+
+def test_why_not_more_gpus_that_beat_the_plan_says_nothing_counts_against_them(rules):
+    reply = _ask(EXAMPLES / "customer-service.yaml", rules, "why not 128 GPUs?")
+    assert reply.lines[0].startswith("Nothing counts against 128 GPUs: they cost")
+    assert "nothing:" not in reply_text(reply)
+
+
+def test_a_gpu_count_what_if_does_not_call_the_new_count_the_same(rules):
+    reply = _ask(EXAMPLES / "customer-service-finetune.yaml", rules, "what if we get 16 GPUs")
+    text = reply_text(reply)
+    assert "(was 8)" in text and "on the same 16 GPUs" not in text
+    with language("zh"):
+        zh = reply_text(_ask(EXAMPLES / "customer-service-finetune.yaml", rules, "如果有16张卡呢", "zh"))
+    assert "仍用这 16 张" not in zh
+
+
+def test_a_what_if_that_drops_the_lighter_method_says_so_and_why(rules):
+    """LoRA on 16 GPUs turned back into a full fine-tune on 16, and the sentence named only the frameworks."""
+    reply = _ask(EXAMPLES / "customer-service-finetune.yaml", rules, "what if we get 16 GPUs")
+    becomes = next(line for line in reply.lines if line.startswith("The plan becomes"))
+    assert "full fine-tune with fsdp" in becomes and "was LoRA with" in becomes
+    assert any("saves at least half the cost or the GPUs" in line for line in reply.lines)
+
+
+def test_headline_keeps_the_same_wording_where_the_count_is_the_teams(rules):
+    advice = advise(load_answers(EXAMPLES / "customer-service-finetune.yaml"), rules)
+    assert headline(advice) == headline(advice, count_asked=False)
+
+
+@pytest.mark.parametrize(("question", "lang", "first"), [
+    ("why H100?", "en", "NVIDIA H100 SXM 80GB (spot) is the plan's GPU type"),
+    ("why not A100?", "en", "Why not NVIDIA A100 SXM 80GB: its best plan (fsdp, 256 GPUs) loses to NVIDIA H100 SXM 80GB (spot): past the 21-day deadline."),
+    ("为什么选H100", "zh", "NVIDIA H100 SXM 80GB（竞价） 就是方案所用的 GPU 型号"),
+])
+def test_why_a_gpu_type_answers_with_the_comparison_the_plan_made(rules, question, lang, first):
+    """'advisor does not choose the GPU type' beside a decision line that moved to H100."""
+    reply = _ask(EXAMPLES / "gpu-choice.yaml", rules, question, lang)
+    with language(lang):
+        text = reply_text(reply)
+    assert reply.intent in ("why", "why_not")
+    assert reply.lines[0].startswith(first), reply.lines[0]
+    assert "does not choose" not in text and "不选" not in text
+    assert len(reply.figures) == 3  # A100, H100 on demand, H100 spot
+
+
+def test_why_a_gpu_type_not_compared_is_still_a_what_if(rules):
+    reply = _ask(EXAMPLES / "customer-service.yaml", rules, "why not H100?")
+    assert reply.change.get("cluster.gpu") == "h100-sxm"
+
+
+def test_the_brief_for_a_manager_keeps_its_risk_sentence_whole(at_risk, rules):
+    path, _advice = at_risk
+    reply = _ask(path, rules, "what should I tell my boss")
+    risk = next(line for line in reply.lines if line.startswith("Main risk:"))
+    assert risk.endswith(".") and not risk.endswith(";")
+    assert "at risk" not in risk  # the deadline line above already says it
+
+
+def test_the_memo_says_which_step_size_the_launch_files_run(rules):
+    """4,194,304 tokens a step in the Estimate, 4,259,840 in How it runs, and nothing said why."""
+    memo = to_markdown(advise(load_answers(EXAMPLES / "customer-service.yaml"), rules))
+    assert "The launch files run 4,259,840 tokens a step (How it runs): 4,194,304 do not split into whole micro-batches over 104" in memo
+    assert "2% less time" in memo
+
+
+def test_a_what_if_on_a_measured_run_costs_what_the_what_if_table_says(rules):
+    """The work kept at 4 significant figures (55.38B) moved the cost: 46,082 CNY against the table's 46,080."""
+    path = EXAMPLES / "customer-service.yaml"
+    advice = _advised(path, rules)[2]
+    table = {w["gpus"]: w for w in advice.to_dict()["what_if"]}
+    reply = _ask(path, rules, "what if we halve the GPUs")
+    rows = {r[0]: r[1:] for r in reply.figures}
+    assert rows["cost per run"][1] == f"{table[32]['cost']:,.0f} CNY" == "46,080 CNY"
+
+
+def test_a_sweep_that_leaves_counts_out_names_them(rules):
+    text = sweep_text(sweep(load_answers(EXAMPLES / "customer-service.yaml"), np.arange(32, 257, 8, dtype=float)))
+    assert "Shown: 24 of the 29 GPU counts searched (not: 56, 104, 144, 184, 224); --rows 29 shows every one" in text
+    every = sweep_text(sweep(load_answers(EXAMPLES / "customer-service.yaml"), np.arange(32, 257, 8, dtype=float)), rows=29)
+    assert "GPU counts searched (not:" not in every
+
+
+def test_a_bad_current_strategy_error_names_the_key_not_pydantics_union(tmp_path):
+    data = dict(AT_RISK, training=dict(AT_RISK["training"], current_strategy="deepspeed-zero5"))
+    with pytest.raises(AnswerError) as err:
+        load_answers(_file(tmp_path, data))
+    msg = str(err.value)
+    assert "literal[" not in msg and "more problem" not in msg
+    assert "training.current_strategy: must be one of ddp," in msg and ", none (got 'deepspeed-zero5'); did you mean 'deepspeed-zero3'?" in msg
+
+
+def test_the_memo_inputs_line_writes_a_trillion_tokens_as_1t(at_risk):
+    _path, advice = at_risk
+    assert "7B-parameter model, 1T tokens," in to_markdown(advice)
+
+
+def test_go_faster_suggests_a_count_past_the_search_as_a_next_question(rules):
+    """'Did you mean: what if GPUs = 208?' after an answer that had already shown 256."""
+    reply = _ask(EXAMPLES / "customer-service.yaml", rules, "can we go faster")
+    assert reply.suggestions[0] == "what if GPUs = 512?"
+    text = reply_text(reply)
+    assert "You could ask next: what if GPUs = 512?" in text and "Did you mean" not in text
