@@ -183,3 +183,14 @@ def test_go_faster_suggests_a_count_past_the_search_as_a_next_question(rules):
     assert reply.suggestions[0] == "what if GPUs = 512?"
     text = reply_text(reply)
     assert "You could ask next: what if GPUs = 512?" in text and "Did you mean" not in text
+
+
+def test_the_chinese_summary_names_collectives_and_frameworks_in_chinese(rules):
+    """The 流量 line read 'gradient reduce-scatter (every micro-batch) 3.22 s; parameter all-gather 0.64 s' and the
+    framework 'DeepSpeed ZeRO stage 2' in a Chinese summary."""
+    with language("zh"):
+        text = to_text(_advised(EXAMPLES / "customer-service.yaml", rules)[2])
+    traffic = next(line for line in text.splitlines() if "流量" in line and "GB" in line)
+    assert "every micro-batch" not in traffic and " s;" not in traffic and "秒；" in traffic
+    assert "DeepSpeed ZeRO 阶段 2" in text and "ZeRO stage 2" not in text
+    assert "DeepSpeed ZeRO stage 2" in to_text(_advised(EXAMPLES / "customer-service.yaml", rules)[2])

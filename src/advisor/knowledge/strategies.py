@@ -8,10 +8,11 @@ Bottom layer: imports nothing from advisor, no numpy, no pydantic (answers, rule
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator, Mapping
 from msgspec import Struct
 from typing import Literal
 
-from advisor.base.i18n import N_
+from advisor.base.i18n import N_, _
 
 StatesModel = Literal["replicated", "fsdp", "hsdp", "zero1", "deepspeed-estimator", "megatron"]
 GradientSync = Literal["all-reduce-per-step", "low-rank-all-reduce", "reduce-scatter-per-micro-batch", "sharded-params", "hybrid-sharded",
@@ -95,36 +96,36 @@ REGISTRY: tuple[StrategySpec, ...] = (
     StrategySpec("ddp", "PyTorch DDP", "replicated",
                  N_("{sb} replicated: 2 weights + 2 grads + 12 Adam (fp32 master, m, v) (Transformer Math 101)"),
                  "all-reduce-per-step", "torchrun"),
-    StrategySpec("ddp-powersgd", "PyTorch DDP + PowerSGD gradient compression", "replicated",
+    StrategySpec("ddp-powersgd", N_("PyTorch DDP + PowerSGD gradient compression"), "replicated",
                  N_("{sb} replicated (Transformer Math 101) + the error-feedback buffer, one gradient's size (PyTorch DDP "
                     "Communication Hooks: 'extra memory of the same size as the model's gradients'), + the P and Q factors"),
                  "low-rank-all-reduce", "torchrun", powersgd_rank=POWERSGD_RANK),
     StrategySpec("horovod", "Horovod", "replicated",
                  N_("{sb} replicated: 2 weights + 2 grads + 12 Adam (fp32 master, m, v) (Transformer Math 101)"),
                  "all-reduce-per-step", "horovodrun"),
-    StrategySpec("fsdp", "PyTorch FSDP (FULL_SHARD)", "fsdp",
+    StrategySpec("fsdp", N_("PyTorch FSDP (FULL_SHARD)"), "fsdp",
                  N_("{sb} / GPUs + 2 unsharded layers in flight (Ultra-Scale Playbook ZeRO-3/FSDP; llm-analysis prefetch buffers)"),
                  "sharded-params", "torchrun", expert_parallel=True),
-    StrategySpec("fsdp-hybrid", "PyTorch FSDP HYBRID_SHARD (HSDP)", "hsdp",
+    StrategySpec("fsdp-hybrid", N_("PyTorch FSDP HYBRID_SHARD (HSDP)"), "hsdp",
                  N_("{sb} / GPUs per node + 2 unsharded layers in flight: sharded inside the node, replicated across nodes (PyTorch FSDP, "
                     "arXiv:2304.11277 Sec 3.2.2)"),
                  "hybrid-sharded", "torchrun"),
-    StrategySpec("deepspeed-zero1", "DeepSpeed ZeRO stage 1", "zero1",
+    StrategySpec("deepspeed-zero1", N_("DeepSpeed ZeRO stage 1"), "zero1",
                  N_("2P + 2P + 12P/GPUs (Ultra-Scale Playbook ZeRO-1; DeepSpeed ships no ZeRO-1 estimator)"),
                  "all-reduce-per-step", "deepspeed", deepspeed_stage=1, expert_parallel=True),
-    StrategySpec("deepspeed-zero2", "DeepSpeed ZeRO stage 2", "deepspeed-estimator",
+    StrategySpec("deepspeed-zero2", N_("DeepSpeed ZeRO stage 2"), "deepspeed-estimator",
                  N_("2P + 18P/GPUs (DeepSpeed estimate_zero2_model_states_mem_needs, offload_optimizer=none)"),
                  "reduce-scatter-per-micro-batch", "deepspeed", deepspeed_stage=2, expert_parallel=True),
-    StrategySpec("deepspeed-zero3", "DeepSpeed ZeRO stage 3", "deepspeed-estimator",
+    StrategySpec("deepspeed-zero3", N_("DeepSpeed ZeRO stage 3"), "deepspeed-estimator",
                  N_("4 x largest layer + 18P/GPUs (DeepSpeed estimate_zero3_model_states_mem_needs, no offload)"),
                  "sharded-params", "deepspeed", deepspeed_stage=3),
-    StrategySpec("deepspeed-zeropp", "DeepSpeed ZeRO++ (ZeRO-3 with qwZ, hpZ, qgZ)", "deepspeed-estimator",
+    StrategySpec("deepspeed-zeropp", N_("DeepSpeed ZeRO++ (ZeRO-3 with qwZ, hpZ, qgZ)"), "deepspeed-estimator",
                  N_("4 x largest layer + 18P/GPUs (DeepSpeed estimate_zero3_model_states_mem_needs) + 2P/GPUs per node for hpZ's secondary weight partition (arXiv:2306.10209 Sec 3.2)"),
                  "quantised-sharded", "deepspeed", deepspeed_stage=3, zeropp=True),
-    StrategySpec("deepspeed-zero3-offload", "DeepSpeed ZeRO-3 with CPU offload (ZeRO-Offload/Infinity)", "deepspeed-estimator",
+    StrategySpec("deepspeed-zero3-offload", N_("DeepSpeed ZeRO-3 with CPU offload (ZeRO-Offload/Infinity)"), "deepspeed-estimator",
                  N_("4 x largest layer on GPU; CPU 18P/nodes x 1.5 (DeepSpeed estimate_zero3, offload_optimizer=cpu, offload_param=cpu, zero_init=1)"),
                  "sharded-params", "deepspeed", deepspeed_stage=3, offload=True, resident_twin="deepspeed-zero3"),
-    StrategySpec("megatron-3d", "Megatron-LM 3D parallelism (tensor x pipeline x data)", "megatron",
+    StrategySpec("megatron-3d", N_("Megatron-LM 3D parallelism (tensor x pipeline x data)"), "megatron",
                  N_("P/(TP x PP) x (6 + 12/DP) with the distributed optimizer (Megatron theoretical_memory_usage.py); MoE experts spread over the data-parallel ranks"),
                  "megatron", "megatron", model_parallel=True, expert_parallel=True),
 )
@@ -132,7 +133,26 @@ REGISTRY: tuple[StrategySpec, ...] = (
 
 SPECS: dict[str, StrategySpec] = {s.id: s for s in REGISTRY}
 STRATEGIES: tuple[str, ...] = tuple(SPECS)
-FRAMEWORKS: dict[str, str] = {s.id: s.framework for s in REGISTRY}
+
+
+class _Translated(Mapping[str, str]):
+    """Names marked N_ where they are written (proper names such as Horovod are left as they are), read in the current language (the Chinese summary said 'DeepSpeed ZeRO
+    stage 2' and 'tensor x pipeline x data' in English)."""
+
+    def __init__(self, names: dict[str, str]) -> None:
+        self._names = names
+
+    def __getitem__(self, key: str) -> str:
+        return _(self._names[key])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+
+FRAMEWORKS: Mapping[str, str] = _Translated({s.id: s.framework for s in REGISTRY})
 MEMORY_CONVENTION: dict[str, str] = {s.id: s.memory_convention for s in REGISTRY}
 SIMPLICITY: dict[str, int] = {s.id: i for i, s in enumerate(REGISTRY)}
 DEEPSPEED_ESTIMATED: tuple[str, ...] = tuple(s.id for s in REGISTRY if s.states == "deepspeed-estimator")

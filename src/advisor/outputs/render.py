@@ -407,7 +407,8 @@ def to_text(report: Report | Advice) -> str:
                    recompute=recompute_word(e.activation_recompute)))
     c = e.communication
     lines.append(_("  Traffic {intra} GB in-node + {inter} GB network per GPU per step: ", intra=f"{c.intra_node_gb_per_step:,.1f}",
-                   inter=f"{c.inter_node_gb_per_step:,.1f}") + "; ".join(f"{row.name} {row.seconds:.2f} s" for row in c.per_step))
+                   inter=f"{c.inter_node_gb_per_step:,.1f}")
+                 + _("; ").join(_("{name} {seconds} s", name=collective_words(row.name), seconds=f"{row.seconds:.2f}") for row in c.per_step))
     if e.tensor_parallel > 1 or e.pipeline_parallel > 1 or e.context_parallel > 1:
         lines.append(_("  Layout  ") + layout_text(e))
     lines.extend(_("  Note    ") + note for note in scale_notes(e, a))
