@@ -4,6 +4,8 @@ sweep leaves out. Each test failed on the code before its fix."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 import yaml
@@ -194,3 +196,22 @@ def test_the_chinese_summary_names_collectives_and_frameworks_in_chinese(rules):
     assert "every micro-batch" not in traffic and " s;" not in traffic and "秒；" in traffic
     assert "DeepSpeed ZeRO 阶段 2" in text and "ZeRO stage 2" not in text
     assert "DeepSpeed ZeRO stage 2" in to_text(_advised(EXAMPLES / "customer-service.yaml", rules)[2])
+
+
+_ASCII_COMMA_BY_CHINESE = re.compile(r"[\u4e00-\u9fff）]\s*, |, [\u4e00-\u9fff（]")
+
+
+@pytest.mark.parametrize("example", ["customer-service.yaml", "customer-service-finetune.yaml", "gpu-choice.yaml"])
+def test_chinese_output_joins_clauses_with_chinese_commas(rules, example):
+    """'已有集群, 已选（ddp）', '（原为 64）, 最多', 'TP × PP，重计算：4 x 14, none' — ASCII commas and English words in a
+    Chinese what-if table, inputs line, sweep and ask answer."""
+    path = EXAMPLES / example
+    with language("zh"):
+        advice = _advised(path, rules)[2]
+        texts = [to_text(advice), to_markdown(advice),
+                 sweep_text(sweep(load_answers(path), np.arange(8, 513, 8, dtype=float)), rows=64),
+                 reply_text(_ask(path, rules, "如果 GPU 翻倍呢", lang="zh"))]
+    for text in texts:
+        bad = [line for line in text.splitlines() if _ASCII_COMMA_BY_CHINESE.search(line) and "`" not in line]
+        assert not bad, bad[:3]
+        assert not re.search(r"\d x \d+, (none|selective|full)", text)

@@ -460,7 +460,7 @@ async def test_every_results_key_is_fully_shown_at_80_columns(rules, tmp_path):
         await to_results(pilot)
         assert isinstance(app.screen, ResultsScreen)
         keys = list(app.screen.query(FooterKey))
-        assert {k.description for k in keys} >= {"Export memo", "Save answers", "Launch files", "Edit answers", "Quit"}
+        assert {k.description for k in keys} >= {"Export memo", "Save answers", "Launch files", "Edit", "Next tab", "Help", "Quit"}
         for key in keys:
             assert key.region.right <= 80, (key.description, key.region)
             others = [o for o in keys if o is not key and o.region.overlaps(key.region)]
@@ -524,3 +524,34 @@ async def test_the_chinese_review_names_the_job_kind_in_chinese(rules, tmp_path)
         review = await walk_to_review(pilot)
         row = next(r for r in review.rows if "任务类型" in r)
         assert "任务类型: 全参数微调" in row and "finetune" not in row, row
+
+
+async def test_the_results_keys_step_through_tabs_and_open_the_help(rules, tmp_path):
+    """A new user found F1 and ? did nothing on the results, and tabs moved only after Tab focused the tab bar."""
+    from textual.widgets import Input, TabbedContent
+
+    from advisor.tui.dialogs import HelpScreen
+
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await to_results(pilot)
+        tabs = app.screen.query_one("#tabs", TabbedContent)
+        assert tabs.active == "summary"
+        await pilot.press("right_square_bracket")
+        await pilot.pause()
+        assert tabs.active == "options"
+        await pilot.press("left_square_bracket", "left_square_bracket")
+        await pilot.pause()
+        assert tabs.active == "ask"  # wraps round
+        for key in ("f1", "question_mark"):
+            await pilot.press("escape")  # out of the question box, where ? is text
+            await pilot.press(key)
+            await pilot.pause()
+            assert isinstance(app.screen, HelpScreen), key
+            await pilot.press("escape")
+            await pilot.pause()
+            assert isinstance(app.screen, ResultsScreen)
+        await pilot.press("slash", "question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, ResultsScreen) and app.screen.query_one("#ask-input", Input).value == "?"

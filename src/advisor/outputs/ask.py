@@ -705,7 +705,7 @@ def _outcome_rows(a: Advice, b: Advice) -> list[tuple[str, ...]]:
     pb = pipeline_total(b.answers, cb.strategy, cb.gpus, cb.hours, cb.cost)
     if pa is not None or pb is not None:
         def cell(p: tuple[float, float] | None, cur: str) -> str:
-            return "—" if p is None else f"{hours_text(p[0])}, {money(p[1], cur)}"
+            return "—" if p is None else _("{time}, {cost}", time=hours_text(p[0]), cost=money(p[1], cur))
 
         rows.append((_("pipeline total"), cell(pa, cur_a), cell(pb, cur_b)))
     da, db = a.answers.training.deadline_days, b.answers.training.deadline_days
@@ -903,7 +903,7 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
     asked = (asked & set(change)) | set(shown_as)
     kept = _keep_the_work(ctx, change)
     new = _rerun(ctx, change)
-    said = ", ".join(
+    said = _(", ").join(
         shown_as.get(path) or _("{what} = {new} (was {old})", what=_label(ctx, path), new=_shown(_today_value(new, path), path, new),
                                 old=_shown(_today_value(base, path), path, base))
         for path in change if path in asked)

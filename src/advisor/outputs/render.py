@@ -481,7 +481,7 @@ def what_if_note(wi: WhatIfPoint, d: Report) -> str:
         notes.append(_("chosen ({strategy})", strategy=d.plan.chosen.strategy))
     if wi.cheapest_meeting_deadline:
         notes.append(_("cheapest meeting the deadline"))
-    return ", ".join(notes)
+    return _(", ").join(notes)
 
 
 def count_word(d: Report) -> str:
@@ -599,7 +599,7 @@ def inputs_line(d: Report, a: Answers) -> str:
         parts.append(_("monthly ceiling {amount}", amount=money(a.budget.monthly_limit, cur)))
     if a.training.deadline_days is not None:
         parts.append(_("deadline {n} days", n=format_number(a.training.deadline_days)))
-    return _("Inputs: {inputs}.", inputs=", ".join(parts))
+    return _("Inputs: {inputs}.", inputs=_(", ").join(parts))
 
 
 def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None, conversation: Sequence[Mapping[str, str]] | None = None) -> str:

@@ -24,6 +24,7 @@ from advisor.decision.decide import Option, best_at, preference
 from advisor.knowledge.rules import RuleSet, load_rules
 from advisor.decision.explain import point_inside, spot_name
 from advisor.estimate.posttrain import stage_name
+from advisor.outputs.render import recompute_word
 
 _RANGE = re.compile(r"^([^.]+)\.\.([^.]+)$")
 MAX_POINTS = MAX_SEARCH_COUNTS
@@ -126,7 +127,7 @@ class Sweep(Struct):
 
     def layout_text(self, s: str, i: int) -> str:
         tp, pp, recompute = self.layout[s]
-        return f"{int(tp[i])} x {int(pp[i])}, {recompute[i]}"
+        return _("{tp} x {pp}, {recompute}", tp=int(tp[i]), pp=int(pp[i]), recompute=recompute_word(str(recompute[i])))
 
     def to_dict(self) -> dict[str, Any]:
         """The sweep as JSON values: hours to 1e-4 h (0.36 s), costs to the cent, memory to the MB. An estimate whose
@@ -301,7 +302,7 @@ def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False, today_mark: bo
             running = [t for t in STRATEGIES if sw.runnable[t][i]]
             why = (_("the rules exclude every strategy that runs here") if running else
                    _("the global batch has too few sequences for this many data-parallel ranks") if fitting else _("none fits in memory"))
-            out.append(f"| {count(g)} | {why} | | | {', '.join(notes)} |" if markdown else f"{pad(count(g), 7, right=True)}  {why}  {', '.join(notes)}".rstrip())
+            out.append(f"| {count(g)} | {why} | | | {_(', ').join(notes)} |" if markdown else f"{pad(count(g), 7, right=True)}  {why}  {_(', ').join(notes)}".rstrip())
             prev = None
             continue
         h, c = float(sw.hours[s][i]), float(sw.cost[s][i])
@@ -309,7 +310,7 @@ def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False, today_mark: bo
         if prev is not None and h > prev[0] * 1.001:
             notes.append(_why_slower(sw, s, i, prev))
         prev = (h, s, i)
-        note = ", ".join(n for n in notes if n)
+        note = _(", ").join(n for n in notes if n)
         if markdown:
             out.append(f"| {count(g)} | `{s}` | {days(h)} | {money(c, cur)} | {note} |")
         else:

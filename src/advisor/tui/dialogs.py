@@ -92,8 +92,8 @@ GLOSSARY = N_("""\
 
 **Keys** — Enter accepts a step, Tab moves between fields, Esc goes back, Ctrl+R jumps to the results, F1 (or ? outside
 a text field) shows this help, Ctrl+Q quits (asking first while answers are unsaved), Ctrl+T switches light/dark,
-Ctrl+P opens the command palette. On the results: e exports the memo, s saves the answers, a writes launch files,
-b goes back to edit.
+Ctrl+P opens the command palette. On the results: ] and [ step through the tabs, / asks a question, e exports the
+memo, s saves the answers, a writes launch files, b goes back to edit.
 
 **Glossary**
 

@@ -26,6 +26,7 @@ from advisor.outputs.render import (answers_of, axis_ticks, count_word, decision
 from advisor.decision.report import Report
 from advisor.tui.ask import AskBox
 from advisor.tui.common import _esc, translate_bindings
+from advisor.tui.dialogs import HelpScreen
 from advisor.tui.look import palette
 from advisor.tui.messages import AdoptWhatIf, ChecklistTicked, ConversationTurn, EditWanted, ExportWanted, MemoQuestions
 from advisor.tui.state import AdvisorState, session
@@ -77,8 +78,11 @@ class ResultsScreen(Screen[None]):
         Binding("e", "export", N_("Export memo")),
         Binding("s", "save", N_("Save answers")),
         Binding("a", "artifacts", N_("Launch files")),
-        Binding("b", "back", N_("Edit answers")),
-        Binding("q", "quit", N_("Quit")),
+        Binding("b", "back", N_("Edit"), tooltip=N_("Edit the answers")),
+        Binding("q", "quit", N_("Quit"), show=False),  # ^q Quit is on the footer
+        Binding("right_square_bracket", "next_tab", N_("Next tab")),
+        Binding("left_square_bracket", "previous_tab", N_("Previous tab"), show=False),
+        Binding("f1", "help", N_("Help"), priority=True),
         Binding("slash", "ask", N_("Ask"), show=False),
         Binding("escape", "leave_input", N_("Leave the question box"), show=False),
     ]
@@ -155,7 +159,7 @@ class ResultsScreen(Screen[None]):
             with TabPane(_("Ask"), id="ask"):
                 state = self.state
                 yield AskBox(getattr(state, "conversation", []), bool(getattr(state, "memo_questions", False)), id="ask-box")
-        yield Footer(show_command_palette=False)  # five keys fill 80 columns; ^p still opens the palette (F1 lists it)
+        yield Footer(show_command_palette=False, compact=True)  # five keys fill 80 columns; ^p still opens the palette (F1 lists it)
 
     def on_mount(self) -> None:
         self._draw_charts()
@@ -248,6 +252,26 @@ class ResultsScreen(Screen[None]):
         """The memo preview is built when first shown: it is the slowest widget on the screen."""
         if event.pane.id == "memo" and not self.query("#memo-preview"):
             await self.query_one("#memo-scroll", VerticalScroll).mount(Markdown(self.view.memo(self.size.width), id="memo-preview"))
+
+    def action_next_tab(self) -> None:
+        """] and [ step through the tabs from anywhere but the question box (a new user found only Tab, then arrows)."""
+        self._step_tab(+1)
+
+    def action_previous_tab(self) -> None:
+        self._step_tab(-1)
+
+    def _step_tab(self, by: int) -> None:
+        tabs = self.query_one("#tabs", TabbedContent)
+        panes = [p.id for p in tabs.query(TabPane) if p.id]
+        tabs.active = panes[(panes.index(tabs.active) + by) % len(panes)] if tabs.active in panes else panes[0]
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen())
+
+    def key_question_mark(self) -> None:
+        """'?' opens the help unless the question box takes it as text."""
+        if not isinstance(self.focused, Input):
+            self.action_help()
 
     def action_ask(self) -> None:
         self.query_one("#tabs", TabbedContent).active = "ask"
