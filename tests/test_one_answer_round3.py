@@ -215,3 +215,19 @@ def test_chinese_output_joins_clauses_with_chinese_commas(rules, example):
         bad = [line for line in text.splitlines() if _ASCII_COMMA_BY_CHINESE.search(line) and "`" not in line]
         assert not bad, bad[:3]
         assert not re.search(r"\d x \d+, (none|selective|full)", text)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("question", ["why not megatron", "why not zero3 offload", "compare fsdp and zero3", "why not ddp"])
+def test_a_comparison_table_fits_the_ask_box_at_80_columns(rules, lang, question):
+    """'Megatron-LM 3D parallelism (tensor x pipeline x data)' and the verdict wrapped to column 0 in the Ask tab."""
+    from advisor.base.i18n import width
+
+    reply = _ask(EXAMPLES / "customer-service.yaml", rules, question, lang=lang)
+    assert reply.figures, question
+    with language(lang):
+        text = reply_text(reply)
+    labels = {row[0] for row in reply.figures}
+    rows = [line for line in text.splitlines() if any(line.startswith(label + " ") for label in labels if label)]
+    assert len(rows) == len(reply.figures)
+    assert max(width(line) for line in rows) <= 76, max(rows, key=width)

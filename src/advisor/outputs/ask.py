@@ -509,6 +509,11 @@ class Reply(Struct):
         }
 
 
+TABLE_COLUMNS = 76
+"""The widest a reply's table runs: the Ask tab's box at 80 columns, less its border, padding and scroll bar (a wider
+row wrapped its last cell to column 0)."""
+
+
 def reply_text(reply: Reply) -> str:
     from advisor.base.i18n import pad, width
 
@@ -517,6 +522,10 @@ def reply_text(reply: Reply) -> str:
         rows = [("", *reply.columns), *reply.figures]
         cols = len(rows[0])
         widths = [max(width(r[i]) for r in rows if i < len(r)) for i in range(cols)]
+        room = TABLE_COLUMNS - sum(widths[:-1]) - 2 * (cols - 1)
+        if cols > 1 and widths[-1] > room >= 12:  # the last column gives way, so no row wraps (the lines above say it whole)
+            rows = [(*r[:-1], _clip(r[-1], room)) if len(r) == cols else r for r in rows]
+            widths[-1] = room
         out.append("")
         for r in rows:
             out.append("  ".join(pad(r[i] if i < len(r) else "", widths[i]) for i in range(cols)).rstrip())
@@ -1213,7 +1222,7 @@ def _strategy_rows(ctx: Context, strategies: list[str]) -> list[tuple[str, ...]]
         return _clip(why, 34)
 
     return [
-        (_("framework"), *(FRAMEWORKS[s] for s in strategies)),
+        (_("framework"), *(_clip(re.split(r" ?[（(]", FRAMEWORKS[s])[0], 30) for s in strategies)),  # the id heads the column
         (_("fits in memory"), *(_("yes") if e["fits"] and e["batch_ok"] else _("no") for e in ests)),
         (_("memory per GPU"), *(f"{e['memory_per_gpu_gb']:,.1f} GB" for e in ests)),
         (_("time per run"), *(hours_text(e["wall_clock_hours"]) for e in ests)),
