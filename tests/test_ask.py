@@ -525,7 +525,8 @@ def _names_a_reader_knows() -> list[str]:
     from advisor.knowledge.catalog import gpu_catalog
     from advisor.knowledge.strategies import FRAMEWORKS
 
-    return sorted({*FRAMEWORKS.values(), *(g.name for g in gpu_catalog().values())}, key=len, reverse=True)
+    frameworks = {*FRAMEWORKS.values(), *(re.split(r" ?[（(]", f)[0] for f in FRAMEWORKS.values())}  # a table's short form
+    return sorted({*frameworks, *(g.name for g in gpu_catalog().values())}, key=len, reverse=True)
 
 
 def assert_plain(text: str, lang: str, rules) -> None:

@@ -231,3 +231,12 @@ def test_a_comparison_table_fits_the_ask_box_at_80_columns(rules, lang, question
     rows = [line for line in text.splitlines() if any(line.startswith(label + " ") for label in labels if label)]
     assert len(rows) == len(reply.figures)
     assert max(width(line) for line in rows) <= 76, max(rows, key=width)
+
+
+def test_why_not_more_gpus_and_why_not_a_framework_say_a_missed_deadline_the_same_way(rules):
+    """ask's 'why not 96 GPUs' said 'it takes 2.1 days, past the deadline' where the Options tab and the memo say
+    'takes 2.01 days, past the 2-day deadline'; one sentence now serves both (explain.deadline_reason)."""
+    gpus = reply_text(_ask(EXAMPLES / "customer-service.yaml", rules, "why not 96 GPUs"))
+    framework = _advised(EXAMPLES / "customer-service.yaml", rules)[2].why_not("megatron-3d")
+    assert re.search(r"Why not 96 GPUs: takes [\d.]+ days, past the 2-day deadline\.", gpus), gpus
+    assert any(re.fullmatch(r"takes [\d.]+ days, past the 2-day deadline", r) for r in framework), framework

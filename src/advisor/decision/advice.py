@@ -33,7 +33,7 @@ from advisor.decision.facts import Evaluation, _cadence_hours, evaluate_counts, 
 from advisor.knowledge.strategies import DEEPSPEED_ESTIMATED, SIMPLICITY
 from advisor.knowledge.strategies import FRAMEWORKS, MEMORY_CONVENTION, MODEL_STATE_BYTES
 from advisor.base.i18n import _, zh
-from advisor.base.units import count, hours_against, percent
+from advisor.base.units import count, percent
 from advisor.base.units import hours_text, money, pct_change  # noqa: F401 - re-exported: front ends read them from here
 from advisor.knowledge.rules import Rule, RuleSet, format_number, render_template
 from advisor.knowledge.rules import explain as condition_tree
@@ -243,12 +243,7 @@ class Advice(Struct):
         deadline = self.answers.training.deadline_days
         if not reasons and o is not None:
             if deadline is not None and o.meets_deadline is False and c.meets_deadline:
-                if explain.point_inside(o.hours, deadline):  # judged on the range's upper end: at risk, not past
-                    reasons.append(_("takes {time}: inside the {days}-day deadline, but at risk of running past it", time=hours_text(o.hours),
-                                     days=format_number(deadline)))
-                else:
-                    reasons.append(_("takes {time}, past the {days}-day deadline", time=hours_against(o.hours, deadline * 24),
-                                     days=format_number(deadline)))
+                reasons.append(explain.deadline_reason(o.hours, deadline))  # judged on the range's upper end
             elif o.cost > c.cost * (1 + COST_TIE):
                 reasons.append(_("costs {cost} a run ({change}) and takes {time}", cost=money(o.cost, cur), change=pct_change(o.cost, c.cost),
                                  time=hours_text(o.hours)))

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from advisor.base.i18n import _
 from advisor.estimate.posttrain import stage_name
 from advisor.decision.decide import COST_TIE, Option, best_at, dominates, preference
-from advisor.base.units import count, format_number, hours_text, money, pct_change, percent, same_unit
+from advisor.base.units import count, format_number, hours_against, hours_text, money, pct_change, percent, same_unit
 from advisor.knowledge.strategies import FRAMEWORKS
 
 if TYPE_CHECKING:
@@ -34,6 +34,16 @@ def point_inside(hours: float, deadline_days: float) -> bool:
     """Whether the point estimate is inside the date: a plan judged to miss it (on the range's upper end,
     estimate.deadline_hours) is then at risk, not missed."""
     return hours <= deadline_days * 24.0
+
+
+def deadline_reason(hours: float, deadline_days: float) -> str:
+    """Why an option that misses the deadline lost, in the words every part uses (the Options tab, the memo and ask's
+    'why not N GPUs' had two phrasings of it): at risk where the point is inside the date, past it where it is not."""
+    if point_inside(hours, deadline_days):
+        return _("takes {time}: inside the {days}-day deadline, but at risk of running past it", time=hours_text(hours),
+                 days=format_number(deadline_days))
+    return _("takes {time}, past the {days}-day deadline", time=hours_against(hours, deadline_days * 24),
+             days=format_number(deadline_days))
 
 
 def deadline_word(meets: bool | None, hours: float, deadline_days: float | None) -> str:

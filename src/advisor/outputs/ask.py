@@ -31,7 +31,7 @@ from advisor.decision.advice import Advice, advise, hours_text, money, pct_chang
 from advisor.estimate.finetune import FINETUNE_METHODS, PEFT_METHODS
 from advisor.estimate.workload import workload_from
 from advisor.decision.decide import COST_TIE, Plan, best_at, choose, dominates, preference
-from advisor.decision.explain import PLAN_SOURCE, best_option_at, deadline_word, gpu_type_name, lost_text, method_names, notes, point_inside, today_cannot_run, type_name
+from advisor.decision.explain import PLAN_SOURCE, best_option_at, deadline_reason, deadline_word, gpu_type_name, lost_text, method_names, notes, point_inside, today_cannot_run, type_name
 from advisor.inputs.answers import STRATEGIES, Answers, _fields_at, answers_from_mapping
 from advisor.knowledge.catalog import gpu_catalog, resolve_gpu
 from advisor.base.errors import AdvisorError, AnswerError
@@ -39,7 +39,7 @@ from advisor.base.i18n import _, zh
 from advisor.base.text import plain
 from advisor.knowledge.rules import RuleSet, format_number
 from advisor.knowledge.strategies import FRAMEWORKS
-from advisor.base.units import count, hours_against, parse_quantity
+from advisor.base.units import count, parse_quantity
 
 INTENTS_FILE = "intents.yaml"
 BUILTIN_KINDS = ("strategy", "term", "field", "factor")
@@ -1391,9 +1391,7 @@ def _why_gpus(ctx: Context, raw: str, negative: bool) -> Reply:
     if best is None:
         reasons.append(_("nothing runs on {gpus} GPUs as asked", gpus=n))
     elif o.meets_deadline is False and c.meets_deadline:
-        deadline = a.answers.training.deadline_days or 0.0
-        reasons.append(_("it takes {time}, inside the deadline but at risk of running past it", time=hours_text(o.hours))
-                       if point_inside(o.hours, deadline) else _("it takes {time}, past the deadline", time=hours_against(o.hours, deadline * 24)))
+        reasons.append(deadline_reason(o.hours, a.answers.training.deadline_days or 0.0))
     elif not o.within_budget and c.within_budget:
         reasons.append(_("it costs {cost} a run, over the budget", cost=money(o.cost, cur)))
     elif not o.within_monthly and c.within_monthly:
