@@ -240,3 +240,18 @@ def test_why_not_more_gpus_and_why_not_a_framework_say_a_missed_deadline_the_sam
     framework = _advised(EXAMPLES / "customer-service.yaml", rules)[2].why_not("megatron-3d")
     assert re.search(r"Why not 96 GPUs: takes [\d.]+ days, past the 2-day deadline\.", gpus), gpus
     assert any(re.fullmatch(r"takes [\d.]+ days, past the 2-day deadline", r) for r in framework), framework
+
+
+def test_following_the_sweeps_footer_prices_the_lighter_plan_as_advise_does(rules, tmp_path):
+    """The footer said 'set training.method to lora or qlora to price that here'; doing so priced LoRA at its own
+    default batch (16 sequences): 23.3 h and 3,724 CNY, where advise plans the same LoRA at 11.6 h and 1,862 CNY."""
+    path = EXAMPLES / "customer-service-finetune.yaml"
+    plan = _advised(path, rules)[2]
+    assert plan.answers.training.method == "lora"  # the plan fine-tunes the lighter way
+    footer = sweep_text(sweep(load_answers(path), np.arange(8, 33, 8, dtype=float))).splitlines()[-1]
+    batch = int(re.search(r"training\.global_batch_tokens to (\d+)", footer).group(1))
+    data = yaml.safe_load(path.read_text())
+    data["training"].update(method="lora", global_batch_tokens=batch)
+    again = _advised(_file(tmp_path, data), rules)[2]
+    assert (again.plan.chosen.strategy, again.plan.chosen.gpus) == (plan.plan.chosen.strategy, plan.plan.chosen.gpus)
+    assert again.plan.chosen.cost == pytest.approx(plan.plan.chosen.cost, rel=1e-6)

@@ -187,3 +187,23 @@ class TestAskAt80x24:
 
     def test_what_if_turn_in_chinese(self, snap_compare, rules, tmp_path):
         assert snap_compare(self._app(rules, tmp_path, "zh"), run_before=self._asking("如果截止日期是 10 天呢？"), terminal_size=SMALL)
+
+
+async def test_an_internal_error_in_ask_is_an_answer_in_red_not_the_end_of_the_session(rules, tmp_path, monkeypatch):
+    """A user try: an ImportError inside ask ended the whole TUI ('the guided Q&A stopped on an internal error') and the
+    session's answers with it."""
+    import advisor.outputs.ask as ask_module
+
+    def broken(*_args, **_kwargs):
+        raise ImportError("cannot import name 'deadline_reason'")
+
+    monkeypatch.setattr(ask_module, "ask", broken)
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await to_results(pilot)
+        await ask(pilot, "how much will this cost?")
+        assert isinstance(app.screen, ResultsScreen) and app.is_running
+        answer = app.screen.query(".ask-a").last()
+        assert "ask-error" in answer.classes
+        assert "internal error: ImportError: cannot import name 'deadline_reason'" in str(answer.render())
+        assert app.screen.query_one("#ask-adopt").disabled

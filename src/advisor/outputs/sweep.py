@@ -107,6 +107,9 @@ class Sweep(Struct):
     only for the rows shown (issue 20: wording all 16,384 points of a sweep cost 77 ms)."""
     tokens: float = 0.0
     """Training tokens (given, or implied by a known run): another GPU type is swept for the same tokens."""
+    batch_tokens: float = 0.0
+    """The global batch priced, in tokens: a lighter method's own default batch is smaller, so the footer that says how
+    to price one here gives this batch too (a user try priced LoRA at 16 sequences, twice the plan's time)."""
     rules: RuleSet | None = None
     """The rules whose exclusions the best option at a count respects (decide.best_at, as the plan's search does)."""
     priced: dict[int, list[Option]] = field(default_factory=dict)
@@ -181,6 +184,7 @@ def sweep(answers: Answers, gpus: np.ndarray, rules: RuleSet | None = None) -> S
     layout = {s: (np.broadcast_to(est[s].tp, gpus.shape), np.broadcast_to(est[s].pp, gpus.shape), est[s].recompute) for s in STRATEGIES}
     sw = Sweep(answers, gpus, hours, costs, {s: est[s].memory / GB for s in STRATEGIES}, fits, batch_ok, feasible, None, None,
                runnable, per_rank, layout, float(ctx["tokens"]), rules)
+    sw.batch_tokens = float(ctx["workload"].global_batch_tokens)
     sw.cheapest, sw.fastest = _markers(sw, [p for p in (_best(sw, costs), _best(sw, hours)) if p is not None])
     return sw
 
@@ -334,9 +338,15 @@ def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False, today_mark: bo
     if method in ("finetune", "lora"):
         # The sweep prices the method the answers give; the plan may fine-tune a lighter way (decision/advice.py
         # METHOD_ALTERNATIVES): say so, or its cheapest point reads as a contradiction of the plan (user try, 2026-12-05).
-        out.append(_("Priced as a {method}, as the answers ask; `advisor advise` may plan a lighter method where it costs less: "
-                     "set training.method to {lighter} to price that here.", method=stage_name(method),
-                     lighter=" or ".join(METHOD_ALTERNATIVES[method])))
+        lighter = _(" or ").join(METHOD_ALTERNATIVES[method])
+        if sw.answers.training.global_batch_tokens is None:  # the plan prices a lighter method at this batch (advice.with_method)
+            out.append(_("Priced as a {method}, as the answers ask; `advisor advise` may plan a lighter method where it costs less: "
+                         "set training.method to {lighter} and training.global_batch_tokens to {batch} (the batch priced here; "
+                         "a lighter method's own default is smaller) to price that here.", method=stage_name(method),
+                         lighter=lighter, batch=f"{round(sw.batch_tokens):d}"))
+        else:
+            out.append(_("Priced as a {method}, as the answers ask; `advisor advise` may plan a lighter method where it costs less: "
+                         "set training.method to {lighter} to price that here.", method=stage_name(method), lighter=lighter))
     return "\n".join(out) + "\n"
 
 

@@ -302,6 +302,9 @@ class ResultsScreen(Screen[None]):
                     answer += "\n" + "（回答使用界面语言。要用中文：ADVISOR_LANG=zh advisor，或 advisor --lang zh。）"
             except AdvisorError as exc:
                 answer, error = exc.msg, True
+            except Exception as exc:  # noqa: BLE001 - one question must not end the session and lose its answers
+                answer, error = _("advisor could not answer this question (internal error: {error}); the plan and the answers "
+                                  "are unchanged. Please report it with the question.", error=f"{type(exc).__name__}: {exc}"), True
         self.post_message(ConversationTurn(question, answer))
         adopt = self.query_one("#ask-adopt", Button)
         adopt.disabled = not self.change
