@@ -365,7 +365,7 @@ def test_cli_ask_text_and_json(capsys):
 
 def test_cli_ask_in_chinese(capsys):
     code, out, _err = run(capsys, "--lang", "zh", "ask", EXAMPLE, "如果截止日期是 10 天呢？")
-    assert code == 0 and out.startswith("假如 截止日期 = 10.0 天（原为 2.0 天）：")
+    assert code == 0 and out.startswith("假如截止日期 = 10.0 天（原为 2.0 天）：")
 
 
 def test_cli_out_of_range_is_one_stderr_line_and_exit_2(capsys, tmp_path):
@@ -823,7 +823,7 @@ def test_what_the_plan_switched_from_is_today_s_method_in_a_what_if(rules, tmp_p
     name, draft, advice = _planned_as_qlora(tmp_path, rules)
     reply = ask("what if training method = finetune?", draft, advice, rules, name)
     text = reply.text()
-    assert "(was finetune)" in text and "already say so" in text, text
+    assert "(was full fine-tune)" in text and "already say so" in text, text
     assert "training.duration_days" not in reply.change
     assert "a full fine-tune costs" in text  # and why the plan uses QLoRA instead
 
@@ -899,7 +899,7 @@ def test_a_framework_instead_is_the_plan_among_its_options_not_the_framework_run
 def test_a_plan_that_breaks_a_limit_today_keeps_says_so_in_words(base, rules):
     reply = asked(base, rules, "we must use megatron")
     assert [r for r in reply.figures if r[0] == "monthly limit"] == [("monthly limit", "within", "over")]
-    assert "It goes over the monthly limit (500,000 CNY) that today's plan keeps within." in reply.lines
+    assert "It goes over the monthly limit (500,000 CNY) that the recommended plan keeps within." in reply.lines
 
 
 def test_why_not_a_framework_stays_a_why_question(base, rules):

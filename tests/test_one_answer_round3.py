@@ -255,3 +255,36 @@ def test_following_the_sweeps_footer_prices_the_lighter_plan_as_advise_does(rule
     again = _advised(_file(tmp_path, data), rules)[2]
     assert (again.plan.chosen.strategy, again.plan.chosen.gpus) == (plan.plan.chosen.strategy, plan.plan.chosen.gpus)
     assert again.plan.chosen.cost == pytest.approx(plan.plan.chosen.cost, rel=1e-6)
+
+
+def test_no_saving_is_claimed_against_a_today_that_cannot_run(rules):
+    """'Switching saves 1,641 CNY a run (47% less)… 11.6 h instead of 43.8 h' and 'Against today: time 73% less' were said
+    of a full fine-tune on 8 A10s that the same answer's table says cannot run."""
+    path = EXAMPLES / "customer-service-finetune.yaml"
+    worth = reply_text(_ask(path, rules, "is it worth it?"))
+    assert "Switching saves" not in worth and "instead of 43.8 h" not in worth
+    assert worth.startswith("Today's setup (deepspeed-zero2 on 8 GPUs) cannot run this job: does not fit")
+    assert "So there is no saving to weigh" in worth
+    brief = reply_text(_ask(path, rules, "what should I tell my boss?"))
+    assert "Against today" not in brief and "so there is no today to compare with" in brief
+    assert "Against today: time" in reply_text(_ask(EXAMPLES / "customer-service.yaml", rules, "what should I tell my boss?"))
+
+
+def test_a_limit_the_what_if_loses_is_one_the_recommended_plan_keeps(rules):
+    """'It misses the 2-day deadline that today's plan meets' where today's run takes 3.0 days and misses it."""
+    text = reply_text(_ask(EXAMPLES / "customer-service.yaml", rules, "what if we only have 16 GPUs?"))
+    assert "today's plan" not in text and "It misses the 2-day deadline that the recommended plan meets." in text
+    assert "met (deadline 2.0 days)" in text  # the limit named as such, not read as the run's time
+
+
+def test_lora_on_a_pre_training_job_says_it_adapts_an_existing_model(rules):
+    text = reply_text(_ask(EXAMPLES / "customer-service.yaml", rules, "why not LoRA?"))
+    assert text.startswith("What if training method = LoRA (was pre-training run):")
+    assert "LoRA adapts an existing model: it fits continued training of a trained model, not pre-training one from scratch" in text
+
+
+def test_chinese_text_has_no_space_between_two_chinese_characters(rules):
+    """'假如 训练方式 = LoRA（原为 预训练）', '实测的 3.0 天 是在', '作用于 查询和值投影': a template's space met a Chinese value."""
+    text = reply_text(_ask(EXAMPLES / "customer-service.yaml", rules, "为什么不用LoRA", lang="zh"))
+    assert text.startswith("假如训练方式 = LoRA（原为预训练）：")
+    assert not re.search(r"[\u4e00-\u9fff] [\u4e00-\u9fff]", text), text

@@ -147,7 +147,7 @@ async def test_the_ask_box_in_chinese(rules, tmp_path):
             await to_results(pilot)
             await ask(pilot, "如果截止日期是 10 天呢？")
             q, a = log_text(app)
-            assert a.startswith("假如 截止日期 = 10.0 天（原为 2.0 天）：") and "每次训练成本" in a
+            assert a.startswith("假如截止日期 = 10.0 天（原为 2.0 天）：") and "每次训练成本" in a
 
 
 async def test_a_chinese_question_on_an_english_screen_says_how_to_get_chinese(rules, tmp_path):

@@ -719,8 +719,11 @@ def _outcome_rows(a: Advice, b: Advice) -> list[tuple[str, ...]]:
         rows.append((_("pipeline total"), cell(pa, cur_a), cell(pb, cur_b)))
     da, db = a.answers.training.deadline_days, b.answers.training.deadline_days
     if da is not None or db is not None:
-        rows.append((_("deadline"), deadline_word(ca.meets_deadline, ca.hours, da) + (f" ({hours_text(da * 24)})" if da else ""),
-                     deadline_word(cb.meets_deadline, cb.hours, db) + (f" ({hours_text(db * 24)})" if db else "")))
+        def verdict(meets: bool | None, hours: float, days: float | None) -> str:
+            word = deadline_word(meets, hours, days)  # the limit named as such: 'met (30.0 h)' read as the run's time
+            return _("{word} (deadline {limit})", word=word, limit=hours_text(days * 24)) if days else word
+
+        rows.append((_("deadline"), verdict(ca.meets_deadline, ca.hours, da), verdict(cb.meets_deadline, cb.hours, db)))
     if a.answers.budget.limit is not None or b.answers.budget.limit is not None:
         rows.append((_("budget per run"), _within(ca.within_budget), _within(cb.within_budget)))
     if a.answers.budget.monthly_limit is not None or b.answers.budget.monthly_limit is not None:
@@ -741,6 +744,8 @@ def _shown(value: Any, path: str = "", advice: Advice | None = None) -> str:
         return money(value, str(advice.facts["currency"])) if value >= 100 else _price_text(value, str(advice.facts["currency"]))
     if isinstance(value, bool):
         return _("yes") if value else _("no")
+    if path == "training.method" and isinstance(value, str):
+        return method_names().get(value, value)  # 'was pre-training run', not 'was pretrain'
     if isinstance(value, (int, float)) and value >= 1e6:
         # a model size, tokens or a batch as people write them: 13B, 2T, 4M (not 13,000,000,000)
         big, mark = next((value / unit, m) for unit, m in ((1e12, "T"), (1e9, "B"), (1e6, "M")) if value >= unit)
@@ -930,6 +935,9 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
                        old=_plan_text(base, new.method), time=hours_text(cn.hours), dt=pct_change(cn.hours, cb.hours),
                        cost=money(cn.cost, str(new.facts["currency"])), dc=pct_change(cn.cost, cb.cost)))
     lines += _limits_lost(base, new)
+    if base.answers.training.method == "pretrain" and new.answers.training.method in ("lora", "qlora"):
+        lines.append(_("{method} adapts an existing model: it fits continued training of a trained model, not pre-training one "
+                       "from scratch, which trains every weight.", method=method_names()[new.answers.training.method]))
     if base.method_changed and not new.method_changed:
         names = method_names()
         lines.append(_("{method} is planned only where it runs when a {asked} cannot, or saves at least half the cost or the GPUs "
@@ -950,14 +958,14 @@ def _limits_lost(a: Advice, b: Advice) -> list[str]:
     days = b.answers.training.deadline_days
     if days is not None and ca.meets_deadline and not cb.meets_deadline:
         if point_inside(cb.hours, days):  # the word the table uses (explain.deadline_word)
-            out.append(_("It puts at risk the {days}-day deadline that today's plan meets: {time} is inside it, but slower runs of "
+            out.append(_("It puts at risk the {days}-day deadline that the recommended plan meets: {time} is inside it, but slower runs of "
                          "this kind would not be.", days=f"{days:g}", time=hours_text(cb.hours)))
         else:
-            out.append(_("It misses the {days}-day deadline that today's plan meets.", days=f"{days:g}"))
+            out.append(_("It misses the {days}-day deadline that the recommended plan meets.", days=f"{days:g}"))
     if b.answers.budget.limit is not None and ca.within_budget and not cb.within_budget:
-        out.append(_("It goes over the budget per run ({limit}) that today's plan keeps within.", limit=money(b.answers.budget.limit, str(b.facts["currency"]))))
+        out.append(_("It goes over the budget per run ({limit}) that the recommended plan keeps within.", limit=money(b.answers.budget.limit, str(b.facts["currency"]))))
     if b.answers.budget.monthly_limit is not None and ca.within_monthly and not cb.within_monthly:
-        out.append(_("It goes over the monthly limit ({limit}) that today's plan keeps within.",
+        out.append(_("It goes over the monthly limit ({limit}) that the recommended plan keeps within.",
                      limit=money(b.answers.budget.monthly_limit, str(b.facts["currency"]))))
     return out
 
@@ -1696,6 +1704,10 @@ def _worth_it(ctx: Context, slots: dict[str, list[str]]) -> Reply:
                    cost=money(c.cost, cur), monthly=money(c.monthly, cur), time=hours_text(c.hours)), *_limits(a)]
     elif not _changed(a):
         lines = [_("The plan is to keep today's setup: there is no switch to weigh."), *_limits(a)]
+    elif (cannot := today_cannot_run(a)) is not None:  # no saving against a setup that cannot run (user try: '43.8 h')
+        lines = [cannot, _("So there is no saving to weigh: the plan is what it takes to run this job at all, {cost} and {time} a run, "
+                           "{monthly} a month.", cost=money(c.cost, cur), time=hours_text(c.hours), monthly=money(c.monthly, cur)),
+                 *_limits(a)]
     else:
         save, month = t.cost - c.cost, t.monthly - c.monthly
         if save >= 0:
@@ -1720,7 +1732,9 @@ def _brief(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     lines = [_("For your manager:"), headline(a),
              _("A run takes {time} and costs {cost}; about {monthly} a month.", time=hours_text(c.hours), cost=money(c.cost, cur),
                monthly=money(c.monthly, cur))]
-    if _changed(a):
+    if _changed(a) and today_cannot_run(a) is not None:
+        lines.append(_("Today's setup cannot run this job as asked, so there is no today to compare with."))
+    elif _changed(a):
         lines.append(_("Against today: time {dt}, cost {dc}.", dt=pct_change(c.hours, t.hours), dc=pct_change(c.cost, t.cost)))
     lines += _limits(a)
     # The deadline's own verdict is in _limits above: its rule's warning would say it twice.

@@ -107,11 +107,11 @@ class Sweep(Struct):
     only for the rows shown (issue 20: wording all 16,384 points of a sweep cost 77 ms)."""
     tokens: float = 0.0
     """Training tokens (given, or implied by a known run): another GPU type is swept for the same tokens."""
+    rules: RuleSet | None = None
+    """The rules whose exclusions the best option at a count respects (decide.best_at, as the plan's search does)."""
     batch_tokens: float = 0.0
     """The global batch priced, in tokens: a lighter method's own default batch is smaller, so the footer that says how
     to price one here gives this batch too (a user try priced LoRA at 16 sequences, twice the plan's time)."""
-    rules: RuleSet | None = None
-    """The rules whose exclusions the best option at a count respects (decide.best_at, as the plan's search does)."""
     priced: dict[int, list[Option]] = field(default_factory=dict)
     """The options at each count where the rules were run (advice.options_at), filled as rows and markers need them."""
 
