@@ -288,3 +288,13 @@ def test_chinese_text_has_no_space_between_two_chinese_characters(rules):
     text = reply_text(_ask(EXAMPLES / "customer-service.yaml", rules, "为什么不用LoRA", lang="zh"))
     assert text.startswith("假如训练方式 = LoRA（原为预训练）：")
     assert not re.search(r"[\u4e00-\u9fff] [\u4e00-\u9fff]", text), text
+
+
+@pytest.mark.parametrize("question, first", [
+    ("should we buy H100s instead?", "What if GPU type = h100-sxm (was a100-80gb):"),
+    ("what if we use 8 A100", "What if GPUs = 8 (was 64):"),  # the count was dropped; today's type is not 'changed'
+    ("what if we rent 32 H100s", "What if GPUs = 32 (was 64), GPU type = h100-sxm (was a100-80gb):"),
+])
+def test_a_gpu_type_in_the_plural_and_a_count_before_it_are_read(rules, question, first):
+    """'unknown GPU 'H100s'' (exit 2); '8 A100' lost its count; 'GPU type = a100-80gb (was a100-80gb)'."""
+    assert reply_text(_ask(EXAMPLES / "customer-service.yaml", rules, question)).startswith(first)

@@ -348,7 +348,7 @@ def normalise(question: str) -> str:
 
 def _gpu_like(token: str) -> bool:
     """A token that names a catalog GPU, or starts one ('h100' of h100-sxm): the answers' parser then decides."""
-    if resolve_gpu(token):
+    if resolve_gpu(token) or (token.lower().endswith("s") and resolve_gpu(token[:-1])):  # 'A100s' is the A100
         return True
     t = token.lower().replace("-", "")
     return len(t) >= 3 and any(gid.replace("-", "").startswith(t) for gid in gpu_catalog())
@@ -393,7 +393,8 @@ def _value(slot: Slot, raw: str, data: Intents) -> str | None:
     if slot.kind == "gpu":
         if not _gpu_like(raw):
             return None
-        return resolve_gpu(raw) or raw
+        # 'H100s', 'A100s': a plural of a catalogued type is that type (it was refused as "unknown GPU 'H100s'")
+        return resolve_gpu(raw) or (raw.lower().endswith("s") and resolve_gpu(raw[:-1])) or raw
     return raw
 
 
@@ -917,10 +918,12 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
     asked = (asked & set(change)) | set(shown_as)
     kept = _keep_the_work(ctx, change)
     new = _rerun(ctx, change)
-    said = _(", ").join(
+    said_paths = [path for path in change if path in asked]
+    moved = [path for path in said_paths if path in shown_as or _today_value(new, path) != _today_value(base, path)]
+    said = _(", ").join(  # what did not move is left out ('GPU type = a100-80gb (was a100-80gb)'), unless nothing moved
         shown_as.get(path) or _("{what} = {new} (was {old})", what=_label(ctx, path), new=_shown(_today_value(new, path), path, new),
                                 old=_shown(_today_value(base, path), path, base))
-        for path in change if path in asked)
+        for path in (moved or said_paths))
     cb, cn = base.plan.chosen, new.plan.chosen
     lines = [_("What if {change}:", change=said), *assumed, *kept]
     if all(_today_value(new, p) == _today_value(base, p) for p in asked):
