@@ -298,3 +298,12 @@ def test_chinese_text_has_no_space_between_two_chinese_characters(rules):
 def test_a_gpu_type_in_the_plural_and_a_count_before_it_are_read(rules, question, first):
     """'unknown GPU 'H100s'' (exit 2); '8 A100' lost its count; 'GPU type = a100-80gb (was a100-80gb)'."""
     assert reply_text(_ask(EXAMPLES / "customer-service.yaml", rules, question)).startswith(first)
+
+
+def test_a_what_if_on_a_lighter_method_plan_keeps_the_runs_a_month(rules):
+    """On the fine-tune example (planned as LoRA), 'what if we switch to H100' cut the run's cost 80% and nearly doubled
+    the month (30,403 -> 57,804 CNY): the LoRA answers carried the cadence as if given, so the what-if did not keep it."""
+    reply = _ask(EXAMPLES / "customer-service-finetune.yaml", rules, "what if we switch to H100?")
+    text = reply_text(reply)
+    assert "Runs a month kept at today's 16.3." in text
+    assert reply.change["training.runs_per_month"] == pytest.approx(16.3, abs=0.05)

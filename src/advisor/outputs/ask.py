@@ -628,7 +628,10 @@ def _keep_the_work(ctx: Context, change: dict[str, Any]) -> list[str]:
     change also sets training.tokens in place of the duration. Returns the note that says so."""
     a = ctx.advice.today_answers  # as given: another GPU type's answers drop a measured duration
     notes = []
-    if a.training.runs_per_month is None and "training.runs_per_month" not in change:
+    training = ctx.draft.get("training")
+    # the file's own runs a month (a lighter method's answers carry the plan's cadence as if given: advice.with_method)
+    given = training.get("runs_per_month") if isinstance(training, dict) else a.training.runs_per_month
+    if given is None and "training.runs_per_month" not in change:
         # the default cadence is today's setup back to back: a what-if keeps the roadmap's runs a month as they are
         runs = ctx.advice.plan.runs_per_month
         change["training.runs_per_month"] = round(runs, 4)
