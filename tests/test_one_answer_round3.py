@@ -307,3 +307,13 @@ def test_a_what_if_on_a_lighter_method_plan_keeps_the_runs_a_month(rules):
     text = reply_text(reply)
     assert "Runs a month kept at today's 16.3." in text
     assert reply.change["training.runs_per_month"] == pytest.approx(16.3, abs=0.05)
+
+
+def test_a_sweep_row_slower_for_more_micro_batches_says_so(tmp_path):
+    """24 A10s took 18.3 h between 16 (11.6 h) and 32 (6.3 h), and the sweep said 'communication grows faster than compute
+    shrinks': 64 sequences over 24 ranks run as 3 micro-batches of 1, and ZeRO++ gathers the weights for each."""
+    data = yaml.safe_load((EXAMPLES / "customer-service-finetune.yaml").read_text())
+    data["training"].update(method="lora", global_batch_tokens=65536)
+    text = sweep_text(sweep(load_answers(_file(tmp_path, data)), np.arange(8, 33, 8, dtype=float)))
+    row = next(line for line in text.splitlines() if line.split()[:1] == ["24"])
+    assert "each rank runs its share as 3 micro-batches here (2 there), and deepspeed-zeropp gathers the weights once per micro-batch" in row

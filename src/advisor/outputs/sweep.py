@@ -15,11 +15,12 @@ import numpy as np
 from advisor.inputs.answers import STRATEGIES, Answers
 from advisor.base.errors import AnswerError
 from advisor.base.limits import MAX_SEARCH_COUNTS
-from advisor.base.i18n import _, pad
+from advisor.base.i18n import N_, _, pad
 from advisor.base.units import count, days, format_number, money, parse_count
 from advisor.estimate import GB, cost, estimate_all
 from advisor.decision.advice import METHOD_ALTERNATIVES, options_at
 from advisor.decision.candidates import GpuType, gpu_types, variant
+from advisor.knowledge.strategies import spec
 from advisor.decision.decide import Option, best_at, preference
 from advisor.knowledge.rules import RuleSet, load_rules
 from advisor.decision.explain import point_inside, spot_name
@@ -109,6 +110,8 @@ class Sweep(Struct):
     """Training tokens (given, or implied by a known run): another GPU type is swept for the same tokens."""
     rules: RuleSet | None = None
     """The rules whose exclusions the best option at a count respects (decide.best_at, as the plan's search does)."""
+    accumulation: dict[str, np.ndarray] = field(default_factory=dict)
+    """Micro-batches each rank runs a step: a strategy that communicates once per micro-batch slows where it grows."""
     batch_tokens: float = 0.0
     """The global batch priced, in tokens: a lighter method's own default batch is smaller, so the footer that says how
     to price one here gives this batch too (a user try priced LoRA at 16 sequences, twice the plan's time)."""
@@ -185,6 +188,7 @@ def sweep(answers: Answers, gpus: np.ndarray, rules: RuleSet | None = None) -> S
     sw = Sweep(answers, gpus, hours, costs, {s: est[s].memory / GB for s in STRATEGIES}, fits, batch_ok, feasible, None, None,
                runnable, per_rank, layout, float(ctx["tokens"]), rules)
     sw.batch_tokens = float(ctx["workload"].global_batch_tokens)
+    sw.accumulation = {s: np.broadcast_to(est[s].accumulation, gpus.shape) for s in STRATEGIES}
     sw.cheapest, sw.fastest = _markers(sw, [p for p in (_best(sw, costs), _best(sw, hours)) if p is not None])
     return sw
 
@@ -350,6 +354,12 @@ def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False, today_mark: bo
     return "\n".join(out) + "\n"
 
 
+PER_MICRO_BATCH = {"sharded-params": N_("gathers the weights"), "quantised-sharded": N_("gathers the weights"),
+                   "hybrid-sharded": N_("gathers the weights"), "reduce-scatter-per-micro-batch": N_("reduces the gradients")}
+"""Strategies whose traffic repeats for every micro-batch (ZeRO-3, FSDP, ZeRO++ gather the weights; ZeRO-2 reduces the
+gradients; knowledge/strategies.py GradientSync): more micro-batches a rank, more of it."""
+
+
 def _why_slower(sw: Sweep, s: str, i: int, prev: tuple[float, str, int]) -> str:
     """Why this point takes longer than the row above with more GPUs."""
     _hours, ps, pi = prev
@@ -359,6 +369,12 @@ def _why_slower(sw: Sweep, s: str, i: int, prev: tuple[float, str, int]) -> str:
     if sw.layout_text(s, i) != sw.layout_text(s, pi):
         return _("slower than {gpus} GPUs: the layout changes (TP x PP, recompute: {before} -> {after})", gpus=g0,
                  before=sw.layout_text(s, pi), after=sw.layout_text(s, i))
+    steps, before = int(sw.accumulation[s][i]), int(sw.accumulation[s][pi])
+    sync = spec(s).gradient_sync
+    if steps > before and sync in PER_MICRO_BATCH:
+        # user try: 24 A10s took 18.3 h between 16 (11.6 h) and 32 (6.3 h), said to be 'communication grows faster'
+        return _("slower than {gpus} GPUs: each rank runs its share as {n} micro-batches here ({m} there), and {strategy} {moves} "
+                 "once per micro-batch", gpus=g0, n=steps, m=before, strategy=s, moves=_(PER_MICRO_BATCH[sync]))
     if sw.per_rank[s][i] >= sw.per_rank[s][pi]:
         return _("slower than {gpus} GPUs: the batch no longer divides evenly, so each rank still runs {n} sequences a step while "
                  "communication grows", gpus=g0, n=count(sw.per_rank[s][i]))
