@@ -541,6 +541,11 @@ async def test_the_results_keys_step_through_tabs_and_open_the_help(rules, tmp_p
         await pilot.press("right_square_bracket")
         await pilot.pause()
         assert tabs.active == "options"
+        table = app.screen.query_one("#options-table")
+        assert app.focused is table  # the pane takes the keys: Down moved nothing until Tab (user try)
+        await pilot.press("down")
+        await pilot.pause()
+        assert table.cursor_row == 1
         await pilot.press("left_square_bracket", "left_square_bracket")
         await pilot.pause()
         assert tabs.active == "ask"  # wraps round

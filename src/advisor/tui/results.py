@@ -264,6 +264,14 @@ class ResultsScreen(Screen[None]):
         tabs = self.query_one("#tabs", TabbedContent)
         panes = [p.id for p in tabs.query(TabPane) if p.id]
         tabs.active = panes[(panes.index(tabs.active) + by) % len(panes)] if tabs.active in panes else panes[0]
+        if tabs.active != "ask":  # the pane takes the keys, so PageDown and the arrows scroll it (a user try found they did
+            self.call_after_refresh(self._focus_pane, tabs.active)  # nothing until Tab); the question box only on /
+
+    def _focus_pane(self, pane_id: str) -> None:
+        pane = self.query_one(f"#{pane_id}", TabPane)
+        target = next((w for w in pane.query("*") if w.focusable), None)
+        if target is not None:
+            target.focus()
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen())
