@@ -136,8 +136,8 @@ STRATEGIES: tuple[str, ...] = tuple(SPECS)
 
 
 class _Translated(Mapping[str, str]):
-    """Names marked N_ where they are written (proper names such as Horovod are left as they are), read in the current language (the Chinese summary said 'DeepSpeed ZeRO
-    stage 2' and 'tensor x pipeline x data' in English)."""
+    """Framework names read in the current language: marked N_ where they are written, translated on access (the Chinese
+    summary said 'DeepSpeed ZeRO stage 2' in English). Proper names such as Horovod are not marked and stay as written."""
 
     def __init__(self, names: dict[str, str]) -> None:
         self._names = names

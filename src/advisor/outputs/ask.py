@@ -346,9 +346,14 @@ def normalise(question: str) -> str:
     return _CLOSING.sub("", " ".join(question.split()))
 
 
+def _gpu_of(token: str) -> str | None:
+    """The catalog GPU a word names, its plural too: 'A100s' is the A100 (it was refused as "unknown GPU 'H100s'")."""
+    return resolve_gpu(token) or (resolve_gpu(token[:-1]) if token.lower().endswith("s") else None)
+
+
 def _gpu_like(token: str) -> bool:
     """A token that names a catalog GPU, or starts one ('h100' of h100-sxm): the answers' parser then decides."""
-    if resolve_gpu(token) or (token.lower().endswith("s") and resolve_gpu(token[:-1])):  # 'A100s' is the A100
+    if _gpu_of(token):
         return True
     t = token.lower().replace("-", "")
     return len(t) >= 3 and any(gid.replace("-", "").startswith(t) for gid in gpu_catalog())
@@ -393,8 +398,7 @@ def _value(slot: Slot, raw: str, data: Intents) -> str | None:
     if slot.kind == "gpu":
         if not _gpu_like(raw):
             return None
-        # 'H100s', 'A100s': a plural of a catalogued type is that type (it was refused as "unknown GPU 'H100s'")
-        return resolve_gpu(raw) or (raw.lower().endswith("s") and resolve_gpu(raw[:-1])) or raw
+        return _gpu_of(raw) or raw
     return raw
 
 
@@ -1738,10 +1742,10 @@ def _brief(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     lines = [_("For your manager:"), headline(a),
              _("A run takes {time} and costs {cost}; about {monthly} a month.", time=hours_text(c.hours), cost=money(c.cost, cur),
                monthly=money(c.monthly, cur))]
-    if _changed(a) and today_cannot_run(a) is not None:
-        lines.append(_("Today's setup cannot run this job as asked, so there is no today to compare with."))
-    elif _changed(a):
-        lines.append(_("Against today: time {dt}, cost {dc}.", dt=pct_change(c.hours, t.hours), dc=pct_change(c.cost, t.cost)))
+    if _changed(a):
+        lines.append(_("Today's setup cannot run this job as asked, so there is no today to compare with.")
+                     if today_cannot_run(a) is not None
+                     else _("Against today: time {dt}, cost {dc}.", dt=pct_change(c.hours, t.hours), dc=pct_change(c.cost, t.cost)))
     lines += _limits(a)
     # The deadline's own verdict is in _limits above: its rule's warning would say it twice.
     risk = next((w["text"] for w in sorted(a.warnings, key=lambda w: not w["blocking"]) if w.get("rule") != "deadline-at-risk"), None)

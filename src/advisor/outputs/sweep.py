@@ -343,14 +343,12 @@ def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False, today_mark: bo
         # The sweep prices the method the answers give; the plan may fine-tune a lighter way (decision/advice.py
         # METHOD_ALTERNATIVES): say so, or its cheapest point reads as a contradiction of the plan (user try, 2026-12-05).
         lighter = _(" or ").join(METHOD_ALTERNATIVES[method])
-        if sw.answers.training.global_batch_tokens is None:  # the plan prices a lighter method at this batch (advice.with_method)
-            out.append(_("Priced as a {method}, as the answers ask; `advisor advise` may plan a lighter method where it costs less: "
-                         "set training.method to {lighter} and training.global_batch_tokens to {batch} (the batch priced here; "
-                         "a lighter method's own default is smaller) to price that here.", method=stage_name(method),
-                         lighter=lighter, batch=f"{round(sw.batch_tokens):d}"))
-        else:
-            out.append(_("Priced as a {method}, as the answers ask; `advisor advise` may plan a lighter method where it costs less: "
-                         "set training.method to {lighter} to price that here.", method=stage_name(method), lighter=lighter))
+        # the plan prices a lighter method at this batch (advice.with_method), not at the lighter method's own default
+        how = (_("set training.method to {lighter} and training.global_batch_tokens to {batch} (the batch priced here; a lighter "
+                 "method's own default is smaller)", lighter=lighter, batch=f"{round(sw.batch_tokens):d}")
+               if sw.answers.training.global_batch_tokens is None else _("set training.method to {lighter}", lighter=lighter))
+        out.append(_("Priced as a {method}, as the answers ask; `advisor advise` may plan a lighter method where it costs less: "
+                     "{how} to price that here.", method=stage_name(method), how=how))
     return "\n".join(out) + "\n"
 
 
