@@ -116,6 +116,25 @@ def width(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
+def clip(text: str, cols: int) -> str:
+    """``text`` cut to ``cols`` terminal columns, at the last space that leaves room for '…' where there is one (a
+    word is not cut in half: 'needs 29.0 GB p'), else at the column (Chinese has no spaces)."""
+    if width(text) <= cols:
+        return text
+    out, used = [], 0
+    for ch in text:
+        w = width(ch)
+        if used + w > cols - 1:
+            break
+        out.append(ch)
+        used += w
+    cut = "".join(out)
+    space = cut.rfind(" ")
+    if space > cols // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:，；：") + "…"
+
+
 def pad(text: str, cols: int, right: bool = False) -> str:
     """Pad to ``cols`` terminal columns (left-aligned, or right-aligned)."""
     fill = " " * max(0, cols - width(text))

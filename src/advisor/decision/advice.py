@@ -323,7 +323,8 @@ class Advice(Struct):
             "today": {"strategy": self.answers.training.current_strategy, "gpus": self.answers.cluster.gpus,
                       **estimate_dict(self.today, self.plan.today.strategy if self.plan.greenfield else self.answers.training.current_strategy)},
             "alternatives": [
-                {"strategy": o, "framework": FRAMEWORKS[o], "score": self.scores[o], **self.estimate_dict(o), "why_not": self.why_not(o)}
+                {"strategy": o, "framework": FRAMEWORKS[o], "score": self.scores[o], **self.estimate_dict(o), "why_not": self.why_not(o),
+                 "excluded": bool(self.excluded.get(o))}
                 for o in STRATEGIES
                 if o != s
             ],

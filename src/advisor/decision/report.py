@@ -224,6 +224,8 @@ class Alternative(Estimate):
     framework: str
     score: float
     why_not: list[str]
+    excluded: bool = Field(default=False, description="The rules exclude it here (its why-not gives the rule's reason), "
+                           "so it cannot be the plan even where it fits; False in reports saved before this was recorded.")
 
 
 class Condition(_Part):

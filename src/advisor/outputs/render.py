@@ -150,13 +150,22 @@ def per_month_label(d: Report) -> str | None:
     return None
 
 
+def runs(e: Estimate) -> bool:
+    """Whether an option can be the plan: it fits, the batch feeds every rank, and no rule excludes it (an option the
+    rules rule out read 'runs: yes' beside the rule's reason, user try 2026-12-05)."""
+    return bool(e.fits and e.batch_ok and not getattr(e, "excluded", False))
+
+
 def _runs_word(e: Estimate) -> str:
-    """'yes', or why not in a word: memory, or a batch too small for the data-parallel ranks (not 'does not fit')."""
-    if e.fits and e.batch_ok:
+    """'yes', or why not in a word: memory, a batch too small for the data-parallel ranks (not 'does not fit'), or the
+    rules."""
+    if runs(e):
         return _("yes")
     if not e.fits:
         return _("no: memory")
-    return _("no: batch too small")
+    if not e.batch_ok:
+        return _("no: batch too small")
+    return _("no: rules")
 
 
 def method_text(m: MethodReport) -> str:
@@ -428,7 +437,7 @@ def to_text(report: Report | Advice) -> str:
                  f"{_('rule score')}")
     for row in option_rows(d):
         lines.append(
-            f"  {row.strategy:<24} {pad(_('yes') if row.fits and row.batch_ok else _('no'), 6)} {row.memory_per_gpu_gb:>8,.1f} "
+            f"  {row.strategy:<24} {pad(_('yes') if runs(row) else _('no'), 6)} {row.memory_per_gpu_gb:>8,.1f} "
             f"{pad(hours_text(row.wall_clock_hours), 11, right=True)} {pad(money(row.cost, cur), 16, right=True)}  {format_number(row.score)}"
             + (_("  ← chosen") if row.strategy == r.strategy else "")
         )
@@ -756,7 +765,7 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
     add(_("## Options considered on {gpus} GPUs", gpus=r.gpus))
     add("")
     add(_("Rule score: the points the rules gave each strategy; it only breaks ties between options whose cost is within {tie} of the "
-          "cheapest. Runs: fits in memory and the batch feeds every GPU.", tie=percent(COST_TIE)))
+          "cheapest. Runs: fits in memory, the batch feeds every GPU and no rule excludes it.", tie=percent(COST_TIE)))
     add("")
     add(_("| Strategy | Framework | Runs | GB per GPU | Time | Cost | Exposed comm. | Rule score | Why not |"))
     add("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")

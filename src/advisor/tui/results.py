@@ -19,10 +19,10 @@ from textual.widgets import Button, Checkbox, DataTable, Footer, Header, Input, 
 from advisor.decision.advice import Advice
 from advisor.base.errors import AdvisorError
 from advisor.base.text import join_reasons
-from advisor.base.i18n import _, N_, written_in_chinese, zh
+from advisor.base.i18n import _, N_, clip, width, written_in_chinese, zh
 from advisor.base.units import format_number, money_unit
 from advisor.outputs.render import (answers_of, axis_ticks, count_word, decision_notes, hours_text, money, memo_for_screen,
-                                    option_rows, source_words, spread, summary_rows, to_markdown, today_on_the_line)
+                                    option_rows, runs, source_words, spread, summary_rows, to_markdown, today_on_the_line)
 from advisor.decision.report import Report
 from advisor.tui.ask import AskBox
 from advisor.tui.common import _esc, translate_bindings
@@ -164,17 +164,19 @@ class ResultsScreen(Screen[None]):
     def on_mount(self) -> None:
         self._draw_charts()
         table = self.query_one("#options-table", DataTable)
-        # What a PM reads first, first: whether it runs, its time and cost, and why it lost, which then starts within 80
-        # columns (the whole sentence is shown under the table for the highlighted row); memory and the rules' score last.
-        table.add_columns(_("strategy"), _("runs"), _("time"), _("cost"), _("why not"), "GB/GPU", _("rule score"))
+        # What a PM reads first: whether it runs, its time and cost, and why it lost, all within the screen's width — a
+        # wider table scrolled sideways and drew its scrollbar's thumb as a stray '▉' (user try 2026-12-05); the whole
+        # sentence, the memory and the rules' score are shown under the table for the highlighted row.
+        table.add_columns(_("strategy"), _("runs"), _("time"), _("cost"), _("why not"))
         chosen = self.view.report.recommendation.strategy
-        for est in self.options:
-            why = _("chosen") if est.strategy == chosen else (est.why_not or [""])[0]
-            table.add_row(
-                est.strategy, _("yes") if est.fits and est.batch_ok else _("no"), hours_text(est.wall_clock_hours),
-                money(est.cost, est.currency), why[:70] + ("…" if len(why) > 70 else ""), f"{est.memory_per_gpu_gb:,.1f}", f"{est.score:g}",
-                key=est.strategy,
-            )
+        rows = [(est, _("chosen") if est.strategy == chosen else (est.why_not or [""])[0]) for est in self.options]
+        cells = [(est.strategy, _("yes") if runs(est) else _("no"), hours_text(est.wall_clock_hours), money(est.cost, est.currency))
+                 for est, _why in rows]
+        # Each column takes its widest cell plus 2 of padding; the scrollbar takes 2 more.
+        used = sum(max(width(str(c[i])) for c in [*cells, (_("strategy"), _("runs"), _("time"), _("cost"))]) + 2 for i in range(4))
+        room = max(12, (self.app.size.width or 80) - used - 4)
+        for (est, why), row in zip(rows, cells, strict=True):
+            table.add_row(*row, clip(why, room), key=est.strategy)
 
     def _chart_key(self) -> str:
         """What the colours mean, and where the line cannot show it, why: one count searched, or today on another GPU type."""
@@ -238,8 +240,9 @@ class ResultsScreen(Screen[None]):
         s = str(event.row_key.value)
         rec = self.view.report.recommendation
         est = next(o for o in self.options if o.strategy == s)
-        text = (f"{s}: " + _("chosen") + " — " + " ".join(r.text for r in rec.rationale[:1])) if s == rec.strategy \
-            else f"{s}: " + join_reasons(est.why_not)
+        figures = _("{gb} GB per GPU, rule score {score}", gb=f"{est.memory_per_gpu_gb:,.1f}", score=f"{est.score:g}")
+        why = (_("chosen") + " — " + " ".join(r.text for r in rec.rationale[:1])) if s == rec.strategy else join_reasons(est.why_not)
+        text = _("{strategy} ({figures}): {why}", strategy=s, figures=figures, why=why)
         self.query_one("#options-detail", Static).update(Text(text))
 
     @on(SelectionList.SelectionHighlighted, "#checklist-list")

@@ -1,0 +1,66 @@
+"""Defects a user try found (2026-12-05, /tmp/usertry3) that the last round left open: an option the rules exclude read
+'runs: yes'. Each test failed on the code before its fix."""
+
+from __future__ import annotations
+
+import pytest
+
+from advisor.decision.advice import advise
+from advisor.inputs.answers import load_answers
+from advisor.outputs.render import option_rows, to_markdown, to_text
+
+from .conftest import EXAMPLES
+
+
+@pytest.fixture(scope="module")
+def lora_advice(rules):
+    return advise(load_answers(str(EXAMPLES / "customer-service-finetune.yaml")), rules)
+
+
+def test_an_option_the_rules_exclude_does_not_read_runs_yes(lora_advice):
+    """LoRA plan: Megatron-LM fits, but a rule rules it out (PEFT does not run on Megatron's scripts)."""
+    report = lora_advice.report()
+    row = next(r for r in option_rows(report) if r.strategy == "megatron-3d")
+    assert row.fits and row.batch_ok and row.excluded
+    line = next(x for x in to_text(lora_advice).split("Options on")[1].splitlines() if x.strip().startswith("megatron-3d"))
+    assert line.split()[1] == "no"
+    memo_row = next(x for x in to_markdown(lora_advice).splitlines() if x.startswith("| `megatron-3d` |"))
+    assert "| no: rules |" in memo_row
+
+
+def test_an_option_no_rule_excludes_still_reads_yes(lora_advice):
+    row = next(r for r in option_rows(lora_advice.report()) if r.strategy == "fsdp")
+    assert not row.excluded
+    line = next(x for x in to_text(lora_advice).split("Options on")[1].splitlines() if x.strip().startswith("fsdp "))
+    assert line.split()[1] == "yes"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+async def test_the_options_table_fits_80_columns_and_the_detail_gives_memory_and_score(rules, tmp_path, lang):
+    """At 80x24 the table was wider than the screen: 'why not' was cut mid-word ('needs 29.0 GB p') and the sideways
+    scrollbar's thumb showed as a stray '▉'. Memory and the rule score moved to the line under the table."""
+    from textual.widgets import DataTable, Static
+
+    from advisor.base.i18n import language
+    from advisor.tui.app import AdvisorApp
+
+    from .test_tui_trust import SMALL, settle, to_results
+
+    with language(lang):
+        app = AdvisorApp(rules=rules, answers=load_answers(str(EXAMPLES / "customer-service-finetune.yaml")), cursor_blink=False,
+                         workdir=tmp_path)
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            await to_results(pilot)
+            app.screen.query_one("#tabs").active = "options"
+            await settle(pilot)
+            table = app.screen.query_one("#options-table", DataTable)
+            table.focus()
+            await pilot.press("down")
+            await settle(pilot)
+            assert table.virtual_size.width <= table.size.width, (table.virtual_size.width, table.size.width)
+            assert not table.show_horizontal_scrollbar
+            cells = [str(table.get_row_at(i)[-1]) for i in range(table.row_count)]
+            assert any(c.endswith("…") for c in cells) and not any(c.endswith(("GB p…", "GB p")) for c in cells)
+            detail = str(app.screen.query_one("#options-detail", Static).render())
+            assert ("29.0 GB per GPU, rule score" in detail) if lang == "en" else ("每卡 29.0 GB，规则分" in detail)
