@@ -77,7 +77,7 @@ ALLOWED_DYNAMIC = [
     "outputs/render.py", "outputs/render.py", "outputs/render.py",  # the default batch's source (N_ in estimate.DEFAULT_BATCHES); experience, stage (render.ANSWER_WORDS)
     "outputs/render.py", "outputs/render.py",  # recomputation and LoRA targets in words (render.RECOMPUTE_WORDS, LORA_TARGET_WORDS)
     "outputs/render.py", "outputs/render.py",  # the collectives (N_ in estimate/communication.py) and what they hide behind (render.OVERLAP_WORDS)
-    "outputs/sweep.py",  # what a strategy moves once per micro-batch (N_ in sweep.PER_MICRO_BATCH)
+    "outputs/render.py",  # what a strategy moves once per micro-batch (N_ in render.PER_MICRO_BATCH)
     "knowledge/strategies.py",  # framework names (N_ in REGISTRY; the proper names PyTorch DDP and Horovod stay as written)
 ]
 

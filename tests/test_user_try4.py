@@ -64,3 +64,26 @@ async def test_the_options_table_fits_80_columns_and_the_detail_gives_memory_and
             assert any(c.endswith("…") for c in cells) and not any(c.endswith(("GB p…", "GB p")) for c in cells)
             detail = str(app.screen.query_one("#options-detail", Static).render())
             assert ("29.0 GB per GPU, rule score" in detail) if lang == "en" else ("每卡 29.0 GB，规则分" in detail)
+
+
+def test_a_slower_what_if_row_says_why_in_the_memo_and_the_text(lora_advice):
+    """The memo's 24-GPU row took 18.3 h between 16 (11.6 h) and 32 (6.3 h) and said nothing; ``advisor sweep`` said why."""
+    report = lora_advice.report()
+    rows = {wi.gpus: wi for wi in report.what_if}
+    assert rows[24].wall_clock_hours > rows[16].wall_clock_hours and rows[24].layout is not None
+    memo_row = next(x for x in to_markdown(lora_advice).splitlines() if x.startswith("| 24 |"))
+    assert "slower than 16 GPUs: each rank runs its share as 3 micro-batches here (2 there)" in memo_row
+    text_row = next(x for x in to_text(lora_advice).split("What if: other GPU counts")[1].splitlines() if x.strip().startswith("24 "))
+    assert "slower than 16 GPUs" in text_row
+    # a row faster than the one before it carries no such note
+    assert "slower" not in next(x for x in to_markdown(lora_advice).splitlines() if x.startswith("| 32 |"))
+
+
+def test_a_report_saved_before_layouts_were_recorded_still_renders(lora_advice):
+    from advisor.decision.report import Report
+
+    data = lora_advice.report().model_dump(mode="json")
+    for wi in data["what_if"]:
+        wi.pop("layout", None)
+    memo = to_markdown(Report.model_validate(data))
+    assert "| 24 |" in memo and "slower than" not in memo

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from msgspec import Struct
+from msgspec import Struct, field
 from msgspec.structs import replace
 from typing import TYPE_CHECKING, Any
 
@@ -131,6 +131,9 @@ class Advice(Struct):
     """The best plan found for the method as asked, when the method was changed."""
     given: Answers | None = None
     """The answers as given, when the plan runs on another GPU type than today's (``answers`` then describe that type)."""
+    counts: dict[int, Evaluation] = field(default_factory=dict)
+    """Every count the search priced, its estimates: the what-if rows say from them why a row is slower than the one
+    with fewer GPUs (the memo's 24-GPU row took 18.3 h between 11.6 h and 6.3 h and said nothing)."""
 
     @property
     def today_answers(self) -> Answers:
@@ -758,7 +761,7 @@ def _advise_one(answers: Answers, rules: RuleSet) -> Advice:
     return Advice(
         answers=answers, evaluation=ev, today=today_ev, plan=plan, strategy=choice, scores=out.scores, fired=out.fired,
         not_fired=out.not_fired, excluded=out.excluded, questions=out.questions, checklist=out.checklist, warnings=warnings,
-        default_used=default_used, default_rationale=default_rationale,
+        default_used=default_used, default_rationale=default_rationale, counts=by_gpus,
     )
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from advisor.base.i18n import _
 from advisor.estimate.posttrain import stage_name
 from advisor.decision.decide import COST_TIE, Option, best_at, dominates, preference
@@ -294,6 +296,13 @@ def what_if(advice: Advice) -> list[dict[str, Any]]:
         best = best_option_at(advice, g)
         if best is not None:
             point.update(strategy=best.strategy, wall_clock_hours=best.hours, cost=best.cost, meets_deadline=best.meets_deadline)
+            ev = advice.counts.get(g)
+            if ev is not None:
+                e = ev.estimates[best.strategy]
+                one = {k: np.ravel(getattr(e, k))[0] for k in ("tp", "pp", "recompute", "accumulation", "micro_batch")}
+                point["layout"] = {"tensor_parallel": int(one["tp"]), "pipeline_parallel": int(one["pp"]), "recompute": str(one["recompute"]),
+                                   "micro_batches": int(one["accumulation"]),
+                                   "sequences_per_rank": float(one["micro_batch"] * one["accumulation"])}
         else:
             point["nothing_because"] = nothing_because([o for o in p.options if o.gpus == g])
         rows.append(point)

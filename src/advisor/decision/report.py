@@ -303,6 +303,16 @@ class Note(_Part):
     text: str
 
 
+class WhatIfLayout(_Part):
+    """What moves a what-if row's time besides the GPU count: the layout, the recomputation and each rank's share."""
+
+    tensor_parallel: int
+    pipeline_parallel: int
+    recompute: str
+    micro_batches: int = Field(description="Micro-batches each data-parallel rank runs a step (gradient accumulation).")
+    sequences_per_rank: float = Field(description="Sequences each data-parallel rank runs a step.")
+
+
 class WhatIfPoint(_Part):
     """The best runnable option at one GPU count the search priced (strategy and figures null where nothing runs)."""
 
@@ -317,6 +327,8 @@ class WhatIfPoint(_Part):
     nothing_because: Literal["fit", "host-memory", "batch", "rules"] | None = Field(
         default=None, description="Where nothing runs: every option is out of GPU memory ('fit'), of the node's RAM, has "
         "more data-parallel ranks than the batch has sequences ('batch'), or runs but the rules exclude it.")
+    layout: WhatIfLayout | None = Field(default=None, description="How the best option runs at this count (None where "
+                                        "nothing runs, and in reports saved before it was recorded).")
 
 
 class Hardware(_Part):

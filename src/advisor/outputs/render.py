@@ -24,7 +24,7 @@ from advisor.inputs.answers import STRATEGIES, Answers
 from advisor.estimate import BATCH_NOT_GIVEN
 from advisor.estimate.finetune import FROZEN_MATMUL_FLOPS_PER_PARAM, TRAINED_FLOPS_PER_PARAM
 from advisor.decision.report import Alternative, Estimate, MethodReport, Report, TraceNode, WhatIfPoint
-from advisor.knowledge.strategies import FRAMEWORKS
+from advisor.knowledge.strategies import FRAMEWORKS, spec
 from advisor.knowledge.vocabulary import partial_share
 from advisor.base.i18n import N_, _, pad
 from advisor.base.text import join_reasons
@@ -482,7 +482,8 @@ def nothing_text(wi: WhatIfPoint) -> str:
 
 
 def what_if_note(wi: WhatIfPoint, d: Report) -> str:
-    """'today, chosen (fsdp)': which what-if row is today's count, the plan's, the cheapest meeting the deadline."""
+    """'today, chosen (fsdp)': which what-if row is today's count, the plan's, the cheapest meeting the deadline; and why
+    a row takes longer than the one with fewer GPUs before it."""
     notes = []
     if wi.today and today_on_the_line(d):  # the row is the plan's GPU type: today's count on another type is not today
         notes.append(count_word(d))
@@ -490,7 +491,59 @@ def what_if_note(wi: WhatIfPoint, d: Report) -> str:
         notes.append(_("chosen ({strategy})", strategy=d.plan.chosen.strategy))
     if wi.cheapest_meeting_deadline:
         notes.append(_("cheapest meeting the deadline"))
+    slower = _slower_than_before(wi, d)
+    if slower:
+        notes.append(slower)
     return _(", ").join(notes)
+
+
+def _slower_than_before(wi: WhatIfPoint, d: Report) -> str:
+    """Why a what-if row is slower than the last row with fewer GPUs that runs; '' where it is not, or where the report
+    did not record the layouts (saved before they were)."""
+    before = [p for p in d.what_if if p.gpus < wi.gpus and p.strategy is not None and p.wall_clock_hours is not None]
+    if wi.strategy is None or wi.wall_clock_hours is None or not before:
+        return ""
+    prev = before[-1]
+    if wi.wall_clock_hours <= (prev.wall_clock_hours or 0.0) or wi.layout is None or prev.layout is None:
+        return ""
+    here, there = wi.layout, prev.layout
+    return slower_reason(count(prev.gpus), wi.strategy, prev.strategy or "",
+                         layout_words(here.tensor_parallel, here.pipeline_parallel, here.recompute),
+                         layout_words(there.tensor_parallel, there.pipeline_parallel, there.recompute),
+                         here.micro_batches, there.micro_batches, here.sequences_per_rank, there.sequences_per_rank)
+
+
+def layout_words(tp: int, pp: int, recompute: str) -> str:
+    """'1 x 1, no recompute': TP x PP and the recomputation, as the sweep and the what-if notes compare them."""
+    return _("{tp} x {pp}, {recompute}", tp=tp, pp=pp, recompute=recompute_word(recompute))
+
+
+PER_MICRO_BATCH = {"sharded-params": N_("gathers the weights"), "quantised-sharded": N_("gathers the weights"),
+                   "hybrid-sharded": N_("gathers the weights"), "reduce-scatter-per-micro-batch": N_("reduces the gradients")}
+"""Strategies whose traffic repeats for every micro-batch (ZeRO-3, FSDP, ZeRO++ gather the weights; ZeRO-2 reduces the
+gradients; knowledge/strategies.py GradientSync): more micro-batches a rank, more of it."""
+
+
+def slower_reason(gpus_there: str, s: str, s_there: str, layout_here: str, layout_there: str, steps: int, steps_there: int,
+                  per_rank: float, per_rank_there: float) -> str:
+    """Why a count takes longer than a smaller count: another option, another layout, more micro-batches for a strategy
+    whose traffic repeats per micro-batch, a batch that no longer divides, or communication outgrowing compute. One
+    wording for ``advisor sweep`` and the memo's what-if rows."""
+    if s_there != s:
+        return _("slower than {gpus} GPUs: {here} is the cheapest that meets everything here, {there} there", gpus=gpus_there, here=s,
+                 there=s_there)
+    if layout_here != layout_there:
+        return _("slower than {gpus} GPUs: the layout changes (TP x PP, recompute: {before} -> {after})", gpus=gpus_there,
+                 before=layout_there, after=layout_here)
+    sync = spec(s).gradient_sync
+    if steps > steps_there and sync in PER_MICRO_BATCH:
+        # user try: 24 A10s took 18.3 h between 16 (11.6 h) and 32 (6.3 h), said to be 'communication grows faster'
+        return _("slower than {gpus} GPUs: each rank runs its share as {n} micro-batches here ({m} there), and {strategy} {moves} "
+                 "once per micro-batch", gpus=gpus_there, n=steps, m=steps_there, strategy=s, moves=_(PER_MICRO_BATCH[sync]))
+    if per_rank >= per_rank_there:
+        return _("slower than {gpus} GPUs: the batch no longer divides evenly, so each rank still runs {n} sequences a step while "
+                 "communication grows", gpus=gpus_there, n=count(per_rank))
+    return _("slower than {gpus} GPUs: communication grows faster than compute shrinks (seed:K6)", gpus=gpus_there)
 
 
 def count_word(d: Report) -> str:

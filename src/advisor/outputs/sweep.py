@@ -15,17 +15,16 @@ import numpy as np
 from advisor.inputs.answers import STRATEGIES, Answers
 from advisor.base.errors import AnswerError
 from advisor.base.limits import MAX_SEARCH_COUNTS
-from advisor.base.i18n import N_, _, pad
+from advisor.base.i18n import _, pad
 from advisor.base.units import count, days, format_number, money, parse_count
 from advisor.estimate import GB, cost, estimate_all
 from advisor.decision.advice import METHOD_ALTERNATIVES, options_at
 from advisor.decision.candidates import GpuType, gpu_types, variant
-from advisor.knowledge.strategies import spec
 from advisor.decision.decide import Option, best_at, preference
 from advisor.knowledge.rules import RuleSet, load_rules
 from advisor.decision.explain import point_inside, spot_name
 from advisor.estimate.posttrain import stage_name
-from advisor.outputs.render import recompute_word
+from advisor.outputs.render import PER_MICRO_BATCH, layout_words, recompute_word, slower_reason  # noqa: F401 - PER_MICRO_BATCH: tests read it here
 
 _RANGE = re.compile(r"^([^.]+)\.\.([^.]+)$")
 MAX_POINTS = MAX_SEARCH_COUNTS
@@ -133,7 +132,7 @@ class Sweep(Struct):
 
     def layout_text(self, s: str, i: int) -> str:
         tp, pp, recompute = self.layout[s]
-        return _("{tp} x {pp}, {recompute}", tp=int(tp[i]), pp=int(pp[i]), recompute=recompute_word(str(recompute[i])))
+        return layout_words(int(tp[i]), int(pp[i]), str(recompute[i]))
 
     def to_dict(self) -> dict[str, Any]:
         """The sweep as JSON values: hours to 1e-4 h (0.36 s), costs to the cent, memory to the MB. An estimate whose
@@ -352,28 +351,9 @@ def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False, today_mark: bo
     return "\n".join(out) + "\n"
 
 
-PER_MICRO_BATCH = {"sharded-params": N_("gathers the weights"), "quantised-sharded": N_("gathers the weights"),
-                   "hybrid-sharded": N_("gathers the weights"), "reduce-scatter-per-micro-batch": N_("reduces the gradients")}
-"""Strategies whose traffic repeats for every micro-batch (ZeRO-3, FSDP, ZeRO++ gather the weights; ZeRO-2 reduces the
-gradients; knowledge/strategies.py GradientSync): more micro-batches a rank, more of it."""
-
-
 def _why_slower(sw: Sweep, s: str, i: int, prev: tuple[float, str, int]) -> str:
-    """Why this point takes longer than the row above with more GPUs."""
+    """Why this point takes longer than the row above with more GPUs (render.slower_reason, which the memo's what-if
+    rows use too)."""
     _hours, ps, pi = prev
-    g0 = count(sw.gpus[pi])
-    if ps != s:
-        return _("slower than {gpus} GPUs: {here} is the cheapest that meets everything here, {there} there", gpus=g0, here=s, there=ps)
-    if sw.layout_text(s, i) != sw.layout_text(s, pi):
-        return _("slower than {gpus} GPUs: the layout changes (TP x PP, recompute: {before} -> {after})", gpus=g0,
-                 before=sw.layout_text(s, pi), after=sw.layout_text(s, i))
-    steps, before = int(sw.accumulation[s][i]), int(sw.accumulation[s][pi])
-    sync = spec(s).gradient_sync
-    if steps > before and sync in PER_MICRO_BATCH:
-        # user try: 24 A10s took 18.3 h between 16 (11.6 h) and 32 (6.3 h), said to be 'communication grows faster'
-        return _("slower than {gpus} GPUs: each rank runs its share as {n} micro-batches here ({m} there), and {strategy} {moves} "
-                 "once per micro-batch", gpus=g0, n=steps, m=before, strategy=s, moves=_(PER_MICRO_BATCH[sync]))
-    if sw.per_rank[s][i] >= sw.per_rank[s][pi]:
-        return _("slower than {gpus} GPUs: the batch no longer divides evenly, so each rank still runs {n} sequences a step while "
-                 "communication grows", gpus=g0, n=count(sw.per_rank[s][i]))
-    return _("slower than {gpus} GPUs: communication grows faster than compute shrinks (seed:K6)", gpus=g0)
+    return slower_reason(count(sw.gpus[pi]), s, ps, sw.layout_text(s, i), sw.layout_text(s, pi), int(sw.accumulation[s][i]),
+                         int(sw.accumulation[s][pi]), float(sw.per_rank[s][i]), float(sw.per_rank[s][pi]))
