@@ -12,6 +12,15 @@ from advisor.outputs.render import option_rows, to_markdown, to_text
 from .conftest import EXAMPLES
 
 
+def _ask(question, rules, example="customer-service.yaml"):
+    from advisor.base.safeload import load_mapping
+    from advisor.inputs.answers import answers_from_mapping
+    from advisor.outputs.ask import ask
+
+    name, draft = load_mapping(str(EXAMPLES / example))
+    return ask(question, draft, advise(answers_from_mapping(draft, name), rules), rules, name)
+
+
 @pytest.fixture(scope="module")
 def lora_advice(rules):
     return advise(load_answers(str(EXAMPLES / "customer-service-finetune.yaml")), rules)
@@ -87,3 +96,35 @@ def test_a_report_saved_before_layouts_were_recorded_still_renders(lora_advice):
         wi.pop("layout", None)
     memo = to_markdown(Report.model_validate(data))
     assert "| 24 |" in memo and "slower than" not in memo
+
+
+@pytest.mark.parametrize("question, lang, first", [
+    ("can we finish in 2 days?", "en", "The answers already say deadline = 2.0 days: the advice stays as it is."),
+    ("2天能训完吗", "zh", "回答里已经是截止日期 = 2.0 天：建议不变。"),
+    ("能在2天内完成吗", "zh", "回答里已经是截止日期 = 2.0 天：建议不变。"),
+])
+def test_a_what_if_the_answers_already_say_is_said_once(rules, question, lang, first):
+    """'What if deadline = 2.0 days (was 2.0 days)' for a deadline the answers already give."""
+    from advisor.base.i18n import language
+
+    with language(lang):
+        reply = _ask(question, rules)
+        assert reply.lines[0] == first and "(was" not in reply.text() and "原为" not in reply.text()
+
+
+@pytest.mark.parametrize("question, days", [("能在一周内完成吗", 7.0), ("一周能训完吗", 7.0), ("三天能训完吗", 3.0), ("两周内能完成吗", 14.0)])
+def test_chinese_numbers_of_days_are_read(rules, question, days):
+    from advisor.base.i18n import language
+
+    with language("zh"):
+        reply = _ask(question, rules)
+    assert reply.change.get("training.deadline_days") is not None, reply.text()
+    assert reply.lines[0].startswith(f"假如截止日期 = {days:.1f} 天"), reply.lines[0]
+
+
+@pytest.mark.parametrize("text, number", [("七", 7), ("十", 10), ("十六", 16), ("二十", 20), ("三十二", 32), ("两", 2)])
+def test_a_chinese_number_before_a_unit_becomes_digits(text, number):
+    from advisor.outputs.ask import normalise
+
+    assert normalise(f"如果只有{text}张卡呢") == f"如果只有{number}张卡呢"
+    assert normalise("卡数翻一倍呢") == "卡数翻一倍呢" and normalise("一半的卡") == "一半的卡"  # not before a unit

@@ -35,7 +35,7 @@ from advisor.decision.explain import PLAN_SOURCE, best_option_at, deadline_reaso
 from advisor.inputs.answers import STRATEGIES, Answers, _fields_at, answers_from_mapping
 from advisor.knowledge.catalog import gpu_catalog, resolve_gpu
 from advisor.base.errors import AdvisorError, AnswerError
-from advisor.base.i18n import _, zh
+from advisor.base.i18n import _, written_in_chinese, zh
 from advisor.base.text import plain
 from advisor.knowledge.rules import RuleSet, format_number
 from advisor.knowledge.strategies import FRAMEWORKS
@@ -341,9 +341,24 @@ _CLOSING = re.compile(r"[\s?？!！。.,，~]+$")
 
 
 def normalise(question: str) -> str:
-    """Whitespace collapsed and the closing punctuation dropped; the case is kept (values are quoted as written) and
-    every pattern matches ignoring it."""
-    return _CLOSING.sub("", " ".join(question.split()))
+    """Whitespace collapsed, the closing punctuation dropped, and a Chinese number before a unit written in digits
+    ('一周' -> '1周', '两天' -> '2天', '十六张卡' -> '16张卡': '能在一周内完成吗' was not understood); the case is kept
+    (values are quoted as written) and every pattern matches ignoring it."""
+    text = _CLOSING.sub("", " ".join(question.split()))
+    return _CN_COUNT.sub(lambda m: str(_cn_number(m.group(1))), text) if written_in_chinese(text) else text
+
+
+_CN_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_CN_COUNT = re.compile(r"(?<![一二两三四五六七八九十])([一二两三四五六七八九十]{1,3})(?=\s*(?:个)?\s*(?:天|日|周|星期|小时|张|块|台|节点))")
+"""A Chinese number of up to 99 written before a unit of time or a count of GPUs or nodes."""
+
+
+def _cn_number(text: str) -> int:
+    """'七' 7, '十' 10, '十六' 16, '二十' 20, '三十二' 32."""
+    if "十" not in text:
+        return int("".join(str(_CN_DIGITS[ch]) for ch in text))
+    tens, _sep, ones = text.partition("十")
+    return (_CN_DIGITS[tens] if tens else 1) * 10 + (_CN_DIGITS[ones] if ones else 0)
 
 
 def _gpu_of(token: str) -> str | None:
@@ -932,9 +947,15 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
                                 old=_shown(_today_value(base, path), path, base))
         for path in (moved or said_paths))
     cb, cn = base.plan.chosen, new.plan.chosen
-    lines = [_("What if {change}:", change=said), *assumed, *kept]
-    if all(_today_value(new, p) == _today_value(base, p) for p in asked):
+    unchanged = all(_today_value(new, p) == _today_value(base, p) for p in asked)
+    if unchanged and not shown_as:  # 'can we finish in 2 days?' with 2 days asked: 'deadline = 2.0 days (was 2.0 days)' read oddly
+        said = _(", ").join(_("{what} = {new}", what=_label(ctx, path), new=_shown(_today_value(new, path), path, new)) for path in said_paths)
+        lines = [_("The answers already say {change}: the advice stays as it is.", change=said), *assumed]
+    else:
+        lines = [_("What if {change}:", change=said), *assumed, *kept]
+    if unchanged and shown_as:
         lines.append(_("The answers already say so: the advice stays as it is."))
+    if unchanged:
         if "training.method" in asked and base.method_changed:
             lines.append(base.method_reason() or "")  # the method asked for is planned another way: say why and what it costs
     elif (cn.strategy, cn.gpus, cn.gpu, cn.spot) == (cb.strategy, cb.gpus, cb.gpu, cb.spot):
