@@ -949,7 +949,7 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
     cb, cn = base.plan.chosen, new.plan.chosen
     unchanged = all(_today_value(new, p) == _today_value(base, p) for p in asked)
     if unchanged and not shown_as:  # 'can we finish in 2 days?' with 2 days asked: 'deadline = 2.0 days (was 2.0 days)' read oddly
-        said = _(", ").join(_("{what} = {new}", what=_label(ctx, path), new=_shown(_today_value(new, path), path, new)) for path in said_paths)
+        said = _(", ").join(f"{_label(ctx, path)} = {_shown(_today_value(new, path), path, new)}" for path in said_paths)
         lines = [_("The answers already say {change}: the advice stays as it is.", change=said), *assumed]
     else:
         lines = [_("What if {change}:", change=said), *assumed, *kept]
