@@ -128,3 +128,22 @@ def test_a_chinese_number_before_a_unit_becomes_digits(text, number):
 
     assert normalise(f"如果只有{text}张卡呢") == f"如果只有{number}张卡呢"
     assert normalise("卡数翻一倍呢") == "卡数翻一倍呢" and normalise("一半的卡") == "一半的卡"  # not before a unit
+
+
+@pytest.mark.parametrize("question, lang, expected", [
+    ("what is HSDP?", "en", "Hybrid sharding (FSDP's HYBRID_SHARD"),
+    ("what is qwZ?", "en", "weights are gathered in 8-bit (qwZ)"),
+    ("什么是未掩盖通信", "zh", "无法与计算重叠"),
+])
+def test_the_words_the_screens_use_are_explained(rules, question, lang, expected):
+    """The TUI's status bar says '未掩盖通信' and the plan 'ZeRO++ (qwZ, hpZ, qgZ)' or 'HSDP'; asking what they are was not
+    understood."""
+    from advisor.base.i18n import language
+
+    with language(lang):
+        assert expected in _ask(question, rules).text()
+
+
+def test_lora_targets_are_said_in_words(lora_advice):
+    text = to_text(lora_advice)
+    assert "rank 8 on query and value" in text and "on qv" not in text

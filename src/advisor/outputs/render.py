@@ -169,7 +169,7 @@ def _runs_word(e: Estimate) -> str:
 
 
 def method_text(m: MethodReport) -> str:
-    """'LoRA (rank 8 on qv, 4.2M adapter parameters)', or the method's name."""
+    """'LoRA (rank 8 on query and value, 4.2M adapter parameters)', or the method's name."""
     name = method_names()[m.planned]
     if m.lora_rank is None or m.adapter_params is None:
         return name
@@ -177,9 +177,9 @@ def method_text(m: MethodReport) -> str:
              n=f"{m.adapter_params / 1e6:,.1f}")
 
 
-LORA_TARGET_WORDS = {"qv": N_("qv"), "attention": N_("attention"), "all-linear": N_("all-linear")}
-"""Which weights carry adapters (training.lora_targets), as the summary says it: the English keeps the field's values,
-Chinese says them in words."""
+LORA_TARGET_WORDS = {"qv": N_("query and value"), "attention": N_("attention"), "all-linear": N_("every linear layer")}
+"""Which weights carry adapters (training.lora_targets), in words: 'rank 8 on qv' was read as jargon (user try
+2026-12-05); the answers file keeps the field's values."""
 
 
 def lora_target_words(targets: str | None) -> str:

@@ -102,7 +102,11 @@ memo, s saves the answers, a writes launch files, b goes back to edit.
 - **Horovod**: the same data parallelism through a separate library (ring all-reduce); last released in 2023.
 - **ZeRO** (DeepSpeed): data parallelism that shards the optimizer state (stage 1), the gradients too (stage 2) and
   the weights too (stage 3) across the GPUs. **ZeRO-Offload** moves some of it to CPU memory: memory for speed.
-- **FSDP** (PyTorch Fully Sharded Data Parallel): PyTorch's own ZeRO-3.
+- **FSDP** (PyTorch Fully Sharded Data Parallel): PyTorch's own ZeRO-3. **HSDP** (hybrid sharding): FSDP inside each
+  node and a copy per node, so the weight gathers stay on NVLink.
+- **ZeRO++**: ZeRO-3 gathering weights in 8-bit (qwZ), keeping a second copy per node so the backward gathers stay
+  inside it (hpZ) and reducing gradients in 4-bit (qgZ): a quarter of ZeRO-3's traffic between nodes.
+- **LoRA / QLoRA**: train small added matrices (rank r) on a frozen model; QLoRA stores the frozen model in 4-bit.
 - **3D parallelism** (Megatron-LM): tensor parallelism (each layer split across a node's GPUs), pipeline parallelism
   (groups of layers on different nodes) and data parallelism, combined.
 - **All-reduce**: sums a buffer across all GPUs and gives every GPU the result; a ring moves about twice the buffer.
