@@ -147,3 +147,26 @@ def test_the_words_the_screens_use_are_explained(rules, question, lang, expected
 def test_lora_targets_are_said_in_words(lora_advice):
     text = to_text(lora_advice)
     assert "rank 8 on query and value" in text and "on qv" not in text
+
+
+async def test_the_memo_summary_table_gives_today_and_the_plan_equal_room(rules, tmp_path):
+    """At 80 columns the Today column was squeezed to one word a line ('DeepSpeed / ZeRO stage / 2') while the plan's
+    had 46 columns."""
+    from textual.widgets._markdown import MarkdownTableContent
+
+    from advisor.tui.app import AdvisorApp
+
+    from .test_tui_trust import SMALL, settle, to_results
+
+    app = AdvisorApp(rules=rules, answers=load_answers(str(EXAMPLES / "customer-service-finetune.yaml")), cursor_blink=False,
+                     workdir=tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        await to_results(pilot)
+        app.screen.query_one("#tabs").active = "memo"
+        for _ in range(6):
+            await settle(pilot)
+        table = app.screen.query(MarkdownTableContent).first()
+        cells = {c.name: c.size.width for c in table.children if c.name}
+        today, plan = cells["cell1.2"], cells["cell1.3"]
+        assert today >= 20 and abs(today - plan) <= 2, (today, plan)
