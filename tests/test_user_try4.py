@@ -170,3 +170,22 @@ async def test_the_memo_summary_table_gives_today_and_the_plan_equal_room(rules,
         cells = {c.name: c.size.width for c in table.children if c.name}
         today, plan = cells["cell1.2"], cells["cell1.3"]
         assert today >= 20 and abs(today - plan) <= 2, (today, plan)
+
+
+@pytest.mark.parametrize("source, shown", [
+    ("estimators-notes §11: estimators that skip activations are behind the reports (DeepSpeed #4527, #4093)",
+     "estimators that skip activations are behind the reports (DeepSpeed #4527, #4093)"),
+    ("estimators-notes §9", "estimators-notes §9"),
+    ("arXiv:2304.11277", "arXiv:2304.11277"),
+])
+def test_a_reference_notes_section_is_shown_as_the_sources_it_names(source, shown):
+    from advisor.outputs.render import source_words
+
+    assert source_words(source) == shown
+
+
+def test_the_summary_says_can_run_not_runs_as_asked(lora_advice):
+    """'Runs as asked: yes' stood beside a plan that changes the method and the GPU count."""
+    text = to_text(lora_advice)
+    assert "Runs as asked" not in text
+    assert any(line.split()[:2] == ["Can", "run"] and "no: memory" in line and line.rstrip().endswith("yes") for line in text.splitlines())

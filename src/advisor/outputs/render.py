@@ -103,7 +103,7 @@ def summary_rows(report: Report | Advice, user_text: Callable[[str], str] = str)
     rows = [
         (_("Framework"), FRAMEWORKS.get(t.strategy, t.strategy), FRAMEWORKS[d.recommendation.strategy]),
         (_("GPUs"), f"{t.gpus:,} × {today_gpu}", f"{d.recommendation.gpus:,} × {spot_name(gpu, p.chosen.spot)}"),
-        (_("Runs as asked"), _runs_word(t), _runs_word(e)),
+        (_("Can run"), _runs_word(t), _runs_word(e)),
     ]
     if d.method is not None and d.method.asked != "pretrain":
         # Fine-tunes only, fourth (the TUI's headline box shows the rows from the fourth on).
@@ -368,7 +368,16 @@ def source_words(source: str) -> str:
         return _("the source article, item K{n}", n=s[6:])
     if s == PLAN_SOURCE:
         return _("advisor's search (README: How it decides)")
+    notes = _NOTES_CITE.match(s)
+    if notes:  # the project's reference notes by section: the published sources the note names are what a reader can follow
+        return notes.group(1)
     return s
+
+
+_NOTES_CITE = re.compile(r"^estimators-notes §\d+(?:\.\d+)?:\s*(.+)$", re.S)
+"""'estimators-notes §11: estimators that skip activations ... (DeepSpeed #4527, #4093)': a section of the project's
+reference notes, which a PM reading the checklist cannot open (user try 2026-12-05); what follows the colon cites the
+published sources."""
 
 
 RECOMPUTE_WORDS = {"none": N_("no recompute"), "selective": N_("selective recompute"), "full": N_("full recompute")}
