@@ -12,13 +12,22 @@ from advisor.outputs.render import option_rows, to_markdown, to_text
 from .conftest import EXAMPLES
 
 
+_ADVISED: dict[tuple[str, str], tuple] = {}
+
+
 def _ask(question, rules, example="customer-service.yaml"):
+    """Ask about an example; its advice is made once per language (advising is most of an answer's time)."""
+    from advisor.base.i18n import zh
     from advisor.base.safeload import load_mapping
     from advisor.inputs.answers import answers_from_mapping
     from advisor.outputs.ask import ask
 
-    name, draft = load_mapping(str(EXAMPLES / example))
-    return ask(question, draft, advise(answers_from_mapping(draft, name), rules), rules, name)
+    key = (example, "zh" if zh() else "en")
+    if key not in _ADVISED:
+        name, draft = load_mapping(str(EXAMPLES / example))
+        _ADVISED[key] = (name, draft, advise(answers_from_mapping(draft, name), rules))
+    name, draft, advice = _ADVISED[key]
+    return ask(question, draft, advice, rules, name)
 
 
 @pytest.fixture(scope="module")
@@ -189,3 +198,42 @@ def test_the_summary_says_can_run_not_runs_as_asked(lora_advice):
     text = to_text(lora_advice)
     assert "Runs as asked" not in text
     assert any(line.split()[:2] == ["Can", "run"] and "no: memory" in line and line.rstrip().endswith("yes") for line in text.splitlines())
+
+
+def test_a_lighter_method_that_meets_the_deadline_wins_over_a_full_fine_tune_at_risk(rules):
+    """'what if the deadline is 12 hours?' chose a full fine-tune on 32 GPUs, 10.2 h and 'at risk', at 3,271 CNY, while
+    LoRA on 32 GPUs meets 12 h safely (6.3 h) at 2,004 CNY (user try 2026-12-06)."""
+    reply = _ask("what if the deadline is 12 hours?", rules, "customer-service-finetune.yaml")
+    text = reply.text()
+    assert "LoRA" in text and "deepspeed-zeropp on 32 GPUs" in text and "met (deadline 12.0 h)" in text, text
+    assert "puts at risk" not in text
+
+
+def test_runs_a_month_not_given_are_said_to_be_assumed(lora_advice, rules):
+    """'16.3 runs a month' read as if the team had given it: the memo listed 'runs_per_month: 16.327…' among the answers."""
+    memo = to_markdown(lora_advice)
+    assert "runs_per_month" not in memo.split("Runs a month not given")[0] and "runs_per_month: 16." not in memo
+    assert "Runs a month not given: 16.3, as many runs of 44.1 h as fit back to back in 30 days" in memo
+    assert "Runs a month not given: 16.3" in to_text(lora_advice)
+    assert "runs_per_month" not in lora_advice.answers_as_given()["training"]
+    for question in ("how many runs per month?", "why 16.3 runs a month?"):
+        assert "Runs a month not given: 16.3" in _ask(question, rules, "customer-service-finetune.yaml").text(), question
+
+
+def test_runs_a_month_given_get_no_such_note(rules, tmp_path):
+    import yaml
+
+    data = yaml.safe_load((EXAMPLES / "customer-service-finetune.yaml").read_text(encoding="utf-8"))
+    data["training"]["runs_per_month"] = 4
+    path = tmp_path / "given.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    advice = advise(load_answers(str(path)), rules)
+    assert "Runs a month not given" not in to_text(advice) and advice.answers_as_given()["training"]["runs_per_month"] == 4
+
+
+def test_where_the_runs_a_month_come_from_is_answered_in_chinese(rules):
+    from advisor.base.i18n import language
+
+    with language("zh"):
+        for question in ("每月训练几次", "每月16.3次是怎么来的"):
+            assert "回答没有给每月训练次数：按 16.3 次计" in _ask(question, rules, "customer-service-finetune.yaml").text(), question

@@ -158,7 +158,8 @@ def test_keeping_a_setup_whose_range_crosses_the_deadline_says_at_risk(rules):
     from advisor.decision.explain import headline
 
     answers = answers_from_mapping({
-        "model": {"params": "13B"}, "training": {"tokens": "28.41B", "method": "finetune", "current_strategy": "deepspeed-zero2",
+        # pre-training: a full fine-tune at risk now gives way to LoRA, which meets the date (advice._lighter_wins)
+        "model": {"params": "13B"}, "training": {"tokens": "28.41B", "method": "pretrain", "current_strategy": "deepspeed-zero2",
                                                  "deadline_days": 5},
         "cluster": {"gpu": "h100-sxm", "gpus": 16, "max_gpus": 16, "gpus_per_node": 8},
         "budget": {"price_per_gpu_hour": 3, "currency": "USD"}})

@@ -131,6 +131,9 @@ class Advice(Struct):
     """The best plan found for the method as asked, when the method was changed."""
     given: Answers | None = None
     """The answers as given, when the plan runs on another GPU type than today's (``answers`` then describe that type)."""
+    runs_assumed: bool = False
+    """The runs a month were not given: a lighter method's plan carries today's cadence in its answers (with_method), which
+    the answers as given leave out (the memo's answers listed 'runs_per_month: 16.327…' the team never wrote)."""
     counts: dict[int, Evaluation] = field(default_factory=dict)
     """Every count the search priced, its estimates: the what-if rows say from them why a row is slower than the one
     with fewer GPUs (the memo's 24-GPU row took 18.3 h between 11.6 h and 6.3 h and said nothing)."""
@@ -363,6 +366,8 @@ class Advice(Struct):
         training = data.get("training", {})
         if self.asked_method is not None:
             training["method"] = self.asked_method
+        if self.runs_assumed:
+            training.pop("runs_per_month", None)
         if training.get("method") == "pretrain":
             del training["method"]
         model = data.get("model", {})
@@ -697,6 +702,7 @@ def _advise_method(answers: Answers, rules: RuleSet) -> Advice:
     if best is not first:
         # Today is what the team asked for (the method as asked, today's framework and GPUs): the summary compares with it.
         best.asked_method = asked
+        best.runs_assumed = answers.training.runs_per_month is None
         best.asked_plan = first.plan
         best.today = first.today
         best.plan = replace(best.plan, today=first.plan.today)
@@ -707,15 +713,24 @@ def _blocked(advice: Advice) -> bool:
     return any(w["blocking"] for w in advice.warnings)
 
 
+def _goals(advice: Advice) -> tuple[bool, bool, bool]:
+    """What a plan meets, in the order the choice weighs it (decide.py): the deadline, the budget per run, the monthly
+    limit (each True where none is set)."""
+    c = advice.plan.chosen
+    return advice.plan.deadline_met is not False, c.within_budget, c.within_monthly
+
+
 def _lighter_wins(alt: Advice, best: Advice) -> bool:
-    """A lighter method's advice replaces the current best: it runs where the best cannot, or costs at most half as
-    much, or needs at most half the GPUs for no more, without missing a deadline the best meets."""
+    """A lighter method's advice replaces the current best: it runs where the best cannot, or meets a goal the best
+    misses (a deadline, then the budgets: a 12-hour deadline chose a full fine-tune 'at risk' at 3,271 CNY over LoRA
+    meeting it at 2,004, user try 2026-12-06), or costs at most half as much, or needs at most half the GPUs for no
+    more, without missing a goal the best meets."""
     if _blocked(alt):
         return False
     if _blocked(best):
         return True
-    if best.plan.deadline_met and not alt.plan.deadline_met:
-        return False
+    if _goals(alt) != _goals(best):
+        return _goals(alt) > _goals(best)
     a, b = alt.plan.chosen, best.plan.chosen
     cheaper = a.cost <= b.cost * (1.0 - METHOD_SWITCH_SAVING)
     fewer = a.gpus <= b.gpus * (1.0 - METHOD_SWITCH_SAVING) and a.cost <= b.cost

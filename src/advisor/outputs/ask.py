@@ -40,6 +40,7 @@ from advisor.base.text import plain
 from advisor.knowledge.rules import RuleSet, format_number
 from advisor.knowledge.strategies import FRAMEWORKS
 from advisor.base.units import count, parse_quantity
+from advisor.outputs.render import runs_note
 
 INTENTS_FILE = "intents.yaml"
 BUILTIN_KINDS = ("strategy", "term", "field", "factor")
@@ -910,7 +911,14 @@ def _gpus_changed_by(ctx: Context, raw: str) -> str:
         return raw  # the answers' own parser words the error on the re-run
 
 
+_HOW_COME = re.compile(r"怎么来|怎么算|哪来|从哪|\bhow (?:is|are|was|were|do you|did you)\b.*\b(?:computed|worked out|calculated|got|get)\b|\bwhere does\b")
+"""'每月16.3次是怎么来的': where a figure comes from, not a what-if on it."""
+
+
 def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | None = None) -> Reply:
+    q = normalise(ctx.question).lower()
+    if not extra and _RUNS_A_MONTH.search(q) and _HOW_COME.search(q):
+        return _cost(ctx, {})
     change = _slot_change(ctx, slots) | (extra or {})
     a = ctx.advice
     if a.method_changed and str(change.get("training.method", "")).lower() == a.method:
@@ -1305,7 +1313,13 @@ def _rules_on(ctx: Context, strategy: str) -> list[str]:
     return out
 
 
+_RUNS_A_MONTH = re.compile(r"\bruns? (?:a|per) month\b|每月.{0,6}次|次/月")
+"""'why 16.3 runs a month?': a question about the monthly cadence, which the cost answer explains."""
+
+
 def _why(ctx: Context, slots: dict[str, list[str]], negative: bool = False) -> Reply:
+    if _RUNS_A_MONTH.search(normalise(ctx.question).lower()):
+        return _cost(ctx, {})
     a = ctx.advice
     if "strategy" in slots:
         s = _best_member(ctx, slots["strategy"][0])
@@ -1647,6 +1661,8 @@ def _cost(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     e = a.estimate_dict(a.strategy)
     lines = [_("One run costs {cost} ({hours} GPU-hours) with {plan}.", cost=money(c.cost, cur), hours=count(e["gpu_hours"]), plan=_plan_text(a)),
              _("At {runs} runs a month that is {monthly} a month.", runs=format_number(round(p.runs_per_month, 1)), monthly=money(c.monthly, cur))]
+    if note := runs_note(p.runs_per_month, not a.runs_assumed and a.answers.training.runs_per_month is not None, p.greenfield):
+        lines.append(note)
     if _changed(a):
         lines.append(today_cannot_run(a) or _("Today: {cost} a run and {monthly} a month.", cost=money(p.today.cost, cur),
                                                 monthly=money(p.today.monthly, cur)))

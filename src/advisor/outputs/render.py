@@ -18,6 +18,7 @@ import yaml
 from advisor.decision.policy import COST_TIE
 from advisor.decision.deployment import layout_lines
 from advisor.decision.advice import Advice
+from advisor.decision.facts import HOURS_PER_MONTH
 from advisor.decision.explain import PLAN_SOURCE, deadline_word, lost_text, method_names, point_inside, spot_name
 from advisor.outputs.posttrain_report import memo_lines as posttrain_memo_lines, summary_rows as posttrain_rows
 from advisor.inputs.answers import STRATEGIES, Answers
@@ -429,7 +430,7 @@ def to_text(report: Report | Advice) -> str:
                  + _("; ").join(_("{name} {seconds} s", name=collective_words(row.name), seconds=f"{row.seconds:.2f}") for row in c.per_step))
     if e.tensor_parallel > 1 or e.pipeline_parallel > 1 or e.context_parallel > 1:
         lines.append(_("  Layout  ") + layout_text(e))
-    lines.extend(_("  Note    ") + note for note in scale_notes(e, a))
+    lines.extend(_("  Note    ") + note for note in scale_notes(e, a, d.plan.runs_per_month, d.plan.greenfield))
     lines.append("")
 
     def cited(item) -> str:
@@ -570,14 +571,31 @@ def layout_text(e: Estimate) -> str:
             + (_(", expert parallelism {ep}", ep=ep) if ep > 1 else ""))
 
 
-def scale_notes(e: Estimate, a: Answers) -> list[str]:  # a: answers_of(report)
-    """Batch and interruptions for one estimate: what changes when a job is spread over many GPUs."""
+def runs_note(runs: float, given: bool, greenfield: bool = False) -> str:
+    """Where the runs a month come from when the answers do not give them: the monthly bill is runs x cost per run, and
+    '16.3 runs' read as if the team had said so (user try 2026-12-06). '' where they were given. A team not training
+    yet has no today: the pace is the fastest option on the GPUs it has (facts._cadence_hours)."""
+    if given or runs <= 0:
+        return ""
+    if greenfield:
+        return _("Runs a month not given: {runs}, as many runs of {hours} as fit back to back in 30 days on the GPUs the cluster "
+                 "has; set training.runs_per_month to what the roadmap needs.", runs=format_number(round(runs, 1)),
+                 hours=hours_text(HOURS_PER_MONTH / runs))
+    return _("Runs a month not given: {runs}, as many runs of {hours} as fit back to back in 30 days (today's setup's pace, or "
+             "the fastest option on today's GPUs where it cannot run); set training.runs_per_month to what the roadmap needs.",
+             runs=format_number(round(runs, 1)), hours=hours_text(HOURS_PER_MONTH / runs))
+
+
+def scale_notes(e: Estimate, a: Answers, runs: float | None = None, greenfield: bool = False) -> list[str]:  # a: answers_of(report)
+    """Batch, runs a month and interruptions for one estimate: what changes when a job is spread over many GPUs."""
     notes = []
     if e.batch_source != "given":
         source = e.batch_source
         if source.startswith(BATCH_NOT_GIVEN):
             source = _("global batch not given: {source}", source=_(source[len(BATCH_NOT_GIVEN):]))
         notes.append(_("Global batch {tokens} tokens: {source}.", tokens=count(e.global_batch_tokens), source=source))
+    if runs is not None and (note := runs_note(runs, a.training.runs_per_month is not None, greenfield)):
+        notes.append(note)
     if not e.batch_ok:
         notes.append(_("{ranks} data-parallel ranks but only {seqs} sequences per step: the batch cannot feed every rank; use "
                        "tensor/pipeline parallelism or fewer GPUs.", ranks=count(e.data_parallel),
@@ -807,7 +825,7 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
               asked=count(e.global_batch_tokens), dp=d.deployment.data_parallel,
               pct=percent(1.0 - e.global_batch_tokens / d.deployment.train_batch_tokens)))
     add("")
-    for scale in scale_notes(e, a):
+    for scale in scale_notes(e, a, d.plan.runs_per_month, d.plan.greenfield):
         add(f"- {scale}")
         add("")
     _communication_table(add, e)
