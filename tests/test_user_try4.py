@@ -237,3 +237,27 @@ def test_where_the_runs_a_month_come_from_is_answered_in_chinese(rules):
     with language("zh"):
         for question in ("每月训练几次", "每月16.3次是怎么来的"):
             assert "回答没有给每月训练次数：按 16.3 次计" in _ask(question, rules, "customer-service-finetune.yaml").text(), question
+
+
+def test_fine_tuning_examples_typed_over_the_default_tokens_replace_them():
+    """The guided Q&A prefills 1T tokens; a fine-tune given as examples in the last step was refused ('give tokens or
+    examples, not both'), and clearing the 1T at step 2 was refused too: no way through (user try 2026-12-06)."""
+    import copy
+
+    from advisor.inputs.questions import default_draft, reconcile, step_error, steps
+
+    before = default_draft()
+    before["training"]["method"] = "finetune"
+    advanced = next(s for s in steps() if s.id == "advanced")
+    draft = copy.deepcopy(before)
+    draft["training"].update(examples="200k", tokens_per_example=1024, epochs=3)
+    assert step_error(copy.deepcopy(draft), advanced) is not None  # as typed, over the default: refused before the fix
+    note = reconcile(draft, before)
+    assert note == "Using the 200k fine-tuning examples; the default 1T tokens were dropped."
+    assert "tokens" not in draft["training"] and step_error(draft, advanced) is None
+    # tokens the team typed are theirs: both given is still refused
+    typed = copy.deepcopy(before)
+    typed["training"]["tokens"] = "300B"
+    edited = copy.deepcopy(typed)
+    edited["training"].update(examples="200k", tokens_per_example=1024)
+    assert reconcile(edited, typed) is None and step_error(edited, advanced) is not None

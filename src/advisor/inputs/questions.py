@@ -62,7 +62,7 @@ def steps() -> tuple[Step, ...]:
         Step("training", _("How much training?"),
              _("Give the training tokens for one run (e.g. 1T, 300B), or — if the team already runs it — how many days "
                "one run takes today (3, 3d, 72h), and with which framework. A known duration becomes the baseline every option is "
-               "compared against (it replaces the default tokens)."),
+               "compared against (it replaces the default tokens), as fine-tuning examples given in the last step do."),
              (Field("training.method", _("Job kind"), "choice",
                     choices=(Choice("pretrain", _("pretrain — train a model from scratch")),
                              Choice("finetune", _("finetune — adapt every weight of an existing model")),
@@ -183,9 +183,16 @@ DEFAULT_TOKENS = DEFAULT_DRAFT["training"]["tokens"]
 
 
 def reconcile(draft: dict[str, Any], before: dict[str, Any]) -> str | None:
-    """A known duration typed over the untouched default tokens replaces them (a default never becomes an answer
-    silently); returns a note saying so, or None."""
+    """A known duration, or fine-tuning examples, typed over the untouched default tokens replace them (a default never
+    becomes an answer silently); returns a note saying so, or None. Without it a fine-tune given as examples in the last
+    step was refused ('give tokens or examples, not both'), and clearing the default at step 2 was refused too (no
+    examples yet): no way through (user try 2026-12-06)."""
     training = draft.get("training", {})
+    had_examples = before.get("training", {}).get("examples") is not None
+    if training.get("examples") is not None and not had_examples and training.get("tokens") == DEFAULT_TOKENS:
+        training.pop("tokens", None)
+        return _("Using the {examples} fine-tuning examples; the default {tokens} tokens were dropped.",
+                 examples=display(training["examples"]), tokens=DEFAULT_TOKENS)
     had_duration = before.get("training", {}).get("duration_days") is not None
     if training.get("duration_days") is not None and not had_duration and training.get("tokens") == DEFAULT_TOKENS:
         training.pop("tokens", None)
