@@ -118,7 +118,8 @@ def test_a_what_if_the_answers_already_say_is_said_once(rules, question, lang, f
 
     with language(lang):
         reply = _ask(question, rules)
-        assert reply.lines[0] == first and "(was" not in reply.text() and "原为" not in reply.text()
+        # after the direct answer to 'can we finish in 2 days?' (test_can_we_finish_is_answered_yes_or_no_before_the_what_if)
+        assert reply.lines[1] == first and "(was" not in reply.text() and "原为" not in reply.text(), reply.lines
 
 
 @pytest.mark.parametrize("question, days", [("能在一周内完成吗", 7.0), ("一周能训完吗", 7.0), ("三天能训完吗", 3.0), ("两周内能完成吗", 14.0)])
@@ -128,7 +129,7 @@ def test_chinese_numbers_of_days_are_read(rules, question, days):
     with language("zh"):
         reply = _ask(question, rules)
     assert reply.change.get("training.deadline_days") is not None, reply.text()
-    assert reply.lines[0].startswith(f"假如截止日期 = {days:.1f} 天"), reply.lines[0]
+    assert any(line.startswith(f"假如截止日期 = {days:.1f} 天") for line in reply.lines[:2]), reply.lines
 
 
 @pytest.mark.parametrize("text, number", [("七", 7), ("十", 10), ("十六", 16), ("二十", 20), ("三十二", 32), ("两", 2)])
@@ -261,3 +262,45 @@ def test_fine_tuning_examples_typed_over_the_default_tokens_replace_them():
     edited = copy.deepcopy(typed)
     edited["training"].update(examples="200k", tokens_per_example=1024)
     assert reconcile(edited, typed) is None and step_error(edited, advanced) is not None
+
+
+@pytest.mark.parametrize("question, lang, first", [
+    ("can we finish in 3 days?", "en", "Yes: the recommended plan takes 11.6 h (up to 16.0 h), inside 3.0 days."),
+    ("can we finish in 12 hours?", "en", "At risk: the recommended plan takes 11.6 h, inside 12.0 h, but slower runs of this kind take up to 16.0 h."),
+    ("can we finish in 8 hours?", "en", "No: the recommended plan takes 11.6 h, more than 8.0 h."),
+    ("能在一周内完成吗", "zh", "能：推荐方案需要 11.6 小时（最多 16.0 小时），在 7.0 天以内。"),
+])
+def test_can_we_finish_is_answered_yes_or_no_before_the_what_if(rules, question, lang, first):
+    """'can we finish in 3 days?' got only a re-plan for a 3-day deadline, never 'yes, 11.6 h'."""
+    from advisor.base.i18n import language
+
+    with language(lang):
+        reply = _ask(question, rules, "customer-service-finetune.yaml")
+    assert reply.lines[0] == first, reply.lines[0]
+
+
+def test_why_not_lora_where_the_plan_is_lora_says_so_first(rules):
+    reply = _ask("why not LoRA?", rules, "customer-service-finetune.yaml")
+    assert reply.lines[0] == "The plan already fine-tunes with LoRA; the answers ask for a full fine-tune."
+
+
+def test_is_n_gpus_enough_is_a_what_if(rules):
+    assert _ask("is 16 GPUs enough?", rules, "customer-service-finetune.yaml").change.get("cluster.gpus") == "16"
+
+
+def test_the_memo_names_what_a_day_costs_and_every_part_of_the_memory(lora_advice):
+    memo = to_markdown(lora_advice)
+    assert "A day of the planned 16 GPUs costs 3,840 CNY" in memo and "A day of this cluster" not in memo
+    line = next(x for x in memo.splitlines() if x.startswith("- Of which: frozen base"))
+    parts = [float(v) for v in __import__("re").findall(r"(\d+\.\d+) GB", line)]
+    shown = float(__import__("re").search(r"Memory per GPU: ([\d.]+) GB", memo).group(1))
+    assert abs(sum(parts) - shown) <= 0.15, (parts, shown)
+
+
+def test_the_what_if_table_marks_todays_count_and_says_why_a_row_is_at_risk(lora_advice):
+    """A row marked 'today' showed LoRA on 8 GPUs beside a summary saying today's setup cannot run; 'at risk' beside
+    25.2 h against 30 h had no reason under the table."""
+    memo = to_markdown(lora_advice)
+    assert "| 8 | `deepspeed-zeropp` | 25.2 h | 2,015 CNY | at risk | today's GPU count |" in memo
+    table = memo.split("## What if: other GPU counts")[1]
+    assert "At risk: the estimate is inside the deadline, but runs of this kind can take 1.37x as long" in table.split("##")[0]

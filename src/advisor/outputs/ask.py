@@ -956,11 +956,14 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
         for path in (moved or said_paths))
     cb, cn = base.plan.chosen, new.plan.chosen
     unchanged = all(_today_value(new, p) == _today_value(base, p) for p in asked)
+    direct = _can_we_finish(ctx, base, new, asked)
     if unchanged and not shown_as:  # 'can we finish in 2 days?' with 2 days asked: 'deadline = 2.0 days (was 2.0 days)' read oddly
         said = _(", ").join(f"{_label(ctx, path)} = {_shown(_today_value(new, path), path, new)}" for path in said_paths)
         lines = [_("The answers already say {change}: the advice stays as it is.", change=said), *assumed]
     else:
         lines = [_("What if {change}:", change=said), *assumed, *kept]
+    if direct:
+        lines.insert(0, direct)
     if unchanged and shown_as:
         lines.append(_("The answers already say so: the advice stays as it is."))
     if unchanged:
@@ -987,6 +990,34 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
     lines.append(headline(new, count_asked="cluster.gpus" in asked))
     return Reply(ctx.question, "what_if", lines=lines, columns=(_("now"), _("what if")), figures=_outcome_rows(base, new),
                  sources=[PLAN_SOURCE, "seed:K14"], change=change)
+
+
+_CAN_WE_FINISH = re.compile(r"\b(?:can|could|will|would) (?:we|it|the run|training) (?:finish|be done|be ready|make it|train)\b|\bin time\b"
+                            r"|(?:能|可以|能不能|可不可以).{0,8}(?:完成|训完|跑完|练完|交付)|(?:训|跑|练)得?完|完成吗|完吗")
+"""'can we finish in 3 days?', '2天能训完吗': a yes-or-no question about the recommended plan, before the what-if."""
+
+
+def _can_we_finish(ctx: Context, base: Advice, new: Advice, asked: set[str]) -> str:
+    """'Yes: the recommended plan takes 11.6 h (up to 16.0 h), inside 3 days.' for a deadline asked as a question; ''
+    otherwise. The what-if that follows re-plans for that deadline (user try 2026-12-06: 'can we finish in 3 days?' got
+    only a new plan, never a yes)."""
+    if asked != {"training.deadline_days"} or not _CAN_WE_FINISH.search(normalise(ctx.question).lower()):
+        return ""
+    days = new.answers.training.deadline_days
+    if days is None:
+        return ""
+    c = base.plan.chosen
+    hi = max(c.hours, base.estimate_dict(base.strategy)["range"]["wall_clock_hours"][1])
+    deadline = _shown(days, "training.deadline_days", new)
+    if hi <= days * 24.0:
+        if hours_text(hi) == hours_text(c.hours):  # a measured run: no spread to give
+            return _("Yes: the recommended plan takes {time}, inside {deadline}.", time=hours_text(c.hours), deadline=deadline)
+        return _("Yes: the recommended plan takes {time} (up to {high}), inside {deadline}.", time=hours_text(c.hours),
+                 high=hours_text(hi), deadline=deadline)
+    if c.hours <= days * 24.0:
+        return _("At risk: the recommended plan takes {time}, inside {deadline}, but slower runs of this kind take up to {high}.",
+                 time=hours_text(c.hours), high=hours_text(hi), deadline=deadline)
+    return _("No: the recommended plan takes {time}, more than {deadline}.", time=hours_text(c.hours), deadline=deadline)
 
 
 def _limits_lost(a: Advice, b: Advice) -> list[str]:
@@ -1389,7 +1420,11 @@ def _why_method(ctx: Context, method: str, negative: bool) -> Reply:
     a = ctx.advice
     names = method_names()
     if a.method_changed and method in (a.method, a.asked_method):
-        return Reply(ctx.question, "why_not" if negative else "why", lines=[a.method_reason() or ""], sources=[PLAN_SOURCE, "seed:K4"])
+        lines = [a.method_reason() or ""]
+        if negative and method == a.method:  # 'why not LoRA?' where the plan is LoRA: say so first
+            lines.insert(0, _("The plan already fine-tunes with {method}; the answers ask for a {asked}.", method=names[a.method],
+                              asked=names[a.asked_method or ""]))
+        return Reply(ctx.question, "why_not" if negative else "why", lines=lines, sources=[PLAN_SOURCE, "seed:K4"])
     if method == a.method:
         lines = [_("{method} is the method the answers ask for, and the plan keeps it.", method=names.get(method, method))]
         return Reply(ctx.question, "why_not" if negative else "why", lines=lines, sources=[PLAN_SOURCE])

@@ -19,10 +19,11 @@ from advisor.decision.policy import COST_TIE
 from advisor.decision.deployment import layout_lines
 from advisor.decision.advice import Advice
 from advisor.decision.facts import HOURS_PER_MONTH
+from advisor.estimate.workload import CUDA_OVERHEAD_BYTES
 from advisor.decision.explain import PLAN_SOURCE, deadline_word, lost_text, method_names, point_inside, spot_name
 from advisor.outputs.posttrain_report import memo_lines as posttrain_memo_lines, summary_rows as posttrain_rows
 from advisor.inputs.answers import STRATEGIES, Answers
-from advisor.estimate import BATCH_NOT_GIVEN
+from advisor.estimate import BATCH_NOT_GIVEN, GB
 from advisor.estimate.finetune import FROZEN_MATMUL_FLOPS_PER_PARAM, TRAINED_FLOPS_PER_PARAM
 from advisor.decision.report import Alternative, Estimate, MethodReport, Report, TraceNode, WhatIfPoint
 from advisor.knowledge.strategies import FRAMEWORKS, spec
@@ -202,6 +203,19 @@ def range_sentence(report: Report | Advice) -> str:
              "{factor}x faster and {factor}x slower, so this run may take {low} to {high}; deadlines are judged on the longer.",
              within=percent(r.published_within), runs=r.published_runs, factor=f"{1.0 + r.published_within:.2f}",
              low=hours_text(r.wall_clock_hours[0]), high=hours_text(r.wall_clock_hours[1]))
+
+
+def at_risk_note(d: Report) -> str:
+    """Under a what-if table with an 'at risk' row: why a time inside the deadline is not 'met' (25.2 h read 'at risk'
+    against a 30 h deadline with the reason only in the summary, user try 2026-12-06). '' where no row is at risk."""
+    days = answers_of(d).training.deadline_days
+    r = d.estimate.range
+    if days is None or r.published_within is None:
+        return ""
+    if not any(wi.meets_deadline is False and point_inside(wi.wall_clock_hours or 0.0, days) for wi in d.what_if if wi.strategy):
+        return ""
+    return _("At risk: the estimate is inside the deadline, but runs of this kind can take {factor}x as long, which is not; "
+             "deadlines are judged on the longer.", factor=f"{1.0 + r.published_within:.2f}")
 
 
 def summary_notes(report: Report | Advice) -> list[str]:
@@ -470,6 +484,8 @@ def to_text(report: Report | Advice) -> str:
         note = what_if_note(wi, d)
         lines.append(f"  {wi.gpus:>7,}  {wi.strategy:<24} {pad(hours_text(wi.wall_clock_hours or 0), 11, right=True)} "
                      f"{pad(money(wi.cost or 0, cur), 16, right=True)}{dl}" + (f"  ← {note}" if note else ""))
+    if risk := at_risk_note(d):
+        lines.append("  " + risk)
     lines.append("")
     _section(lines, _("Ask the engineers"), [f"  ? {q.text}" for q in d.questions])
     _section(lines, _("Pre-launch checklist"), [f"  [ ] {c.text}" for c in d.checklist])
@@ -557,9 +573,10 @@ def slower_reason(gpus_there: str, s: str, s_there: str, layout_here: str, layou
 
 
 def count_word(d: Report) -> str:
-    """What marks the cluster's own GPU count in the what-if table and charts: 'today', or, for a team not training yet,
-    'your cluster' (there is no today to speak of)."""
-    return _("your cluster") if d.plan.greenfield else _("today")
+    """What marks the cluster's own GPU count in the what-if table and charts: 'today's GPU count' (a row marked 'today'
+    showed LoRA on 8 GPUs where the summary said today's setup cannot run, user try 2026-12-06), or, for a team not
+    training yet, 'your cluster' (there is no today to speak of)."""
+    return _("your cluster") if d.plan.greenfield else _("today's GPU count")
 
 
 def layout_text(e: Estimate) -> str:
@@ -754,9 +771,11 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
           fits=_("fits") if e.fits else _("**does not fit**")))
     m = d.method
     if m is not None and m.frozen_base_gb_per_gpu is not None:
+        # the runtime too: without it the parts summed to 18.6 of the 20.6 GB above (user try 2026-12-06)
         add(_("- Of which: frozen base {base} GB, adapters with gradients and optimizer states {adapters} GB, layers in flight {flight} GB, "
-              "activations {act} GB", base=f"{m.frozen_base_gb_per_gpu:,.1f}", adapters=f"{m.adapter_states_gb_per_gpu or 0:,.2f}",
-              flight=f"{m.layers_in_flight_gb_per_gpu or 0:,.1f}", act=f"{e.activations_gb_per_gpu:,.1f}"))
+              "activations {act} GB, CUDA runtime {runtime} GB", base=f"{m.frozen_base_gb_per_gpu:,.1f}",
+              adapters=f"{m.adapter_states_gb_per_gpu or 0:,.2f}", flight=f"{m.layers_in_flight_gb_per_gpu or 0:,.1f}",
+              act=f"{e.activations_gb_per_gpu:,.1f}", runtime=f"{CUDA_OVERHEAD_BYTES / GB:,.1f}"))
     add(_("- Exposed communication: {share} of step time", share=percent(e.communication_share)))
     if e.tensor_parallel > 1 or e.pipeline_parallel > 1:
         add(_("- Layout: {layout}", layout=layout_text(e)))
@@ -830,8 +849,8 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
         add("")
     _communication_table(add, e)
     _deepspeed_table(add, {est.strategy: est for est in option_rows(d)})
-    add(_("A day of this cluster costs {day}; making the run 20% faster would save {saving}.", day=money(e.cost_per_day, cur),
-          saving=money(e.savings_if_20pct_faster, cur)) + note("", "", "seed:K16"))
+    add(_("A day of the planned {gpus} GPUs costs {day}; making the run 20% faster would save {saving}.", gpus=count(r.gpus),
+          day=money(e.cost_per_day, cur), saving=money(e.savings_if_20pct_faster, cur)) + note("", "", "seed:K16"))
     add("")
     add(_("Memory convention: {convention}.", convention=e.memory_convention))
     add("")
@@ -872,6 +891,9 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
         add(f"| {wi.gpus:,} | `{wi.strategy}` | {hours_text(wi.wall_clock_hours or 0)} | {money(wi.cost or 0, cur)} | {dl} | "
             f"{_md(what_if_note(wi, d))} |")
     add("")
+    if risk := at_risk_note(d):
+        add(risk)
+        add("")
     out.extend(what_if_charts(d))
     add(_("## Trade-offs"))
     add("")
