@@ -397,7 +397,7 @@ def test_the_conversation_is_kept_with_saved_answers_and_goes_into_the_memo_on_r
     assert [t.question for t in kept] == ["what if we only get 128 GPUs?", "what is MFU?"]
     assert kept[1].answer.startswith("Model FLOPs utilisation")
     # readable in the file: an answer's lines as a YAML block, read back exactly as given
-    assert "    answer: |-\n      What if most GPUs = 128 (was —):\n" in two.read_text()
+    assert "    answer: |-\n      What if most GPUs = 128 (was no limit):\n" in two.read_text()
     code, out, _err = run(capsys, "ask", EXAMPLE, "what if we only get 128 GPUs?")
     assert kept[0].answer == out.rstrip("\n")
     code, memo, _err = run(capsys, "ask", str(two), "--format", "md")

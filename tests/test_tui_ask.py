@@ -51,7 +51,7 @@ async def test_a_question_becomes_a_chat_turn_with_its_figures(rules, tmp_path):
         await ask(pilot, "what if we only get 128 GPUs?")
         q, a = log_text(app)
         assert q == "› what if we only get 128 GPUs?"
-        assert a.startswith("What if most GPUs = 128 (was —):")
+        assert a.startswith("What if most GPUs = 128 (was no limit):")
         assert "time per run" in a and "cost per run" in a
         assert app.screen.query_one("#tabs").active == "ask"
         assert not app.screen.query_one("#ask-adopt").disabled

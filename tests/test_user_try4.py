@@ -304,3 +304,37 @@ def test_the_what_if_table_marks_todays_count_and_says_why_a_row_is_at_risk(lora
     assert "| 8 | `deepspeed-zeropp` | 25.2 h | 2,015 CNY | at risk | today's GPU count |" in memo
     table = memo.split("## What if: other GPU counts")[1]
     assert "At risk: the estimate is inside the deadline, but runs of this kind can take 1.37x as long" in table.split("##")[0]
+
+
+def test_a_limit_not_set_reads_no_limit(rules):
+    reply = _ask("what if we only have 16 GPUs?", rules, "customer-service-finetune.yaml")
+    assert "(was no limit)" in reply.lines[0] and "(was —)" not in reply.text(), reply.lines[0]
+
+
+def test_the_memo_says_how_to_price_its_what_if_rows_with_the_sweep(lora_advice):
+    """The memo's rows are LoRA; `advisor sweep` priced the full fine-tune asked (16 GPUs: 3,485 against 1,862 CNY)."""
+    memo = to_markdown(lora_advice)
+    assert ("These rows are LoRA; `advisor sweep` prices the full fine-tune the answers ask for: set training.method to lora and "
+            "training.global_batch_tokens to 65536 to price these.") in memo
+
+
+async def test_the_summary_takes_the_keys_when_the_results_open(rules, tmp_path):
+    """After Ctrl+R, PageDown and the arrows did nothing until Tab (the tab bar had the focus)."""
+    from textual.widgets import TabPane
+
+    from advisor.tui.app import AdvisorApp
+
+    from .test_tui_trust import SMALL, settle, to_results
+
+    app = AdvisorApp(rules=rules, answers=load_answers(str(EXAMPLES / "customer-service-finetune.yaml")), cursor_blink=False,
+                     workdir=tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        await to_results(pilot)
+        await settle(pilot)
+        summary = app.screen.query_one("#summary", TabPane)
+        assert app.focused is not None and summary in app.focused.ancestors_with_self, app.focused
+        scroller = app.focused
+        await pilot.press("pagedown")
+        await settle(pilot)
+        assert scroller.scroll_y > 0

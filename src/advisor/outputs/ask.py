@@ -758,10 +758,15 @@ def _outcome_rows(a: Advice, b: Advice) -> list[tuple[str, ...]]:
     return rows
 
 
+_LIMITS = {"cluster.max_gpus", "training.deadline_days", "budget.limit", "budget.monthly_limit"}
+"""Answers whose absence means no limit."""
+
+
 def _shown(value: Any, path: str = "", advice: Advice | None = None) -> str:
-    """An answer as the reply quotes it: days and money in their units."""
+    """An answer as the reply quotes it: days and money in their units; a limit not set as 'no limit' ('most GPUs = 16
+    (was —)' read as jargon, user try 2026-12-06)."""
     if value is None:
-        return "—"
+        return _("no limit") if path in _LIMITS else "—"
     if path == "training.deadline_days" and isinstance(value, (int, float)):
         return hours_text(value * 24)
     if path.startswith("budget.") and path != "budget.currency" and isinstance(value, (int, float)) and advice is not None:

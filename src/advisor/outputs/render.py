@@ -880,6 +880,11 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
     add(_("## What if: other GPU counts"))
     add("")
     add(_("The best option the search found at each GPU count (whole nodes of {n}); `advisor sweep` prices any range.", n=a.cluster.gpus_per_node))
+    if d.method is not None and d.method.planned != d.method.asked:
+        # the sweep prices the method the answers ask, so its 16-GPU row read 3,485 CNY beside this table's 1,862 (user try 2026-12-06)
+        add(_("These rows are {planned}; `advisor sweep` prices the {asked} the answers ask for: set training.method to {method} and "
+              "training.global_batch_tokens to {batch} to price these.", planned=method_names()[d.method.planned],
+              asked=method_names()[d.method.asked], method=d.method.planned, batch=round(e.global_batch_tokens)))
     add("")
     add(_("| GPUs | Best strategy | Time | Cost per run | Deadline | Note |"))
     add("| --- | --- | --- | --- | --- | --- |")

@@ -163,6 +163,9 @@ class ResultsScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self._draw_charts()
+        # The first tab's pane takes the keys, so PageDown and the arrows scroll the Summary at once (after Ctrl+R they did
+        # nothing until Tab, and neither the footer nor the help said so: user try 2026-12-06).
+        self.call_after_refresh(self._focus_pane, self.query_one("#tabs", TabbedContent).active or "summary")
         table = self.query_one("#options-table", DataTable)
         # What a PM reads first: whether it runs, its time and cost, and why it lost, all within the screen's width — a
         # wider table scrolled sideways and drew its scrollbar's thumb as a stray '▉' (user try 2026-12-05); the whole
@@ -232,7 +235,7 @@ class ResultsScreen(Screen[None]):
             plt.ylim(0, ticks[-1])
             plt.yticks(ticks, [format_number(t) for t in ticks])
             plt.xticks(xs, [f"{q.gpus:,}" for q in pts])
-            plt.xlabel(_("GPUs"))
+            plt.xlabel(_("GPUs (log scale)"))  # the doublings are evenly spaced: a PM read 8 -> 16 as linear (user try 2026-12-06)
 
     @on(DataTable.RowHighlighted, "#options-table")
     def _option_detail(self, event: DataTable.RowHighlighted) -> None:
