@@ -149,6 +149,11 @@ class Advice(Struct):
         return self.answers.training.method
 
     @property
+    def runs_given(self) -> bool:
+        """The answers as given state the runs a month (a lighter method's answers carry an assumed cadence)."""
+        return not self.runs_assumed and self.answers.training.runs_per_month is not None
+
+    @property
     def method_changed(self) -> bool:
         return self.asked_method is not None and self.asked_method != self.method
 

@@ -1701,7 +1701,7 @@ def _cost(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     e = a.estimate_dict(a.strategy)
     lines = [_("One run costs {cost} ({hours} GPU-hours) with {plan}.", cost=money(c.cost, cur), hours=count(e["gpu_hours"]), plan=_plan_text(a)),
              _("At {runs} runs a month that is {monthly} a month.", runs=format_number(round(p.runs_per_month, 1)), monthly=money(c.monthly, cur))]
-    if note := runs_note(p.runs_per_month, not a.runs_assumed and a.answers.training.runs_per_month is not None, p.greenfield):
+    if note := runs_note(p.runs_per_month, a.runs_given, p.greenfield):
         lines.append(note)
     if _changed(a):
         lines.append(today_cannot_run(a) or _("Today: {cost} a run and {monthly} a month.", cost=money(p.today.cost, cur),

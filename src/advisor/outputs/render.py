@@ -594,13 +594,11 @@ def runs_note(runs: float, given: bool, greenfield: bool = False) -> str:
     yet has no today: the pace is the fastest option on the GPUs it has (facts._cadence_hours)."""
     if given or runs <= 0:
         return ""
-    if greenfield:
-        return _("Runs a month not given: {runs}, as many runs of {hours} as fit back to back in 30 days on the GPUs the cluster "
-                 "has; set training.runs_per_month to what the roadmap needs.", runs=format_number(round(runs, 1)),
-                 hours=hours_text(HOURS_PER_MONTH / runs))
-    return _("Runs a month not given: {runs}, as many runs of {hours} as fit back to back in 30 days (today's setup's pace, or "
-             "the fastest option on today's GPUs where it cannot run); set training.runs_per_month to what the roadmap needs.",
-             runs=format_number(round(runs, 1)), hours=hours_text(HOURS_PER_MONTH / runs))
+    pace = (_("on the GPUs the cluster has") if greenfield
+            else _("(today's setup's pace, or the fastest option on today's GPUs where it cannot run)"))
+    return _("Runs a month not given: {runs}, as many runs of {hours} as fit back to back in 30 days {pace}; set "
+             "training.runs_per_month to what the roadmap needs.", runs=format_number(round(runs, 1)),
+             hours=hours_text(HOURS_PER_MONTH / runs), pace=pace)
 
 
 def scale_notes(e: Estimate, a: Answers, runs: float | None = None, greenfield: bool = False) -> list[str]:  # a: answers_of(report)

@@ -24,7 +24,7 @@ from advisor.decision.decide import Option, best_at, preference
 from advisor.knowledge.rules import RuleSet, load_rules
 from advisor.decision.explain import point_inside, spot_name
 from advisor.estimate.posttrain import stage_name
-from advisor.outputs.render import PER_MICRO_BATCH, layout_words, recompute_word, slower_reason  # noqa: F401 - PER_MICRO_BATCH: tests read it here
+from advisor.outputs.render import layout_words, slower_reason
 
 _RANGE = re.compile(r"^([^.]+)\.\.([^.]+)$")
 MAX_POINTS = MAX_SEARCH_COUNTS
