@@ -101,19 +101,19 @@ _DELETE = object()
 
 
 @pytest.mark.parametrize(("mutate", "expected"), [
-    (_break(["intents", 0, "triggers", 0], "(unclosed"), "intents[0] compare.triggers[0]: not a valid regular expression"),
-    (_break(["intents", 2, "requires_any"], ["gpus", "nope"]), "intents[2] why_not.requires_any: unknown slot 'nope'"),
-    (_break(["intents", 4, "cases"], []), "intents[4] why.cases: must be a list"),
-    (_break(["intents", 5, "example"], {"en": "what is {a}?"}), "intents[5] explain.example: must be {en: ..., zh: ...}"),
-    (_break(["intents", 6, "tirggers"], ["x"]), "intents[6] what_if.tirggers: unknown key; did you mean 'triggers'?"),
-    (_break(["intents", 6, "id"], "wat_if"), "intents[6] wat_if.id: no answer for intent 'wat_if'"),
+    (_break(["intents", 1, "triggers", 0], "(unclosed"), "intents[1] compare.triggers[0]: not a valid regular expression"),
+    (_break(["intents", 3, "requires_any"], ["gpus", "nope"]), "intents[3] why_not.requires_any: unknown slot 'nope'"),
+    (_break(["intents", 5, "cases"], []), "intents[5] why.cases: must be a list"),
+    (_break(["intents", 6, "example"], {"en": "what is {a}?"}), "intents[6] explain.example: must be {en: ..., zh: ...}"),
+    (_break(["intents", 7, "tirggers"], ["x"]), "intents[7] what_if.tirggers: unknown key; did you mean 'triggers'?"),
+    (_break(["intents", 7, "id"], "wat_if"), "intents[7] wat_if.id: no answer for intent 'wat_if'"),
     (_break(["slots", "gpus", "field"], "cluster.gpuz"), "slots.gpus.field: 'cluster.gpuz' is not an answers field"),
     (_break(["slots", "gpus", "cues", 0], "gpus"), "slots.gpus.cues[0]: must hold ({value}) once"),
     (_break(["slots", "gpus", "kind"], "colour"), "slots.gpus.kind: unknown kind 'colour'"),
     (_break(["terms", "mfu", "source"], _DELETE), "terms.mfu.source: is required"),
     (_break(["terms", "mfu", "text"], {"en": "x", "zh": ""}), "terms.mfu.text: must be {en: ..., zh: ...}"),
     (_break(["strategies", "ddpp"], ["ddpp"]), "strategies.ddpp: unknown strategy"),
-    (_break(["intents", 0, "cases", 0, "slots"], {"colour": ["red"]}), "intents[0] compare.cases[0].slots.colour: not among the intent's slots"),
+    (_break(["intents", 1, "cases", 0, "slots"], {"colour": ["red"]}), "intents[1] compare.cases[0].slots.colour: not among the intent's slots"),
 ])
 def test_a_bad_intents_file_is_refused_naming_the_file_the_id_and_the_key(mutate, expected):
     data = mutate(copy.deepcopy(_raw()))

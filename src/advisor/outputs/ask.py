@@ -29,6 +29,7 @@ from typing import Any
 
 from advisor.decision.advice import Advice, advise, hours_text, money, pct_change, peft_caveat
 from advisor.estimate.finetune import FINETUNE_METHODS, PEFT_METHODS
+from advisor.estimate.residuals import deadline_hours
 from advisor.estimate.workload import workload_from
 from advisor.decision.decide import COST_TIE, Plan, best_at, choose, dominates, preference
 from advisor.decision.explain import PLAN_SOURCE, best_option_at, deadline_reason, deadline_word, gpu_type_name, lost_text, method_names, notes, point_inside, today_cannot_run, type_name
@@ -916,14 +917,7 @@ def _gpus_changed_by(ctx: Context, raw: str) -> str:
         return raw  # the answers' own parser words the error on the re-run
 
 
-_HOW_COME = re.compile(r"怎么来|怎么算|哪来|从哪|\bhow (?:is|are|was|were|do you|did you)\b.*\b(?:computed|worked out|calculated|got|get)\b|\bwhere does\b")
-"""'每月16.3次是怎么来的': where a figure comes from, not a what-if on it."""
-
-
 def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | None = None) -> Reply:
-    q = normalise(ctx.question).lower()
-    if not extra and _RUNS_A_MONTH.search(q) and _HOW_COME.search(q):
-        return _cost(ctx, {})
     change = _slot_change(ctx, slots) | (extra or {})
     a = ctx.advice
     if a.method_changed and str(change.get("training.method", "")).lower() == a.method:
@@ -967,10 +961,10 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
         lines = [_("The answers already say {change}: the advice stays as it is.", change=said), *assumed]
     else:
         lines = [_("What if {change}:", change=said), *assumed, *kept]
+        if unchanged:
+            lines.append(_("The answers already say so: the advice stays as it is."))
     if direct:
         lines.insert(0, direct)
-    if unchanged and shown_as:
-        lines.append(_("The answers already say so: the advice stays as it is."))
     if unchanged:
         if "training.method" in asked and base.method_changed:
             lines.append(base.method_reason() or "")  # the method asked for is planned another way: say why and what it costs
@@ -1014,12 +1008,12 @@ def _can_we_finish(ctx: Context, base: Advice, new: Advice, asked: set[str]) -> 
     c = base.plan.chosen
     hi = max(c.hours, base.estimate_dict(base.strategy)["range"]["wall_clock_hours"][1])
     deadline = _shown(days, "training.deadline_days", new)
-    if hi <= days * 24.0:
+    if c.hours <= (deadline_hours(new.answers) or 0.0):  # judged as the plan's own deadline is (on the range's upper end)
         if hours_text(hi) == hours_text(c.hours):  # a measured run: no spread to give
             return _("Yes: the recommended plan takes {time}, inside {deadline}.", time=hours_text(c.hours), deadline=deadline)
         return _("Yes: the recommended plan takes {time} (up to {high}), inside {deadline}.", time=hours_text(c.hours),
                  high=hours_text(hi), deadline=deadline)
-    if c.hours <= days * 24.0:
+    if point_inside(c.hours, days):
         return _("At risk: the recommended plan takes {time}, inside {deadline}, but slower runs of this kind take up to {high}.",
                  time=hours_text(c.hours), high=hours_text(hi), deadline=deadline)
     return _("No: the recommended plan takes {time}, more than {deadline}.", time=hours_text(c.hours), deadline=deadline)
@@ -1349,13 +1343,7 @@ def _rules_on(ctx: Context, strategy: str) -> list[str]:
     return out
 
 
-_RUNS_A_MONTH = re.compile(r"\bruns? (?:a|per) month\b|每月.{0,6}次|次/月")
-"""'why 16.3 runs a month?': a question about the monthly cadence, which the cost answer explains."""
-
-
 def _why(ctx: Context, slots: dict[str, list[str]], negative: bool = False) -> Reply:
-    if _RUNS_A_MONTH.search(normalise(ctx.question).lower()):
-        return _cost(ctx, {})
     a = ctx.advice
     if "strategy" in slots:
         s = _best_member(ctx, slots["strategy"][0])
@@ -1711,6 +1699,12 @@ def _cost(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     return Reply(ctx.question, "cost", lines=lines, columns=cols, figures=rows, sources=[PLAN_SOURCE, "seed:K14"])
 
 
+def _runs_a_month(ctx: Context, slots: dict[str, list[str]]) -> Reply:
+    """Where the runs a month come from: the cost answer, which says it (a value in the question is the figure asked
+    about, not a what-if on it)."""
+    return _cost(ctx, {})
+
+
 def _currency_mark(currency: str) -> str:
     """How an amount in this currency is written in a question: '¥', '$', or the code."""
     return {"CNY": "¥", "USD": "$", "EUR": "€", "GBP": "£"}.get(currency.upper(), currency + " ")
@@ -1870,7 +1864,7 @@ def _spot(ctx: Context, slots: dict[str, list[str]]) -> Reply:
 
 ANSWERERS = {"compare": _compare, "without": _without_strategy, "instead": _instead, "why_not": _why_not, "why": _why, "explain": _explain, "what_if": _what_if_asked, "spot": _spot,
              "worth_it": _worth_it, "brief": _brief, "risks": _risks, "cheaper": _cheaper, "faster": _faster, "how_long": _how_long,
-             "cost": _cost}
+             "cost": _cost, "runs_a_month": _runs_a_month}
 
 
 # ------------------------------------------------------------------------------ conversation and test cases
