@@ -204,7 +204,8 @@ def _figure(value: float) -> str:
 # Validation bounds (issue 19). Largest published figures, for scale: 1.6T parameters (Switch-C, arXiv:2101.03961
 # Table 9), 36T training tokens (Qwen3, arXiv:2505.09388 section 3). The bounds below sit well outside them.
 PARAMS_RANGE = _within(1e6, 1e14)  # 1M .. 100T parameters
-TOKENS_RANGE = _within(1e6, 1e15)  # 1M (one default global batch) .. 1,000T tokens
+MAX_TOKENS = 1e15  # 1,000T tokens: the most `tokens` takes, and the most examples x tokens_per_example x epochs may make
+TOKENS_RANGE = _within(1e6, MAX_TOKENS)  # 1M (one default global batch) ..
 DAYS_RANGE = _within(0.001, 36_500)  # 86 seconds .. a century
 HOURS_RANGE = _within(0.01, 876_000)  # 36 seconds .. a century
 PRICE_RANGE = _within(0.001, 1e9)  # a tenth of a cent (or fen) per GPU-hour ..
@@ -602,6 +603,11 @@ class TrainingSection(_Section):
             raise ValueError(_("{key} needs examples (tokens = examples x tokens_per_example x epochs)", key=key))
         if self.examples is not None and self.tokens is not None:
             raise ValueError(_("give tokens or examples, not both"))
+        if self.examples is not None and self.tokens_per_example is not None:
+            made = self.examples * self.tokens_per_example * (self.epochs or 1.0)
+            if made > MAX_TOKENS:
+                raise ValueError(_("examples x tokens_per_example x epochs is {made} tokens; at most {most} describes a real training "
+                                   "run", made=_figure(made), most=_figure(MAX_TOKENS)))
         if self.current_strategy == "none" and self.baseline_hours is not None:
             key = "duration_hours" if self.duration_hours is not None else "duration_days"
             raise ValueError(_("{key} is a known run of today's framework, but current_strategy is none (not training yet): give tokens "
@@ -1016,7 +1022,12 @@ def describe_validation_error(exc: ValidationError, root: type[BaseModel]) -> st
     """First problem in plain words: 'cluster.gpus: must be a positive whole number (got -8)'."""
     errors = [dict(e) for e in exc.errors(include_url=False)]
     first, useful = _pick(errors)
-    text = _one(first, root)
+    missing: set[tuple[Any, ...]] = set()
+    for e in errors:
+        loc: Any = e["loc"]
+        if e["type"] == "missing":
+            missing.add(tuple(field_path(loc)))
+    text = _one(first, root, missing)
     more = useful - 1
     if more <= 0:
         return text
@@ -1063,14 +1074,17 @@ def dotted(loc: list[Any]) -> str:
     return out
 
 
-def _one(err: dict[str, Any], root: type[BaseModel]) -> str:
+def _one(err: dict[str, Any], root: type[BaseModel], missing: set[tuple[Any, ...]] | frozenset[tuple[Any, ...]] = frozenset()) -> str:
+    """One error in words; ``missing``: the fields the same input lacks, so a typo is matched to the key it was meant to be
+    ('gpsu' beside 'gpu' is the missing 'gpus', not the 'gpu' already given; user try 2026-12-06)."""
     loc = field_path(err["loc"])
     path = dotted(loc)
     kind = err["type"]
     if kind == "extra_forbidden":
         parent, key = loc[:-1], str(loc[-1])
         options = _fields_at(root, parent)
-        close = _close_matches(key, options, n=1, cutoff=0.6)
+        close = _close_matches(key, options, n=3, cutoff=0.6)
+        close = sorted(close, key=lambda name: (*parent, name) not in missing)[:1]  # stable: the closest missing one first
         where = dotted(parent) or _("top level")
         home = _section_holding(root, parent, key) if not close else None
         if home:
