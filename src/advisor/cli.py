@@ -340,8 +340,25 @@ def _err(msg: str) -> None:
         pass  # nowhere left to say it
 
 
+_NEGATIVE_VALUE = re.compile(r"^-\.?\d")
+
+
+def _joined_negative_values(argv: Sequence[str]) -> list[str]:
+    """``--gpus -8..8`` as ``--gpus=-8..8``: argparse reads a value that starts with a minus sign and is not a plain
+    number as another option and says only 'expected one argument'; joined, the option's own check names the bad
+    count. No file name or command starts with a minus sign and a digit."""
+    out: list[str] = []
+    for arg in argv:
+        if out and _NEGATIVE_VALUE.match(arg) and out[-1].startswith("--") and "=" not in out[-1] and out[-1] != "--":
+            out[-1] = f"{out[-1]}={arg}"
+        else:
+            out.append(arg)
+    return out
+
+
 def _main(argv: Sequence[str] | None) -> int:
-    args = _parser(_command(sys.argv[1:] if argv is None else argv)).parse_args(argv)
+    argv = _joined_negative_values(sys.argv[1:] if argv is None else argv)
+    args = _parser(_command(argv)).parse_args(argv)
     try:
         set_language(normalise(args.lang) if args.lang else detect())
     except ValueError:
