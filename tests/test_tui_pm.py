@@ -87,6 +87,27 @@ async def test_escape_leaves_the_ask_box(rules, tmp_path):
         assert isinstance(app.screen, ReviewScreen)
 
 
+async def test_stepping_onto_ask_puts_the_keys_in_the_question_box(rules, tmp_path):
+    """] onto the Ask tab left the keys with the screen: typing 'what is MFU' opened the save dialog at its 's' (user try
+    2026-12-06). Now the question is typed into the box."""
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        await to_results(pilot)
+        tabs = app.screen.query_one("#tabs")
+        for _ in range(12):
+            if tabs.active == "ask":
+                break
+            await pilot.press("right_square_bracket")
+            await settle(pilot)
+        assert tabs.active == "ask"
+        await pilot.press(*"what is mfu")
+        await settle(pilot)
+        assert app.focused is not None and app.focused.id == "ask-input"
+        assert app.focused.value == "what is mfu"
+        assert type(app.screen).__name__ == "ResultsScreen", app.screen_stack
+
+
 async def test_a_then_b_leaves_no_dialog_over_the_questions_and_writes_nothing(rules, tmp_path):
     app = make_app(rules, tmp_path)
     async with app.run_test(size=SMALL) as pilot:

@@ -200,6 +200,17 @@ def token_amount(value: float) -> str:
     return count(value)
 
 
+def token_text(value: float) -> str:
+    """A token count in a sentence, to a tenth of its unit: '614.4M', '260B'; in Chinese in 万 and 亿 as a Chinese reader counts
+    ('6.14 亿'), not 'M' (user try 2026-12-06)."""
+    if zh():
+        return readable_figure(value)
+    for scale, unit in ((1e12, "T"), (1e9, "B"), (1e6, "M")):
+        if abs(value) >= scale:
+            return f"{value / scale:,.1f}".removesuffix(".0") + unit
+    return count(value)
+
+
 def count(value: float) -> str:
     """A whole count, grouped: 1,024 (GPUs, tokens, steps, GPU-hours); a fraction is rounded."""
     return f"{value:,.0f}"

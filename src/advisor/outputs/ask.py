@@ -40,7 +40,7 @@ from advisor.base.i18n import _, written_in_chinese, zh
 from advisor.base.text import plain
 from advisor.knowledge.rules import RuleSet, format_number
 from advisor.knowledge.strategies import FRAMEWORKS
-from advisor.base.units import count, parse_quantity
+from advisor.base.units import count, parse_quantity, token_amount, token_text
 from advisor.outputs.render import runs_note
 
 INTENTS_FILE = "intents.yaml"
@@ -926,6 +926,8 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
         return Reply(ctx.question, "what_if", sources=[PLAN_SOURCE], lines=[
             _("The plan already fine-tunes with {method}; the answers ask for a {asked}.", method=names[a.method], asked=names[a.asked_method or ""]),
             a.method_reason() or ""])
+    if change.keys() == {"training.method"} and change["training.method"] == "pretrain" != a.today_answers.training.method:
+        return _from_scratch(ctx)  # 'what if we pre-train instead?': not the fine-tune's data from random weights
     method = slots.get("method")
     if method and method[0] in ctx.data.groups:
         return Reply(ctx.question, None, lines=[_("'{name}' covers several strategies; name one.", name=method[0])],
@@ -1407,6 +1409,66 @@ def _why_gpu_type(ctx: Context, gpu: str, negative: bool) -> Reply | None:
                  columns=(_("plan"), _("time per run"), _("cost per run"), _("verdict")), figures=rows, sources=[PLAN_SOURCE])
 
 
+COMPUTE_OPTIMAL_TOKENS_PER_PARAM = 20.0
+"""Training tokens per parameter of a compute-optimal pre-training run: Chinchilla's D ≈ 20P (Hoffmann et al. 2022,
+arXiv:2203.15556, as EleutherAI's Transformer Math 101 states it: reference/estimators-notes.md 'Compute')."""
+
+FROM_SCRATCH_SOURCES = ["Transformer Math 101 (EleutherAI): compute-optimal D ≈ 20P (Chinchilla, arXiv:2203.15556)",
+                        "meta-llama/llama-models models/llama3/MODEL_CARD.md: Llama 3 8B, over 15T tokens, 1.3M H100 GPU-hours"]
+
+_FROM_SCRATCH_DROPS = ("examples", "tokens_per_example", "epochs", "lora_rank", "lora_targets", "post_training", "stages_before",
+                       "duration_hours", "duration_days", "measured", "global_batch_tokens", "runs_per_month")
+"""What describes the fine-tune and not a pre-training run: its data, its adapters, its measured or known run, its batch
+and how often it runs (a pre-training run is one run)."""
+
+
+def _from_scratch(ctx: Context) -> Reply:
+    """'why not pre-train our own model?', 'should we fine-tune or pre-train?', '要不要自己预训练': pre-training is not the
+    fine-tune's data trained from random weights (the what-if priced 614M tokens of 'pre-training' at 11 h; user try
+    2026-12-06) but a model built from a pre-training corpus: priced at the compute-optimal tokens for the model's size,
+    beside the plan, with what today's open models are trained on."""
+    a = ctx.advice
+    t = a.answers.training
+    names = method_names()
+    params = float(a.answers.model.params)
+    need = COMPUTE_OPTIMAL_TOKENS_PER_PARAM * params
+    if t.method == "pretrain":
+        lines = [_("The plan pre-trains, as the answers ask. If an open model of this size already does the job, fine-tuning it on "
+                   "your own data costs a small part of that: set training.method to lora or finetune, with your examples, to price it.")]
+        if t.data_tokens:
+            lines.append(_("Its {tokens} tokens are {ratio} per parameter of the {params}-parameter model; compute-optimal is about "
+                           "{optimal}.", tokens=token_text(t.data_tokens), ratio=format_number(round(t.data_tokens / params, 1)),
+                           params=token_amount(params), optimal=format_number(COMPUTE_OPTIMAL_TOKENS_PER_PARAM)))
+        return Reply(ctx.question, "why", lines=lines, sources=[PLAN_SOURCE, *FROM_SCRATCH_SOURCES])
+    have = t.data_tokens or 0.0
+    lines = [_("Adapt an existing model: pre-training is not a longer fine-tune but building the {params}-parameter model from "
+               "scratch, and compute-optimal pre-training of that size reads about {need} tokens ({optimal} per parameter), {times} "
+               "times the {have} tokens of this {method}.", params=token_amount(params), need=token_text(need),
+               optimal=format_number(COMPUTE_OPTIMAL_TOKENS_PER_PARAM), times=f"{need / have:,.0f}" if have else "—",
+               have=token_text(have), method=names[a.method])]
+    draft = ctx.draft
+    change: dict[str, Any] = {"training.method": "pretrain", "training.tokens": need, "budget.monthly_limit": None}
+    change |= {f"training.{key}": None for key in _FROM_SCRATCH_DROPS if key in _section(draft, "training")}
+    figures: list[tuple[str, ...]] = []
+    try:
+        new = _rerun(ctx, change)
+    except AdvisorError:  # a size whose compute-optimal data is past what the answers take: the words stand alone
+        new = None
+    if new is not None:
+        cb, cn, cur = a.plan.chosen, new.plan.chosen, ctx.currency
+        lines.append(_("Priced the same way, that pre-training run takes {time} with {plan} for {cost}, against {plan_time} and "
+                       "{plan_cost} a run for the plan's {method}.", time=hours_text(cn.hours), plan=_plan_text(new),
+                       cost=money(cn.cost, cur), plan_time=hours_text(cb.hours), plan_cost=money(cb.cost, cur), method=names[a.method]))
+        figures = [(_("plan"), _plan_cell(cb.strategy, cb.gpus), _plan_cell(cn.strategy, cn.gpus)),
+                   (_("tokens"), token_text(have), token_text(need)),
+                   (_("time per run"), hours_text(cb.hours), hours_text(cn.hours)),
+                   (_("cost per run"), money(cb.cost, cur), money(cn.cost, cur))]
+    lines.append(_("That is a floor, not the price of a model as good as the one you would fine-tune: today's open models read far "
+                   "more (Llama 3 8B: over 15T tokens and 1.3M H100 GPU-hours)."))
+    return Reply(ctx.question, "why_not", lines=lines, columns=(names[a.method], _("pre-training run")) if figures else (),
+                 figures=figures, sources=[PLAN_SOURCE, *FROM_SCRATCH_SOURCES])
+
+
 def _why_method(ctx: Context, method: str, negative: bool) -> Reply:
     """'why not a full fine-tune?' where the plan switched to QLoRA: the reason and what the method asked costs; 'why
     QLoRA?' the same; another method: what it would take, as a what-if."""
@@ -1418,6 +1480,8 @@ def _why_method(ctx: Context, method: str, negative: bool) -> Reply:
             lines.insert(0, _("The plan already fine-tunes with {method}; the answers ask for a {asked}.", method=names[a.method],
                               asked=names[a.asked_method or ""]))
         return Reply(ctx.question, "why_not" if negative else "why", lines=lines, sources=[PLAN_SOURCE, "seed:K4"])
+    if method == "pretrain" != a.today_answers.training.method:
+        return _from_scratch(ctx)
     if method == a.method:
         lines = [_("{method} is the method the answers ask for, and the plan keeps it.", method=names.get(method, method))]
         return Reply(ctx.question, "why_not" if negative else "why", lines=lines, sources=[PLAN_SOURCE])
@@ -1589,9 +1653,7 @@ def _compare_methods(ctx: Context, words: list[str]) -> Reply:
     m1, m2 = (str(means.get(w, w)) for w in words)
     names = method_names()
     if "pretrain" in (m1, m2) and m1 != m2:
-        return Reply(ctx.question, None, lines=[_("Pre-training builds a model from scratch and the others adapt one: they are not two ways to "
-                                                  "do the same job. Ask about one of them.")],
-                     suggestions=[_("what if we use {method}?", method=m) for m in (m1, m2)])
+        return _from_scratch(ctx)  # 'should we fine-tune or pre-train?': not two ways to do one job, so not side by side
     runs, said = [], []
     for m in (m1, m2):
         change: dict[str, Any] = {"training.method": m}
@@ -1810,9 +1872,13 @@ def _brief(ctx: Context, slots: dict[str, list[str]]) -> Reply:
 
     a, cur = ctx.advice, ctx.currency
     c, t = a.plan.chosen, a.plan.today
+    # the monthly bill only where the answers give the runs a month: an assumed cadence, said as fact, is the figure a
+    # manager would quote back (user try 2026-12-06)
     lines = [_("For your manager:"), headline(a),
              _("A run takes {time} and costs {cost}; about {monthly} a month.", time=hours_text(c.hours), cost=money(c.cost, cur),
-               monthly=money(c.monthly, cur))]
+               monthly=money(c.monthly, cur)) if a.runs_given else
+             _("A run takes {time} and costs {cost}; the monthly bill is that times the runs a month, which the answers do not give.",
+               time=hours_text(c.hours), cost=money(c.cost, cur))]
     if _changed(a):
         lines.append(_("Today's setup cannot run this job as asked, so there is no today to compare with.")
                      if today_cannot_run(a) is not None

@@ -363,16 +363,26 @@ class Sources:
     def __init__(self) -> None:
         self.entries: list[str] = []
         self._seen: dict[tuple[str, ...], int] = {}
+        self.cites_article = False  # some entry cites the source article (seed:K<n>): the memo says once what it is
 
     def ref(self, rule: str, title: str, source: Sequence[str] | str) -> int:
         sources = [x.strip() for x in source.split(", ")] if isinstance(source, str) else list(source)
         key = (rule, *sources)
+        self.cites_article = self.cites_article or any(x.startswith("seed:K") for x in sources)
         if key not in self._seen:
             words = "; ".join(source_words(x) for x in sources)
             what = _("rule {rule} ({title})", rule=rule, title=title) if rule and title else (_("rule {rule}", rule=rule) if rule else "")
             self.entries.append(f"{what}: {words}" if what else words)
             self._seen[key] = len(self.entries)
         return self._seen[key]
+
+
+def article_named() -> str:
+    """What 'the source article' is, said once where the memo cites it (a reader the memo is forwarded to could not
+    follow 'the source article, item K14'; user try 2026-12-06)."""
+    return _("'The source article' is the Chinese guide advisor's rules are built from, written for product managers choosing a "
+             "distributed-training framework and keeping GPU cost down, around a customer-service product on a large model whose "
+             "runs take 3 days and cost 500,000 CNY a month; its items are numbered K1 to K21.")
 
 
 def source_words(source: str) -> str:
@@ -965,6 +975,9 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
         add("")
         add(_("## Sources"))
         add("")
+        if fn.cites_article:
+            add(article_named())
+            add("")
         for i, entry in enumerate(fn.entries, 1):
             add(f"[^{i}]: {_md_inline(entry)}")
     if conversation:

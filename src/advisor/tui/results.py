@@ -270,8 +270,13 @@ class ResultsScreen(Screen[None]):
         tabs = self.query_one("#tabs", TabbedContent)
         panes = [p.id for p in tabs.query(TabPane) if p.id]
         tabs.active = panes[(panes.index(tabs.active) + by) % len(panes)] if tabs.active in panes else panes[0]
-        if tabs.active != "ask":  # the pane takes the keys, so PageDown and the arrows scroll it (a user try found they did
-            self.call_after_refresh(self._focus_pane, tabs.active)  # nothing until Tab); the question box only on /
+        # the pane takes the keys, so PageDown and the arrows scroll it (a user try found they did nothing until Tab); on Ask,
+        # the question box: its empty box invites typing, and letters typed outside it ran shortcuts ('s' in 'what is MFU'
+        # opened the save dialog; user try 2026-12-06). Esc gives the keys back.
+        if tabs.active == "ask":
+            self.call_after_refresh(self.query_one("#ask-input", Input).focus)
+        else:
+            self.call_after_refresh(self._focus_pane, tabs.active)
 
     def _focus_pane(self, pane_id: str) -> None:
         pane = self.query_one(f"#{pane_id}", TabPane)
