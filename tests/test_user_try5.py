@@ -149,3 +149,31 @@ def test_the_brief_for_the_manager_does_not_state_an_assumed_monthly_bill(rules)
     reply = _ask("what should I tell my boss?", rules, "customer-service-finetune.yaml")
     text = "\n".join(reply.lines)
     assert "a month." not in text.split("\n")[2] and "do not give" in text, text
+
+
+PM_PLAN = {"model": {"params": "14B", "seq_len": 2048},
+           "training": {"method": "finetune", "examples": 100000, "tokens_per_example": 1024, "epochs": 3, "current_strategy": "none",
+                        "deadline_days": 3},
+           "cluster": {"gpu": "a100-80gb", "gpus": 8, "gpus_per_node": 8},
+           "budget": {"price_per_gpu_hour": 12, "currency": "CNY", "limit": 8000}}
+"""The new user's plan (/tmp/usertry5/cs.yaml): a 14B full fine-tune on 8 A100s, runs a month not given."""
+
+
+def test_runs_a_month_kept_that_no_longer_fit_in_a_month_are_said(tmp_path, capsys):
+    """'can we use 4090s?' kept today's 100 runs a month at 18.1 h a run: a monthly bill of 1,810 GPU-hours' runs in a
+    720-hour month, unsaid."""
+    f = tmp_path / "cs.json"
+    f.write_text(json.dumps(PM_PLAN), encoding="utf-8")
+    code, out, err = run(capsys, "ask", f, "can we use 4090s?")
+    assert code == 0, err
+    assert "100 runs take" in out and "more than a month" in out and "fit" in out, out
+
+
+@pytest.mark.parametrize("question", ["用4090，每卡时3元呢", "能用4090吗"])
+def test_a_4090_asked_in_chinese_is_the_gpu_type(question):
+    """'用4090，每卡时3元呢' priced the A100 at the 4090's rate (the type dropped: '4090' has no letter); '能用4090吗' was not
+    read."""
+    from advisor.outputs.ask import load_intents, parse
+
+    parsed = parse(question, load_intents())
+    assert parsed is not None and parsed.intent == "what_if" and parsed.slots.get("gpu") == ["rtx4090"], parsed

@@ -41,6 +41,7 @@ from advisor.base.text import plain
 from advisor.knowledge.rules import RuleSet, format_number
 from advisor.knowledge.strategies import FRAMEWORKS
 from advisor.base.units import count, parse_quantity, token_amount, token_text
+from advisor.decision.facts import HOURS_PER_MONTH
 from advisor.outputs.render import runs_note
 
 INTENTS_FILE = "intents.yaml"
@@ -978,6 +979,7 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
                        old=_plan_text(base, new.method), time=hours_text(cn.hours), dt=pct_change(cn.hours, cb.hours),
                        cost=money(cn.cost, str(new.facts["currency"])), dc=pct_change(cn.cost, cb.cost)))
     lines += _limits_lost(base, new)
+    lines += _runs_do_not_fit(new, kept_runs="training.runs_per_month" in change and "training.runs_per_month" not in asked)
     if base.answers.training.method == "pretrain" and new.answers.training.method in ("lora", "qlora"):
         lines.append(_("{method} adapts an existing model: it fits continued training of a trained model, not pre-training one "
                        "from scratch, which trains every weight.", method=method_names()[new.answers.training.method]))
@@ -1019,6 +1021,18 @@ def _can_we_finish(ctx: Context, base: Advice, new: Advice, asked: set[str]) -> 
         return _("At risk: the recommended plan takes {time}, inside {deadline}, but slower runs of this kind take up to {high}.",
                  time=hours_text(c.hours), high=hours_text(hi), deadline=deadline)
     return _("No: the recommended plan takes {time}, more than {deadline}.", time=hours_text(c.hours), deadline=deadline)
+
+
+def _runs_do_not_fit(new: Advice, kept_runs: bool) -> list[str]:
+    """Runs a month kept at today's pace (not given) that no longer fit in a month at the what-if's time per run: the
+    monthly bill counted 100 runs of 18.1 h, 1,810 hours of a 720-hour month (user try 2026-12-06). Said, with how many
+    fit back to back."""
+    runs, hours = float(new.answers.training.runs_per_month or 0), new.plan.chosen.hours
+    if not kept_runs or runs * hours <= HOURS_PER_MONTH:
+        return []
+    return [_("At {time} a run, {runs} runs take {total}, more than a month: back to back on the same GPUs, {fit} fit, and the cost "
+              "per month counts all {runs}.", time=hours_text(hours), runs=format_number(round(runs, 1)),
+              total=hours_text(runs * hours), fit=format_number(round(HOURS_PER_MONTH / hours, 1)))]
 
 
 def _limits_lost(a: Advice, b: Advice) -> list[str]:
