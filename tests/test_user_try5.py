@@ -177,3 +177,16 @@ def test_a_4090_asked_in_chinese_is_the_gpu_type(question):
 
     parsed = parse(question, load_intents())
     assert parsed is not None and parsed.intent == "what_if" and parsed.slots.get("gpu") == ["rtx4090"], parsed
+
+
+@pytest.mark.parametrize("question", ["can we do it cheaper?", "why not LoRA?"])
+def test_a_cheaper_lighter_method_the_plan_did_not_take_is_named_with_the_reason(tmp_path, capsys, question):
+    """'can we do it cheaper?' said nothing was cheaper while LoRA was 31% cheaper and met every goal; 'why not LoRA?'
+    showed LoRA 31% cheaper and never said why the plan kept the full fine-tune."""
+    f = tmp_path / "cs.json"
+    f.write_text(json.dumps(PM_PLAN), encoding="utf-8")
+    code, out, err = run(capsys, "ask", f, question)
+    assert code == 0, err
+    assert "LoRA is planned only where it runs when a full fine-tune cannot, or saves at least half the cost" in out, out
+    if question.startswith("can"):
+        assert "Cheaper with another method: LoRA with ddp on 8 GPUs" in out and "(31% less)" in out, out

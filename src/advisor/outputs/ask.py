@@ -27,7 +27,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from advisor.decision.advice import Advice, advise, hours_text, money, pct_change, peft_caveat
+from advisor.decision.advice import METHOD_ALTERNATIVES, Advice, advise, hours_text, money, pct_change, peft_caveat
 from advisor.estimate.finetune import FINETUNE_METHODS, PEFT_METHODS
 from advisor.estimate.residuals import deadline_hours
 from advisor.estimate.workload import workload_from
@@ -984,10 +984,9 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
         lines.append(_("{method} adapts an existing model: it fits continued training of a trained model, not pre-training one "
                        "from scratch, which trains every weight.", method=method_names()[new.answers.training.method]))
     if base.method_changed and not new.method_changed:
-        names = method_names()
-        lines.append(_("{method} is planned only where it runs when a {asked} cannot, or saves at least half the cost or the GPUs "
-                       "without missing a date the {asked} meets (a change of method trades model quality): here it does not.",
-                       method=names[base.method], asked=names[new.method]))
+        lines.append(_method_policy(base.method, new.method))
+    elif _lighter_not_planned(base, new):  # 'why not LoRA?' where the plan keeps the full fine-tune: why it was not planned
+        lines.append(_method_policy(new.method, base.method))
     from advisor.decision.explain import headline
 
     lines.append(headline(new, count_asked="cluster.gpus" in asked))
@@ -1021,6 +1020,21 @@ def _can_we_finish(ctx: Context, base: Advice, new: Advice, asked: set[str]) -> 
         return _("At risk: the recommended plan takes {time}, inside {deadline}, but slower runs of this kind take up to {high}.",
                  time=hours_text(c.hours), high=hours_text(hi), deadline=deadline)
     return _("No: the recommended plan takes {time}, more than {deadline}.", time=hours_text(c.hours), deadline=deadline)
+
+
+def _method_policy(lighter: str, asked: str) -> str:
+    """Why a lighter method is or is not the plan: advisor's policy (advice.METHOD_SWITCH_SAVING), in one sentence."""
+    names = method_names()
+    return _("{method} is planned only where it runs when a {asked} cannot, or saves at least half the cost or the GPUs "
+             "without missing a date the {asked} meets (a change of method trades model quality): here it does not.",
+             method=names[lighter], asked=names[asked])
+
+
+def _lighter_not_planned(base: Advice, new: Advice) -> bool:
+    """``new`` prices a lighter method the search could have planned (METHOD_ALTERNATIVES) and did not: cheaper, but not
+    by what a change of method must save (a user asked 'why not LoRA?' and saw it 31% cheaper with no reason given)."""
+    return (not base.method_changed and new.method in METHOD_ALTERNATIVES.get(base.method, ())
+            and new.plan.chosen.cost < base.plan.chosen.cost)
 
 
 def _runs_do_not_fit(new: Advice, kept_runs: bool) -> list[str]:
@@ -1816,6 +1830,17 @@ def _cheaper(ctx: Context, slots: dict[str, list[str]]) -> Reply:
                      + ("" if o.meets_deadline is not False else _(" It misses the deadline.")))
     if not offers:
         lines.append(_("Nothing the search priced is cheaper while meeting what the answers ask."))
+    lighter = METHOD_ALTERNATIVES.get(a.method, ()) if not a.method_changed else ()
+    if lighter:  # 'can we do it cheaper?' where LoRA would be: say so, and why it is not the plan (user try 2026-12-06)
+        change: dict[str, Any] = {"training.method": lighter[0]}
+        _keep_the_work(ctx, change)
+        new = _rerun(ctx, change)
+        o = new.plan.chosen
+        if _lighter_not_planned(a, new):
+            lines.append(_("Cheaper with another method: {method} with {plan} costs {cost} ({dc}) and takes {time} ({dt}).",
+                           method=method_names()[new.method], plan=_plan_text(new), cost=money(o.cost, cur), dc=pct_change(o.cost, c.cost),
+                           time=hours_text(o.hours), dt=pct_change(o.hours, c.hours)) + ("" if o.meets_deadline is not False else _(" It misses the deadline.")))
+            lines.append(_method_policy(new.method, a.method))
     hints = _levers(ctx, cheaper=True)
     return Reply(ctx.question, "cheaper", lines=lines, suggestions=hints, sources=[PLAN_SOURCE, "seed:K14"])
 
