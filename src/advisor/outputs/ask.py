@@ -1508,8 +1508,6 @@ def _why_method(ctx: Context, method: str, negative: bool) -> Reply:
             lines.insert(0, _("The plan already fine-tunes with {method}; the answers ask for a {asked}.", method=names[a.method],
                               asked=names[a.asked_method or ""]))
         return Reply(ctx.question, "why_not" if negative else "why", lines=lines, sources=[PLAN_SOURCE, "seed:K4"])
-    if method == "pretrain" != a.today_answers.training.method:
-        return _from_scratch(ctx)
     if method == a.method:
         lines = [_("{method} is the method the answers ask for, and the plan keeps it.", method=names.get(method, method))]
         return Reply(ctx.question, "why_not" if negative else "why", lines=lines, sources=[PLAN_SOURCE])
