@@ -190,3 +190,12 @@ def test_a_cheaper_lighter_method_the_plan_did_not_take_is_named_with_the_reason
     assert "LoRA is planned only where it runs when a full fine-tune cannot, or saves at least half the cost" in out, out
     if question.startswith("can"):
         assert "Cheaper with another method: LoRA with ddp on 8 GPUs" in out and "(31% less)" in out, out
+
+
+def test_a_sweep_where_nothing_runs_does_not_blame_the_deadline(tmp_path, capsys):
+    """`sweep --gpus 1e9`: every row said the batch is too small, and the footer said nothing meets the deadline."""
+    f = tmp_path / "cs.json"
+    f.write_text(json.dumps(PM_PLAN), encoding="utf-8")
+    code, out, err = run(capsys, "sweep", f, "--gpus", "1e9")
+    assert code == 0, err
+    assert "Cheapest feasible: nothing in this range can run" in out and "deadline" not in out.split("Cheapest feasible")[1], out

@@ -327,6 +327,9 @@ def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False, today_mark: bo
             i = int(np.searchsorted(sw.gpus, p[1]))
             line = _("{label}: {strategy} on {gpus} GPUs, {days} days, {cost}", label=label, strategy=p[0], gpus=count(p[1]),
                      days=days(float(sw.hours[p[0]][i])), cost=money(float(sw.cost[p[0]][i]), cur))
+        elif not any(np.any(sw.runnable[t] & sw.batch_ok[t]) for t in STRATEGIES):
+            # nothing runs at all (too few sequences, no memory): not a deadline missed (user try 2026-12-06: --gpus 1e9)
+            line = _("{label}: nothing in this range can run (see the notes above)", label=label)
         else:
             line = (_("{label}: nothing in this range meets the deadline", label=label) if deadline
                     else _("{label}: nothing in this range fits", label=label))
