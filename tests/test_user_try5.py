@@ -199,3 +199,12 @@ def test_a_sweep_where_nothing_runs_does_not_blame_the_deadline(tmp_path, capsys
     code, out, err = run(capsys, "sweep", f, "--gpus", "1e9")
     assert code == 0, err
     assert "Cheapest feasible: nothing in this range can run" in out and "deadline" not in out.split("Cheapest feasible")[1], out
+
+
+def test_is_fp8_worth_it_is_about_fp8(tmp_path, capsys):
+    """'is fp8 worth it?' got the generic 'is the plan worth it' answer and never mentioned FP8."""
+    f = tmp_path / "cs.json"
+    f.write_text(json.dumps(PM_PLAN), encoding="utf-8")
+    code, out, err = run(capsys, "ask", f, "is fp8 worth it?")
+    assert code == 0, err
+    assert "FP8" in out.splitlines()[0] and "no run today to compare" not in out, out

@@ -1877,6 +1877,8 @@ def _levers(ctx: Context, cheaper: bool) -> list[str]:
 
 
 def _worth_it(ctx: Context, slots: dict[str, list[str]]) -> Reply:
+    if slots:  # 'is fp8 worth it?': what that change does to this plan, not whether the plan's switch pays
+        return _what_if(ctx, slots)
     a, cur = ctx.advice, ctx.currency
     p, c, t = a.plan, a.plan.chosen, a.plan.today
     if p.greenfield:
