@@ -208,3 +208,22 @@ def test_is_fp8_worth_it_is_about_fp8(tmp_path, capsys):
     code, out, err = run(capsys, "ask", f, "is fp8 worth it?")
     assert code == 0, err
     assert "FP8" in out.splitlines()[0] and "no run today to compare" not in out, out
+
+
+@pytest.mark.parametrize("example", ["customer-service-finetune.yaml", "customer-service-dpo.yaml", "pretrain-7b-h100.yaml", "thousand-gpus-one-day.yaml", "finetune-13b-small-cluster.yaml"])
+def test_the_memo_cost_line_multiplies_out_to_the_cost_it_shows(rules, example):
+    """'1.6 h × 10 CNY × 8 GPUs = 132 CNY': a PM checking it by hand got 128; the hours carry the decimals the product needs."""
+    import re
+
+    from advisor.decision.advice import advise
+    from advisor.inputs.answers import load_answers
+    from advisor.outputs.render import to_markdown
+
+    from .conftest import EXAMPLES
+
+    memo = to_markdown(advise(load_answers(EXAMPLES / example), rules).report())
+    line = next(ln for ln in memo.splitlines() if " h × " in ln and " GPUs = " in ln)
+    m = re.search(r"([\d,.]+) h × ([\d,.]+) \S+ × (\d+) GPUs = ([\d,.]+)", line)
+    assert m, line
+    hours, price, gpus, cost = (float(g.replace(",", "")) for g in m.groups())
+    assert hours * price * gpus == pytest.approx(cost, rel=0.006), line
