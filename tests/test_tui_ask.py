@@ -94,7 +94,7 @@ async def test_adopt_makes_the_what_if_the_answers_and_keeps_the_conversation(ru
                 break
         assert isinstance(app.screen, ResultsScreen)
         assert app.screen.advice.answers.cluster.gpus == 128
-        assert app.draft["cluster"]["gpus"] == "128"
+        assert app.draft["cluster"]["gpus"] == 128  # the number, not the text "128" (saved as gpus: '128')
         assert app.screen.query_one("#tabs").active == "ask"
         assert log_text(app)[0] == "› what if we get 128 GPUs?"  # the conversation is still there
         # saved answers keep the change and the conversation

@@ -227,3 +227,37 @@ def test_the_memo_cost_line_multiplies_out_to_the_cost_it_shows(rules, example):
     assert m, line
     hours, price, gpus, cost = (float(g.replace(",", "")) for g in m.groups())
     assert hours * price * gpus == pytest.approx(cost, rel=0.006), line
+
+
+@pytest.mark.parametrize(("question", "field", "written"), [
+    ("what if we use 16 GPUs?", "cluster.gpus", 16),
+    ("what if we train 2 epochs?", "training.epochs", 2),
+    ("what if the deadline is 3 days?", "training.deadline_days", 3),
+    ("what if the deadline is 48h?", "training.deadline_days", 2),
+])
+def test_adopting_a_what_if_writes_numbers_and_no_assumed_runs_a_month(tmp_path, capsys, question, field, written):
+    """`ask --save --adopt` wrote `gpus: '16'`, `epochs: '2'`, `deadline_days: 3 days` and a `runs_per_month: 16.3274`
+    nobody gave (the what-if held it only to compare like with like; saved, the memo then gave it as the team's)."""
+    import yaml
+
+    from .conftest import EXAMPLES
+
+    saved = tmp_path / "s.yaml"
+    code, _out, err = run(capsys, "ask", EXAMPLES / "customer-service-finetune.yaml", question, "--save", saved, "--adopt")
+    assert code == 0, err
+    data = yaml.safe_load(saved.read_text(encoding="utf-8"))
+    section, key = field.split(".")
+    assert data[section][key] == written and type(data[section][key]) is int, data[section]
+    assert "runs_per_month" not in data["training"], data["training"]
+
+
+def test_a_runs_a_month_the_question_sets_is_adopted(tmp_path, capsys):
+    """Held values are only the ones the what-if kept for the comparison: runs a month asked for are written."""
+    import yaml
+
+    from .conftest import EXAMPLES
+
+    saved = tmp_path / "s.yaml"
+    code, _out, err = run(capsys, "ask", EXAMPLES / "customer-service-finetune.yaml", "what if we do 20 runs a month?", "--save", saved, "--adopt")
+    assert code == 0, err
+    assert yaml.safe_load(saved.read_text(encoding="utf-8"))["training"]["runs_per_month"] == 20

@@ -40,7 +40,7 @@ from advisor.base.i18n import _, written_in_chinese, zh
 from advisor.base.text import plain
 from advisor.knowledge.rules import RuleSet, format_number
 from advisor.knowledge.strategies import FRAMEWORKS
-from advisor.base.units import count, parse_quantity, token_amount, token_text
+from advisor.base.units import count, parse_duration, parse_quantity, token_amount, token_text
 from advisor.decision.facts import HOURS_PER_MONTH
 from advisor.outputs.render import runs_note
 
@@ -519,7 +519,15 @@ class Reply(Struct):
     sources: list[str] = field(default_factory=list)
     suggestions: list[str] = field(default_factory=list)
     change: dict[str, Any] = field(default_factory=dict)
-    """answers field path ('cluster.gpus') -> the value as written ('128'): what adopting the what-if sets"""
+    """answers field path ('cluster.gpus') -> the value as written ('128'): what the what-if priced"""
+    held: tuple[str, ...] = ()
+    """paths in ``change`` set only to compare like with like (an assumed runs a month kept at today's): not adopted"""
+
+    def adoptable(self) -> dict[str, Any]:
+        """What adopting the what-if writes into the answers: the change less what it only held for the comparison
+        (adopting '16 GPUs' wrote 'runs_per_month: 16.3274', an assumption the new file then gave as fact), with a number
+        written as text ('16', '3 days') written as the number the answers read (user try 2026-12-06: 'gpus: '16'')."""
+        return {path: adopted_value(path, value) for path, value in self.change.items() if path not in self.held}
 
     def text(self) -> str:
         return reply_text(self)
@@ -528,7 +536,7 @@ class Reply(Struct):
         return {
             "question": self.question, "intent": self.intent, "slots": self.slots, "answer": self.lines,
             "figures": {"columns": list(self.columns), "rows": [list(r) for r in self.figures]},
-            "sources": self.sources, "suggestions": self.suggestions, "change": self.change,
+            "sources": self.sources, "suggestions": self.suggestions, "change": self.change, "held": list(self.held),
         }
 
 
@@ -596,11 +604,13 @@ def ask(question: str, draft: dict[str, Any], advice: Advice, rules: RuleSet, na
     parsed = parse(question, data)
     if parsed is None:
         return Reply(question, None, lines=[_("I could not read that question.")], suggestions=suggestions(question, data, advice=advice))
+    ctx = Context(question, draft, advice, rules, name, data)
     try:
-        reply = ANSWERERS[parsed.intent](Context(question, draft, advice, rules, name, data), parsed.slots)
+        reply = ANSWERERS[parsed.intent](ctx, parsed.slots)
     except AnswerError as exc:
         raise AnswerError(question_error(question, exc.msg, name)) from None
     reply.slots = parsed.slots
+    reply.held = tuple(sorted(ctx.held & reply.change.keys()))
     return reply
 
 
@@ -623,10 +633,35 @@ class Context(Struct):
     rules: RuleSet
     name: str
     data: Intents
+    held: set[str] = field(default_factory=set)
+    """the change's paths set only to keep the comparison like with like (Reply.held)"""
 
     @property
     def currency(self) -> str:
         return str(self.advice.facts["currency"])
+
+
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def adopted_value(path: str, value: Any) -> Any:
+    """``value`` as the saved answers should hold it: a plain number written as text ('16') as that number, a duration
+    ('3 days', '48h') as the number of the field's own unit; a quantity with a suffix ('1T', '20万') stays as written."""
+    if not isinstance(value, str):
+        return value
+    text = value.strip()
+    unit = "days" if path.endswith("_days") else "hours" if path.endswith("_hours") else None
+    number: float | None = None
+    if _PLAIN_NUMBER.fullmatch(text):
+        number = float(text)
+    elif unit is not None:
+        try:
+            number = parse_duration(text, unit)
+        except (TypeError, ValueError):
+            return value  # the answers' own parser gives the one-line error on the re-run
+    if number is None or number != number or number in (float("inf"), float("-inf")):
+        return value
+    return int(number) if number.is_integer() and abs(number) < 2 ** 53 else number
 
 
 def with_change(draft: dict[str, Any], change: dict[str, Any]) -> dict[str, Any]:
@@ -657,6 +692,7 @@ def _keep_the_work(ctx: Context, change: dict[str, Any]) -> list[str]:
         # the default cadence is today's setup back to back: a what-if keeps the roadmap's runs a month as they are
         runs = ctx.advice.plan.runs_per_month
         change["training.runs_per_month"] = round(runs, 4)
+        ctx.held.add("training.runs_per_month")
         notes.append(_("Runs a month kept at today's {runs}.", runs=format_number(runs)))
     if a.training.baseline_hours is None:
         return notes

@@ -314,7 +314,7 @@ class ResultsScreen(Screen[None]):
         else:
             try:
                 reply = ask(question, state.draft, self.advice, state.rules, _("answers"))
-                answer, self.change = reply.text(), dict(reply.change)
+                answer, self.change = reply.text(), reply.adoptable()
                 if not zh() and written_in_chinese(question):
                     # The CLI answers a Chinese question in Chinese where no language was chosen; here the screen's
                     # language is the one chosen (the advice on screen is in it), so say how to get Chinese throughout.
