@@ -64,10 +64,11 @@ def test_counts_percentages_changes_and_plurals():
     assert percent(0.513) == "51%" and percent(0.513, 1) == "51.3%" and days(15.1) == "0.63" and days(740) == "30.8"
     assert pct_change(112, 100) == "12% more" and pct_change(70, 100) == "30% less" and pct_change(100.2, 100) == "about the same"
     assert same_unit(24.6, 15.1) == ("24.6 h", "15.1 h") and same_unit(24.6 * 24, 15.1) == ("24.6 days", "0.6 days")
-    one, many = N_(" (and 1 more problem)"), N_(" (and {n} more problems)")
-    assert plural(1, one, many) == " (and 1 more problem)" and plural(3, one, many) == " (and 3 more problems)"
+    one, many = N_(" (and 1 more problem, at {where})"), N_(" (and {n} more problems, at {where})")
+    assert plural(1, one, many, where="budget") == " (and 1 more problem, at budget)"
+    assert plural(3, one, many, where="a, b") == " (and 3 more problems, at a, b)"
     with language("zh"):
-        assert plural(3, one, many) == "（还有 3 个问题）"
+        assert plural(3, one, many, where="a") == "（还有 3 个问题，在 a）"
 
 
 def test_a_rule_template_writes_money_as_the_memo_does():

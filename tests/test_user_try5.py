@@ -261,3 +261,22 @@ def test_a_runs_a_month_the_question_sets_is_adopted(tmp_path, capsys):
     code, _out, err = run(capsys, "ask", EXAMPLES / "customer-service-finetune.yaml", "what if we do 20 runs a month?", "--save", saved, "--adopt")
     assert code == 0, err
     assert yaml.safe_load(saved.read_text(encoding="utf-8"))["training"]["runs_per_month"] == 20
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_other_problems_an_error_counts_are_named(tmp_path, capsys, lang):
+    """'cluster.gpus: ... (and 1 more problem)' did not say budget was missing: the fix took a second run to find."""
+    f = tmp_path / "bad.yaml"
+    f.write_text("model: {params: 7B}\ntraining: {tokens: 1T, epochs: -2}\ncluster: {gpu: h100, gpus: -8}\n", encoding="utf-8")
+    code, out, err = run(capsys, "--lang", lang, "advise", f)
+    one_clean_line(code, err, "training.epochs", "cluster.gpus", "budget")
+    assert "(got -2)" in err or "（实际是 -2）" in err
+
+
+def test_a_count_asked_in_a_question_is_quoted_as_written(capsys):
+    """'what if we use -8 GPUs?' answered 'must be a positive whole number (got -8.0)'."""
+    from .conftest import EXAMPLES
+
+    code, out, err = run(capsys, "ask", EXAMPLES / "customer-service.yaml", "what if we use -8 GPUs?")
+    one_clean_line(code, err, "cluster.gpus", "(got -8)")
+    assert "-8.0" not in err

@@ -48,6 +48,14 @@ from advisor.base.units import (
 )
 
 
+def _got(value: Any) -> str:
+    """A rejected value as the person wrote it: -8 typed into a question reaches the check as -8.0 (parse_quantity) and
+    was quoted back as 'got -8.0' (user try 2026-12-06)."""
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer() and abs(value) < 2 ** 53:
+        return repr(int(value))
+    return repr(value)
+
+
 def _quantity(value: Any) -> float:
     number = parse_quantity(value)
     if number < 1:
@@ -69,7 +77,7 @@ def _positive_number(value: Any) -> float:
     if not math.isfinite(value):
         raise ValueError(_("must be a finite number (NaN and infinity are not allowed)"))
     if value <= 0:
-        raise ValueError(_("must be greater than zero (got {value})", value=repr(value)))
+        raise ValueError(_("must be greater than zero (got {value})", value=_got(value)))
     if value > MAX_NUMBER:
         raise ValueError(_("is too large (at most {most})", most=readable_figure(MAX_NUMBER)))
     return float(value)
@@ -91,7 +99,7 @@ def _count(value: Any) -> int:
     if isinstance(value, float) and (not math.isfinite(value) or not value.is_integer()):
         raise ValueError(_("expected a whole number, got {what}", what=repr(value)))
     if value <= 0:
-        raise ValueError(_("must be a positive whole number (got {value})", value=repr(value)))
+        raise ValueError(_("must be a positive whole number (got {value})", value=_got(value)))
     if value > MAX_COUNT:
         raise ValueError(_("is too large (at most {most})", most=count(MAX_COUNT)))
     return int(value)
@@ -1031,13 +1039,17 @@ def describe_validation_error(exc: ValidationError, root: type[BaseModel]) -> st
     more = useful - 1
     if more <= 0:
         return text
-    return text + plural(more, N_(" (and 1 more problem)"), N_(" (and {n} more problems)"))
+    # where the others are, so a fix can take them all at once ('(and 1 more problem)' did not say budget was missing)
+    others = list(dict.fromkeys(dotted(field_path(e["loc"])) or "?" for e in _useful(errors) if e is not first))
+    others = [o for o in others if o != dotted(field_path(first["loc"]))] or others
+    shown = ", ".join(others[:4]) + (", …" if len(others) > 4 else "")
+    return text + plural(more, N_(" (and 1 more problem, at {where})"), N_(" (and {n} more problems, at {where})"), where=shown)
 
 
-def _pick(errors: list[dict[str, Any]]) -> tuple[dict[str, Any], int]:
-    """The most useful error first: a typo'd key explains the 'missing' error it causes."""
+def _useful(errors: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The errors about the input as given: a union (gpu: str | CustomGpu) reports one error per branch, and only the
+    branch the input chose is kept."""
     def useful(err: dict[str, Any]) -> bool:
-        # A union (gpu: str | CustomGpu) reports one error per branch: keep the branch the input chose.
         branch = _union_branch(err["loc"])
         if branch == "str" and isinstance(err.get("input"), dict):
             return False
@@ -1045,7 +1057,12 @@ def _pick(errors: list[dict[str, Any]]) -> tuple[dict[str, Any], int]:
             return False
         return True
 
-    candidates = [e for e in errors if useful(e)] or errors
+    return [e for e in errors if useful(e)] or errors
+
+
+def _pick(errors: list[dict[str, Any]]) -> tuple[dict[str, Any], int]:
+    """The most useful error first: a typo'd key explains the 'missing' error it causes."""
+    candidates = _useful(errors)
     for err in candidates:
         if err["type"] == "extra_forbidden":
             return err, len(candidates)
