@@ -75,7 +75,7 @@ async def test_an_out_of_range_value_is_the_answers_own_error_in_red(rules, tmp_
         await ask(pilot, "what if we get 0 GPUs?")
         answer = app.screen.query(".ask-a").last()
         assert "ask-error" in answer.classes
-        assert str(answer.render()).endswith("': cluster.gpus: must be a positive whole number (got 0.0)")
+        assert str(answer.render()).endswith("': cluster.gpus: must be a positive whole number (got 0)")
         assert app.screen.query_one("#ask-adopt").disabled
 
 

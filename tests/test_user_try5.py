@@ -280,3 +280,14 @@ def test_a_count_asked_in_a_question_is_quoted_as_written(capsys):
     code, out, err = run(capsys, "ask", EXAMPLES / "customer-service.yaml", "what if we use -8 GPUs?")
     one_clean_line(code, err, "cluster.gpus", "(got -8)")
     assert "-8.0" not in err
+
+
+@pytest.mark.parametrize("question", ["what's the weather in Paris?", "asdf qwer", "今天天气怎么样"])
+def test_a_question_advisor_cannot_read_exits_non_zero_and_saves_nothing(tmp_path, capsys, question):
+    """'I could not read that question.' exited 0, so a script took it as answered (and --save kept it as a turn)."""
+    from .conftest import EXAMPLES
+
+    saved = tmp_path / "s.yaml"
+    code, out, err = run(capsys, "ask", EXAMPLES / "customer-service.yaml", question, "--save", saved)
+    one_clean_line(code, err, "QUESTION")
+    assert out == "" and not saved.exists()

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 from advisor import __version__
 from advisor.base.errors import AdvisorError, AnswerError, InputFileError, OutputError
-from advisor.base.i18n import N_, _, detect, normalise, pad, set_language, written_in_chinese
+from advisor.base.i18n import N_, _, detect, normalise, pad, set_language, written_in_chinese, zh
 from advisor.base.units import count, plural
 
 EXIT_BAD_INPUT = 2
@@ -569,6 +569,14 @@ def _ask(args: argparse.Namespace, extra: list[Path]) -> int:
     advice = advise(answers, rules)
     kept = [t.model_dump() for t in answers.project.conversation or ()]
     reply = ask(question, draft, advice, rules, name) if question is not None else None
+    if reply is not None and not reply.understood:
+        # a question advisor could not read is not an answer: one line on stderr and exit 2, nothing saved or written
+        # (it printed 'I could not read that question.' and exited 0, so a script took it as answered; user try 2026-12-06)
+        quote = "“{}”" if zh() else "'{}'"
+        asked = " ".join(reply.question.split())
+        asked = asked if len(asked) <= 80 else asked[:79] + "…"
+        raise InputFileError(_("QUESTION: could not read {question}; ask e.g. {examples}", question=quote.format(asked),
+                               examples=" / ".join(quote.format(s) for s in reply.suggestions)))
     conversation = kept + ([turn(reply)] if reply is not None else [])
     saved_text = None
     if args.save:

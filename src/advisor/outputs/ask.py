@@ -520,6 +520,8 @@ class Reply(Struct):
     suggestions: list[str] = field(default_factory=list)
     change: dict[str, Any] = field(default_factory=dict)
     """answers field path ('cluster.gpus') -> the value as written ('128'): what the what-if priced"""
+    understood: bool = True
+    """False where the question was not read at all (no intent matched): the CLI exits non-zero on it"""
     held: tuple[str, ...] = ()
     """paths in ``change`` set only to compare like with like (an assumed runs a month kept at today's): not adopted"""
 
@@ -603,7 +605,8 @@ def ask(question: str, draft: dict[str, Any], advice: Advice, rules: RuleSet, na
                                                                 n=count(len(question)), most=MAX_QUESTION)])
     parsed = parse(question, data)
     if parsed is None:
-        return Reply(question, None, lines=[_("I could not read that question.")], suggestions=suggestions(question, data, advice=advice))
+        return Reply(question, None, lines=[_("I could not read that question.")], suggestions=suggestions(question, data, advice=advice),
+                     understood=False)
     ctx = Context(question, draft, advice, rules, name, data)
     try:
         reply = ANSWERERS[parsed.intent](ctx, parsed.slots)
