@@ -578,12 +578,13 @@ def _ask(args: argparse.Namespace, extra: list[Path]) -> int:
         raise InputFileError(_("QUESTION: could not read {question}; ask e.g. {examples}", question=quote.format(asked),
                                examples=" / ".join(quote.format(s) for s in reply.suggestions)))
     conversation = kept + ([turn(reply)] if reply is not None else [])
+    adopted = reply.adoptable() if args.adopt and reply is not None else {}
     saved_text = None
     if args.save:
         from advisor.base.safeload import parse_mapping
         from advisor.outputs.ask import answers_yaml
 
-        saved = with_change(draft, reply.adoptable()) if args.adopt and reply is not None else draft
+        saved = with_change(draft, adopted)
         saved = with_change(saved, {"project.conversation": conversation})
         answers_from_mapping(saved, args.save)  # never write answers that would not load
         saved_text = "# advisor answers (saved by advisor ask); run: advisor advise FILE\n" + answers_yaml(saved)
@@ -592,8 +593,7 @@ def _ask(args: argparse.Namespace, extra: list[Path]) -> int:
     if args.format == "json":
         out = json.dumps(reply.to_dict() if reply else {}, indent=2, ensure_ascii=False) + "\n"
     elif args.format == "md":
-        memo_advice = advise(answers_from_mapping(with_change(draft, reply.adoptable()), name), rules) \
-            if args.adopt and reply is not None and reply.adoptable() else advice
+        memo_advice = advise(answers_from_mapping(with_change(draft, adopted), name), rules) if adopted else advice
         out = to_markdown(memo_advice.report(), conversation=conversation)
     else:
         out = reply.text() + "\n" if reply else ""

@@ -1029,18 +1029,18 @@ def answers_from_mapping(data: dict[str, Any], name: str = "<answers>") -> Answe
 def describe_validation_error(exc: ValidationError, root: type[BaseModel]) -> str:
     """First problem in plain words: 'cluster.gpus: must be a positive whole number (got -8)'."""
     errors = [dict(e) for e in exc.errors(include_url=False)]
-    first, useful = _pick(errors)
+    first, candidates = _pick(errors)
     missing: set[tuple[Any, ...]] = set()
     for e in errors:
         loc: Any = e["loc"]
         if e["type"] == "missing":
             missing.add(tuple(field_path(loc)))
     text = _one(first, root, missing)
-    more = useful - 1
+    more = len(candidates) - 1
     if more <= 0:
         return text
     # where the others are, so a fix can take them all at once ('(and 1 more problem)' did not say budget was missing)
-    others = list(dict.fromkeys(dotted(field_path(e["loc"])) or "?" for e in _useful(errors) if e is not first))
+    others = list(dict.fromkeys(dotted(field_path(e["loc"])) or "?" for e in candidates if e is not first))
     others = [o for o in others if o != dotted(field_path(first["loc"]))] or others
     shown = ", ".join(others[:4]) + (", …" if len(others) > 4 else "")
     return text + plural(more, N_(" (and 1 more problem, at {where})"), N_(" (and {n} more problems, at {where})"), where=shown)
@@ -1060,13 +1060,13 @@ def _useful(errors: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [e for e in errors if useful(e)] or errors
 
 
-def _pick(errors: list[dict[str, Any]]) -> tuple[dict[str, Any], int]:
-    """The most useful error first: a typo'd key explains the 'missing' error it causes."""
+def _pick(errors: list[dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The most useful error first (a typo'd key explains the 'missing' error it causes), and the errors it was picked from."""
     candidates = _useful(errors)
     for err in candidates:
         if err["type"] == "extra_forbidden":
-            return err, len(candidates)
-    return candidates[0], len(candidates)
+            return err, candidates
+    return candidates[0], candidates
 
 
 def _union_branch(loc: tuple[Any, ...]) -> str | None:

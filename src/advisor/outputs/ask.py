@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import math
 import re
 from msgspec import Struct, field
 from msgspec.structs import replace
@@ -662,7 +663,7 @@ def adopted_value(path: str, value: Any) -> Any:
             number = parse_duration(text, unit)
         except (TypeError, ValueError):
             return value  # the answers' own parser gives the one-line error on the re-run
-    if number is None or number != number or number in (float("inf"), float("-inf")):
+    if number is None or not math.isfinite(number):
         return value
     return int(number) if number.is_integer() and abs(number) < 2 ** 53 else number
 
