@@ -138,7 +138,8 @@ def steps() -> tuple[Step, ...]:
                              Choice("frontier", _("frontier — very large models")))),)),
         Step("advanced", _("Advanced (optional): host memory, sequence, batch, precision"),
              _("Press Enter to skip: advisor's defaults apply. Host RAM per node decides whether CPU offload can work; "
-               "sequence length and global batch change activation memory and how many GPUs the batch can feed."),
+               "sequence length and global batch change activation memory and how many GPUs the batch can feed. A fine-tune "
+               "gives its data here: examples, tokens per example, epochs."),
              (Field("cluster.cpu_memory_gb_per_node", _("Host RAM per node (GB)"), "text", _("e.g. 1024"), optional=True, number="float"),
               Field("model.seq_len", _("Sequence length (tokens)"), "text", _("e.g. 2048"), optional=True, number="int"),
               Field("training.global_batch_tokens", _("Global batch (tokens per step)"), "text", _("e.g. 4M"), optional=True),
@@ -180,6 +181,8 @@ def default_draft() -> dict[str, Any]:
 
 
 DEFAULT_TOKENS = DEFAULT_DRAFT["training"]["tokens"]
+FINE_TUNES = ("finetune", "lora", "qlora")
+"""The job kinds on the training step that adapt an existing model: sized by their examples, not by DEFAULT_TOKENS."""
 
 
 def reconcile(draft: dict[str, Any], before: dict[str, Any]) -> str | None:
@@ -188,12 +191,20 @@ def reconcile(draft: dict[str, Any], before: dict[str, Any]) -> str | None:
     step was refused ('give tokens or examples, not both'), and clearing the default at step 2 was refused too (no
     examples yet): no way through (user try 2026-12-06)."""
     training = draft.get("training", {})
-    had_examples = before.get("training", {}).get("examples") is not None
+    was = before.get("training", {})
+    if (training.get("method") in FINE_TUNES and was.get("method") not in FINE_TUNES and training.get("tokens") == DEFAULT_TOKENS
+            and was.get("tokens") == DEFAULT_TOKENS):
+        # A fine-tune is sized by its data, not by the pre-training default: left in place, a LoRA picked at step 2 and
+        # Entered through was priced over 1T tokens (user try 2026-12-06). Its data is asked on the Advanced step.
+        training.pop("tokens", None)
+        return _("A fine-tune is sized by its data: give its examples on the Advanced step (or its tokens here); the default "
+                 "{tokens} tokens were dropped.", tokens=DEFAULT_TOKENS)
+    had_examples = was.get("examples") is not None
     if training.get("examples") is not None and not had_examples and training.get("tokens") == DEFAULT_TOKENS:
         training.pop("tokens", None)
         return _("Using the {examples} fine-tuning examples; the default {tokens} tokens were dropped.",
                  examples=display(training["examples"]), tokens=DEFAULT_TOKENS)
-    had_duration = before.get("training", {}).get("duration_days") is not None
+    had_duration = was.get("duration_days") is not None
     if training.get("duration_days") is not None and not had_duration and training.get("tokens") == DEFAULT_TOKENS:
         training.pop("tokens", None)
         try:  # '3天' or '72h' as typed: said in days, the unit once ('采用已知的 3天 天训练' said it twice)
@@ -301,6 +312,14 @@ def validate(draft: dict[str, Any]) -> tuple[Answers | None, list[dict[str, Any]
         return None, [dict(e) for e in exc.errors(include_url=False)]
 
 
+def _sized_on(draft: dict[str, Any]) -> str:
+    """The step that owns 'give tokens or examples': a fine-tune without tokens gives its examples on the Advanced
+    step, so only there is their absence an error (at step 2 it would block the way to them)."""
+    training = draft.get("training", {})
+    fine_tune_data_to_come = training.get("method") in FINE_TUNES and training.get("tokens") is None
+    return "advanced" if fine_tune_data_to_come and training.get("duration_days") is None else "training"
+
+
 def step_error(draft: dict[str, Any], step: Step) -> str | None:
     """The first validation problem that belongs to this step's fields, in the CLI's words."""
     from advisor.inputs.answers import Answers, _one, _pick, field_path
@@ -318,7 +337,7 @@ def step_error(draft: dict[str, Any], step: Step) -> str | None:
             mine.append(err)
         elif len(loc) <= 1 and loc and loc[0] in sections:
             mine.append(err)  # a section-level rule (e.g. gpus must be a multiple of gpus_per_node)
-        elif not loc and step.id == "training":
+        elif not loc and step.id == _sized_on(draft):
             mine.append(err)  # tokens-or-duration is checked at the top level
     if not mine:
         return None
