@@ -72,3 +72,31 @@ async def test_the_guided_lora_asks_for_its_data_instead_of_pricing_a_trillion_t
         await type_into_focused(pilot, "1024")
         await keys(pilot, "enter")
         assert app.draft["training"]["examples"] == "200k" and type(app.screen).__name__ == "ReviewScreen"
+
+
+@pytest.mark.parametrize("question, lang, first", [
+    ("How much does one more day cost?", "en",
+     "A day of the planned 16 GPUs costs 3,840 CNY (16 GPUs × 24 h × 10 CNY a GPU-hour): each day a run takes longer costs "
+     "that much more."),
+    ("what is the daily cost", "en",
+     "A day of the planned 16 GPUs costs 3,840 CNY (16 GPUs × 24 h × 10 CNY a GPU-hour): each day a run takes longer costs "
+     "that much more."),
+    ("多一天要多少钱", "zh", "计划中的 16 张 GPU 一天花费 3,840 元（16 张 × 24 小时 × 每 GPU 小时 10 元）：训练每多跑一天，就多花这么多。"),
+])
+def test_what_one_more_day_costs_is_the_day_not_the_run(rules, question, lang, first):
+    """'How much does one more day cost?' was answered with the cost of a run (1,862 CNY)."""
+    from advisor.base.i18n import language
+
+    from .test_user_try4 import _ask
+
+    with language(lang):
+        reply = _ask(question, rules, "customer-service-finetune.yaml")
+    assert reply.intent == "day_cost" and reply.lines[0] == first, reply.lines
+    # the day is the plan's GPUs at the plan's price: 16 x 24 x 10
+    assert "3,840" in reply.lines[0]
+
+
+def test_a_day_asked_with_a_change_is_that_what_if(rules):
+    from .test_user_try4 import _ask
+
+    assert _ask("how much per day on 32 GPUs", rules, "customer-service-finetune.yaml").change.get("cluster.gpus") == "32"

@@ -1827,6 +1827,22 @@ def _cost(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     return Reply(ctx.question, "cost", lines=lines, columns=cols, figures=rows, sources=[PLAN_SOURCE, "seed:K14"])
 
 
+def _day_cost(ctx: Context, slots: dict[str, list[str]]) -> Reply:
+    """What a day of the planned GPUs costs: each day a run overruns, or a deadline moves, costs that (seed:K16)."""
+    if slots:
+        return _what_if(ctx, slots)
+    a, cur = ctx.advice, ctx.currency
+    c, e = a.plan.chosen, a.estimate_dict(a.strategy)
+    price = c.cost / (c.gpus * c.hours) if c.hours > 0 else a.answers.budget.price_per_gpu_hour  # its GPU's, spot's too
+    lines = [_("A day of the planned {gpus} GPUs costs {day} ({gpus} GPUs × 24 h × {price} a GPU-hour): each day a run takes "
+               "longer costs that much more.", gpus=count(c.gpus), day=money(24.0 * c.gpus * price, cur), price=money(price, cur)),
+             _("One run takes {time} and costs {cost} with {plan}; making it 20% faster would save {saving} a run.",
+               time=hours_text(c.hours), cost=money(c.cost, cur), plan=_plan_text(a), saving=money(e["savings_if_20pct_faster"], cur))]
+    lines += _deadline_status(a)
+    cols, rows = _plan_rows(a)
+    return Reply(ctx.question, "day_cost", lines=lines, columns=cols, figures=rows, sources=[PLAN_SOURCE, "seed:K16"])
+
+
 def _runs_a_month(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     """Where the runs a month come from: the cost answer, which says it (a value in the question is the figure asked
     about, not a what-if on it)."""
@@ -2009,7 +2025,7 @@ def _spot(ctx: Context, slots: dict[str, list[str]]) -> Reply:
 
 ANSWERERS = {"compare": _compare, "without": _without_strategy, "instead": _instead, "why_not": _why_not, "why": _why, "explain": _explain, "what_if": _what_if_asked, "spot": _spot,
              "worth_it": _worth_it, "brief": _brief, "risks": _risks, "cheaper": _cheaper, "faster": _faster, "how_long": _how_long,
-             "cost": _cost, "runs_a_month": _runs_a_month}
+             "cost": _cost, "day_cost": _day_cost, "runs_a_month": _runs_a_month}
 
 
 # ------------------------------------------------------------------------------ conversation and test cases
