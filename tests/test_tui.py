@@ -10,7 +10,7 @@ from advisor.base.i18n import language
 from advisor.inputs.answers import load_answers
 from advisor.inputs.questions import default_draft, steps
 from advisor.tui.app import AdvisorApp, AnswersChanged, ConfirmDialog, LivePanel, PathDialog, QuestionScreen, ResultsScreen
-from advisor.tui.question import TYPING_PAUSE, first_problem
+from advisor.tui.question import first_problem
 
 from .conftest import EXAMPLES
 
@@ -88,9 +88,15 @@ async def test_enter_through_the_defaults_reaches_results(rules, tmp_path):
         assert len(changed) >= len(steps())  # the side panel recomputed on every accepted step
 
 
-async def test_typing_17b_updates_the_live_estimate_without_enter(rules, tmp_path):
+async def test_typing_17b_updates_the_live_estimate_without_enter(rules, tmp_path, monkeypatch):
     """Issue 20: changing 7B to 17B redrew nothing until Enter. After a pause in typing the estimate follows what is
-    typed (computed in a worker); nothing is accepted until Enter, and a keystroke inside the pause waits for the next."""
+    typed (computed in a worker); nothing is accepted until Enter, and a keystroke inside the pause waits for the next.
+    The pause is stretched here so three keystrokes on a loaded CI machine stay inside it (at 0.2 s the 'not yet' check
+    raced the timer under four test workers on two cores)."""
+    import advisor.tui.question as question
+
+    pause = 1.0
+    monkeypatch.setattr(question, "TYPING_PAUSE", pause)
     app = make_app(rules, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -102,7 +108,7 @@ async def test_typing_17b_updates_the_live_estimate_without_enter(rules, tmp_pat
         assert panel.advice.answers.model.params != 17e9
         await type_into_focused(pilot, "17B")
         assert panel.advice.answers.model.params != 17e9  # debounced: not yet
-        await pilot.pause(TYPING_PAUSE)
+        await pilot.pause(pause)
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert panel.advice.answers.model.params == 17e9

@@ -100,3 +100,62 @@ def test_a_day_asked_with_a_change_is_that_what_if(rules):
     from .test_user_try4 import _ask
 
     assert _ask("how much per day on 32 GPUs", rules, "customer-service-finetune.yaml").change.get("cluster.gpus") == "32"
+
+
+def _advice(rules, example):
+    from advisor.base.safeload import load_mapping
+    from advisor.decision.advice import advise
+    from advisor.inputs.answers import answers_from_mapping
+
+    from .conftest import EXAMPLES
+
+    name, draft = load_mapping(str(EXAMPLES / example))
+    return advise(answers_from_mapping(draft, name), rules)
+
+
+def test_the_what_if_table_marks_no_cheapest_inside_the_cost_tie(rules):
+    """256 GPUs at 46,080 CNY were marked 'cheapest meeting the deadline' beside the plan's 46,800 (2% apart, inside the
+    5% tie the plan itself treats as equal): the table said a second answer. The row is what the notes call it."""
+    from advisor.outputs.render import to_markdown
+
+    advice = _advice(rules, "customer-service.yaml")
+    memo = to_markdown(advice.report())
+    row = next(line for line in memo.splitlines() if line.startswith("| 256 | `deepspeed-zero2`"))
+    assert "cheapest meeting the deadline" not in row and row.endswith("| faster for no more per run |"), row
+    assert "Faster for no more per run: 256 GPUs with deepspeed-zero2" in memo
+    points = {p.gpus: p for p in advice.report().what_if}
+    assert points[256].faster_same_cost and not points[256].cheapest_meeting_deadline
+
+
+def _sweep(example, counts):
+    import numpy as np
+
+    from advisor.base.safeload import load_mapping
+    from advisor.inputs.answers import answers_from_mapping
+    from advisor.outputs.sweep import sweep
+
+    from .conftest import EXAMPLES
+
+    name, draft = load_mapping(str(EXAMPLES / example))
+    return sweep(answers_from_mapping(draft, name), np.array(counts, dtype=float))
+
+
+def test_the_sweeps_cheapest_is_not_beaten_on_both_counts_by_a_row_it_shows():
+    """customer-service.yaml over 8..1,024: 128 GPUs were marked cheapest at 46,080 CNY and 1.5 days while 256 GPUs cost
+    the same and take half the time (the raw minimum, ties broken by the first count found); so does 512."""
+    from advisor.decision.decide import dominates
+
+    sw = _sweep("customer-service.yaml", range(8, 1025, 8))
+    marked = next(o for o in sw.options([int(sw.cheapest[1])])[int(sw.cheapest[1])] if o.strategy == sw.cheapest[0])
+    rows = [o for i in range(sw.gpus.size) if (o := sw.best(i)) is not None and o.runnable and o.meets_deadline is not False]
+    beaten = [(o.strategy, o.gpus) for o in rows if dominates(o, marked)]
+    assert not beaten, (sw.cheapest, beaten)
+    assert sw.cheapest == ("deepspeed-zero2", 512.0)  # 46,080 CNY as at 128 and 256, in 9 h
+
+
+def test_a_flat_cost_curve_marks_the_count_the_plans_tie_break_takes():
+    """Every count from 1 to 64 costs 97,361-99,187 CNY (inside the 5% tie): the 8-GPU point was marked cheapest for
+    0.2% less than 64 GPUs taking an eighth of the time. Within the tie the plan takes the smallest change from today
+    (1,000 GPUs): 64, which is also the fastest."""
+    sw = _sweep("thousand-gpus-one-day.yaml", [1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64])
+    assert sw.cheapest == ("fsdp", 64.0) and sw.fastest == ("fsdp", 64.0)

@@ -284,16 +284,25 @@ def what_if(advice: Advice) -> list[dict[str, Any]]:
     from advisor.decision.search import ladder_counts
 
     p = advice.plan
+    # Marked 'cheapest meeting the deadline' only where it is cheaper than the plan beyond the tie, as the notes say it
+    # ('tie-meeting-deadline' names one within it): 692 marked cheapest beside the plan's 693 read as a second answer.
+    cm = p.cheapest_meeting_deadline if p.cheapest_meeting_deadline and p.cheapest_meeting_deadline.cost < p.chosen.cost * (1 - COST_TIE) else None
     shown = ladder_counts(advice.answers) | {p.today.gpus, p.chosen.gpus}
     if p.cheapest_meeting_deadline is not None:
         shown.add(p.cheapest_meeting_deadline.gpus)
+    fast = p.faster_same_cost
+    if fast is not None:
+        shown.add(fast.gpus)
     rows: list[dict[str, Any]] = []
     for g in sorted({o.gpus for o in p.options} & shown):
         point: dict[str, Any] = {"gpus": g, "strategy": None, "wall_clock_hours": None, "cost": None, "meets_deadline": None,
                                  "today": g == p.today.gpus, "chosen": g == p.chosen.gpus,
-                                 "cheapest_meeting_deadline": bool(p.cheapest_meeting_deadline and g == p.cheapest_meeting_deadline.gpus
-                                                                   and g != p.chosen.gpus)}
+                                 "cheapest_meeting_deadline": bool(cm and g == cm.gpus and g != p.chosen.gpus),
+                                 "faster_same_cost": False}
         best = best_option_at(advice, g)
+        # the row says what the note says only where its best option is the note's ('faster for no more': the plan's
+        # framework on more GPUs)
+        point["faster_same_cost"] = bool(fast and best and g == fast.gpus and best.strategy == fast.strategy and g != p.chosen.gpus)
         if best is not None:
             point.update(strategy=best.strategy, wall_clock_hours=best.hours, cost=best.cost, meets_deadline=best.meets_deadline)
             ev = advice.counts.get(g)

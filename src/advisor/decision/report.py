@@ -324,6 +324,8 @@ class WhatIfPoint(_Part):
     today: bool
     chosen: bool
     cheapest_meeting_deadline: bool
+    faster_same_cost: bool = Field(default=False, description="The count the notes name 'faster for no more per run': the "
+                                   "plan's framework on more GPUs, sooner for about the plan's cost (false in reports saved before).")
     nothing_because: Literal["fit", "host-memory", "batch", "rules"] | None = Field(
         default=None, description="Where nothing runs: every option is out of GPU memory ('fit'), of the node's RAM, has "
         "more data-parallel ranks than the batch has sequences ('batch'), or runs but the rules exclude it.")

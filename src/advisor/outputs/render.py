@@ -539,6 +539,8 @@ def what_if_note(wi: WhatIfPoint, d: Report) -> str:
         notes.append(_("chosen ({strategy})", strategy=d.plan.chosen.strategy))
     if wi.cheapest_meeting_deadline:
         notes.append(_("cheapest meeting the deadline"))
+    if wi.faster_same_cost:
+        notes.append(_("faster for no more per run"))
     slower = _slower_than_before(wi, d)
     if slower:
         notes.append(slower)

@@ -20,7 +20,7 @@ from advisor.base.units import count, days, format_number, money, parse_count
 from advisor.estimate import GB, cost, estimate_all
 from advisor.decision.advice import METHOD_ALTERNATIVES, options_at
 from advisor.decision.candidates import GpuType, gpu_types, variant
-from advisor.decision.decide import Option, best_at, preference
+from advisor.decision.decide import COST_TIE, SWITCH_MIN_GAIN, Option, best_at, dominates, pick_best, preference, undominated
 from advisor.knowledge.rules import RuleSet, load_rules
 from advisor.decision.explain import point_inside, spot_name
 from advisor.estimate.posttrain import stage_name
@@ -192,15 +192,49 @@ def sweep(answers: Answers, gpus: np.ndarray, rules: RuleSet | None = None) -> S
     return sw
 
 
+TIED_COUNTS = 8
+"""Counts within COST_TIE of the sweep's cheapest (or fastest) whose best option is weighed for its marker, nearest
+today's count first: the plan's tie-break prefers the smallest change from today, so a nearer tied count is the one it
+would take; a flat cost curve can tie thousands of counts, and the rules run once per count weighed."""
+
+
 def _markers(sw: Sweep, points: list[tuple[str, float]]) -> tuple[tuple[str, float] | None, tuple[str, float] | None]:
-    """The cheapest and the fastest of the counts holding the raw minimum cost and time, each named by the option the one
-    chooser takes there (decide.best_at: within the cost tie it may prefer today's framework), so a marker always says
-    what its row says."""
+    """The cheapest and the fastest point as the plan's one chooser picks them (decide.pick_best): within COST_TIE of
+    the raw minimum a difference does not decide (it marked 692 'cheapest' beside 693 at today's count, user try
+    2026-12-06), and the smallest change from today wins, as in the plan. Each is named by the option the chooser takes
+    at its count (decide.best_at), so a marker always says what its row says."""
     best = [o for _s, g in points if (o := sw.best(int(np.searchsorted(sw.gpus, g)))) is not None]
     if not best:
         return None, None
-    cheap, quick = min(best, key=lambda o: (o.cost, o.hours)), min(best, key=lambda o: (o.hours, o.cost))
-    return (cheap.strategy, float(cheap.gpus)), (quick.strategy, float(quick.gpus))
+    prefer = preference(sw.answers.training.current_strategy, sw.answers.cluster.gpus)
+    picks = []
+    for by, values in (("cost", sw.cost), ("hours", sw.hours)):
+        low = np.min([np.where(sw.feasible[s], values[s], np.inf) for s in STRATEGIES], axis=0)
+        tied = np.flatnonzero(low <= min(getattr(o, by) for o in best) * (1 + COST_TIE))
+        near = tied[np.argsort(np.abs(np.log(sw.gpus[tied] / sw.answers.cluster.gpus)), kind="stable")][:TIED_COUNTS]
+        pool = best + _weighed(sw, near)
+        pick = pick_best(pool, "time" if by == "hours" else "cost", prefer)
+        # no count the sweep priced may beat the marker on both cost and time (decide.dominates, as the plan's own
+        # undominated step): the arrays name the counts where one could, the chooser at each count confirms it
+        low_cost = np.min([np.where(sw.feasible[s], sw.cost[s], np.inf) for s in STRATEGIES], axis=0)
+        low_hours = np.min([np.where(sw.feasible[s], sw.hours[s], np.inf) for s in STRATEGIES], axis=0)
+        for _climb in range(TIED_COUNTS):
+            could = np.flatnonzero((low_cost <= pick.cost) & (low_hours <= pick.hours)
+                                   & ((low_cost <= pick.cost * (1 - SWITCH_MIN_GAIN)) | (low_hours <= pick.hours * (1 - SWITCH_MIN_GAIN))))
+            beating = [o for o in _weighed(sw, could[np.argsort(low_hours[could] if by == "hours" else low_cost[could], kind="stable")][:TIED_COUNTS])
+                       if dominates(o, pick)]
+            if not beating:
+                break
+            pick = undominated(beating, pick, prefer)
+        picks.append(pick)
+    return (picks[0].strategy, float(picks[0].gpus)), (picks[1].strategy, float(picks[1].gpus))
+
+
+def _weighed(sw: Sweep, indices: np.ndarray) -> list[Option]:
+    """The best option the one chooser takes at each of these points, where it runs and meets any deadline (the rules
+    run once for all of them)."""
+    sw.options([int(sw.gpus[i]) for i in indices])
+    return [o for i in indices if (o := sw.best(int(i))) is not None and o.runnable and o.meets_deadline is not False]
 
 
 def sweep_types(answers: Answers, gpus: np.ndarray, rules: RuleSet | None = None) -> list[tuple[GpuType, Sweep]]:
