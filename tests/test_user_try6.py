@@ -159,3 +159,28 @@ def test_a_flat_cost_curve_marks_the_count_the_plans_tie_break_takes():
     (1,000 GPUs): 64, which is also the fastest."""
     sw = _sweep("thousand-gpus-one-day.yaml", [1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64])
     assert sw.cheapest == ("fsdp", 64.0) and sw.fastest == ("fsdp", 64.0)
+
+
+async def test_a_further_bracket_on_ask_steps_on_and_a_bracket_in_a_question_is_text(rules, tmp_path):
+    """On the Ask tab (reached with ]), a further ] typed itself into the question box: the keys said 'Next tab'."""
+    from .test_tui_pm import SMALL, settle, to_results
+
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        await to_results(pilot)
+        tabs = app.screen.query_one("#tabs")
+        panes = [p.id for p in tabs.query("TabPane")]
+        while tabs.active != "ask":
+            await pilot.press("right_square_bracket")
+            await settle(pilot)
+        assert app.focused.id == "ask-input" and app.focused.value == ""
+        await pilot.press("right_square_bracket")
+        await settle(pilot)
+        assert tabs.active == panes[(panes.index("ask") + 1) % len(panes)] and app.focused.id != "ask-input"
+        await pilot.press("left_square_bracket")
+        await settle(pilot)
+        assert tabs.active == "ask" and app.focused.id == "ask-input"
+        await pilot.press(*"why not a", "right_square_bracket")
+        await settle(pilot)
+        assert tabs.active == "ask" and app.focused.value == "why not a]"

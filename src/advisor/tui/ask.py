@@ -13,6 +13,17 @@ from textual.widgets import Button, Checkbox, Input, Static
 from advisor.base.i18n import _
 
 
+class QuestionInput(Input):
+    """The question box. Empty, it leaves ] and [ to the screen, which steps through the tabs with them: Textual drops
+    every printable key an Input could take from the screen's bindings, so a further ] on the Ask tab typed itself
+    into the box (user try 2026-12-06). Once a question is being typed, a bracket is text."""
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        if not self.value and character in ("[", "]"):
+            return False
+        return super().check_consume_key(key, character)
+
+
 class AskBox(Vertical):
     """The conversation so far, an input for the next question, Adopt (for a what-if) and 'in the memo'."""
 
@@ -27,7 +38,7 @@ class AskBox(Vertical):
                                 "compare ddp and fsdp · 如果截止日期是 10 天呢？"), style="dim"), id="ask-hint")
             for t in self.turns:
                 yield from self.turn(t["question"], t["answer"])
-        inp = Input(placeholder=_("Type a question, Enter asks"), id="ask-input")
+        inp = QuestionInput(placeholder=_("Type a question, Enter asks"), id="ask-input")
         inp.cursor_blink = False
         yield inp
         with Horizontal(id="ask-actions"):

@@ -80,8 +80,11 @@ class ResultsScreen(Screen[None]):
         Binding("a", "artifacts", N_("Launch files")),
         Binding("b", "back", N_("Edit"), tooltip=N_("Edit the answers")),
         Binding("q", "quit", N_("Quit"), show=False),  # ^q Quit is on the footer
-        Binding("right_square_bracket", "next_tab", N_("Next tab")),
-        Binding("left_square_bracket", "previous_tab", N_("Previous tab"), show=False),
+        # priority, before the focused widget: from the empty question box too (ask.QuestionInput leaves the brackets to
+        # the screen while it is empty; Textual drops a key an Input takes from the bindings, so a bracket in a question
+        # stays text)
+        Binding("right_square_bracket", "next_tab", N_("Next tab"), priority=True),
+        Binding("left_square_bracket", "previous_tab", N_("Previous tab"), show=False, priority=True),
         Binding("f1", "help", N_("Help"), priority=True),
         Binding("slash", "ask", N_("Ask"), show=False),
         Binding("escape", "leave_input", N_("Leave the question box"), show=False),
@@ -260,7 +263,8 @@ class ResultsScreen(Screen[None]):
             await self.query_one("#memo-scroll", VerticalScroll).mount(Markdown(self.view.memo(self.size.width), id="memo-preview"))
 
     def action_next_tab(self) -> None:
-        """] and [ step through the tabs from anywhere but the question box (a new user found only Tab, then arrows)."""
+        """] and [ step through the tabs from anywhere but a question being typed (a new user found only Tab, then
+        arrows)."""
         self._step_tab(+1)
 
     def action_previous_tab(self) -> None:
