@@ -148,7 +148,7 @@ def per_month_label(d: Report) -> str | None:
     if a.training.runs_per_month is not None:
         return _("Per month (1 run)") if n == "1" else _("Per month ({n} runs)", n=n)
     if a.budget.monthly_limit:
-        return _("Per month ({n} runs, GPUs busy)", n=n)
+        return _("Per month, run back to back ({n} runs)", n=n)  # 'GPUs busy' read as a load, not as the assumption
     return None
 
 
