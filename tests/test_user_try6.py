@@ -184,3 +184,21 @@ async def test_a_further_bracket_on_ask_steps_on_and_a_bracket_in_a_question_is_
         await pilot.press(*"why not a", "right_square_bracket")
         await settle(pilot)
         assert tabs.active == "ask" and app.focused.value == "why not a]"
+
+
+@pytest.mark.parametrize("lang, heading", [("en", "Options on 16 GPUs · LoRA"), ("zh", "16 张 GPU 上的选项 · LoRA")])
+async def test_the_options_tab_says_which_count_and_method_its_rows_are_priced_at(rules, tmp_path, lang, heading):
+    """The Options tab was a table of strategies with no word of the GPU count or the job they were priced at."""
+    from advisor.base.i18n import language
+    from advisor.inputs.answers import load_answers
+
+    from .conftest import EXAMPLES
+    from .test_tui_pm import SMALL, settle
+
+    with language(lang):
+        app = make_app(rules, tmp_path, load_answers(EXAMPLES / "customer-service-finetune.yaml"))
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            app.show_results()
+            await settle(pilot)
+            assert str(app.screen.query_one("#options-heading").render()) == heading

@@ -20,7 +20,8 @@ from advisor.decision.advice import Advice
 from advisor.base.errors import AdvisorError
 from advisor.base.text import join_reasons
 from advisor.base.i18n import _, N_, clip, width, written_in_chinese, zh
-from advisor.base.units import format_number, money_unit
+from advisor.base.units import count, format_number, money_unit
+from advisor.estimate.posttrain import stage_name
 from advisor.outputs.render import (answers_of, axis_ticks, count_word, decision_notes, hours_text, money, memo_for_screen,
                                     option_rows, runs, source_words, spread, summary_rows, to_markdown, today_on_the_line)
 from advisor.decision.report import Report
@@ -139,6 +140,9 @@ class ResultsScreen(Screen[None]):
                     yield Static("[b]" + _("Why") + "[/b]\n" + "\n".join(f"• {_esc(r.text)}" for r in rec.rationale)
                                  + "\n[dim]" + _("Sources: the Rules tab") + "[/dim]", id="why-list")
             with TabPane(_("Options"), id="options"):
+                # which count and job the rows are priced at: the table alone read as every option searched (user try)
+                method = stage_name(d.method.planned) if d.method is not None else None
+                yield Static(_("Options on {gpus} GPUs", gpus=count(rec.gpus)) + (f" · {method}" if method else ""), id="options-heading")
                 yield DataTable(id="options-table", zebra_stripes=True, cursor_type="row")
                 yield Static("", id="options-detail", classes="detail")
             with TabPane(_("Questions"), id="questions"):
