@@ -202,3 +202,15 @@ async def test_the_options_tab_says_which_count_and_method_its_rows_are_priced_a
             app.show_results()
             await settle(pilot)
             assert str(app.screen.query_one("#options-heading").render()) == heading
+
+
+@pytest.mark.parametrize("lang, word", [("en", "deadline at risk"), ("zh", "截止时间有风险")])
+async def test_the_chart_marks_the_counts_whose_deadline_is_at_risk(rules, tmp_path, lang, word):
+    """8 GPUs at 25.2 h against a 30 h deadline are 'at risk' in the what-if table (runs of this kind take up to 1.5x as
+    long): the chart drew the point under the deadline line with nothing to tell it from 'met'."""
+    from .test_tui_chart import chart_text
+
+    screen, (days, _cost), key = await chart_text(rules, tmp_path, "customer-service-finetune.yaml", lang)
+    risky = [q for q in screen.view.chart if q.at_risk]
+    assert [q.gpus for q in risky] == [8] and word in key, key
+    assert risky[0].days * 24 <= 30 and "●" in key

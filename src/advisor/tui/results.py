@@ -24,6 +24,7 @@ from advisor.base.units import count, format_number, money_unit
 from advisor.estimate.posttrain import stage_name
 from advisor.outputs.render import (answers_of, axis_ticks, count_word, decision_notes, hours_text, money, memo_for_screen,
                                     option_rows, runs, source_words, spread, summary_rows, to_markdown, today_on_the_line)
+from advisor.decision.explain import point_inside
 from advisor.decision.report import Report
 from advisor.tui.ask import AskBox
 from advisor.tui.common import _esc, translate_bindings
@@ -59,7 +60,10 @@ class ResultsView(Struct, frozen=True):
     def of_report(cls, report: Report, checked: tuple[str, ...] = ()) -> ResultsView:
         """The view of a typed report: the same report the text and the memo are rendered from."""
         on_line = today_on_the_line(report)  # the line is the plan's GPU type: today's count on another type is not today
-        points = tuple(ChartPoint(wi.gpus, (wi.wall_clock_hours or 0.0) / 24.0, wi.cost or 0.0, wi.today and on_line, wi.chosen)
+        deadline = answers_of(report).training.deadline_days
+        points = tuple(ChartPoint(wi.gpus, (wi.wall_clock_hours or 0.0) / 24.0, wi.cost or 0.0, wi.today and on_line, wi.chosen,
+                                  # the what-if table's 'at risk': inside the date, but not on the range's longer end
+                                  deadline is not None and wi.meets_deadline is False and point_inside(wi.wall_clock_hours or 0.0, deadline))
                        for wi in report.what_if if wi.strategy is not None)
         return cls(report, report.headline, summary_rows(report), lambda width=None: memo_for_screen(to_markdown(report), width), checked, tuple(decision_notes(report)), points)
 
@@ -70,6 +74,9 @@ class ChartPoint(Struct, frozen=True):
     cost: float
     today: bool
     plan: bool
+    at_risk: bool = False
+    """Inside the deadline, but runs of this kind can take longer than it (render.at_risk_note): the line alone drew it
+    under the deadline as if met."""
 
 
 class ResultsScreen(Screen[None]):
@@ -198,10 +205,14 @@ class ResultsScreen(Screen[None]):
             q = pts[0]
             return _("Only {gpus} GPUs were searched: {time} and {cost} a run.", gpus=f"{q.gpus:,}", time=hours_text(q.days * 24.0),
                      cost=money(q.cost, report.estimate.currency))
-        key = _("[blue]━[/] best option at each GPU count   [red]━[/] deadline or run budget   [green]●[/] plan")
+        # the lines on one row, the marks on the next: at 80 columns one row wrapped a mark away from its words
+        marks = ["[green]●[/] " + _("plan")]
+        if any(q.at_risk for q in pts):
+            marks.append("[yellow]●[/] " + _("deadline at risk"))
         if any(q.today for q in pts):
-            key += "   [#ffa500]●[/] " + _esc(count_word(report))
-        elif not p.greenfield and not today_on_the_line(report):
+            marks.append("[#ffa500]●[/] " + _esc(count_word(report)))
+        key = _("[blue]━[/] best option at each GPU count   [red]━[/] deadline or run budget") + "\n" + "   ".join(marks)
+        if not any(q.today for q in pts) and not p.greenfield and not today_on_the_line(report):
             key += "\n" + _("Today's {gpus} × {gpu} are another GPU type, not on these lines.", gpus=f"{p.today.gpus:,}",
                              gpu=_esc(answers_of(report).cluster.spec.name))
         return key
@@ -234,7 +245,10 @@ class ResultsScreen(Screen[None]):
             plt.plot(xs, values, marker="braille", color="blue")
             if line is not None:
                 plt.plot([xs[0], xs[-1]], [float(line), float(line)], marker="braille", color="red")
-            for flag, colour in ((lambda q: q.today, "orange"), (lambda q: q.plan, "green")):
+            marks = [(lambda q: q.today, "orange"), (lambda q: q.plan, "green")]
+            if widget_id == "#chart-days":  # at risk is about the date: marked on the time line, over today's, under the plan's
+                marks.insert(1, (lambda q: q.at_risk, "yellow"))
+            for flag, colour in marks:
                 hit = [(math.log2(q.gpus), v) for q, v in zip(pts, values, strict=True) if flag(q)]
                 if hit:
                     plt.scatter([h[0] for h in hit], [h[1] for h in hit], marker="hd", color=colour)
