@@ -87,6 +87,15 @@ def parse_quantity(value: object) -> float:
     return number
 
 
+def as_written(number: float) -> int | float:
+    """A number as a person writes it: an integral float (16.0, from a parser that reads every number as a float) as
+    the int 16, where it is one exactly (finite, below 2**53); any other number unchanged. Error messages quote it so
+    ('got -8', not '-8.0') and saved answers keep it so (gpus: 16)."""
+    if math.isfinite(number) and number.is_integer() and abs(number) < 2 ** 53:
+        return int(number)
+    return number
+
+
 def parse_count(value: object) -> int:
     """A whole number as people write it (64, '1,024', '2k'); raise ValueError otherwise (a fraction included)."""
     number = parse_quantity(value)

@@ -34,6 +34,7 @@ from advisor.base.safeload import load_mapping, parse_mapping
 from advisor.base.i18n import N_, _, zh
 from advisor.base.units import (
     CURRENCY_MARKS,
+    as_written,
     MAX_QUANTITY_CHARS,
     count,
     duration_pattern,
@@ -51,9 +52,7 @@ from advisor.base.units import (
 def _got(value: Any) -> str:
     """A rejected value as the person wrote it: -8 typed into a question reaches the check as -8.0 (parse_quantity) and
     was quoted back as 'got -8.0' (user try 2026-12-06)."""
-    if isinstance(value, float) and math.isfinite(value) and value.is_integer() and abs(value) < 2 ** 53:
-        return repr(int(value))
-    return repr(value)
+    return repr(as_written(value)) if isinstance(value, float) else repr(value)
 
 
 def _quantity(value: Any) -> float:

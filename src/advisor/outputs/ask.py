@@ -41,7 +41,7 @@ from advisor.base.i18n import _, written_in_chinese, zh
 from advisor.base.text import plain
 from advisor.knowledge.rules import RuleSet, format_number
 from advisor.knowledge.strategies import FRAMEWORKS
-from advisor.base.units import count, parse_duration, parse_quantity, token_amount, token_text
+from advisor.base.units import as_written, count, parse_duration, parse_quantity, token_amount, token_text
 from advisor.decision.facts import HOURS_PER_MONTH
 from advisor.outputs.render import runs_note
 
@@ -665,7 +665,7 @@ def adopted_value(path: str, value: Any) -> Any:
             return value  # the answers' own parser gives the one-line error on the re-run
     if number is None or not math.isfinite(number):
         return value
-    return int(number) if number.is_integer() and abs(number) < 2 ** 53 else number
+    return as_written(number)
 
 
 def with_change(draft: dict[str, Any], change: dict[str, Any]) -> dict[str, Any]:
