@@ -207,22 +207,22 @@ def _markers(sw: Sweep, points: list[tuple[str, float]]) -> tuple[tuple[str, flo
     if not best:
         return None, None
     prefer = preference(sw.answers.training.current_strategy, sw.answers.cluster.gpus)
+    # each count's least cost and time over the strategies that run there and meet any deadline (rules aside: the
+    # chooser at a count judges them)
+    low = {by: np.min([np.where(sw.feasible[s], values[s], np.inf) for s in STRATEGIES], axis=0)
+           for by, values in (("cost", sw.cost), ("hours", sw.hours))}
     picks = []
-    for by, values in (("cost", sw.cost), ("hours", sw.hours)):
-        low = np.min([np.where(sw.feasible[s], values[s], np.inf) for s in STRATEGIES], axis=0)
-        tied = np.flatnonzero(low <= min(getattr(o, by) for o in best) * (1 + COST_TIE))
+    for by in ("cost", "hours"):
+        tied = np.flatnonzero(low[by] <= min(getattr(o, by) for o in best) * (1 + COST_TIE))
         near = tied[np.argsort(np.abs(np.log(sw.gpus[tied] / sw.answers.cluster.gpus)), kind="stable")][:TIED_COUNTS]
-        pool = best + _weighed(sw, near)
-        pick = pick_best(pool, "time" if by == "hours" else "cost", prefer)
+        pick = pick_best(best + _weighed(sw, near), "time" if by == "hours" else "cost", prefer)
         # no count the sweep priced may beat the marker on both cost and time (decide.dominates, as the plan's own
         # undominated step): the arrays name the counts where one could, the chooser at each count confirms it
-        low_cost = np.min([np.where(sw.feasible[s], sw.cost[s], np.inf) for s in STRATEGIES], axis=0)
-        low_hours = np.min([np.where(sw.feasible[s], sw.hours[s], np.inf) for s in STRATEGIES], axis=0)
         for _climb in range(TIED_COUNTS):
-            could = np.flatnonzero((low_cost <= pick.cost) & (low_hours <= pick.hours)
-                                   & ((low_cost <= pick.cost * (1 - SWITCH_MIN_GAIN)) | (low_hours <= pick.hours * (1 - SWITCH_MIN_GAIN))))
-            beating = [o for o in _weighed(sw, could[np.argsort(low_hours[could] if by == "hours" else low_cost[could], kind="stable")][:TIED_COUNTS])
-                       if dominates(o, pick)]
+            could = np.flatnonzero((low["cost"] <= pick.cost) & (low["hours"] <= pick.hours)
+                                   & ((low["cost"] <= pick.cost * (1 - SWITCH_MIN_GAIN)) | (low["hours"] <= pick.hours * (1 - SWITCH_MIN_GAIN))))
+            first = could[np.argsort(low[by][could], kind="stable")][:TIED_COUNTS]
+            beating = [o for o in _weighed(sw, first) if dominates(o, pick)]
             if not beating:
                 break
             pick = undominated(beating, pick, prefer)
