@@ -214,3 +214,25 @@ async def test_the_chart_marks_the_counts_whose_deadline_is_at_risk(rules, tmp_p
     risky = [q for q in screen.view.chart if q.at_risk]
     assert [q.gpus for q in risky] == [8] and word in key, key
     assert risky[0].days * 24 <= 30 and "●" in key
+
+
+async def test_the_live_estimate_of_a_highlighted_lora_is_not_priced_over_the_default_tokens(rules, tmp_path):
+    """Second user try: with LoRA highlighted at step 2 the live estimate read 'ddp on 64 GPUs · 43.4 days · 133,323 USD',
+    still the 1T pre-training default; the default was dropped only on Enter."""
+    from advisor.tui.app import LivePanel
+
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await keys(pilot, "enter")
+        await app.workers.wait_for_complete()
+        panel = app.screen.query_one(LivePanel)
+        assert panel.advice is not None  # the defaults, priced
+        await keys(pilot, "down", "down")  # highlight lora, not yet Enter
+        import advisor.tui.question as question
+
+        await pilot.pause(question.TYPING_PAUSE + 0.1)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert panel.advice is None or panel.advice.answers.training.method != "lora", panel.advice.answers.training
+        assert "1T" not in str(panel.render()) and app.draft["training"]["tokens"] == "1T"  # previewed, nothing kept

@@ -404,5 +404,6 @@ class QuestionScreen(Screen[None]):
         """The fields as they stand, when this step's answers hold, go to the live estimate (nothing is accepted)."""
         self._typing = None
         draft = self._read()
+        reconcile(draft, self.draft)  # previewed as Enter would keep it: a LoRA highlighted is not priced over the 1T default
         if step_error(draft, self.step) is None:
             self.post_message(DraftTyped(draft))
