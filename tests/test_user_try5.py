@@ -161,9 +161,10 @@ PM_PLAN = {"model": {"params": "14B", "seq_len": 2048},
 
 def test_runs_a_month_kept_that_no_longer_fit_in_a_month_are_said(tmp_path, capsys):
     """'can we use 4090s?' kept today's 100 runs a month at 18.1 h a run: a monthly bill of 1,810 GPU-hours' runs in a
-    720-hour month, unsaid."""
+    720-hour month, unsaid. (With a monthly ceiling, so the month is shown: without one no month is claimed,
+    test_user_try6.)"""
     f = tmp_path / "cs.json"
-    f.write_text(json.dumps(PM_PLAN), encoding="utf-8")
+    f.write_text(json.dumps({**PM_PLAN, "budget": {**PM_PLAN["budget"], "monthly_limit": 500000}}), encoding="utf-8")
     code, out, err = run(capsys, "ask", f, "can we use 4090s?")
     assert code == 0, err
     assert "100 runs take" in out and "more than a month" in out and "fit" in out, out

@@ -236,3 +236,41 @@ async def test_the_live_estimate_of_a_highlighted_lora_is_not_priced_over_the_de
         await pilot.pause()
         assert panel.advice is None or panel.advice.answers.training.method != "lora", panel.advice.answers.training
         assert "1T" not in str(panel.render()) and app.draft["training"]["tokens"] == "1T"  # previewed, nothing kept
+
+
+LORA_64 = {"model": {"params": "7B", "seq_len": 2048},
+           "training": {"method": "lora", "examples": 20000, "tokens_per_example": 512, "current_strategy": "ddp"},
+           "cluster": {"gpu": "a100-80gb", "gpus": 64, "gpus_per_node": 8},
+           "budget": {"price_per_gpu_hour": 2, "currency": "USD"}}
+"""The second user try's LoRA job: a sub-hour run on 64 A100s, no runs a month and no monthly ceiling given."""
+
+
+@pytest.mark.parametrize("question", ["what if we only get 4 GPUs?", "why not QLoRA?", "how much does one more day cost?",
+                                      "is this worth it?", "compare ddp and fsdp", "why not 8 GPUs?", "how long"])
+def test_no_answer_claims_a_monthly_bill_the_team_never_gave(tmp_path, capsys, question):
+    """'what if we only get 4 GPUs?' said 'Runs a month kept at today's 3,375' and showed 92,160 USD a month: 3,375
+    sub-hour runs back to back, advisor's assumption, as the bill of 4 GPUs that cost at most 5,760 USD a month."""
+    import json as _json
+
+    from advisor.cli import main
+
+    f = tmp_path / "lora.json"
+    f.write_text(_json.dumps(LORA_64), encoding="utf-8")
+    assert main(["ask", str(f), question]) == 0
+    out = capsys.readouterr().out
+    assert "cost per month" not in out and "a month" not in out and "3,375" not in out, out
+
+
+def test_the_month_is_still_answered_when_asked_with_what_it_assumes(tmp_path, capsys):
+    import json as _json
+
+    from advisor.cli import main
+
+    f = tmp_path / "lora.json"
+    f.write_text(_json.dumps(LORA_64), encoding="utf-8")
+    assert main(["ask", str(f), "how much per month?"]) == 0
+    out = capsys.readouterr().out
+    assert "cost per month" in out and "Runs a month not given" in out, out
+    f.write_text(_json.dumps({**LORA_64, "training": {**LORA_64["training"], "runs_per_month": 4}}), encoding="utf-8")
+    assert main(["ask", str(f), "what if we only get 4 GPUs?"]) == 0
+    assert "cost per month" in capsys.readouterr().out  # the team's own runs a month: their month

@@ -683,6 +683,17 @@ def with_change(draft: dict[str, Any], change: dict[str, Any]) -> dict[str, Any]
     return new
 
 
+def _month_claimed(ctx: Context, *changes: dict[str, Any]) -> bool:
+    """Whether a cost a month is the team's figure: the answers give the runs a month or a monthly ceiling, or the
+    question sets one. Otherwise the runs a month are advisor's assumption (today's setup back to back: 3,375 sub-hour
+    LoRA runs read as a 92,160 USD bill for 64 GPUs that cost 46,080 USD a month; user try 2026-12-06), and the
+    tables and notes of an answer leave the month out; 'how much per month?' still answers it, saying what it assumes."""
+    a = ctx.advice
+    if a.runs_given or a.answers.budget.monthly_limit is not None:
+        return True
+    return any(({"training.runs_per_month", "budget.monthly_limit"} & set(c)) - ctx.held for c in changes)
+
+
 def _keep_the_work(ctx: Context, change: dict[str, Any]) -> list[str]:
     """What stays as it is in a what-if, set in ``change`` and said in the notes returned: the runs a month (by default
     today's setup back to back, which the change would move), and the work of a run. A measured duration is today's GPUs': on another count the run keeps its work (the tokens it implies), so the
@@ -695,9 +706,11 @@ def _keep_the_work(ctx: Context, change: dict[str, Any]) -> list[str]:
     if given is None and "training.runs_per_month" not in change:
         # the default cadence is today's setup back to back: a what-if keeps the roadmap's runs a month as they are
         runs = ctx.advice.plan.runs_per_month
+        claimed = _month_claimed(ctx, change)
         change["training.runs_per_month"] = round(runs, 4)
         ctx.held.add("training.runs_per_month")
-        notes.append(_("Runs a month kept at today's {runs}.", runs=format_number(runs)))
+        if claimed:  # the month is shown: say what it holds
+            notes.append(_("Runs a month kept at today's {runs}.", runs=format_number(runs)))
     if a.training.baseline_hours is None:
         return notes
     if "training.tokens" in change:
@@ -761,16 +774,18 @@ def _within(ok: bool) -> str:
     return _("within") if ok else _("over")
 
 
-def _outcome_rows(a: Advice, b: Advice) -> list[tuple[str, ...]]:
-    """Plan, time, cost, month and limits of two advices, side by side."""
+def _outcome_rows(a: Advice, b: Advice, monthly: bool) -> list[tuple[str, ...]]:
+    """Plan, time, cost, month (``monthly``: where the month is the team's, _month_claimed) and limits of two advices,
+    side by side."""
     ca, cb = a.plan.chosen, b.plan.chosen
     cur_a, cur_b = str(a.facts["currency"]), str(b.facts["currency"])
     rows: list[tuple[str, ...]] = [
         (_("plan"), _plan_cell(ca.strategy, ca.gpus), _plan_cell(cb.strategy, cb.gpus)),
         (_("time per run"), hours_text(ca.hours), hours_text(cb.hours)),
         (_("cost per run"), money(ca.cost, cur_a), money(cb.cost, cur_b)),
-        (_("cost per month"), money(ca.monthly, cur_a), money(cb.monthly, cur_b)),
     ]
+    if monthly:
+        rows.append((_("cost per month"), money(ca.monthly, cur_a), money(cb.monthly, cur_b)))
     if a.method != b.method:  # a deadline what-if that takes a QLoRA plan back to the full fine-tune asked says so
         names = method_names()
         rows.insert(1, (_("method"), names.get(a.method, a.method), names.get(b.method, b.method)))
@@ -1019,7 +1034,8 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
                        old=_plan_text(base, new.method), time=hours_text(cn.hours), dt=pct_change(cn.hours, cb.hours),
                        cost=money(cn.cost, str(new.facts["currency"])), dc=pct_change(cn.cost, cb.cost)))
     lines += _limits_lost(base, new)
-    lines += _runs_do_not_fit(new, kept_runs="training.runs_per_month" in change and "training.runs_per_month" not in asked)
+    monthly = _month_claimed(ctx, {k: v for k, v in change.items() if k in asked})
+    lines += _runs_do_not_fit(new, kept_runs=monthly and "training.runs_per_month" in change and "training.runs_per_month" not in asked)
     if base.answers.training.method == "pretrain" and new.answers.training.method in ("lora", "qlora"):
         lines.append(_("{method} adapts an existing model: it fits continued training of a trained model, not pre-training one "
                        "from scratch, which trains every weight.", method=method_names()[new.answers.training.method]))
@@ -1030,7 +1046,7 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
     from advisor.decision.explain import headline
 
     lines.append(headline(new, count_asked="cluster.gpus" in asked))
-    return Reply(ctx.question, "what_if", lines=lines, columns=(_("now"), _("what if")), figures=_outcome_rows(base, new),
+    return Reply(ctx.question, "what_if", lines=lines, columns=(_("now"), _("what if")), figures=_outcome_rows(base, new, monthly),
                  sources=[PLAN_SOURCE, "seed:K14"], change=change)
 
 
@@ -1131,7 +1147,8 @@ def _plan_reply(ctx: Context, plan: Plan, intent: str, head: str, column: str) -
                old=_plan_text(a), time=hours_text(cn.hours), dt=pct_change(cn.hours, cb.hours), cost=money(cn.cost, ctx.currency),
                dc=pct_change(cn.cost, cb.cost))]
     lines += _limits_lost(a, new)
-    return Reply(ctx.question, intent, lines=lines, columns=(_("now"), column), figures=_outcome_rows(a, new), sources=[PLAN_SOURCE])
+    return Reply(ctx.question, intent, lines=lines, columns=(_("now"), column), figures=_outcome_rows(a, new, _month_claimed(ctx)),
+                 sources=[PLAN_SOURCE])
 
 
 def _without_strategy(ctx: Context, slots: dict[str, list[str]]) -> Reply:
@@ -1622,7 +1639,7 @@ def _why_gpus(ctx: Context, raw: str, negative: bool) -> Reply:
         (_("plan"), _plan_cell(c.strategy, c.gpus), _plan_cell(o.strategy, o.gpus)),
         (_("time per run"), hours_text(c.hours), hours_text(o.hours)),
         (_("cost per run"), money(c.cost, cur), money(o.cost, cur)),
-        (_("cost per month"), money(c.monthly, cur), money(o.monthly, cur)),
+        *([(_("cost per month"), money(c.monthly, cur), money(o.monthly, cur))] if _month_claimed(ctx) else []),
     ]
     if a.answers.training.deadline_days is not None:
         dd = a.answers.training.deadline_days
@@ -1690,7 +1707,7 @@ def _compare(ctx: Context, slots: dict[str, list[str]]) -> Reply:
         r1, r2 = (_rerun(ctx, c) for c in changes)
         return Reply(ctx.question, "compare", lines=[_("The advice with {a} GPUs and with {b} GPUs, no more, side by side:", a=n1, b=n2),
                                                      *notes],
-                     columns=(_("{n} GPUs", n=n1), _("{n} GPUs", n=n2)), figures=_outcome_rows(r1, r2),
+                     columns=(_("{n} GPUs", n=n1), _("{n} GPUs", n=n2)), figures=_outcome_rows(r1, r2, _month_claimed(ctx)),
                      sources=[PLAN_SOURCE, "seed:K6"])
     if len(slots.get("train_method", [])) >= 2:
         return _compare_methods(ctx, slots["train_method"][:2])
@@ -1709,7 +1726,7 @@ def _compare(ctx: Context, slots: dict[str, list[str]]) -> Reply:
         runs.append(_rerun(ctx, change))
     r1, r2 = runs
     return Reply(ctx.question, "compare", lines=[_("The same job on {a} and on {b}, side by side:", a=g1, b=g2), *said],
-                 columns=(g1, g2), figures=_outcome_rows(r1, r2), sources=[PLAN_SOURCE, "seed:K12"])
+                 columns=(g1, g2), figures=_outcome_rows(r1, r2, _month_claimed(ctx)), sources=[PLAN_SOURCE, "seed:K12"])
 
 
 def _compare_methods(ctx: Context, words: list[str]) -> Reply:
@@ -1734,7 +1751,8 @@ def _compare_methods(ctx: Context, words: list[str]) -> Reply:
     lighter = [m for m in (m2, m1) if m in PEFT_METHODS]
     if lighter:
         lines.append(peft_caveat(lighter[0]))  # what the lighter method trades (QLoRA's caveat names LoRA's too)
-    return Reply(ctx.question, "compare", lines=lines, columns=(n1, n2), figures=_outcome_rows(r1, r2), sources=[PLAN_SOURCE, "seed:K4"])
+    return Reply(ctx.question, "compare", lines=lines, columns=(n1, n2), figures=_outcome_rows(r1, r2, _month_claimed(ctx)),
+                 sources=[PLAN_SOURCE, "seed:K4"])
 
 
 def _option_cell(a: Advice, o: Any) -> str:
@@ -1746,15 +1764,15 @@ def _option_cell(a: Advice, o: Any) -> str:
     return cell
 
 
-def _plan_rows(a: Advice) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
-    """The plan's time, cost and month, beside today's where there is a today (a new project has none)."""
+def _plan_rows(a: Advice, monthly: bool) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+    """The plan's time, cost and (``monthly``) month, beside today's where there is a today (a new project has none)."""
     p, cur = a.plan, str(a.facts["currency"])
     c = p.chosen
     if p.greenfield:
         return (_("recommended"),), [
             (_("plan"), _plan_cell(c.strategy, c.gpus)), (_("time per run"), hours_text(c.hours)),
-            (_("cost per run"), money(c.cost, cur)), (_("cost per month"), money(c.monthly, cur))]
-    return (_("today"), _("recommended")), _today_rows(a, monthly=True)
+            (_("cost per run"), money(c.cost, cur)), *([(_("cost per month"), money(c.monthly, cur))] if monthly else [])]
+    return (_("today"), _("recommended")), _today_rows(a, monthly=monthly)
 
 
 def _limits(a: Advice) -> list[str]:
@@ -1805,7 +1823,7 @@ def _how_long(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     lo, hi = a.estimate_dict(a.strategy)["range"]["wall_clock_hours"]
     if hours_text(lo) != hours_text(hi):
         lines.append(_("The estimate's range is {lo} to {hi}.", lo=hours_text(lo), hi=hours_text(hi)))
-    cols, rows = _plan_rows(a)
+    cols, rows = _plan_rows(a, _month_claimed(ctx))
     return Reply(ctx.question, "how_long", lines=lines, columns=cols, figures=rows, sources=[PLAN_SOURCE])
 
 
@@ -1823,7 +1841,7 @@ def _cost(ctx: Context, slots: dict[str, list[str]]) -> Reply:
         lines.append(today_cannot_run(a) or _("Today: {cost} a run and {monthly} a month.", cost=money(p.today.cost, cur),
                                                 monthly=money(p.today.monthly, cur)))
     lines += _budget_status(a)
-    cols, rows = _plan_rows(a)
+    cols, rows = _plan_rows(a, True)  # asked the cost: the month too, with what it assumes (runs_note)
     return Reply(ctx.question, "cost", lines=lines, columns=cols, figures=rows, sources=[PLAN_SOURCE, "seed:K14"])
 
 
@@ -1839,7 +1857,7 @@ def _day_cost(ctx: Context, slots: dict[str, list[str]]) -> Reply:
              _("One run takes {time} and costs {cost} with {plan}; making it 20% faster would save {saving} a run.",
                time=hours_text(c.hours), cost=money(c.cost, cur), plan=_plan_text(a), saving=money(e["savings_if_20pct_faster"], cur))]
     lines += _deadline_status(a)
-    cols, rows = _plan_rows(a)
+    cols, rows = _plan_rows(a, _month_claimed(ctx))
     return Reply(ctx.question, "day_cost", lines=lines, columns=cols, figures=rows, sources=[PLAN_SOURCE, "seed:K16"])
 
 
@@ -1937,20 +1955,26 @@ def _worth_it(ctx: Context, slots: dict[str, list[str]]) -> Reply:
         return _what_if(ctx, slots)
     a, cur = ctx.advice, ctx.currency
     p, c, t = a.plan, a.plan.chosen, a.plan.today
+    monthly = _month_claimed(ctx)  # a month of assumed runs is not the team's saving
     if p.greenfield:
         lines = [_("There is no run today to compare with: the plan costs {cost} a run and {monthly} a month, {time} a run.",
-                   cost=money(c.cost, cur), monthly=money(c.monthly, cur), time=hours_text(c.hours)), *_limits(a)]
+                   cost=money(c.cost, cur), monthly=money(c.monthly, cur), time=hours_text(c.hours)) if monthly else
+                 _("There is no run today to compare with: the plan costs {cost} and takes {time} a run.", cost=money(c.cost, cur),
+                   time=hours_text(c.hours)), *_limits(a)]
     elif not _changed(a):
         lines = [_("The plan is to keep today's setup: there is no switch to weigh."), *_limits(a)]
     elif (cannot := today_cannot_run(a)) is not None:  # no saving against a setup that cannot run (user try: '43.8 h')
         lines = [cannot, _("So there is no saving to weigh: the plan is what it takes to run this job at all, {cost} and {time} a run, "
-                           "{monthly} a month.", cost=money(c.cost, cur), time=hours_text(c.hours), monthly=money(c.monthly, cur)),
+                           "{monthly} a month.", cost=money(c.cost, cur), time=hours_text(c.hours), monthly=money(c.monthly, cur)) if monthly
+                 else _("So there is no saving to weigh: the plan is what it takes to run this job at all, {cost} and {time} a run.",
+                        cost=money(c.cost, cur), time=hours_text(c.hours)),
                  *_limits(a)]
     else:
         save, month = t.cost - c.cost, t.monthly - c.monthly
         if save >= 0:
             lines = [_("Switching saves {save} a run ({dc}) and {month} a month.", save=money(save, cur), dc=pct_change(c.cost, t.cost),
-                       month=money(max(month, 0.0), cur))]
+                       month=money(max(month, 0.0), cur)) if monthly else
+                     _("Switching saves {save} a run ({dc}).", save=money(save, cur), dc=pct_change(c.cost, t.cost))]
         else:
             lines = [_("Switching costs {extra} more a run ({dc}).", extra=money(-save, cur), dc=pct_change(c.cost, t.cost))]
         lines.append(_("A run takes {time} instead of {today} ({dt}).", time=hours_text(c.hours), today=hours_text(t.hours), dt=pct_change(c.hours, t.hours)))
@@ -1958,7 +1982,7 @@ def _worth_it(ctx: Context, slots: dict[str, list[str]]) -> Reply:
         if c.strategy != t.strategy:
             lines.append(_("Weigh that against the work of moving from {old} to {new}: setting it up and testing it once.",
                            old=FRAMEWORKS[t.strategy], new=FRAMEWORKS[c.strategy]))
-    cols, rows = _plan_rows(a)
+    cols, rows = _plan_rows(a, monthly)
     return Reply(ctx.question, "worth_it", lines=lines, columns=cols, figures=rows, sources=[PLAN_SOURCE, "seed:K14"])
 
 
