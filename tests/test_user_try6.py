@@ -274,3 +274,17 @@ def test_the_month_is_still_answered_when_asked_with_what_it_assumes(tmp_path, c
     f.write_text(_json.dumps({**LORA_64, "training": {**LORA_64["training"], "runs_per_month": 4}}), encoding="utf-8")
     assert main(["ask", str(f), "what if we only get 4 GPUs?"]) == 0
     assert "cost per month" in capsys.readouterr().out  # the team's own runs a month: their month
+
+
+@pytest.mark.parametrize("question, lang", [("how many GPUs do we need to finish in 12 hours?", "en"),
+                                            ("要 12 小时内训完需要多少张卡？", "zh")])
+def test_how_many_gpus_to_finish_by_a_date_is_that_deadlines_plan(rules, question, lang):
+    """It was answered with why the plan has 16 GPUs; the question is what it takes to finish in 12 h (32 GPUs)."""
+    from advisor.base.i18n import language
+
+    from .test_user_try4 import _ask
+
+    with language(lang):
+        reply = _ask(question, rules, "customer-service-finetune.yaml")
+    assert reply.intent == "what_if" and reply.change.get("training.deadline_days") is not None, (reply.intent, reply.lines)
+    assert any("32" in line for line in reply.lines), reply.lines
