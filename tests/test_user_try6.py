@@ -288,3 +288,21 @@ def test_how_many_gpus_to_finish_by_a_date_is_that_deadlines_plan(rules, questio
         reply = _ask(question, rules, "customer-service-finetune.yaml")
     assert reply.intent == "what_if" and reply.change.get("training.deadline_days") is not None, (reply.intent, reply.lines)
     assert any("32" in line for line in reply.lines), reply.lines
+
+
+@pytest.mark.parametrize("question, lang, line", [
+    ("what if the run budget is 1000 CNY?", "en",
+     "No option searched keeps a run within 1,000 CNY: the cheapest, deepspeed-zeropp on 16 GPUs, costs 1,862 CNY."),
+    ("单次预算 1000 元够吗", "zh", "搜索过的方案都无法把单次成本控制在 1,000 元以内：最便宜的是 16 张 GPU 上的 deepspeed-zeropp，每次 1,862 元。"),
+])
+def test_a_budget_the_question_sets_is_not_one_the_plan_kept(rules, question, lang, line):
+    """'It goes over the budget per run (1,000 CNY) that the recommended plan keeps within': the plan kept no budget (the
+    answers set none) and costs 1,862 CNY."""
+    from advisor.base.i18n import language
+
+    from .test_user_try4 import _ask
+
+    with language(lang):
+        reply = _ask(question, rules, "customer-service-finetune.yaml")
+    assert line in reply.lines, reply.lines
+    assert not any("that the recommended plan keeps within" in x or "推荐方案守得住" in x for x in reply.lines), reply.lines

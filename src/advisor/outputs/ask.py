@@ -1110,18 +1110,34 @@ def _limits_lost(a: Advice, b: Advice) -> list[str]:
     alone said 'over' where the sentence said only the price; user try 2026-12-05)."""
     ca, cb = a.plan.chosen, b.plan.chosen
     out = []
+    cur = str(b.facts["currency"])
     days = b.answers.training.deadline_days
-    if days is not None and ca.meets_deadline and not cb.meets_deadline:
+    # A limit the question itself sets (or moves) was not one the recommended plan kept: 'what if the run budget is
+    # 1,000 CNY?' read 'goes over the budget (1,000 CNY) that the recommended plan keeps within' (user try 2026-12-06).
+    # There the sentence says the limit cannot be kept, and what the cheapest option costs.
+    runnable = [o for o in b.plan.options if o.runnable]
+    if days is not None and days == a.answers.training.deadline_days and ca.meets_deadline and not cb.meets_deadline:
         if point_inside(cb.hours, days):  # the word the table uses (explain.deadline_word)
             out.append(_("It puts at risk the {days}-day deadline that the recommended plan meets: {time} is inside it, but slower runs of "
                          "this kind would not be.", days=f"{days:g}", time=hours_text(cb.hours)))
         else:
             out.append(_("It misses the {days}-day deadline that the recommended plan meets.", days=f"{days:g}"))
-    if b.answers.budget.limit is not None and ca.within_budget and not cb.within_budget:
-        out.append(_("It goes over the budget per run ({limit}) that the recommended plan keeps within.", limit=money(b.answers.budget.limit, str(b.facts["currency"]))))
-    if b.answers.budget.monthly_limit is not None and ca.within_monthly and not cb.within_monthly:
-        out.append(_("It goes over the monthly limit ({limit}) that the recommended plan keeps within.",
-                     limit=money(b.answers.budget.monthly_limit, str(b.facts["currency"]))))
+    limit = b.answers.budget.limit
+    if limit is not None and not cb.within_budget:
+        if limit == a.answers.budget.limit and ca.within_budget:
+            out.append(_("It goes over the budget per run ({limit}) that the recommended plan keeps within.", limit=money(limit, cur)))
+        elif limit != a.answers.budget.limit and runnable:
+            low = min(runnable, key=lambda o: o.cost)
+            out.append(_("No option searched keeps a run within {limit}: the cheapest, {strategy} on {gpus} GPUs, costs {cost}.",
+                         limit=money(limit, cur), strategy=low.strategy, gpus=low.gpus, cost=money(low.cost, cur)))
+    monthly = b.answers.budget.monthly_limit
+    if monthly is not None and not cb.within_monthly:
+        if monthly == a.answers.budget.monthly_limit and ca.within_monthly:
+            out.append(_("It goes over the monthly limit ({limit}) that the recommended plan keeps within.", limit=money(monthly, cur)))
+        elif monthly != a.answers.budget.monthly_limit and runnable:
+            low = min(runnable, key=lambda o: o.monthly)
+            out.append(_("No option searched keeps a month within {limit}: the cheapest, {strategy} on {gpus} GPUs, costs {cost} a month.",
+                         limit=money(monthly, cur), strategy=low.strategy, gpus=low.gpus, cost=money(low.monthly, cur)))
     return out
 
 
