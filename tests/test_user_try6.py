@@ -306,3 +306,13 @@ def test_a_budget_the_question_sets_is_not_one_the_plan_kept(rules, question, la
         reply = _ask(question, rules, "customer-service-finetune.yaml")
     assert line in reply.lines, reply.lines
     assert not any("that the recommended plan keeps within" in x or "推荐方案守得住" in x for x in reply.lines), reply.lines
+
+
+def test_the_question_on_a_faster_run_names_a_sub_hour_run_in_hours(rules):
+    """'which optimisation would take 20% off the 0.0-day run' for a 0.2 h LoRA (Questions tab, second user try)."""
+    from advisor.decision.advice import advise
+    from advisor.inputs.answers import answers_from_mapping
+
+    questions = [q.text for q in advise(answers_from_mapping(LORA_64, "lora.json"), rules).report().questions]
+    line = next(q for q in questions if "20% off" in q)
+    assert "0.0-day" not in line and "take 20% off the 0.2 h run" in line, line
