@@ -269,8 +269,14 @@ def _trim(x: float) -> str:
     return f"{x:,.2f}".rstrip("0").rstrip(".")
 
 
+SHORT_HOURS = 0.1
+"""Below this a duration is said in minutes: one decimal of an hour read a 2-minute LoRA as '0.0 h' (user try 2026-12-06)."""
+
+
 def hours_text(h: float) -> str:
-    """Hours below two days, days above: '36.0 h', '3.0 days' ('36.0 小时', '3.0 天')."""
+    """Hours below two days, days above: '36.0 h', '3.0 days' ('36.0 小时', '3.0 天'); under six minutes, minutes ('1.9 min')."""
+    if h < SHORT_HOURS:
+        return _("{n} min", n=f"{h * 60:,.1f}")
     return _("{n} days", n=f"{h / 24:,.1f}") if h >= 48 else _("{n} h", n=f"{h:,.1f}")
 
 
@@ -287,6 +293,8 @@ def same_unit(a: float, b: float) -> tuple[str, str]:
     """Two durations in one unit, so they compare at a glance: both in days when either is two days or more."""
     if max(a, b) >= 48:
         return _("{n} days", n=f"{a / 24:,.1f}"), _("{n} days", n=f"{b / 24:,.1f}")
+    if max(a, b) < SHORT_HOURS:
+        return _("{n} min", n=f"{a * 60:,.1f}"), _("{n} min", n=f"{b * 60:,.1f}")
     return _("{n} h", n=f"{a:,.1f}"), _("{n} h", n=f"{b:,.1f}")
 
 
