@@ -211,7 +211,11 @@ class ResultsScreen(Screen[None]):
             marks.append("[yellow]●[/] " + _("deadline at risk"))
         if any(q.today for q in pts):
             marks.append("[#ffa500]●[/] " + _esc(count_word(report)))
-        key = _("[blue]━[/] best option at each GPU count   [red]━[/] deadline or run budget") + "\n" + "   ".join(marks)
+        answers = answers_of(report)
+        lines = (_("[blue]━[/] best option at each GPU count   [red]━[/] deadline or run budget")
+                 if answers.training.deadline_days is not None or answers.budget.limit is not None
+                 else _("[blue]━[/] best option at each GPU count"))  # no red line is drawn: none named (user try)
+        key = lines + "\n" + "   ".join(marks)
         if not any(q.today for q in pts) and not p.greenfield and not today_on_the_line(report):
             key += "\n" + _("Today's {gpus} × {gpu} are another GPU type, not on these lines.", gpus=f"{p.today.gpus:,}",
                              gpu=_esc(answers_of(report).cluster.spec.name))
