@@ -326,3 +326,11 @@ async def test_the_chart_key_names_no_red_line_where_none_is_drawn(rules, tmp_pa
     assert "best option at each GPU count" in key and "deadline or run budget" not in key, key
     _screen, _texts, key = await chart_text(rules, tmp_path, "customer-service.yaml")
     assert "deadline or run budget" in key, key
+
+
+def test_a_method_what_if_says_the_plan_already_changed_the_method(rules):
+    """'why not QLoRA?' said 'What if training method = QLoRA (was full fine-tune)' beside a plan that is LoRA."""
+    from .test_user_try4 import _ask
+
+    reply = _ask("why not QLoRA?", rules, "customer-service-finetune.yaml")
+    assert reply.lines[0] == "What if training method = QLoRA (was full fine-tune, planned as LoRA):", reply.lines[0]

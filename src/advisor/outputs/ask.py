@@ -1007,9 +1007,15 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
     new = _rerun(ctx, change)
     said_paths = [path for path in change if path in asked]
     moved = [path for path in said_paths if path in shown_as or _today_value(new, path) != _today_value(base, path)]
+    def was(path: str) -> str:
+        old = _shown(_today_value(base, path), path, base)
+        if path == "training.method" and base.method_changed:  # 'was full fine-tune' beside a plan that is LoRA read as an error
+            return _("{asked}, planned as {planned}", asked=old, planned=method_names().get(base.method, base.method))
+        return old
+
     said = _(", ").join(  # what did not move is left out ('GPU type = a100-80gb (was a100-80gb)'), unless nothing moved
         shown_as.get(path) or _("{what} = {new} (was {old})", what=_label(ctx, path), new=_shown(_today_value(new, path), path, new),
-                                old=_shown(_today_value(base, path), path, base))
+                                old=was(path))
         for path in (moved or said_paths))
     cb, cn = base.plan.chosen, new.plan.chosen
     unchanged = all(_today_value(new, p) == _today_value(base, p) for p in asked)
