@@ -334,3 +334,22 @@ def test_a_method_what_if_says_the_plan_already_changed_the_method(rules):
 
     reply = _ask("why not QLoRA?", rules, "customer-service-finetune.yaml")
     assert reply.lines[0] == "What if training method = QLoRA (was full fine-tune, planned as LoRA):", reply.lines[0]
+
+
+@pytest.mark.parametrize("example, question, path, value", [
+    ("customer-service-finetune.yaml", "what if we double the data?", "training.examples", "400000"),
+    ("customer-service-finetune.yaml", "数据翻倍会怎样", "training.examples", "400000"),
+    ("customer-service-finetune.yaml", "what if we double the examples?", "training.examples", "400000"),
+    ("customer-service.yaml", "what if we double the data?", "training.tokens", None),
+])
+def test_doubling_the_data_scales_the_data_the_answers_give(rules, example, question, path, value):
+    """'what if we double the data?' on 200k examples: 'the answers give no training tokens to scale'; on a measured
+    3-day run too. A fine-tune's data is its examples; a measured run's is the tokens its days imply."""
+    from .test_user_try4 import _ask
+
+    reply = _ask(question, rules, example)
+    assert reply.intent == "what_if" and path in reply.change, reply.lines
+    if value is not None:
+        assert reply.change[path] == value
+    else:
+        assert "110.8B" in reply.lines[0] and "(was 55.38B)" in reply.lines[0], reply.lines[0]

@@ -879,6 +879,9 @@ def _slot_change(ctx: Context, slots: dict[str, list[str]]) -> dict[str, Any]:
             continue
         if slot.kind == "factor":
             for f in slot.fields:
+                if f == "training.tokens" and _answer_value(ctx.advice.today_answers, f) is None \
+                        and _answer_value(ctx.advice.today_answers, "training.examples") is not None:
+                    f = "training.examples"  # a fine-tune's data is its examples: 'double the data' doubles them
                 change[f] = _scaled(ctx, slot, f, vals[0])
             continue
         for f in slot.fields:
@@ -897,6 +900,8 @@ def _scaled(ctx: Context, slot: Slot, path: str, value: str) -> str:
     """Today's value of ``path`` times the question's factor, written as the answers take it ('128', '1', '1000000');
     a field with no value today has nothing to scale: the question is refused with what to ask instead."""
     today = _answer_value(ctx.advice.today_answers, path)
+    if path == "training.tokens" and today is None and ctx.advice.today_answers.training.baseline_hours is not None:
+        today = float(ctx.advice.evaluation.context["tokens"])  # a measured run's work: the tokens its days imply
     if not isinstance(today, (int, float)) or isinstance(today, bool):
         raise AnswerError(_("the answers give no {what} to scale; ask with a value instead ('what if {what} = ...?')", what=_label(ctx, path)))
     scaled = today * factor_of(slot, value)
@@ -1011,6 +1016,8 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
         old = _shown(_today_value(base, path), path, base)
         if path == "training.method" and base.method_changed:  # 'was full fine-tune' beside a plan that is LoRA read as an error
             return _("{asked}, planned as {planned}", asked=old, planned=method_names().get(base.method, base.method))
+        if path == "training.tokens" and _today_value(base, path) is None and base.today_answers.training.baseline_hours is not None:
+            return _shown(float(base.evaluation.context["tokens"]), path, base)  # the measured run's work, not '—'
         return old
 
     said = _(", ").join(  # what did not move is left out ('GPU type = a100-80gb (was a100-80gb)'), unless nothing moved
