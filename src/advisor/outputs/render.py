@@ -148,7 +148,9 @@ def per_month_label(d: Report) -> str | None:
     if a.training.runs_per_month is not None:
         return _("Per month (1 run)") if n == "1" else _("Per month ({n} runs)", n=n)
     if a.budget.monthly_limit:
-        return _("Per month, run back to back ({n} runs)", n=n)  # 'GPUs busy' read as a load, not as the assumption
+        # the assumption, said: 'GPUs busy' read as a load; 'run back to back' as the plan's pace, but both columns hold
+        # today's runs a month (runs_note: today's setup back to back), so the month compares like with like
+        return _("Per month ({n} runs: today's pace, back to back)", n=n)
     return None
 
 
