@@ -150,6 +150,8 @@ def per_month_label(d: Report) -> str | None:
     if a.budget.monthly_limit:
         # the assumption, said: 'GPUs busy' read as a load; 'run back to back' as the plan's pace, but both columns hold
         # today's runs a month (runs_note: today's setup back to back), so the month compares like with like
+        if d.plan.greenfield:  # no today: the plan's own runs back to back
+            return _("Per month ({n} runs, back to back)", n=n)
         return _("Per month ({n} runs: today's pace, back to back)", n=n)
     return None
 
