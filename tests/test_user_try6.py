@@ -353,3 +353,14 @@ def test_doubling_the_data_scales_the_data_the_answers_give(rules, example, ques
         assert reply.change[path] == value
     else:
         assert "110.8B" in reply.lines[0] and "(was 55.38B)" in reply.lines[0], reply.lines[0]
+
+
+def test_the_english_summary_table_lines_up_whatever_its_longest_label(rules):
+    """'Per month (10 runs: today's pace, back to back)' was longer than the 34 columns the labels were padded to: the
+    row's figures stood 13 columns right of the others. The column now takes its longest label."""
+    from advisor.base.i18n import width
+    from advisor.outputs.render import to_text
+
+    text = to_text(_advice(rules, "customer-service.yaml"))
+    rows = [line for line in text.splitlines()[:12] if "→" in line]
+    assert len(rows) >= 6 and len({width(line.split("→")[0]) for line in rows}) == 1, rows

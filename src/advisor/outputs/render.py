@@ -28,7 +28,7 @@ from advisor.estimate.finetune import FROZEN_MATMUL_FLOPS_PER_PARAM, TRAINED_FLO
 from advisor.decision.report import Alternative, Estimate, MethodReport, Report, TraceNode, WhatIfPoint
 from advisor.knowledge.strategies import FRAMEWORKS, spec
 from advisor.knowledge.vocabulary import partial_share
-from advisor.base.i18n import N_, _, pad
+from advisor.base.i18n import N_, _, pad, width
 from advisor.base.text import join_reasons
 
 ANSWER_WORDS = (N_("none"), N_("some"), N_("expert"), N_("mvp"), N_("stable"), N_("frontier"))
@@ -152,7 +152,7 @@ def per_month_label(d: Report) -> str | None:
         # today's runs a month (runs_note: today's setup back to back), so the month compares like with like
         if d.plan.greenfield:  # no today: the plan's own runs back to back
             return _("Per month ({n} runs, back to back)", n=n)
-        return _("Per month ({n} runs: today's pace, back to back)", n=n)
+        return _("Per month ({n} runs at today's pace)", n=n)
     return None
 
 
@@ -441,8 +441,10 @@ def to_text(report: Report | Advice) -> str:
     cur = e.currency
     fn = Sources()
     lines: list[str] = [_("Decision: {headline}", headline=d.headline), ""]
-    for what, today, rec in summary_rows(d):
-        lines.append(f"  {pad(what, 34)} {rec}" if d.plan.greenfield else f"  {pad(what, 34)} {pad(today, 28, right=True)}  →  {rec}")
+    rows = summary_rows(d)
+    label = max([34, *(width(what) for what, _today, _rec in rows)])  # a long label widens the column, never breaks it
+    for what, today, rec in rows:
+        lines.append(f"  {pad(what, label)} {rec}" if d.plan.greenfield else f"  {pad(what, label)} {pad(today, 28, right=True)}  →  {rec}")
     lines.append("")
     lines.extend(f"  {note}" for note in summary_notes(d))
     lines.append("")
