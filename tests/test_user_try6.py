@@ -364,3 +364,13 @@ def test_the_english_summary_table_lines_up_whatever_its_longest_label(rules):
     text = to_text(_advice(rules, "customer-service.yaml"))
     rows = [line for line in text.splitlines()[:12] if "→" in line]
     assert len(rows) >= 6 and len({width(line.split("→")[0]) for line in rows}) == 1, rows
+
+
+def test_a_deadline_the_question_sets_and_nothing_meets_is_said(rules):
+    """With the deadline check kept to the answers' own date, a 2-hour what-if said nothing of the date being out of
+    reach (before, it said the plan 'misses the 0.1-day deadline that the recommended plan meets': a date it never had)."""
+    from .test_user_try4 import _ask
+
+    reply = _ask("what if the deadline is 2 hours?", rules, "customer-service-finetune.yaml")
+    assert any(x.startswith("No option searched meets a 2.0 h deadline: the fastest") for x in reply.lines), reply.lines
+    assert not any("that the recommended plan meets" in x for x in reply.lines), reply.lines

@@ -1135,6 +1135,10 @@ def _limits_lost(a: Advice, b: Advice) -> list[str]:
                          "this kind would not be.", days=f"{days:g}", time=hours_text(cb.hours)))
         else:
             out.append(_("It misses the {days}-day deadline that the recommended plan meets.", days=f"{days:g}"))
+    elif days is not None and days != a.answers.training.deadline_days and cb.meets_deadline is False and runnable:
+        quick = min(runnable, key=lambda o: o.hours)
+        out.append(_("No option searched meets a {deadline} deadline: the fastest, {strategy} on {gpus} GPUs, takes {time}.",
+                     deadline=hours_text(days * 24), strategy=quick.strategy, gpus=quick.gpus, time=hours_text(quick.hours)))
     limit = b.answers.budget.limit
     if limit is not None and not cb.within_budget:
         if limit == a.answers.budget.limit and ca.within_budget:
