@@ -374,3 +374,17 @@ def test_a_deadline_the_question_sets_and_nothing_meets_is_said(rules):
     reply = _ask("what if the deadline is 2 hours?", rules, "customer-service-finetune.yaml")
     assert any(x.startswith("No option searched meets a 2.0 h deadline: the fastest") for x in reply.lines), reply.lines
     assert not any("that the recommended plan meets" in x for x in reply.lines), reply.lines
+
+
+def test_a_sweep_of_short_runs_gives_the_time_in_hours():
+    """A sub-hour LoRA's sweep read '0.02' days at three counts: every row under two days is said in hours."""
+    import numpy as np
+
+    from advisor.inputs.answers import answers_from_mapping
+    from advisor.outputs.sweep import sweep, sweep_text
+
+    text = sweep_text(sweep(answers_from_mapping(LORA_64, "lora.json"), np.array([8.0, 16.0, 32.0, 64.0])), 8)
+    assert "time (h)" in text.splitlines()[0] and "time (days)" not in text, text
+    cells = [line.split()[2] for line in text.splitlines()[1:5]]
+    assert all(float(c) > 0 for c in cells), cells  # '0.00' would be the same defect in hours
+    assert "Cheapest feasible: ddp on 64 GPUs, 0.6 min, 1 USD" in text, text  # the footer says the time in its own unit

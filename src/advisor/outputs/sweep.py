@@ -16,7 +16,7 @@ from advisor.inputs.answers import STRATEGIES, Answers
 from advisor.base.errors import AnswerError
 from advisor.base.limits import MAX_SEARCH_COUNTS
 from advisor.base.i18n import _, pad
-from advisor.base.units import count, days, format_number, money, parse_count
+from advisor.base.units import count, days, format_number, hours_text, money, parse_count
 from advisor.estimate import GB, cost, estimate_all
 from advisor.decision.advice import METHOD_ALTERNATIVES, options_at
 from advisor.decision.candidates import GpuType, gpu_types, variant
@@ -321,13 +321,22 @@ def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False, today_mark: bo
     marks = [(sw.cheapest, _("cheapest")), (sw.fastest, _("fastest"))]  # one count may be both
     today = float(sw.answers.cluster.gpus)
     out = []
+    sw.options([int(sw.gpus[i]) for i in idx])  # every row's options in one pass
+    # The time column in hours where every row shown is under two days (a sub-hour LoRA read '0.02' days at three
+    # counts, user try 2026-12-06), else in days; each cell to two decimals below 10.
+    shown = [float(sw.hours[o.strategy][i]) for i in idx if (o := sw.best(int(i))) is not None]
+    in_hours = bool(shown) and max(shown) < 48
+    head = _("time (h)") if in_hours else _("time (days)")
+
+    def cell(hours: float) -> str:
+        return (f"{hours:,.2f}" if hours < 10 else f"{hours:,.1f}") if in_hours else days(hours)
+
     if markdown:
-        out += [_("| GPUs | best strategy | time (days) | cost | note |"), "| --- | --- | --- | --- | --- |"]
+        out += [_("| GPUs | best strategy | {time} | cost | note |", time=head), "| --- | --- | --- | --- | --- |"]
     else:
-        out.append(f"{pad(_('GPUs'), 7, right=True)}  {pad(_('best strategy'), 24)} {pad(_('time (days)'), 11, right=True)} "
+        out.append(f"{pad(_('GPUs'), 7, right=True)}  {pad(_('best strategy'), 24)} {pad(head, 11, right=True)} "
                    f"{pad(_('cost'), 16, right=True)}  {_('note')}")
     prev: tuple[float, str, int] | None = None
-    sw.options([int(sw.gpus[i]) for i in idx])  # every row's options in one pass
     for i in idx:
         g = float(sw.gpus[i])
         notes = [_("today")] if g == today and today_mark else []  # another GPU type: today's count is not today's setup
@@ -353,14 +362,14 @@ def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False, today_mark: bo
         prev = (h, s, i)
         note = _(", ").join(n for n in notes if n)
         if markdown:
-            out.append(f"| {count(g)} | `{s}` | {days(h)} | {money(c, cur)} | {note} |")
+            out.append(f"| {count(g)} | `{s}` | {cell(h)} | {money(c, cur)} | {note} |")
         else:
-            out.append(f"{pad(count(g), 7, right=True)}  {s:<24} {days(h):>11} {pad(money(c, cur), 16, right=True)}  {note}".rstrip())
+            out.append(f"{pad(count(g), 7, right=True)}  {s:<24} {cell(h):>11} {pad(money(c, cur), 16, right=True)}  {note}".rstrip())
     for first, label, p in ((True, _("Cheapest feasible"), sw.cheapest), (False, _("Fastest feasible"), sw.fastest)):
         if p:
             i = int(np.searchsorted(sw.gpus, p[1]))
-            line = _("{label}: {strategy} on {gpus} GPUs, {days} days, {cost}", label=label, strategy=p[0], gpus=count(p[1]),
-                     days=days(float(sw.hours[p[0]][i])), cost=money(float(sw.cost[p[0]][i]), cur))
+            line = _("{label}: {strategy} on {gpus} GPUs, {time}, {cost}", label=label, strategy=p[0], gpus=count(p[1]),
+                     time=hours_text(float(sw.hours[p[0]][i])), cost=money(float(sw.cost[p[0]][i]), cur))
         elif not any(np.any(sw.runnable[t] & sw.batch_ok[t]) for t in STRATEGIES):
             # nothing runs at all (too few sequences, no memory): not a deadline missed (user try 2026-12-06: --gpus 1e9)
             line = _("{label}: nothing in this range can run (see the notes above)", label=label)
