@@ -144,8 +144,10 @@ def steps() -> tuple[Step, ...]:
               Field("model.seq_len", _("Sequence length (tokens)"), "text", _("e.g. 2048"), optional=True, number="int"),
               Field("training.global_batch_tokens", _("Global batch (tokens per step)"), "text", _("e.g. 4M"), optional=True),
               Field("training.examples", _("Fine-tuning examples"), "text", _("e.g. 200k"), optional=True),
-              Field("training.tokens_per_example", _("Tokens per example"), "text", _("e.g. 512"), optional=True, number="int"),
-              Field("training.epochs", _("Epochs"), "text", _("e.g. 3"), optional=True, number="float"),
+              # needed with examples, and an empty epochs is one pass: said where they are typed (user try 2026-12-06)
+              Field("training.tokens_per_example", _("Tokens per example (needed with examples)"), "text", _("e.g. 512"), optional=True,
+                    number="int"),
+              Field("training.epochs", _("Epochs"), "text", _("e.g. 3 (empty: 1)"), optional=True, number="float"),
               Field("training.precision", _("Precision"), "choice",
                     choices=(Choice("bf16", _("bf16 (default)")), Choice("fp16", "fp16"), Choice("fp32", "fp32"),
                              Choice("fp8", _("fp8 (Hopper, Ada, Blackwell, MI300X)")))))),
