@@ -37,7 +37,7 @@ from advisor.decision.explain import PLAN_SOURCE, best_option_at, deadline_reaso
 from advisor.inputs.answers import STRATEGIES, Answers, _fields_at, answers_from_mapping
 from advisor.knowledge.catalog import gpu_catalog, resolve_gpu
 from advisor.base.errors import AdvisorError, AnswerError
-from advisor.base.i18n import _, written_in_chinese, zh
+from advisor.base.i18n import N_, _, written_in_chinese, zh
 from advisor.base.text import plain
 from advisor.knowledge.rules import RuleSet, format_number
 from advisor.knowledge.strategies import FRAMEWORKS
@@ -1139,22 +1139,22 @@ def _limits_lost(a: Advice, b: Advice) -> list[str]:
         quick = min(runnable, key=lambda o: o.hours)
         out.append(_("No option searched meets a {deadline} deadline: the fastest, {strategy} on {gpus} GPUs, takes {time}.",
                      deadline=hours_text(days * 24), strategy=quick.strategy, gpus=quick.gpus, time=hours_text(quick.hours)))
-    limit = b.answers.budget.limit
-    if limit is not None and not cb.within_budget:
-        if limit == a.answers.budget.limit and ca.within_budget:
-            out.append(_("It goes over the budget per run ({limit}) that the recommended plan keeps within.", limit=money(limit, cur)))
-        elif limit != a.answers.budget.limit and runnable:
-            low = min(runnable, key=lambda o: o.cost)
-            out.append(_("No option searched keeps a run within {limit}: the cheapest, {strategy} on {gpus} GPUs, costs {cost}.",
-                         limit=money(limit, cur), strategy=low.strategy, gpus=low.gpus, cost=money(low.cost, cur)))
-    monthly = b.answers.budget.monthly_limit
-    if monthly is not None and not cb.within_monthly:
-        if monthly == a.answers.budget.monthly_limit and ca.within_monthly:
-            out.append(_("It goes over the monthly limit ({limit}) that the recommended plan keeps within.", limit=money(monthly, cur)))
-        elif monthly != a.answers.budget.monthly_limit and runnable:
-            low = min(runnable, key=lambda o: o.monthly)
-            out.append(_("No option searched keeps a month within {limit}: the cheapest, {strategy} on {gpus} GPUs, costs {cost} a month.",
-                         limit=money(monthly, cur), strategy=low.strategy, gpus=low.gpus, cost=money(low.monthly, cur)))
+    limits = (  # the run budget, then the monthly ceiling: the limit now and before, whether each plan keeps it, the figure
+        (b.answers.budget.limit, a.answers.budget.limit, ca.within_budget, cb.within_budget, "cost",
+         N_("It goes over the budget per run ({limit}) that the recommended plan keeps within."),
+         N_("No option searched keeps a run within {limit}: the cheapest, {strategy} on {gpus} GPUs, costs {cost}.")),
+        (b.answers.budget.monthly_limit, a.answers.budget.monthly_limit, ca.within_monthly, cb.within_monthly, "monthly",
+         N_("It goes over the monthly limit ({limit}) that the recommended plan keeps within."),
+         N_("No option searched keeps a month within {limit}: the cheapest, {strategy} on {gpus} GPUs, costs {cost} a month.")),
+    )
+    for limit, before, kept, keeps, figure, over, out_of_reach in limits:
+        if limit is None or keeps:
+            continue
+        if limit == before and kept:
+            out.append(_(over, limit=money(limit, cur)))
+        elif limit != before and runnable:
+            low = min(runnable, key=lambda o: getattr(o, figure))
+            out.append(_(out_of_reach, limit=money(limit, cur), strategy=low.strategy, gpus=low.gpus, cost=money(getattr(low, figure), cur)))
     return out
 
 
