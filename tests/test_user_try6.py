@@ -388,3 +388,16 @@ def test_a_sweep_of_short_runs_gives_the_time_in_hours():
     cells = [line.split()[2] for line in text.splitlines()[1:5]]
     assert all(float(c) > 0 for c in cells), cells  # '0.00' would be the same defect in hours
     assert "Cheapest feasible: ddp on 64 GPUs, 0.6 min, 1 USD" in text, text  # the footer says the time in its own unit
+
+
+async def test_results_asked_before_a_fine_tunes_data_say_which_step_wants_it(rules, tmp_path):
+    """Ctrl+R after picking LoRA said only 'The answers are not complete yet.': not which step, nor what."""
+    app = make_app(rules, tmp_path)
+    seen = []
+    app.notify = lambda message, **kw: seen.append(message)  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await keys(pilot, "enter", "down", "down", "enter")
+        app.show_results()
+        await pilot.pause()
+    assert any(m.startswith("Step 13 (Advanced (optional)") and "give tokens" in m for m in seen), seen

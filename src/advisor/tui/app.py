@@ -137,6 +137,9 @@ class AdvisorApp(App[None]):
     def show_results(self) -> None:
         advice, problem = self.compute()
         if advice is None:
+            index, missing = first_problem(self.draft, self.steps)
+            if missing:  # which step and what: 'not complete yet' alone left a LoRA's missing data to be guessed (user try)
+                problem = _("Step {n} ({title}): {problem}", n=index + 1, title=self.steps[index].title, problem=missing)
             self.notify(problem or _("The answers are not complete yet."), severity="error", markup=False)
             return
         from advisor.tui.results import ResultsScreen, ResultsView
