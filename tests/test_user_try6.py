@@ -401,3 +401,24 @@ async def test_results_asked_before_a_fine_tunes_data_say_which_step_wants_it(ru
         app.show_results()
         await pilot.pause()
     assert any(m.startswith("Step 13 (Advanced (optional)") and "give tokens" in m for m in seen), seen
+
+
+@pytest.mark.parametrize("question, lang, runs", [
+    ("we need to retrain every week, what does that cost per month?", "en", 4.29),
+    ("每周训练一次每月要花多少钱", "zh", 4.29),
+    ("what if we retrain every two weeks", "en", 2.14),
+    ("what if we train daily?", "en", 30),
+])
+def test_a_cadence_in_a_question_is_its_runs_a_month(rules, question, lang, runs):
+    """'we need to retrain every week, what does that cost per month?' was answered at the assumed 16.3 runs a month
+    (30,403 CNY); a weekly retrain is 30/7 runs in advisor's 30-day month (7,988 CNY)."""
+    from advisor.base.i18n import language
+
+    from .test_user_try4 import _ask
+
+    with language(lang):
+        reply = _ask(question, rules, "customer-service-finetune.yaml")
+    assert reply.change.get("training.runs_per_month") == runs, (reply.intent, reply.lines)
+    month = dict((r[0], r[2]) for r in reply.figures)
+    if runs == 4.29:
+        assert month.get("cost per month", month.get("每月成本")) in ("7,988 CNY", "7,988 元"), reply.figures
