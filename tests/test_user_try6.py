@@ -422,3 +422,23 @@ def test_a_cadence_in_a_question_is_its_runs_a_month(rules, question, lang, runs
     month = dict((r[0], r[2]) for r in reply.figures)
     if runs == 4.29:
         assert month.get("cost per month", month.get("每月成本")) in ("7,988 CNY", "7,988 元"), reply.figures
+
+
+async def test_a_step_change_drops_the_preview_pending_from_the_step_before(rules, tmp_path):
+    """CI: a preview timer from the GPU step fired while the next step was being drawn and read the old choice list
+    against the new step's text field (IndexError). A step change stops it, and no preview reads a step mid-draw."""
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        fired = []
+        screen._typing = screen.set_timer(30, lambda: fired.append(1))  # a pending preview, as a highlight leaves one
+        pending = screen._typing
+        screen.index = 2
+        await screen.render_step()
+        assert screen._typing is not pending and not fired
+        screen._rendering = True
+        screen._typed()  # mid-draw: no read of the widgets (it raised where they were the old step's)
+        screen._rendering = False
+        await pilot.pause()
+        assert screen.step.id == "gpu"

@@ -136,6 +136,8 @@ class QuestionScreen(Screen[None]):
         """This screen's working copy of the answers: it renders from it and sends each accepted step up (DraftAccepted);
         the session's draft is the app's to change."""
         self._typing: Timer | None = None
+        self._rendering = False
+        """A step is being drawn: its widgets are the old step's or half the new one's, so no preview reads them."""
         try:
             size = self.app.size
         except RuntimeError:  # no app running (Textual's NoActiveAppError): the size classes come on mount
@@ -207,6 +209,16 @@ class QuestionScreen(Screen[None]):
             panel.first().redraw()
 
     async def render_step(self) -> None:
+        # a preview pending from the step before would read this step's fields from widgets being replaced (an
+        # IndexError under load in CI: the old step's choice list read against the new step's text field)
+        self._stop_typing()
+        self._rendering = True
+        try:
+            await self._draw_step()
+        finally:
+            self._rendering = False
+
+    async def _draw_step(self) -> None:
         step = self.step
         total = len(self.state.steps)
         self.query_one("#progress", Label).update(_("Step {n} of {total}", n=self.index + 1, total=total))
@@ -403,6 +415,8 @@ class QuestionScreen(Screen[None]):
     def _typed(self) -> None:
         """The fields as they stand, when this step's answers hold, go to the live estimate (nothing is accepted)."""
         self._typing = None
+        if self._rendering:
+            return  # the new step's widgets preview themselves once drawn (their highlight starts a timer)
         draft = self._read()
         reconcile(draft, self.draft)  # previewed as Enter would keep it: a LoRA highlighted is not priced over the 1T default
         if step_error(draft, self.step) is None:
