@@ -297,8 +297,7 @@ def what_if(advice: Advice) -> list[dict[str, Any]]:
     for g in sorted({o.gpus for o in p.options} & shown):
         point: dict[str, Any] = {"gpus": g, "strategy": None, "wall_clock_hours": None, "cost": None, "meets_deadline": None,
                                  "today": g == p.today.gpus, "chosen": g == p.chosen.gpus,
-                                 "cheapest_meeting_deadline": bool(cm and g == cm.gpus and g != p.chosen.gpus),
-                                 "faster_same_cost": False}
+                                 "cheapest_meeting_deadline": bool(cm and g == cm.gpus and g != p.chosen.gpus)}
         best = best_option_at(advice, g)
         # the row says what the note says only where its best option is the note's ('faster for no more': the plan's
         # framework on more GPUs)

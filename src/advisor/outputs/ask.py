@@ -694,6 +694,12 @@ def _month_claimed(ctx: Context, *changes: dict[str, Any]) -> bool:
     return any(({"training.runs_per_month", "budget.monthly_limit"} & set(c)) - ctx.held for c in changes)
 
 
+def _run_tokens(advice: Advice) -> float:
+    """The work of a run: the tokens the answers give, or the ones a measured run implies (its days at today's pace)."""
+    given = advice.today_answers.training.tokens
+    return float(given) if given is not None else float(advice.evaluation.context["tokens"])
+
+
 def _keep_the_work(ctx: Context, change: dict[str, Any]) -> list[str]:
     """What stays as it is in a what-if, set in ``change`` and said in the notes returned: the runs a month (by default
     today's setup back to back, which the change would move), and the work of a run. A measured duration is today's GPUs': on another count the run keeps its work (the tokens it implies), so the
@@ -733,7 +739,7 @@ def _keep_the_work(ctx: Context, change: dict[str, Any]) -> list[str]:
     if not any(not path.startswith(KEEPS_THE_MEASURED_RUN) and not _same_value(value, _today_value(ctx.advice, path))
                for path, value in change.items()):
         return notes
-    tokens = float(a.training.tokens) if a.training.tokens is not None else float(ctx.advice.evaluation.context["tokens"])
+    tokens = _run_tokens(ctx.advice)
     # exact: 4 significant figures moved the cost (46,082 against the what-if table's 46,080, user try 2026-12-05)
     change.update({"training.tokens": round(tokens), "training.duration_days": None, "training.duration_hours": None})
     return notes + [_("The measured {time} was on today's {gpus} GPUs; on another setup the run keeps its work, {tokens} tokens.",
@@ -901,7 +907,7 @@ def _scaled(ctx: Context, slot: Slot, path: str, value: str) -> str:
     a field with no value today has nothing to scale: the question is refused with what to ask instead."""
     today = _answer_value(ctx.advice.today_answers, path)
     if path == "training.tokens" and today is None and ctx.advice.today_answers.training.baseline_hours is not None:
-        today = float(ctx.advice.evaluation.context["tokens"])  # a measured run's work: the tokens its days imply
+        today = _run_tokens(ctx.advice)  # a measured run's work: the tokens its days imply
     if not isinstance(today, (int, float)) or isinstance(today, bool):
         raise AnswerError(_("the answers give no {what} to scale; ask with a value instead ('what if {what} = ...?')", what=_label(ctx, path)))
     scaled = today * factor_of(slot, value)
@@ -1017,7 +1023,7 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
         if path == "training.method" and base.method_changed:  # 'was full fine-tune' beside a plan that is LoRA read as an error
             return _("{asked}, planned as {planned}", asked=old, planned=method_names().get(base.method, base.method))
         if path == "training.tokens" and _today_value(base, path) is None and base.today_answers.training.baseline_hours is not None:
-            return _shown(float(base.evaluation.context["tokens"]), path, base)  # the measured run's work, not '—'
+            return _shown(_run_tokens(base), path, base)  # the measured run's work, not '—'
         return old
 
     said = _(", ").join(  # what did not move is left out ('GPU type = a100-80gb (was a100-80gb)'), unless nothing moved

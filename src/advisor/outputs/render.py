@@ -209,6 +209,12 @@ def range_sentence(report: Report | Advice) -> str:
              low=hours_text(r.wall_clock_hours[0]), high=hours_text(r.wall_clock_hours[1]))
 
 
+def row_at_risk(wi: WhatIfPoint, deadline_days: float | None) -> bool:
+    """A what-if row that misses the deadline on the range's longer end with its estimate inside it: 'at risk', not
+    missed (explain.deadline_word), in the table, its note and the TUI chart alike."""
+    return deadline_days is not None and wi.meets_deadline is False and point_inside(wi.wall_clock_hours or 0.0, deadline_days)
+
+
 def at_risk_note(d: Report) -> str:
     """Under a what-if table with an 'at risk' row: why a time inside the deadline is not 'met' (25.2 h read 'at risk'
     against a 30 h deadline with the reason only in the summary, user try 2026-12-06). '' where no row is at risk."""
@@ -216,7 +222,7 @@ def at_risk_note(d: Report) -> str:
     r = d.estimate.range
     if days is None or r.published_within is None:
         return ""
-    if not any(wi.meets_deadline is False and point_inside(wi.wall_clock_hours or 0.0, days) for wi in d.what_if if wi.strategy):
+    if not any(row_at_risk(wi, days) for wi in d.what_if if wi.strategy):
         return ""
     return _("At risk: the estimate is inside the deadline, but runs of this kind can take {factor}x as long, which is not; "
              "deadlines are judged on the longer.", factor=f"{1.0 + r.published_within:.2f}")
@@ -507,7 +513,7 @@ def to_text(report: Report | Advice) -> str:
         dl = "" if wi.meets_deadline is None else (
             _("  meets deadline") if wi.meets_deadline
             # the summary's word (explain.deadline_word): a point inside the date is at risk, not missed
-            else _("  deadline at risk") if point_inside(wi.wall_clock_hours or 0.0, answers_of(d).training.deadline_days or 0.0)
+            else _("  deadline at risk") if row_at_risk(wi, answers_of(d).training.deadline_days)
             else _("  misses deadline"))
         note = what_if_note(wi, d)
         lines.append(f"  {wi.gpus:>7,}  {wi.strategy:<24} {pad(hours_text(wi.wall_clock_hours or 0), 11, right=True)} "

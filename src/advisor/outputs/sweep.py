@@ -324,7 +324,8 @@ def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False, today_mark: bo
     sw.options([int(sw.gpus[i]) for i in idx])  # every row's options in one pass
     # The time column in hours where every row shown is under two days (a sub-hour LoRA read '0.02' days at three
     # counts, user try 2026-12-06), else in days; each cell to two decimals below 10.
-    shown = [float(sw.hours[o.strategy][i]) for i in idx if (o := sw.best(int(i))) is not None]
+    bests = {int(i): sw.best(int(i)) for i in idx}  # each row's pick, once: the unit and the rows read it
+    shown = [float(sw.hours[o.strategy][i]) for i, o in bests.items() if o is not None]
     in_hours = bool(shown) and max(shown) < 48
     head = _("time (h)") if in_hours else _("time (days)")
 
@@ -340,7 +341,7 @@ def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False, today_mark: bo
     for i in idx:
         g = float(sw.gpus[i])
         notes = [_("today")] if g == today and today_mark else []  # another GPU type: today's count is not today's setup
-        best = sw.best(int(i))
+        best = bests[int(i)]
         if best is not None:
             s = best.strategy
             if best.meets_deadline is False and deadline is not None:

@@ -23,8 +23,7 @@ from advisor.base.i18n import _, N_, clip, width, written_in_chinese, zh
 from advisor.base.units import count, format_number, money_unit
 from advisor.estimate.posttrain import stage_name
 from advisor.outputs.render import (answers_of, axis_ticks, count_word, decision_notes, hours_text, money, memo_for_screen,
-                                    option_rows, runs, source_words, spread, summary_rows, to_markdown, today_on_the_line)
-from advisor.decision.explain import point_inside
+                                    option_rows, row_at_risk, runs, source_words, spread, summary_rows, to_markdown, today_on_the_line)
 from advisor.decision.report import Report
 from advisor.tui.ask import AskBox
 from advisor.tui.common import _esc, translate_bindings
@@ -62,8 +61,7 @@ class ResultsView(Struct, frozen=True):
         on_line = today_on_the_line(report)  # the line is the plan's GPU type: today's count on another type is not today
         deadline = answers_of(report).training.deadline_days
         points = tuple(ChartPoint(wi.gpus, (wi.wall_clock_hours or 0.0) / 24.0, wi.cost or 0.0, wi.today and on_line, wi.chosen,
-                                  # the what-if table's 'at risk': inside the date, but not on the range's longer end
-                                  deadline is not None and wi.meets_deadline is False and point_inside(wi.wall_clock_hours or 0.0, deadline))
+                                  row_at_risk(wi, deadline))  # the what-if table's 'at risk'
                        for wi in report.what_if if wi.strategy is not None)
         return cls(report, report.headline, summary_rows(report), lambda width=None: memo_for_screen(to_markdown(report), width), checked, tuple(decision_notes(report)), points)
 
@@ -206,19 +204,19 @@ class ResultsScreen(Screen[None]):
             return _("Only {gpus} GPUs were searched: {time} and {cost} a run.", gpus=f"{q.gpus:,}", time=hours_text(q.days * 24.0),
                      cost=money(q.cost, report.estimate.currency))
         # the lines on one row, the marks on the next: at 80 columns one row wrapped a mark away from its words
+        answers, today_shown = answers_of(report), any(q.today for q in pts)
         marks = ["[green]●[/] " + _("plan")]
         if any(q.at_risk for q in pts):
             marks.append("[yellow]●[/] " + _("deadline at risk"))
-        if any(q.today for q in pts):
+        if today_shown:
             marks.append("[#ffa500]●[/] " + _esc(count_word(report)))
-        answers = answers_of(report)
         lines = (_("[blue]━[/] best option at each GPU count   [red]━[/] deadline or run budget")
                  if answers.training.deadline_days is not None or answers.budget.limit is not None
                  else _("[blue]━[/] best option at each GPU count"))  # no red line is drawn: none named (user try)
         key = lines + "\n" + "   ".join(marks)
-        if not any(q.today for q in pts) and not p.greenfield and not today_on_the_line(report):
+        if not today_shown and not p.greenfield and not today_on_the_line(report):
             key += "\n" + _("Today's {gpus} × {gpu} are another GPU type, not on these lines.", gpus=f"{p.today.gpus:,}",
-                             gpu=_esc(answers_of(report).cluster.spec.name))
+                             gpu=_esc(answers.cluster.spec.name))
         return key
 
     def _draw_charts(self) -> None:
