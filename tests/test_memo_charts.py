@@ -78,3 +78,11 @@ def test_greenfield_charts_mark_the_cluster_not_today(rules):
     for block in text.split("```mermaid")[1:]:
         caption = block.split("```", 1)[1].split("\n\n")[1]
         assert "today" not in caption.lower() and "your cluster" in caption, caption
+
+
+@pytest.mark.parametrize("value", [0.9, 1.3, 1.55, 3.05, 305.0, 6.1, 61.0, 8.2, 1234.0, 0.0031, 0.00031])
+def test_an_axis_top_is_within_a_quarter_of_the_data(value):
+    # 305 GPU-hours drew a 400 axis (1.31x): the steps 3 -> 4, 1.5 -> 2 and 6 -> 8 were a third apart.
+    from advisor.outputs.render import _axis_top
+
+    assert value <= float(_axis_top(value)) <= 1.25 * value

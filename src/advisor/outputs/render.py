@@ -335,7 +335,7 @@ def _plain(v: float) -> str:
     return f"{v:.0f}" if abs(v) >= 100 else f"{v:.3f}".rstrip("0").rstrip(".")
 
 
-AXIS_STEPS = (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10)
+AXIS_STEPS = (1, 1.25, 1.5, 1.75, 2, 2.5, 3, 3.5, 4, 5, 6, 7, 8, 10)
 """Round axis tops, each at most 1.25x the one below: the top sits within a quarter of the data (1, 2, 5 left a line at
 half height when its largest value was just past a step: 24 days on a 50-day axis)."""
 
@@ -356,11 +356,11 @@ def _axis_top(value: float) -> str:
     """A round axis top just above ``value``."""
     if value <= 0:
         return "1"
-    mag = 10 ** math.floor(math.log10(value))
-    for m in AXIS_STEPS:
-        if value <= m * mag * (1 + 1e-12):
-            return _plain(m * mag)
-    return _plain(10 * mag)
+    exponent = math.floor(math.log10(value))
+    mag = 10.0 ** exponent
+    top = next((m * mag for m in AXIS_STEPS if value <= m * mag * (1 + 1e-12)), 10 * mag)
+    # As many decimals as the step has (0.0035 h, not 0.004 or 0): plain decimals, as Mermaid reads them.
+    return f"{top:.{max(0, 2 - exponent)}f}".rstrip("0").rstrip(".") if top < 100 else _plain(top)
 
 
 # ------------------------------------------------------------------------------ text
