@@ -137,7 +137,8 @@ def full_runs(runs: list[dict[str, Any]], scenarios: dict[str, Any]) -> None:
             print(f"skipped {name}: {why}")
 
 
-_GPU_OF_BENCH = {"H800": "h800", "A100-80GB": "a100-80gb", "A100-40GB": "a100-40gb", "H100-80GB": "h100-sxm", "V100-32GB (DGX-2H)": "v100-32gb", "V100-32GB": "v100-32gb"}
+_GPU_OF_BENCH = {"H800": "h800", "A100-80GB": "a100-80gb", "A100-40GB": "a100-40gb", "H100-80GB": "h100-sxm", "V100-32GB (DGX-2H)": "v100-32gb", "V100-32GB": "v100-32gb",
+                 "RTX-4090": "rtx4090"}
 
 
 def _shape_from_notes(notes: str) -> dict[str, int]:

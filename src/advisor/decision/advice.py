@@ -424,7 +424,7 @@ def made_on() -> str:
 
 def assumptions(ev: Evaluation) -> list[str]:
     spec = ev.answers.cluster.spec
-    band = mfu_band(spec.generation)
+    band = mfu_band(spec.band)
     _bands, link = efficiency_data()
     hw = ev.context["hardware"]
     out = [_(text) for text in ASSUMPTIONS]
@@ -434,7 +434,8 @@ def assumptions(ev: Evaluation) -> list[str]:
         out.append(_("Usable memory: {capacity} GB (10^9 bytes) on this {memory} GB card: its memory is sized in binary gigabytes (GiB) and the driver reports {mib} MiB ({source}).",
                      capacity=f"{spec.capacity_gb:,.1f}", memory=f"{spec.memory_gb:g}", mib=f"{spec.memory_mib:,}",
                      source=_(MEMORY_MIB_CITE)))
-    out.append(_("Efficiency band for {generation} (hardware FLOPs utilisation at hidden 4,096): {low} / {mid} / {high} (low / mid / high) — {source}.", generation=spec.generation,
+    out.append(_("Efficiency band for {generation} (hardware FLOPs utilisation at hidden 4,096): {low} / {mid} / {high} (low / mid / high) — {source}.",
+                 generation=spec.name if spec.efficiency_band else spec.generation,
                  low=f"{band.low:.2f}", mid=f"{band.mid:.2f}", high=f"{band.high:.2f}", source=band.source))
     given = "." if ev.answers.cluster.inter_node_gbps else _(" (not given: {source}).", source=spec.network_source or
                                                               "one 200 Gb/s HDR port per node, estimators-notes §9")

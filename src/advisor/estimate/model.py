@@ -195,7 +195,7 @@ def _evaluate(strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.nd
     act = _activations(strategy, w, tp, pp, vpp, code, mb) / cp
     memory = states + act + CUDA_OVERHEAD_BYTES
     dp, share, accumulation, work, bubble = _work(strategy, w, n, tp, pp, vpp, code, mb, cp)
-    band = mfu_band(hw.spec.generation)
+    band = mfu_band(hw.spec.band)
     plan = communication_plan(strategy, w, hw, n, tp, pp, mb, accumulation, vpp, cp)
     compute, exposed, step = {}, {}, {}
     for name, mfu in (("low", band.high), ("mid", band.mid), ("high", band.low)):
@@ -264,7 +264,7 @@ def _step_floor(strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.
         f = groups[0]
         n1, tp1, pp1, vpp1, code1, mb1, cp1 = n[f], tp[f], pp[f], vpp[f], code[f], mb[f], cp[f]
     _dp, _share, accumulation, work, _bubble1 = _work(strategy, w, n1, tp1, pp1, vpp1, code1, mb1, cp1)
-    compute = _compute_seconds(w, hw, work, mfu_band(hw.spec.generation).mid, accumulation, tp1, pp1)
+    compute = _compute_seconds(w, hw, work, mfu_band(hw.spec.band).mid, accumulation, tp1, pp1)
     # The gradient reduce-scatter hides behind the last micro-batch's backward only (communication.LAST_BACKWARD), as
     # the step's does (exposed_communication's ``accumulation``), so the floor stays under the step.
     hidden = np.maximum(0.0, megatron_gradient_seconds(strategy, w, hw, n1, tp1, pp1) - OVERLAP_BACKWARD * compute / np.maximum(accumulation, 1.0))

@@ -58,12 +58,19 @@ class GpuSpec(BaseModel):
                                       "fewer than the NVLink domain: GB200 NVL72's compute tray has 4. None: the node is the host.")
     nvlink_domain: int | None = Field(default=None, gt=0, description="GPUs in one NVLink domain across hosts (GB200 NVL72: 72).")
     host_source: str | None = Field(default=None, description="Where the host shape comes from.")
+    efficiency_band: str | None = Field(default=None, description="The MFU band (data/efficiency.yaml mfu) where this GPU's "
+                                        "own published runs set one apart from its generation's (RTX 4090); None: its generation's.")
 
     @model_validator(mode="after")
     def _bandwidth_is_cited(self) -> "GpuSpec":
         if self.hbm_gbs is not None and not self.hbm_source:
             raise ValueError(f"{self.id}: hbm_gbs {self.hbm_gbs:g} has no hbm_source; add where the bandwidth was read")
         return self
+
+    @property
+    def band(self) -> str:
+        """The efficiency band this GPU is priced at: its own where a run measured on it set one, else its generation's."""
+        return self.efficiency_band or self.generation
 
     @property
     def has_fp8(self) -> bool:
@@ -125,9 +132,10 @@ def resolve_gpu(name: str) -> str | None:
     return _names().get(key) or _names().get(key.replace("-", ""))
 
 
-def mfu_band(generation: str) -> MfuBand:
+def mfu_band(band: str) -> MfuBand:
+    """The band by key: a GPU's own (GpuSpec.band) or a generation's; an unknown generation gets the Ampere band."""
     bands, _ = efficiency_data()
-    return bands.get(generation, bands["ampere"])
+    return bands.get(band, bands["ampere"])
 
 
 @lru_cache(maxsize=1)
