@@ -55,6 +55,8 @@ def published_options(row: dict[str, Any]) -> Iterator[None]:
             fields["fp8_recipe"] = row["fp8_recipe"]
         if "stack" in row and hasattr(w, "stack"):
             fields["stack"] = row["stack"]
+        if row.get("grad_reduce") == "bf16" and hasattr(w, "main_grad_bytes"):  # the recipe reduces gradients in bf16
+            fields["main_grad_bytes"] = 2.0
         return replace(w, **fields) if fields else w
 
     def hardware(answers: Any) -> Any:
@@ -154,7 +156,7 @@ def heldout_rows(data: dict[str, Any]) -> list[dict[str, Any]]:
         layout = (tp, cp, pp, v > 1) if row["strategy"] == "megatron-3d" else None
         pinned = {**row, "shape_layers": data["shapes"][row["shape"]]["layers"]}
         with published_layout(layout), published_parallelism(pinned), \
-                published_options({**({"peak_scale": family["peak_scale"]} if "peak_scale" in family else {}), **row}):
+                published_options({**{k: family[k] for k in ("peak_scale", "grad_reduce") if k in family}, **row}):
             est, ctx = model.estimate_all(answers)
         e = est[row["strategy"]]
         w = ctx["workload"]
@@ -168,7 +170,7 @@ def heldout_rows(data: dict[str, Any]) -> list[dict[str, Any]]:
         out.append({**row, "modelled": modelled, "ratio": modelled / row["published"], "memory_gb": memory_gb,
                     "fits": fits, "batch_ok": bool(e.batch_ok[0]),
                     "step_s": float(e.step_s["mid"][0]), "tokens_per_step": w.global_batch_tokens,
-                    "ep": float(e.ep[0]), "vpp": float(e.vpp[0])})
+                    "ep": float(e.ep[0]), "vpp": float(e.vpp[0]), "rc": str(e.recompute[0])})
     return out
 
 

@@ -130,11 +130,12 @@ def test_the_summary_says_why_the_type_won_with_time_and_cost_of_each(rules):
 
 
 def test_another_gpu_type_is_what_it_takes_when_it_meets_the_date_for_less(rules):
-    """70B on 2T tokens in 30 days: on the 256 H100s that can be had it takes about 89 days; 864 H100s would meet it for
-    2.17M USD, 2,344 A100s at 0.9 for 1.50M: the cheaper change is the other type (figures as of the merge of issues 22/24)."""
+    """70B on 2T tokens in 30 days: on the 256 H100s that can be had it takes about 89 days; 1,024 H100s would meet it for
+    1.92M USD, 3,840 A100s at 0.7 for 1.42M: the cheaper change is the other type (figures as of Megatron's fp32 gradient
+    reduction, issue 32; at 0.9 a GPU-hour the A100s no longer undercut the H100s)."""
     a = answers_from_mapping({"model": {"params": "70B"}, "training": {"tokens": "2T", "deadline_days": 30},
                               "cluster": {"gpu": "h100-sxm", "gpus": 256, "max_gpus": 256,
-                                          "candidates": [{"gpu": "a100-80gb", "price_per_gpu_hour": 0.9, "max_gpus": 512}]},
+                                          "candidates": [{"gpu": "a100-80gb", "price_per_gpu_hour": 0.7, "max_gpus": 512}]},
                               "budget": {"price_per_gpu_hour": 3.5}})
     advice = advise(a, rules)
     kinds = [c.kind for c in advice.plan.what_it_takes]

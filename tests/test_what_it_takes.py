@@ -12,7 +12,7 @@ from advisor.estimate import estimate_all
 from advisor.outputs.render import to_markdown, to_text
 
 MISSES = {"model": {"params": "70B"}, "training": {"tokens": "2T", "deadline_days": 10},
-          "cluster": {"gpu": "h100-sxm", "gpus": 256, "inter_node_gbps": 400},
+          "cluster": {"gpu": "h100-sxm", "gpus": 256, "inter_node_gbps": 1600},
           "budget": {"price_per_gpu_hour": 3.5, "limit": 1_500_000}}
 
 

@@ -421,7 +421,9 @@ def _moved(strategy: str, w: Workload, g: int, n: np.ndarray, tp: np.ndarray, pp
     moved_params = w.dense_params + w.expert_params / ep if spec(strategy).expert_parallel else w.params * np.ones_like(n)
     # LoRA/QLoRA: only the adapters are trained, so only they have gradients and updated weights to move.
     updated = moved_params if w.trainable_params == w.params else w.trainable_params * np.ones_like(n)
-    return ep, moved_params, updated, w.grad_bytes * updated
+    # Megatron reduces its gradient buffer, fp32 under bf16 by default (workload.MEGATRON_MAIN_GRAD_BYTES).
+    per_grad = w.main_grad_bytes if spec(strategy).states == "megatron" else w.grad_bytes
+    return ep, moved_params, updated, per_grad * updated
 
 
 def _megatron_gradient_reduction(hw: Hardware, n: np.ndarray, tp: np.ndarray, pp: np.ndarray, grads: np.ndarray,

@@ -154,11 +154,16 @@ def model_state_bytes(strategy: str, w: Workload, gpus: np.ndarray, tp: np.ndarr
         return base
     if states == "megatron":
         dp = n / (tp * pp)
-        # Megatron's 6 + 12/DP bytes: 16-bit weights and fp32 gradients replicated across data-parallel ranks, the
-        # optimizer sharded. Under expert parallelism each rank holds the dense part and 1/EP of the experts.
+        # Megatron's distributed optimizer (workload.MEGATRON_MAIN_GRAD_BYTES): the weights and the gradient buffer
+        # replicated across data-parallel ranks — 6 bytes under bf16 (fp32 gradients), 4 where the buffer is 16-bit —
+        # and the optimizer sharded: fp32 master weights and Adam's two moments (none of the master under fp32), and
+        # the fp32 main-gradient shard where the buffer is 16-bit. Under expert parallelism each rank holds the dense
+        # part and 1/EP of the experts.
         ep = expert_degree(strategy, w, n, dp, gpus_per_node)
         replicated = w.dense_params + w.expert_params / ep
-        return (6.0 * replicated + 12.0 * P / dp) / (tp * pp) * stage_factor(w, pp)
+        weight = 4.0 if w.grad_bytes == 4.0 else 2.0  # fp32 training keeps fp32 weights (workload_from: grad_bytes)
+        sharded = 8.0 + (0.0 if weight == 4.0 else 4.0) + (4.0 if w.main_grad_bytes < 4.0 else 0.0)
+        return ((weight + w.main_grad_bytes) * replicated + sharded * P / dp) / (tp * pp) * stage_factor(w, pp)
     raise ValueError(f"unknown strategy {strategy!r}")
 
 

@@ -256,6 +256,16 @@ loss_utils.py ForCausalLMLoss upcasts with ``logits = logits.float()`` before nn
 start of backward the fp32 gradients of the log-probabilities and of the upcast logits (4 + 4). At 128,256 entries (Llama
 3) that is 1.8 MB per token: 14.7 GB for 4 x 2,048 tokens, which the activation set did not count."""
 
+MEGATRON_MAIN_GRAD_BYTES: dict[str, float] = {"bf16": 4.0, "fp8": 4.0, "fp32": 4.0, "fp16": 2.0}
+"""Megatron's gradient buffer by precision. Under bf16 (and FP8 over bf16 weights) Megatron-LM accumulates and reduces
+gradients in fp32 unless told otherwise (megatron/training/arguments.py: 'bfloat16 requires gradient accumulation and
+all-reduce to be done in fp32' sets accumulate_allreduce_grads_in_fp32; advisor's files pass --bf16 and no
+--grad-reduce-in-bf16); under fp16 the buffer is fp16. So the distributed optimizer keeps 6 + 12/DP bytes a parameter
+under bf16 and 4 + 16/DP under fp16, the fp32 main-gradient shard joining the optimizer's (Megatron-LM
+docs/source/api-guide/dist_optimizer.md table: 'bf16 param, fp32 grads 6 + 12/d', 'fp16 param, fp16 grads 4 + 16/d',
+'fp32 param, fp32 grads 8 + 8/d'). A recipe that reduces in bf16 (Megatron-Bridge's Llama performance recipes:
+'cfg.ddp.grad_reduce_in_fp32 = False') keeps 4 + 16/DP and moves half the bytes."""
+
 OVERLAP_BACKWARD = 2.0 / 3.0
 """Gradient reduction can hide behind the backward pass only: 4PD of the 6PD (Transformer Math 101)."""
 
@@ -346,6 +356,8 @@ class Workload(Struct, frozen=True):
     """The recipe outside Megatron by GPU generation (FP8_DEFAULT_RECIPE)."""
     stack: str = "fused"
     """The software stack (STACKS): 'eager' for Hugging Face Trainer fine-tunes, 'fused' otherwise (workload_from)."""
+    main_grad_bytes: float = 4.0
+    """Bytes of each gradient in Megatron's gradient buffer, which it accumulates and reduces (MEGATRON_MAIN_GRAD_BYTES)."""
 
     @property
     def is_moe(self) -> bool:
@@ -521,6 +533,7 @@ def workload_from(answers: Answers) -> Workload:
         global_batch_tokens=float(max(1, round(batch / seq_len)) * seq_len),
         micro_batch=t.micro_batch_size,
         grad_bytes=4.0 if fp32 else 2.0,
+        main_grad_bytes=MEGATRON_MAIN_GRAD_BYTES.get(t.precision, 4.0),
         act_scale=2.0 if fp32 else 1.0,
         recompute=t.activation_recompute,
         moe_top_k=m.experts_per_token,
