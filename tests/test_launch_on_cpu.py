@@ -2,7 +2,9 @@
 them and launch.sh runs on CPU with gloo at 1 node x 2 processes, with the shipped template train.py, for a few steps.
 
 Substituted, and nothing else: the counts (torchrun's --nnodes / --nproc-per-node; ds_config.json's train_batch_size
-to the micro-batch x 2 ranks, one accumulation step, so CPU steps stay short), the rendezvous port (a free one, so tests
+to the micro-batch x 2 ranks, one accumulation step, so CPU steps stay short; the plan's batch that launch.sh passes to
+train.py, shrunk the way a user's quick try does, by arguments after it: 64 tokens, 2 accumulation steps, so the
+no_sync path runs), the rendezvous port (a free one, so tests
 running side by side do not meet), and the backend: the template picks gloo without CUDA, and DeepSpeed's optimizer
 runs torch's AdamW (`torch_adam`, DeepSpeed's own switch) instead of its fused CUDA kernel, which CPUs lack.
 Skipped only where torch is absent (CI installs it: see .ci/run)."""
@@ -60,6 +62,8 @@ def _on_two_cpu_processes(folder: Path) -> None:
     text = launch.read_text()
     text = re.sub(r"--nnodes=\d+", "--nnodes=1", text)
     text = re.sub(r"--nproc-per-node=\d+", "--nproc-per-node=2", text)
+    assert re.search(r'--seq-len \d+ "\$@"', text), "launch.sh passes the plan's sequence length, then the caller's arguments"
+    text = text.replace('"$@"', '"$@" --seq-len 64' + ("" if "--deepspeed" in text else " --accumulation 2"))
     launch.write_text(text.replace(":29500", f":{_free_port()}"))
     ds = folder / "ds_config.json"
     if ds.exists():

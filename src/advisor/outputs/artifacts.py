@@ -294,9 +294,19 @@ def launch_env(d: Deployment) -> list[str]:
     return []
 
 
+def batch_args(d: Deployment) -> str:
+    """The plan's batch as train.py takes it: micro-batch, accumulation and sequence length (user try 2026-12-06: the
+    template ran its toy defaults, micro-batch 2 of 16 tokens, whatever the plan said); DeepSpeed's engine reads the
+    micro-batch and accumulation from ds_config.json, so it gets the sequence alone. Then "$@": a quick try shrinks them
+    (bash launch.sh --seq-len 16 --accumulation 1), the last value argparse reads winning."""
+    if d.launcher == "deepspeed":
+        return f' --seq-len {d.seq_len} "$@"'
+    return f' --micro-batch {d.micro_batch} --accumulation {d.accumulation} --seq-len {d.seq_len} "$@"'
+
+
 def launch_command(d: Deployment, m: MegatronModel | None = None, train_args: str = "") -> str:
     """The launch line. ``train_args``: what the fine-tune files add to train.py's arguments (the adapter's config)."""
-    extra = f" {train_args}" if train_args else ""
+    extra = (f" {train_args}" if train_args else "") + (batch_args(d) if d.launcher in ("torchrun", "deepspeed") else "")
     if d.launcher == "horovodrun":
         return f"horovodrun -np {d.gpus} -H $HOROVOD_HOSTS python train.py{extra}"
     # Defaults for the variables Slurm sets, so launch.sh also runs by hand on one node (set -u refuses unset ones).

@@ -43,7 +43,7 @@ from advisor.knowledge.rules import RuleSet, format_number
 from advisor.knowledge.strategies import FRAMEWORKS
 from advisor.base.units import as_written, count, parse_duration, parse_quantity, token_amount, token_text
 from advisor.decision.facts import HOURS_PER_MONTH
-from advisor.outputs.render import runs_note
+from advisor.outputs.render import recompute_word, runs_note
 
 INTENTS_FILE = "intents.yaml"
 BUILTIN_KINDS = ("strategy", "term", "field", "factor")
@@ -1900,6 +1900,45 @@ def _day_cost(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     return Reply(ctx.question, "day_cost", lines=lines, columns=cols, figures=rows, sources=[PLAN_SOURCE, "seed:K16"])
 
 
+_CAPACITY_ASKED = re.compile(r"(?<![\w.])([0-9]+(?:\.[0-9]+)?)\s*(?:gb|gib|g)(?![a-z])")
+
+
+def _memory(ctx: Context, slots: dict[str, list[str]]) -> Reply:
+    """The plan's memory per GPU against what its GPU can use, what holds it, and how the plan keeps it there; a capacity
+    named in the question ('will it fit in 24GB?') is answered for the same layout (user try 2026-12-06)."""
+    a = ctx.advice
+    e, hw = a.estimate_dict(a.strategy), a.to_dict()["hardware"]
+    need, has = float(e["memory_per_gpu_gb"]), float(hw["capacity_gb"])
+    gb = lambda v: f"{v:,.1f}"  # noqa: E731 - one format for every figure here
+    if e["fits"]:
+        lines = [_("Each GPU holds {need} GB of the {has} GB usable on a {gpu} with {plan}: it fits, with {spare} GB to spare.",
+                   need=gb(need), has=gb(has), gpu=hw["gpu"], plan=_plan_text(a), spare=gb(has - need))]
+    else:
+        lines = [_("Each GPU would need {need} GB of the {has} GB usable on a {gpu} with {plan}: it does not fit.",
+                   need=gb(need), has=gb(has), gpu=hw["gpu"], plan=_plan_text(a))]
+    m = a.to_dict().get("method") or {}
+    runtime = need - float(e["model_states_gb_per_gpu"]) - float(e["activations_gb_per_gpu"])
+    if m.get("frozen_base_gb_per_gpu") is not None:
+        lines.append(_("Of which: frozen base {base} GB, adapters with their optimizer states {adapters} GB, activations {act} GB, "
+                       "CUDA runtime {runtime} GB.", base=gb(m["frozen_base_gb_per_gpu"]), adapters=f"{m.get('adapter_states_gb_per_gpu') or 0:,.2f}",
+                       act=gb(e["activations_gb_per_gpu"]), runtime=gb(runtime)))
+    else:
+        lines.append(_("Of which: weights, gradients and optimizer states {states} GB, activations {act} GB, CUDA runtime {runtime} GB.",
+                       states=gb(e["model_states_gb_per_gpu"]), act=gb(e["activations_gb_per_gpu"]), runtime=gb(runtime)))
+    lines.append(_("It is kept there with micro-batch {micro} and {recompute}; advisor leaves 10% of a GPU's memory free where a "
+                   "layout can (fragmentation, communication buffers).", micro=e["micro_batch_size"],
+                   recompute=recompute_word(e["activation_recompute"])))
+    asked = _CAPACITY_ASKED.search(normalise(ctx.question).lower())
+    if asked:
+        size = float(asked.group(1))
+        if abs(size - float(hw["memory_gb"])) > 0.5 and abs(size - has) > 0.5:
+            verdict = _("fits") if need <= size else _("does not fit")
+            lines.append(_("On a {size} GB GPU the same layout {verdict}: it needs {need} GB.", size=f"{size:g}", verdict=verdict, need=gb(need)))
+    if not a.plan.today.runnable and (why := today_cannot_run(a)):
+        lines.append(why)
+    return Reply(ctx.question, "memory", lines=lines, sources=[PLAN_SOURCE])
+
+
 def _runs_a_month(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     """Where the runs a month come from: the cost answer, which says it (a value in the question is the figure asked
     about, not a what-if on it)."""
@@ -2088,7 +2127,7 @@ def _spot(ctx: Context, slots: dict[str, list[str]]) -> Reply:
 
 ANSWERERS = {"compare": _compare, "without": _without_strategy, "instead": _instead, "why_not": _why_not, "why": _why, "explain": _explain, "what_if": _what_if_asked, "spot": _spot,
              "worth_it": _worth_it, "brief": _brief, "risks": _risks, "cheaper": _cheaper, "faster": _faster, "how_long": _how_long,
-             "cost": _cost, "day_cost": _day_cost, "runs_a_month": _runs_a_month}
+             "cost": _cost, "day_cost": _day_cost, "runs_a_month": _runs_a_month, "memory": _memory}
 
 
 # ------------------------------------------------------------------------------ conversation and test cases

@@ -33,7 +33,7 @@ from advisor.base.text import join_reasons
 
 ANSWER_WORDS = (N_("none"), N_("some"), N_("expert"), N_("mvp"), N_("stable"), N_("frontier"))
 """Answer values the memo shows in words (team experience, project stage): marked so the catalog has them."""
-from advisor.base.units import count, format_number, token_amount, hours_text, money, money_unit, percent, same_unit
+from advisor.base.units import count, format_number, token_amount, token_text, hours_text, money, money_unit, percent, same_unit
 
 
 def spread(lo: float, hi: float, fmt, calibrated: bool) -> str:
@@ -821,7 +821,8 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
     add("")
     add(_("| Question | Answer |"))
     add("| --- | --- |")
-    tokens = f"{d.scale.tokens / 1e9:,.1f}B" + (_(" (implied by the known duration)") if d.scale.tokens_implied else "")
+    # in its own unit: a 20M-token fine-tune read '0.0B' (user try 2026-12-06)
+    tokens = token_text(d.scale.tokens) + (_(" (implied by the known duration)") if d.scale.tokens_implied else "")
     active = _(", {n}B active", n=format_number(a.model.active_params / 1e9)) if a.model.active_params else ""
     rows = [
         (_("Model"), _("{n}B parameters", n=format_number(a.model.params / 1e9)) + active),

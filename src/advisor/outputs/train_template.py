@@ -14,6 +14,7 @@ It runs as launch.sh starts it, so the launch files can be tried first (a few st
 """
 
 import argparse
+import contextlib
 import json
 import os
 
@@ -64,7 +65,10 @@ def main():
     parser.add_argument("--deepspeed_config")
     parser.add_argument("--lora", help="peft.LoraConfig keyword arguments as JSON")
     parser.add_argument("--steps", type=int, default=3)
+    # launch.sh passes the plan's micro-batch, accumulation and sequence length; for a quick try, shrink them after it:
+    # bash launch.sh --seq-len 16 --accumulation 1
     parser.add_argument("--micro-batch", type=int, default=2)
+    parser.add_argument("--accumulation", type=int, default=1, help="micro-batches per optimizer step")
     parser.add_argument("--seq-len", type=int, default=16)
     args = parser.parse_args()
 
@@ -126,9 +130,19 @@ def main():
         model = nn.parallel.DistributedDataParallel(model, device_ids=[local_rank] if cuda else None)
     optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-3)
     for step in range(args.steps):
-        tokens = torch.randint(0, 256, (args.micro_batch, args.seq_len), device=device)
-        loss = loss_of(model, tokens)
-        loss.backward()
+        for i in range(args.accumulation):
+            # Gradients are reduced once per optimizer step: the first accumulation - 1 micro-batches skip the all-reduce
+            # (DDP's no_sync(); FSDP2's set_requires_gradient_sync), as the plan's estimate assumes.
+            last = i == args.accumulation - 1
+            if args.fsdp:
+                model.set_requires_gradient_sync(last)
+                sync = contextlib.nullcontext()
+            else:
+                sync = contextlib.nullcontext() if last else model.no_sync()
+            with sync:
+                tokens = torch.randint(0, 256, (args.micro_batch, args.seq_len), device=device)
+                loss = loss_of(model, tokens)
+                (loss / args.accumulation).backward()
         optimizer.step()
         optimizer.zero_grad()
         if dist.get_rank() == 0:

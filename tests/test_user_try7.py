@@ -1,0 +1,91 @@
+"""User try 7 (2026-12-06, a PM planning a 7B LoRA on two RTX 4090s, in both languages): each defect it found, as a test
+that failed on the code before the fix."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from advisor.base.i18n import language
+from advisor.decision.advice import advise
+from advisor.inputs.answers import answers_from_mapping
+from advisor.outputs.artifacts import artifacts_for
+from advisor.outputs.ask import ask
+from advisor.outputs.render import to_markdown
+
+WORKSTATION = {"model": {"params": "7B", "seq_len": 1024},
+               "training": {"method": "lora", "deadline_days": 3, "examples": 20000, "tokens_per_example": 1000},
+               "cluster": {"gpu": "rtx4090", "gpus": 2, "gpus_per_node": 2, "intra_node": "pcie"},
+               "budget": {"price_per_gpu_hour": 2, "currency": "CNY", "limit": 2000}}
+
+
+@pytest.fixture(scope="module")
+def workstation(rules):
+    return advise(answers_from_mapping(WORKSTATION), rules)
+
+
+def answer(advice, question, rules):
+    return ask(question, WORKSTATION, advice, rules)
+
+
+# ---- ask: memory questions are answered with the memory, not the cost or 'could not read'
+
+
+@pytest.mark.parametrize("lang, question", [
+    ("en", "how much memory per GPU?"), ("en", "is memory enough?"), ("en", "will it fit in 24GB?"),
+    ("zh", "显存够吗？"), ("zh", "显存占用多少？"), ("zh", "会不会爆显存？"), ("zh", "24G 显存放得下吗"),
+])
+def test_a_memory_question_is_answered_with_the_memory_per_gpu(workstation, rules, lang, question):
+    with language(lang):
+        reply = answer(workstation, question, rules)
+    assert reply.intent == "memory", reply.text()
+    text = reply.text()
+    assert "21.7 GB" in text and "25.8 GB" in text and "14.0 GB" in text  # need, usable, the frozen base
+    assert "CNY" not in text and "元" not in text
+
+
+def test_a_capacity_in_the_question_is_judged_for_the_same_layout(workstation, rules):
+    assert "On a 16 GB GPU the same layout does not fit: it needs 21.7 GB." in answer(workstation, "will it fit in 16GB?", rules).text()
+
+
+def test_can_it_finish_in_two_days_is_read_in_english_as_in_chinese(workstation, rules):
+    en = answer(workstation, "can it finish in 2 days?", rules)
+    with language("zh"):
+        zh = answer(workstation, "能在两天内完成吗？", rules)
+    assert en.intent == zh.intent == "what_if"
+    assert en.text().startswith("Yes: the recommended plan takes") and zh.text().startswith("能：")
+
+
+# ---- the memo states a fine-tune's tokens in their own unit
+
+
+def test_the_memo_context_states_twenty_million_tokens_not_zero(workstation):
+    assert "| Training tokens | 20M |" in to_markdown(workstation)
+    with language("zh"):
+        assert "| 训练 token 数 | 2,000 万 |" in to_markdown(workstation)
+
+
+# ---- launch.sh passes the plan's batch to train.py, and the template runs it
+
+
+def _files(advice) -> dict[str, str]:
+    return {a.name: a.text for a in artifacts_for(advice.report())}
+
+
+def test_launch_sh_passes_the_plans_micro_batch_accumulation_and_sequence(workstation):
+    files = _files(workstation)
+    d = workstation.report().deployment
+    line = next(line for line in files["launch.sh"].splitlines() if "torchrun" in line)
+    assert f"--micro-batch {d.micro_batch} --accumulation {d.accumulation} --seq-len {d.seq_len}" in line
+    assert (d.micro_batch, d.accumulation, d.seq_len) == (1, 8, 1024)
+    assert '"$@"' in line  # a smoke run can shrink them: bash launch.sh --seq-len 16 --accumulation 1
+    assert 'parser.add_argument("--accumulation"' in files["train.py"] and "no_sync()" in files["train.py"]
+
+
+def test_deepspeed_takes_its_batch_from_ds_config_and_the_sequence_from_launch_sh(rules):
+    advice = advise(answers_from_mapping({"model": {"params": "7B"}, "training": {"tokens": "1T"},
+                                          "cluster": {"gpu": "a100-80gb", "gpus": 64}, "budget": {"price_per_gpu_hour": 2}}), rules)
+    advice.strategy = "deepspeed-zero2"
+    line = next(line for line in _files(advice)["launch.sh"].splitlines() if "torchrun" in line)
+    assert re.search(r"--deepspeed_config ds_config\.json --seq-len \d+", line) and "--micro-batch" not in line
