@@ -89,3 +89,43 @@ def test_deepspeed_takes_its_batch_from_ds_config_and_the_sequence_from_launch_s
     advice.strategy = "deepspeed-zero2"
     line = next(line for line in _files(advice)["launch.sh"].splitlines() if "torchrun" in line)
     assert re.search(r"--deepspeed_config ds_config\.json --seq-len \d+", line) and "--micro-batch" not in line
+
+
+# ---- the guided Q&A: a framework nobody picked is 'not training yet', not DDP
+
+
+async def test_entering_past_the_framework_list_plans_a_new_project(rules, tmp_path):
+    from .test_tui_trust import SMALL, error_text, make_app, settle, step_to
+
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        await step_to(pilot, "training")
+        await pilot.press("enter")
+        await settle(pilot)
+        # The list opened on ddp and Enter saved it: 'No change needed: keep PyTorch DDP' for a project not yet started.
+        assert app.draft["training"]["current_strategy"] == "none"
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        screen = await step_to(pilot, "training")
+        screen.query_one("#f2").value = "3"  # a known run of 3 days, with the framework left at 'not training yet'
+        await pilot.press("enter")
+        await settle(pilot)
+        assert "name the framework it runs with" in error_text(pilot.app.screen)
+
+
+# ---- more GPUs than one machine holds: said, with the network it was priced over
+
+
+def test_four_cards_on_a_two_card_workstation_is_said_to_be_two_machines(workstation, rules):
+    text = answer(workstation, "what if we use 4 cards?", rules).text()
+    assert "4 GPUs at 2 a machine is 2 machines, and the network between them is not in the answers" in text
+    assert "200 Gbit/s per machine (one 200 Gb/s port per node, estimators-notes §9)" in text
+    # within one machine nothing is said
+    assert "machines" not in answer(workstation, "what if we use 1 GPU?", rules).text()
+
+
+def test_the_memo_does_not_call_an_assumed_network_the_gpus_usual_fabric(workstation):
+    links = next(line for line in to_markdown(workstation).splitlines() if line.startswith("| Links |"))
+    assert "usual fabric" not in links and "not given: one 200 Gb/s port per node assumed" in links

@@ -617,8 +617,8 @@ class TrainingSection(_Section):
                                    "run", made=_figure(made), most=_figure(MAX_TOKENS)))
         if self.current_strategy == "none" and self.baseline_hours is not None:
             key = "duration_hours" if self.duration_hours is not None else "duration_days"
-            raise ValueError(_("{key} is a known run of today's framework, but current_strategy is none (not training yet): give tokens "
-                               "instead", key=key))
+            raise ValueError(_("{key} is a known run of today's framework, but current_strategy is none (not training yet): name the "
+                               "framework it runs with, or give tokens instead", key=key))
         if self.current_strategy == "none" and self.measured is not None and self.measured.strategy is None:
             raise ValueError(_("measured.strategy is required when current_strategy is none (not training yet)"))
         if self.engine_method not in ("lora", "qlora"):

@@ -157,7 +157,10 @@ def steps() -> tuple[Step, ...]:
 def _strategy_choices() -> tuple[Choice, ...]:
     from advisor.knowledge.strategies import FRAMEWORKS
 
-    return (*(Choice(s, f"{s} — {FRAMEWORKS[s].split(' (')[0]}") for s in STRATEGIES), Choice("none", _("none — not training yet")))
+    # 'not training yet' first, so Enter on an untouched list plans a new project: a PM who never picked a framework
+    # read 'No change needed: keep PyTorch DDP' for a fine-tune not yet started (user try 2026-12-06); a team that runs
+    # one picks it, and a known duration without one is refused on this step (TrainingSection: a known run needs its framework).
+    return (Choice("none", _("none — not training yet")), *(Choice(s, f"{s} — {FRAMEWORKS[s].split(' (')[0]}") for s in STRATEGIES))
 
 
 DEFAULT_DRAFT: dict[str, Any] = {

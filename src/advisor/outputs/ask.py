@@ -1053,6 +1053,7 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
                        old=_plan_text(base, new.method), time=hours_text(cn.hours), dt=pct_change(cn.hours, cb.hours),
                        cost=money(cn.cost, str(new.facts["currency"])), dc=pct_change(cn.cost, cb.cost)))
     lines += _limits_lost(base, new)
+    lines += _more_machines(base, new)
     monthly = _month_claimed(ctx, {k: v for k, v in change.items() if k in asked})
     lines += _runs_do_not_fit(new, kept_runs=monthly and "training.runs_per_month" in change and "training.runs_per_month" not in asked)
     if base.answers.training.method == "pretrain" and new.answers.training.method in ("lora", "qlora"):
@@ -1067,6 +1068,27 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
     lines.append(headline(new, count_asked="cluster.gpus" in asked))
     return Reply(ctx.question, "what_if", lines=lines, columns=(_("now"), _("what if")), figures=_outcome_rows(base, new, monthly),
                  sources=[PLAN_SOURCE, "seed:K14"], change=change)
+
+
+def _more_machines(base: Advice, new: Advice) -> list[str]:
+    """A what-if whose plan takes more machines than today's, said with the network it was priced over: '4 cards?' on a
+    2-card workstation is a second box and a link between them, which the answers may never have given (user try
+    2026-12-06: the reply said neither, and priced a 200 Gb/s network nobody named)."""
+    c, chosen = new.answers.cluster, new.plan.chosen
+    if chosen.gpu and chosen.gpu != c.gpu:
+        return []  # another GPU type: its own node shape
+    nodes = -(-chosen.gpus // c.gpus_per_node)
+    if nodes <= base.today_answers.cluster.nodes:
+        return []
+    if c.inter_node_gbps is not None:
+        if base.today_answers.cluster.nodes > 1:
+            return []  # a multi-machine cluster with its network given: more of the same machines says nothing new
+        return [_("{gpus} GPUs at {per} a machine is {nodes} machines, priced over the {gbps} Gbit/s per machine the answers give.",
+                  gpus=count(chosen.gpus), per=c.gpus_per_node, nodes=nodes, gbps=f"{c.network_gbps:g}")]
+    source = c.spec.network_source if (c.spec.network_gbps or c.spec.network_gbps_per_gpu) else _("one 200 Gb/s port per node, estimators-notes §9")
+    return [_("{gpus} GPUs at {per} a machine is {nodes} machines, and the network between them is not in the answers: it was priced "
+              "at {gbps} Gbit/s per machine ({source}). Give cluster.inter_node_gbps if yours differs.",
+              gpus=count(chosen.gpus), per=c.gpus_per_node, nodes=nodes, gbps=f"{c.network_gbps:g}", source=source)]
 
 
 _CAN_WE_FINISH = re.compile(r"\b(?:can|could|will|would) (?:we|it|the run|training) (?:finish|be done|be ready|make it|train)\b|\bin time\b"

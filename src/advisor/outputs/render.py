@@ -363,6 +363,16 @@ def _axis_top(value: float) -> str:
     return f"{top:.{max(0, 2 - exponent)}f}".rstrip("0").rstrip(".") if top < 100 else _plain(top)
 
 
+def _network_note(a: Any) -> str:
+    """Where the network per node came from: given, the GPU's usual fabric on record, or assumed (an RTX 4090 workstation
+    read '200 Gbit/s per node (the GPU's usual fabric)', a fabric no source gives for it; user try 2026-12-06)."""
+    if a.cluster.inter_node_gbps:
+        return ""
+    if a.cluster.spec.network_gbps or a.cluster.spec.network_gbps_per_gpu:
+        return _(" (the GPU's usual fabric)")
+    return _(" (not given: one 200 Gb/s port per node assumed; it matters only past one node)")
+
+
 # ------------------------------------------------------------------------------ text
 
 
@@ -835,7 +845,7 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
                                per_node=a.cluster.gpus_per_node, nodes=a.cluster.nodes)
          + (_("; up to {n} available", n=a.cluster.max_gpus) if a.cluster.max_gpus else "")),
         (_("Links"), _("{link} inside a node, {gbps} Gbit/s per node", link=d.hardware.intra_link,
-                       gbps=f"{a.cluster.network_gbps:g}") + ("" if a.cluster.inter_node_gbps else _(" (the GPU's usual fabric)"))),
+                       gbps=f"{a.cluster.network_gbps:g}") + _network_note(a)),
         (_("Price"), _("{price} {currency} per GPU-hour", price=format_number(a.budget.price_per_gpu_hour), currency=money_unit(cur))
          + ("" if d.hardware.price_per_gpu_hour == a.budget.price_per_gpu_hour and d.hardware.gpu == a.cluster.spec.name
             else _("; the plan's {gpu}: {price}", gpu=_md_text(plan_gpu_name(d)), price=format_number(d.hardware.price_per_gpu_hour)))),
