@@ -241,7 +241,8 @@ async def test_a_typed_duration_replaces_the_default_tokens(rules, tmp_path):
         await settle(pilot)
         screen = await step_to(pilot, "training")
         screen.query_one("#f2").value = "3"  # f0 is the job kind (issue 18), f1 the tokens
-        screen.query_one("#f3").highlighted = 1  # a known run is today's framework's: ddp (the list opens on 'not training yet')
+        # a known run is today's framework's: ddp (a new Q&A's list opens on 'not training yet')
+        screen.query_one("#f3").highlighted = [c.value for c in screen.step.fields[3].choices].index("ddp")
         await pilot.press("enter")
         await settle(pilot)
         assert app.draft["training"].get("tokens") is None and app.draft["training"]["duration_days"] == 3

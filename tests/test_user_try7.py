@@ -129,3 +129,67 @@ def test_four_cards_on_a_two_card_workstation_is_said_to_be_two_machines(worksta
 def test_the_memo_does_not_call_an_assumed_network_the_gpus_usual_fabric(workstation):
     links = next(line for line in to_markdown(workstation).splitlines() if line.startswith("| Links |"))
     assert "usual fabric" not in links and "not given: one 200 Gb/s port per node assumed" in links
+
+
+# ---- the Options tab: a long reason can be read to its end at 80x24
+
+
+async def test_a_long_reason_on_the_options_tab_scrolls_to_its_end(rules, tmp_path):
+    from textual.widgets import DataTable, Static
+
+    from .test_tui_trust import SMALL, make_app, settle
+
+    with language("zh"):
+        app = make_app(rules, tmp_path, answers=answers_from_mapping(WORKSTATION))
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            app.show_results()
+            await settle(pilot)
+            app.screen.query_one("#tabs").active = "options"
+            await settle(pilot)
+            table = app.screen.query_one("#options-table", DataTable)
+            table.focus()
+            row = [str(k.value) for k in table.rows].index("megatron-3d")
+            table.move_cursor(row=row)
+            await settle(pilot)
+            text = str(app.screen.query_one("#options-detail", Static).render())
+            box = app.screen.query_one("#options-detail-box")
+            assert box.max_scroll_y > 0, "the reason is longer than the panel"  # it was cut mid-sentence, with no way on
+            await pilot.press("tab")  # the panel takes focus and scrolls
+            await settle(pilot)
+            assert app.focused is box
+            await pilot.press("end")
+            await settle(pilot)
+            from advisor.base.text import join_reasons
+
+            option = next(o for o in app.screen.options if o.strategy == "megatron-3d")
+            assert box.scroll_y == box.max_scroll_y and text.endswith(join_reasons(option.why_not))
+            # leaving the tab stays left: a panel beside the table had taken the hidden table's focus and reopened it
+            for pane, widget in (("options", "#options-table"), ("checklist", "#checklist-list")):
+                app.screen.query_one("#tabs").active = pane
+                await settle(pilot)
+                app.screen.query_one(widget).focus()
+                await settle(pilot)
+                app.screen.query_one("#tabs").active = "rules"
+                await settle(pilot)
+                assert app.screen.query_one("#tabs").active == "rules", pane
+
+
+# ---- small amounts keep their cents: '4 CNY (8% more)' beside a 4 CNY plan read as a contradiction
+
+
+@pytest.mark.parametrize("value, en, zh_text", [(4.32, "4.32 CNY", "4.32 元"), (4.0, "4 CNY", "4 元"), (99.5, "99.5 CNY", "99.5 元"),
+                                                (1862.4, "1,862 CNY", "1,862 元")])
+def test_an_amount_under_a_hundred_keeps_its_cents(value, en, zh_text):
+    from advisor.base.units import money
+
+    assert money(value, "CNY") == en
+    with language("zh"):
+        assert money(value, "CNY") == zh_text
+
+
+def test_a_dearer_option_on_a_small_job_shows_the_difference(workstation):
+    fsdp = next(o for o in workstation.report().alternatives if o.strategy == "fsdp")
+    plan = workstation.report().estimate.cost
+    assert re.search(r"costs (\d+\.\d+) CNY a run \(8% more\)", " ".join(fsdp.why_not)), fsdp.why_not
+    assert f"{plan:.2f}" != re.search(r"costs (\d+\.\d+) CNY", " ".join(fsdp.why_not)).group(1)

@@ -225,15 +225,22 @@ def count(value: float) -> str:
     return f"{value:,.0f}"
 
 
+SMALL_MONEY = 100.0
+"""Below this an amount keeps two decimals: whole units read a 4.32 CNY run and a 4.67 CNY option both as '4 CNY', beside
+'8% more' (user try 2026-12-06)."""
+
+
 def money(value: float, currency: str) -> str:
-    """'46,100 CNY'; in Chinese, yuan as a Chinese reader writes them: '46,100 元', '46.1 万元', '1.2 亿元'."""
+    """'46,100 CNY'; in Chinese, yuan as a Chinese reader writes them: '46,100 元', '46.1 万元', '1.2 亿元'; under
+    SMALL_MONEY, to the cent without trailing zeros ('4.32 CNY', '4 CNY')."""
+    amount = _trim(value) if abs(value) < SMALL_MONEY else f"{value:,.0f}"
     if zh() and currency.upper() == "CNY":
         if abs(value) >= 1e8:
             return f"{_trim(value / 1e8)} 亿元"
         if abs(value) >= 1e5:
             return f"{_trim(value / 1e4)} 万元"
-        return f"{value:,.0f} 元"
-    return f"{value:,.0f} {currency}"
+        return f"{amount} 元"
+    return f"{amount} {currency}"
 
 
 def readable_figure(value: float) -> str:

@@ -157,15 +157,15 @@ def steps() -> tuple[Step, ...]:
 def _strategy_choices() -> tuple[Choice, ...]:
     from advisor.knowledge.strategies import FRAMEWORKS
 
-    # 'not training yet' first, so Enter on an untouched list plans a new project: a PM who never picked a framework
-    # read 'No change needed: keep PyTorch DDP' for a fine-tune not yet started (user try 2026-12-06); a team that runs
-    # one picks it, and a known duration without one is refused on this step (TrainingSection: a known run needs its framework).
-    return (Choice("none", _("none — not training yet")), *(Choice(s, f"{s} — {FRAMEWORKS[s].split(' (')[0]}") for s in STRATEGIES))
+    return (*(Choice(s, f"{s} — {FRAMEWORKS[s].split(' (')[0]}") for s in STRATEGIES), Choice("none", _("none — not training yet")))
 
 
 DEFAULT_DRAFT: dict[str, Any] = {
     "model": {"params": "7B"},
-    "training": {"tokens": "1T"},
+    # A new Q&A plans a new project: Enter past the framework list had saved ddp, and a PM whose LoRA was not yet started
+    # read 'No change needed: keep PyTorch DDP' (user try 2026-12-06). A team that trains today picks its framework; a
+    # known duration without one is refused on its step. An answers file without the key keeps the answers' default, ddp.
+    "training": {"tokens": "1T", "current_strategy": "none"},
     "cluster": {"gpu": "a100-80gb", "gpus": 64, "gpus_per_node": 8},
     "budget": {"price_per_gpu_hour": 2.0, "currency": "USD"},
     "team": {"experience": "some"},

@@ -11,7 +11,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
+from textual.containers import Container, VerticalScroll
 from textual.screen import Screen
 from textual_plotext import PlotextPlot
 from textual.widgets import Button, Checkbox, DataTable, Footer, Header, Input, Markdown, SelectionList, Static, TabbedContent, TabPane
@@ -149,14 +149,22 @@ class ResultsScreen(Screen[None]):
                 method = stage_name(d.method.planned) if d.method is not None else None
                 yield Static(_("Options on {gpus} GPUs", gpus=count(rec.gpus)) + (f" · {method}" if method else ""), id="options-heading")
                 yield DataTable(id="options-table", zebra_stripes=True, cursor_type="row")
-                yield Static("", id="options-detail", classes="detail")
+                # A scrolling panel: a long reason was cut mid-sentence at 80x24 with no way to read on (user try
+                # 2026-12-06); Tab focuses it and the arrows, Page Down and End scroll it. It sits in a container of its
+                # own: Textual moves the focus of a widget whose pane is hidden to a focusable sibling, and a sibling
+                # panel took it back and reopened this tab.
+                with Container(classes="detail-wrap"):
+                    with VerticalScroll(id="options-detail-box", classes="detail"):
+                        yield Static("", id="options-detail")
             with TabPane(_("Questions"), id="questions"):
                 with VerticalScroll():
                     yield Static("\n".join(f"? {_esc(q.text)}" for q in d.questions) or _("No questions."), id="questions-list")
             with TabPane(_("Checklist"), id="checklist"):
                 done = set(v.checked)
                 yield SelectionList[int](*[(Text(c.text), i, c.text in done) for i, c in enumerate(d.checklist)], id="checklist-list")
-                yield Static("", id="checklist-detail", classes="detail")
+                with Container(classes="detail-wrap"):
+                    with VerticalScroll(id="checklist-detail-box", classes="detail"):
+                        yield Static("", id="checklist-detail")
             with TabPane(_("Rules"), id="rules"):
                 with VerticalScroll():
                     yield Static("\n".join(f"[b]{_esc(fr.title)}[/b] [dim]({_esc('; '.join(source_words(x) for x in fr.source))}; {fr.id})[/dim]"
