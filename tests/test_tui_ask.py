@@ -66,6 +66,8 @@ async def test_an_unread_question_offers_suggestions_and_nothing_to_adopt(rules,
         await ask(pilot, "128 GPUs")
         assert "Did you mean: what if GPUs = 128?" in log_text(app)[1]
         assert app.screen.query_one("#ask-adopt").disabled
+        # shown, not kept: an unread question went into the saved answers and the memo's appendix (user try 7)
+        assert app.conversation == []
 
 
 async def test_an_out_of_range_value_is_the_answers_own_error_in_red(rules, tmp_path):
@@ -77,6 +79,7 @@ async def test_an_out_of_range_value_is_the_answers_own_error_in_red(rules, tmp_
         assert "ask-error" in answer.classes
         assert str(answer.render()).endswith("': cluster.gpus: must be a positive whole number (got 0)")
         assert app.screen.query_one("#ask-adopt").disabled
+        assert app.conversation == []
 
 
 async def test_adopt_makes_the_what_if_the_answers_and_keeps_the_conversation(rules, tmp_path):

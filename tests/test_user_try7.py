@@ -193,3 +193,16 @@ def test_a_dearer_option_on_a_small_job_shows_the_difference(workstation):
     plan = workstation.report().estimate.cost
     assert re.search(r"costs (\d+\.\d+) CNY a run \(8% more\)", " ".join(fsdp.why_not)), fsdp.why_not
     assert f"{plan:.2f}" != re.search(r"costs (\d+\.\d+) CNY", " ".join(fsdp.why_not)).group(1)
+
+
+# ---- one of a thing is one: '1 epochs', '1 node(s)', 'the first 8 - 1 micro-batches'
+
+
+def test_counts_of_one_read_as_one(workstation):
+    from advisor.outputs.render import to_text
+
+    memo = to_markdown(workstation)
+    assert ", 2 per node, 1 node |" in memo and "node(s)" not in memo
+    assert "× 1 epoch = 20M tokens." in to_text(workstation) + memo
+    readme = {a.name: a.text for a in artifacts_for(workstation.report())}["README.md"]
+    assert "- 1" not in readme.split("no_sync")[0][-80:] and "Of the 8 micro-batches of each step, run all but the last" in readme

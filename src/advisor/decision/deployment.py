@@ -17,8 +17,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from advisor.estimate.layout import stage_split
 from advisor.decision.facts import Evaluation
-from advisor.base.i18n import _
-from advisor.base.units import count
+from advisor.base.i18n import N_, _
+from advisor.base.units import count, plural
 from advisor.knowledge.strategies import spec
 
 Schedule = Literal["none", "1f1b", "interleaved-1f1b"]
@@ -164,7 +164,8 @@ def layout_lines(d: Deployment) -> list[str]:
     state every number once, from one value."""
     total = d.tensor_parallel * d.pipeline_parallel * d.context_parallel * d.data_parallel
     lines = [
-        _("GPUs: {gpus} x {gpu} = {nodes} node(s) x {per_node} GPUs", gpus=d.gpus, gpu=d.gpu, nodes=d.nodes, per_node=d.gpus_per_node),
+        plural(d.nodes, N_("GPUs: {gpus} x {gpu} = {n} node x {per_node} GPUs"), N_("GPUs: {gpus} x {gpu} = {n} nodes x {per_node} GPUs"),
+               gpus=d.gpus, gpu=d.gpu, per_node=d.gpus_per_node),
         _("Parallel layout: TP {tp} x PP {pp} x CP {cp} x DP {dp} = {total} GPUs", tp=d.tensor_parallel, pp=d.pipeline_parallel,
           cp=d.context_parallel, dp=d.data_parallel, total=total),
     ]

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from advisor.base.i18n import _
+from advisor.base.i18n import N_, _
 from advisor.estimate.posttrain import stage_name
 from advisor.decision.decide import COST_TIE, Option, best_at, dominates, preference
-from advisor.base.units import count, format_number, hours_against, hours_text, money, pct_change, percent, same_unit, token_text
+from advisor.base.units import count, format_number, hours_against, hours_text, money, pct_change, percent, same_unit, token_text, plural
 from advisor.knowledge.strategies import FRAMEWORKS
 
 if TYPE_CHECKING:
@@ -259,8 +259,9 @@ def _data_note(advice: Advice) -> str | None:
     if t.examples is None or t.tokens_per_example is None:
         return None
     epochs = t.epochs if t.epochs is not None else 1.0
-    return _("Data: {examples} examples × {per} tokens × {epochs} epochs = {tokens} tokens.", examples=f"{t.examples:,.0f}",
-             per=f"{t.tokens_per_example:,}", epochs=format_number(epochs), tokens=token_text(t.data_tokens or 0))
+    return plural(epochs, N_("Data: {examples} examples × {per} tokens × {n} epoch = {tokens} tokens."),
+                  N_("Data: {examples} examples × {per} tokens × {n} epochs = {tokens} tokens."), examples=f"{t.examples:,.0f}",
+                  per=f"{t.tokens_per_example:,}", tokens=token_text(t.data_tokens or 0))
 
 
 def today_cannot_run(advice: Advice) -> str | None:

@@ -438,7 +438,7 @@ def artifacts_for(report: Report, extra: list[Artifact] | None = None) -> list[A
                             "DeepSpeed, LoRA), to try the files for a few steps before your train.py replaces it", TRAIN_PY))
     out.append(Artifact("launch.sh", "the launch command (horovodrun for Horovod, torchrun otherwise)",
                         "\n".join(["#!/bin/bash", "set -euo pipefail", *launch_env(d), launch]) + "\n"))
-    out.append(Artifact("job.sbatch", f"Slurm job for {d.nodes} node(s) x {d.gpus_per_node} GPUs", sbatch_script(d, launch)))
+    out.append(Artifact("job.sbatch", f"Slurm job for {d.nodes} node{'' if d.nodes == 1 else 's'} x {d.gpus_per_node} GPUs", sbatch_script(d, launch)))
     out = [by_name.pop(a.name, a) for a in out]  # an extra file takes the place of the one of its name
     out.extend(by_name.values())
     out.append(Artifact("README.md", "what each file is and what to check first", _readme(report, out)))

@@ -33,7 +33,7 @@ from advisor.base.text import join_reasons
 
 ANSWER_WORDS = (N_("none"), N_("some"), N_("expert"), N_("mvp"), N_("stable"), N_("frontier"))
 """Answer values the memo shows in words (team experience, project stage): marked so the catalog has them."""
-from advisor.base.units import count, format_number, token_amount, token_text, hours_text, money, money_unit, percent, same_unit
+from advisor.base.units import count, format_number, token_amount, token_text, hours_text, money, money_unit, percent, same_unit, plural
 
 
 def spread(lo: float, hi: float, fmt, calibrated: bool) -> str:
@@ -841,8 +841,9 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
         (_("Training tokens"), tokens),
         (_("Known run duration"), _("{time} with {strategy}", time=hours_text(d.scale.baseline_hours), strategy=a.training.current_strategy)
          if d.scale.baseline_hours else _("not given")),
-        (_("Cluster") if d.plan.greenfield else _("Cluster today"), _("{gpus} × {gpu}, {per_node} per node, {nodes} node(s)", gpus=a.cluster.gpus, gpu=_md_text(a.cluster.spec.name),
-                               per_node=a.cluster.gpus_per_node, nodes=a.cluster.nodes)
+        (_("Cluster") if d.plan.greenfield else _("Cluster today"), plural(a.cluster.nodes, N_("{gpus} × {gpu}, {per_node} per node, {n} node"),
+                                                                          N_("{gpus} × {gpu}, {per_node} per node, {n} nodes"), gpus=a.cluster.gpus,
+                                                                          gpu=_md_text(a.cluster.spec.name), per_node=a.cluster.gpus_per_node)
          + (_("; up to {n} available", n=a.cluster.max_gpus) if a.cluster.max_gpus else "")),
         (_("Links"), _("{link} inside a node, {gbps} Gbit/s per node", link=d.hardware.intra_link,
                        gbps=f"{a.cluster.network_gbps:g}") + _network_note(a)),

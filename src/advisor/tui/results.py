@@ -339,14 +339,14 @@ class ResultsScreen(Screen[None]):
         state = self.state
         from advisor.outputs.ask import ask
 
-        error = False
+        error, understood = False, False
         self.change = {}
         if self.advice is None:
             answer, error = _("The questions need the advice: answer the steps first."), True
         else:
             try:
                 reply = ask(question, state.draft, self.advice, state.rules, _("answers"))
-                answer, self.change = reply.text(), reply.adoptable()
+                answer, self.change, understood = reply.text(), reply.adoptable(), reply.understood
                 if not zh() and written_in_chinese(question):
                     # The CLI answers a Chinese question in Chinese where no language was chosen; here the screen's
                     # language is the one chosen (the advice on screen is in it), so say how to get Chinese throughout.
@@ -356,7 +356,8 @@ class ResultsScreen(Screen[None]):
             except Exception as exc:  # noqa: BLE001 - one question must not end the session and lose its answers
                 answer, error = _("advisor could not answer this question (internal error: {error}); the plan and the answers "
                                   "are unchanged. Please report it with the question.", error=f"{type(exc).__name__}: {exc}"), True
-        self.post_message(ConversationTurn(question, answer))
+        if understood:  # a question advisor could not read, or an error, is shown, not kept: it reached the memo (user try 2026-12-06)
+            self.post_message(ConversationTurn(question, answer))
         adopt = self.query_one("#ask-adopt", Button)
         adopt.disabled = not self.change
         await self.query_one("#ask-box", AskBox).add(question, answer, error)
