@@ -206,3 +206,32 @@ def test_counts_of_one_read_as_one(workstation):
     assert "× 1 epoch = 20M tokens." in to_text(workstation) + memo
     readme = {a.name: a.text for a in artifacts_for(workstation.report())}["README.md"]
     assert "- 1" not in readme.split("no_sync")[0][-80:] and "Of the 8 micro-batches of each step, run all but the last" in readme
+
+
+# ---- the live estimate says when it no longer follows what is typed
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_the_live_estimate_is_marked_while_the_typed_answer_does_not_read(rules, tmp_path, monkeypatch, size):
+    import advisor.tui.question as question
+    from advisor.tui.question import LivePanel
+
+    from .test_tui import type_into_focused
+    from .test_tui_trust import make_app
+
+    monkeypatch.setattr(question, "TYPING_PAUSE", 0.2)
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        panel = app.screen.query_one(LivePanel)
+        await type_into_focused(pilot, "70Bx")
+        await pilot.pause(0.4)
+        await pilot.pause()
+        assert "ot updated" in str(panel.render())  # 'Not updated' (wide) / '[not updated' (under 100 columns)
+        await type_into_focused(pilot, "70B")
+        await pilot.pause(0.4)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "ot updated" not in str(panel.render()) and panel.advice.answers.model.params == 70e9

@@ -47,10 +47,18 @@ class LivePanel(Static):
         super().__init__(*args, **kwargs)
         self.advice: Advice | None = None
         self.problem: str | None = None
+        self.stale = False
+        """What is typed does not read: the estimate shown is for the answers before it (user try 2026-12-06: '70Bx'
+        left the 70B estimate standing, unmarked, until Enter showed the error)."""
 
     def show(self, advice: Advice | None, problem: str | None = None) -> None:
-        self.advice, self.problem = advice, problem
+        self.advice, self.problem, self.stale = advice, problem, False
         self.redraw()
+
+    def mark_stale(self, stale: bool) -> None:
+        if stale != self.stale:
+            self.stale = stale
+            self.redraw()
 
     def redraw(self) -> None:
         """Full panel beside the question on wide screens; two lines under it below 100 columns."""
@@ -81,10 +89,14 @@ class LivePanel(Static):
             second = (f"{e['memory_per_gpu_gb']:,.0f} GB/GPU {fit} · "
                       + _("{share} exposed communication", share=f"{e['communication_share']:.0%}")
                       + (" · " + _("{n} warning(s)", n=len(advice.warnings)) if advice.warnings else ""))
+            if self.stale:  # in place of the second line: two lines under the question at 80x24, as ever
+                self.update(Text.assemble((first, "dim"), "\n", (_("[not updated: the answer as typed does not read]"), warn)))
+                return
             self.update(Text.assemble((first, "bold"), "\n", (second, error if blocked else "")))
             return
         lines: list[tuple[str, str] | str] = [
             (_("Live estimate") + "\n\n", "bold"),
+            *([(_("Not updated: the answer as typed does not read; this is the estimate before it.") + "\n\n", warn)] if self.stale else []),
             (f"{advice.strategy}", "bold"), " " + _("on {gpus} GPUs", gpus=advice.gpus) + (f" · {kind}" if kind else "") + "\n",
             f"{FRAMEWORKS[advice.strategy]}\n\n",
             _("Time   {time}", time=hours_text(e["wall_clock_hours"])) + "\n",
@@ -270,6 +282,8 @@ class QuestionScreen(Screen[None]):
         """Validate the step through the answers model; advance only when it holds."""
         problem = self._keep()
         if problem:
+            self._stop_typing()  # said now, not by the typing pause's timer a moment later
+            self.query_one("#live", LivePanel).mark_stale(True)
             self.show_error(problem)
             return False
         return True
@@ -419,5 +433,9 @@ class QuestionScreen(Screen[None]):
             return  # the new step's widgets preview themselves once drawn (their highlight starts a timer)
         draft = self._read()
         reconcile(draft, self.draft)  # previewed as Enter would keep it: a LoRA highlighted is not priced over the 1T default
+        live = self.query_one("#live", LivePanel)
         if step_error(draft, self.step) is None:
+            live.mark_stale(False)
             self.post_message(DraftTyped(draft))
+        else:
+            live.mark_stale(True)
