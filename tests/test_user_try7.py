@@ -235,3 +235,8 @@ async def test_the_live_estimate_is_marked_while_the_typed_answer_does_not_read(
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert "ot updated" not in str(panel.render()) and panel.advice.answers.model.params == 70e9
+
+
+def test_why_not_qlora_says_what_it_trades_and_that_lora_fits(workstation, rules):
+    text = answer(workstation, "why not QLoRA?", rules).text()
+    assert "dequantises it on every step" in text and "LoRA already fits (21.7 GB of 25.8 GB per GPU)" in text

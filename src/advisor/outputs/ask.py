@@ -1063,6 +1063,13 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
         lines.append(_method_policy(base.method, new.method))
     elif _lighter_not_planned(base, new):  # 'why not LoRA?' where the plan keeps the full fine-tune: why it was not planned
         lines.append(_method_policy(new.method, base.method))
+    elif (base.method, new.method) == ("lora", "qlora") and cn.cost > cb.cost and base.estimate_dict(base.strategy)["fits"]:
+        # 'why not QLoRA?' answered with +68% and no reason (user try 2026-12-06): what QLoRA trades, and that it buys nothing here
+        e = base.estimate_dict(base.strategy)
+        lines.append(_("QLoRA keeps the frozen base in 4 bits, which saves memory, and dequantises it on every step, which costs "
+                       "time: here each run takes {dt}. LoRA already fits ({need} GB of {has} GB per GPU), so QLoRA would buy "
+                       "memory this plan does not need.", dt=pct_change(cn.hours, cb.hours), need=f"{e['memory_per_gpu_gb']:,.1f}",
+                       has=f"{base.to_dict()['hardware']['capacity_gb']:,.1f}"))
     from advisor.decision.explain import headline
 
     lines.append(headline(new, count_asked="cluster.gpus" in asked))
