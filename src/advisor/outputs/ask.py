@@ -30,6 +30,7 @@ from typing import Any
 
 from advisor.decision.advice import METHOD_ALTERNATIVES, Advice, advise, hours_text, money, pct_change, peft_caveat
 from advisor.estimate.finetune import FINETUNE_METHODS, PEFT_METHODS
+from advisor.estimate.layout import MEMORY_HEADROOM
 from advisor.estimate.residuals import deadline_hours
 from advisor.estimate.workload import workload_from
 from advisor.decision.decide import COST_TIE, Plan, best_at, choose, dominates, preference
@@ -1954,9 +1955,9 @@ def _memory(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     else:
         lines.append(_("Of which: weights, gradients and optimizer states {states} GB, activations {act} GB, CUDA runtime {runtime} GB.",
                        states=gb(e["model_states_gb_per_gpu"]), act=gb(e["activations_gb_per_gpu"]), runtime=gb(runtime)))
-    lines.append(_("It is kept there with micro-batch {micro} and {recompute}; advisor leaves 10% of a GPU's memory free where a "
+    lines.append(_("It is kept there with micro-batch {micro} and {recompute}; advisor leaves {free} of a GPU's memory free where a "
                    "layout can (fragmentation, communication buffers).", micro=e["micro_batch_size"],
-                   recompute=recompute_word(e["activation_recompute"])))
+                   recompute=recompute_word(e["activation_recompute"]), free=f"{1.0 - MEMORY_HEADROOM:.0%}"))
     asked = _CAPACITY_ASKED.search(normalise(ctx.question).lower())
     if asked:
         size = float(asked.group(1))
