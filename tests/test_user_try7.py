@@ -240,3 +240,11 @@ async def test_the_live_estimate_is_marked_while_the_typed_answer_does_not_read(
 def test_why_not_qlora_says_what_it_trades_and_that_lora_fits(workstation, rules):
     text = answer(workstation, "why not QLoRA?", rules).text()
     assert "dequantises it on every step" in text and "LoRA already fits (21.7 GB of 25.8 GB per GPU)" in text
+
+
+def test_a_new_projects_tie_rule_speaks_of_the_gpus_given_not_a_change_from_today(rules):
+    from advisor.inputs.questions import default_draft
+    from advisor.outputs.render import to_text
+
+    text = to_text(advise(answers_from_mapping(default_draft()), rules))
+    assert text.startswith("Plan: ") and "the count nearest the 64 GPUs given" in text and "change from today" not in text

@@ -456,7 +456,8 @@ def to_text(report: Report | Advice) -> str:
     a = answers_of(d)
     cur = e.currency
     fn = Sources()
-    lines: list[str] = [_("Decision: {headline}", headline=d.headline), ""]
+    # A new project's headline is its plan ('Plan: FSDP on 64 GPUs'): 'Decision: Plan: …' said it twice (user try 7).
+    lines: list[str] = [d.headline if d.plan.greenfield else _("Decision: {headline}", headline=d.headline), ""]
     rows = summary_rows(d)
     label = max([34, *(width(what) for what, _today, _rec in rows)])  # a long label widens the column, never breaks it
     for what, today, rec in rows:
