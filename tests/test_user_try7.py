@@ -248,3 +248,11 @@ def test_a_new_projects_tie_rule_speaks_of_the_gpus_given_not_a_change_from_toda
 
     text = to_text(advise(answers_from_mapping(default_draft()), rules))
     assert text.startswith("Plan: ") and "the count nearest the 64 GPUs given" in text and "change from today" not in text
+
+
+def test_why_not_more_gpus_on_a_new_project_speaks_of_the_gpus_given(rules):
+    draft = {"model": {"params": "7B"}, "training": {"tokens": "1T", "current_strategy": "none"},
+             "cluster": {"gpu": "a100-80gb", "gpus": 64}, "budget": {"price_per_gpu_hour": 2}}
+    advice = advise(answers_from_mapping(draft), rules)
+    text = ask("why not 128 GPUs?", draft, advice, rules).text()
+    assert "the choice keeps the count nearest the GPUs given" in text and "change from today" not in text

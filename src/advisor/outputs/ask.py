@@ -1702,7 +1702,9 @@ def _why_gpus(ctx: Context, raw: str, negative: bool) -> Reply:
                      "The plan asks for no more GPUs than its goal needs: if {gpus} are free to use, take them.",
                      cost=money(o.cost, cur), change=pct_change(o.cost, c.cost), time=hours_text(o.hours), gpus=n)]
     else:
-        reasons.append(_("it costs about the same; the choice keeps the smaller change from today ({objective})", objective=plan.objective))
+        reasons.append(_("it costs about the same; the choice keeps the count nearest the GPUs given ({objective})", objective=plan.objective)
+                       if plan.greenfield else  # a new project has no setup today to change from
+                       _("it costs about the same; the choice keeps the smaller change from today ({objective})", objective=plan.objective))
     lines = reasons if dominated else [_("Why not {gpus} GPUs: {reason}.", gpus=n, reason="; ".join(reasons))]
     rows: list[tuple[str, ...]] = [
         (_("plan"), _plan_cell(c.strategy, c.gpus), _plan_cell(o.strategy, o.gpus)),
