@@ -277,6 +277,21 @@ def objective_text(stages: list[Stage], a: Answers) -> str:
     return base
 
 
+def _tie_rule(a: Answers, gpus: str, times: bool) -> str:
+    """How a tie of costs (or times) within COST_TIE is settled, as preference settles it. A new project has no setup
+    today to change from (user try 2026-12-06 read 'the smaller change from today' on a plan): its ties go to the count
+    nearest the GPUs given."""
+    tie = percent(COST_TIE)
+    if a.training.greenfield:
+        return (_("times within {tie} of it count as equal: the count nearest the {gpus} GPUs given, then the rules' score, decides "
+                  "among them", tie=tie, gpus=gpus) if times else
+                _("costs within {tie} of it count as equal: the count nearest the {gpus} GPUs given, then the rules' score, decides "
+                  "among them", tie=tie, gpus=gpus))
+    return (_("times within {tie} of it count as equal: the smaller change from today, then the rules' score, decides among them", tie=tie)
+            if times else
+            _("costs within {tie} of it count as equal: the smaller change from today, then the rules' score, decides among them", tie=tie))
+
+
 def _objective_base(codes: dict[str, Stage], a: Answers) -> str:
     gpus, days = f"{a.cluster.gpus:,}", format_number(a.training.deadline_days or 0)
     if "fewer-gpus-as-fast" in codes:
@@ -291,21 +306,13 @@ def _objective_base(codes: dict[str, Stage], a: Answers) -> str:
     if "date-out-of-reach" in codes:
         # Times within COST_TIE are a tie too: 'the fastest is shown' beside a plan 0.4% slower than another read as a
         # contradiction (user try 2026-12-05).
-        time_rule = (_("times within {tie} of it count as equal: the count nearest the {gpus} GPUs given, then the rules' score, decides "
-                       "among them", tie=percent(COST_TIE), gpus=gpus) if a.training.greenfield else
-                     _("times within {tie} of it count as equal: the smaller change from today, then the rules' score, decides among them",
-                       tie=percent(COST_TIE)))
+        time_rule = _tie_rule(a, gpus, times=True)
         if "fastest-within-budget" in codes:
             return _("nothing searched meets the {days}-day deadline, so the fastest option within the budget wins ({time_rule})",
                      days=days, time_rule=time_rule)
         return _("nothing searched meets the {days}-day deadline, so the fastest option wins ({time_rule})", days=days, time_rule=time_rule)
     # Costs within COST_TIE are a tie the table shows as such: each 'cheapest wins' says how it is settled.
-    # A new project has no setup today to change from (user try 2026-12-06 read 'the smaller change from today' on a plan):
-    # its ties go to the count nearest the GPUs given (preference: no framework to keep).
-    tie_rule = (_("costs within {tie} of it count as equal: the count nearest the {gpus} GPUs given, then the rules' score, decides "
-                  "among them", tie=percent(COST_TIE), gpus=gpus) if a.training.greenfield else
-                _("costs within {tie} of it count as equal: the smaller change from today, then the rules' score, decides among them",
-                  tie=percent(COST_TIE)))
+    tie_rule = _tie_rule(a, gpus, times=False)
     if "no-date-keep-count" in codes:
         return _("no deadline given, so the GPU count stays at {gpus}; the cheapest option wins ({tie_rule})", gpus=gpus, tie_rule=tie_rule)
     if "no-date-nothing-runs-here" in codes:

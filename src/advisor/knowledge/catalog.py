@@ -86,6 +86,12 @@ class GpuSpec(BaseModel):
         return self.memory_mib * 2**20 / 1e9 if self.memory_mib else self.memory_gb
 
     @property
+    def usual_network(self) -> bool:
+        """A network on record for this GPU, per node or per GPU: without one, cluster.network_gbps is an assumption
+        (DEFAULT_NETWORK_GBPS), and the memo and ask say so."""
+        return bool(self.network_gbps or self.network_gbps_per_gpu)
+
+    @property
     def default_network_gbps(self) -> float:
         """The GPU's usual fabric, or one 200 Gb/s HDR port per node where no source gives one."""
         return self.network_gbps or DEFAULT_NETWORK_GBPS

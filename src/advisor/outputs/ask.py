@@ -1070,7 +1070,7 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
         lines.append(_("QLoRA keeps the frozen base in 4 bits, which saves memory, and dequantises it on every step, which costs "
                        "time: here each run takes {dt}. LoRA already fits ({need} GB of {has} GB per GPU), so QLoRA would buy "
                        "memory this plan does not need.", dt=pct_change(cn.hours, cb.hours), need=f"{e['memory_per_gpu_gb']:,.1f}",
-                       has=f"{base.to_dict()['hardware']['capacity_gb']:,.1f}"))
+                       has=f"{base.answers.cluster.spec.capacity_gb:,.1f}"))
     from advisor.decision.explain import headline
 
     lines.append(headline(new, count_asked="cluster.gpus" in asked))
@@ -1093,7 +1093,7 @@ def _more_machines(base: Advice, new: Advice) -> list[str]:
             return []  # a multi-machine cluster with its network given: more of the same machines says nothing new
         return [_("{gpus} GPUs at {per} a machine is {nodes} machines, priced over the {gbps} Gbit/s per machine the answers give.",
                   gpus=count(chosen.gpus), per=c.gpus_per_node, nodes=nodes, gbps=f"{c.network_gbps:g}")]
-    source = c.spec.network_source if (c.spec.network_gbps or c.spec.network_gbps_per_gpu) else _("one 200 Gb/s port per node, estimators-notes §9")
+    source = c.spec.network_source if c.spec.usual_network else _("one 200 Gb/s port per node, estimators-notes §9")
     return [_("{gpus} GPUs at {per} a machine is {nodes} machines, and the network between them is not in the answers: it was priced "
               "at {gbps} Gbit/s per machine ({source}). Give cluster.inter_node_gbps if yours differs.",
               gpus=count(chosen.gpus), per=c.gpus_per_node, nodes=nodes, gbps=f"{c.network_gbps:g}", source=source)]
@@ -1939,16 +1939,17 @@ def _memory(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     """The plan's memory per GPU against what its GPU can use, what holds it, and how the plan keeps it there; a capacity
     named in the question ('will it fit in 24GB?') is answered for the same layout (user try 2026-12-06)."""
     a = ctx.advice
-    e, hw = a.estimate_dict(a.strategy), a.to_dict()["hardware"]
-    need, has = float(e["memory_per_gpu_gb"]), float(hw["capacity_gb"])
+    # the plan's GPU as the report names it (Advice.to_dict's 'hardware'), without building the whole report
+    e, spec = a.estimate_dict(a.strategy), a.answers.cluster.spec
+    need, has = float(e["memory_per_gpu_gb"]), spec.capacity_gb
     gb = lambda v: f"{v:,.1f}"  # noqa: E731 - one format for every figure here
     if e["fits"]:
         lines = [_("Each GPU holds {need} GB of the {has} GB usable on a {gpu} with {plan}: it fits, with {spare} GB to spare.",
-                   need=gb(need), has=gb(has), gpu=hw["gpu"], plan=_plan_text(a), spare=gb(has - need))]
+                   need=gb(need), has=gb(has), gpu=spec.name, plan=_plan_text(a), spare=gb(has - need))]
     else:
         lines = [_("Each GPU would need {need} GB of the {has} GB usable on a {gpu} with {plan}: it does not fit.",
-                   need=gb(need), has=gb(has), gpu=hw["gpu"], plan=_plan_text(a))]
-    m = a.to_dict().get("method") or {}
+                   need=gb(need), has=gb(has), gpu=spec.name, plan=_plan_text(a))]
+    m = a.method_dict() or {}
     runtime = need - float(e["model_states_gb_per_gpu"]) - float(e["activations_gb_per_gpu"])
     if m.get("frozen_base_gb_per_gpu") is not None:
         lines.append(_("Of which: frozen base {base} GB, adapters with their optimizer states {adapters} GB, activations {act} GB, "
@@ -1963,7 +1964,7 @@ def _memory(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     asked = _CAPACITY_ASKED.search(normalise(ctx.question).lower())
     if asked:
         size = float(asked.group(1))
-        if abs(size - float(hw["memory_gb"])) > 0.5 and abs(size - has) > 0.5:
+        if abs(size - spec.memory_gb) > 0.5 and abs(size - has) > 0.5:
             verdict = _("fits") if need <= size else _("does not fit")
             lines.append(_("On a {size} GB GPU the same layout {verdict}: it needs {need} GB.", size=f"{size:g}", verdict=verdict, need=gb(need)))
     if not a.plan.today.runnable and (why := today_cannot_run(a)):

@@ -368,7 +368,7 @@ def _network_note(a: Any) -> str:
     read '200 Gbit/s per node (the GPU's usual fabric)', a fabric no source gives for it; user try 2026-12-06)."""
     if a.cluster.inter_node_gbps:
         return ""
-    if a.cluster.spec.network_gbps or a.cluster.spec.network_gbps_per_gpu:
+    if a.cluster.spec.usual_network:
         return _(" (the GPU's usual fabric)")
     return _(" (not given: one 200 Gb/s port per node assumed; it matters only past one node)")
 
