@@ -30,6 +30,13 @@ from advisor.decision.facts import _cadence_hours, runs_per_month
 from advisor.estimate import cost, deadline_hours, estimate_all
 from advisor.inputs.answers import STRATEGIES, Answers
 
+PRUNE_ABOVE = 48
+"""Counts up to which the rules run at every count instead of at the counts the search keeps: below about 48 the search's
+bands cost more than the rule evaluations they save (bench, advise's median on one core, every count against pruned:
+customer-service at 64 GPUs, 32 counts, 11.4 against 16.4 ms; its fine-tune 35.6 against 40.1; at 64 counts 25.8
+against 25.3, 45.9 against 41.0). The choice is the same either way (tests/test_search.py); only the plan's list of
+searched counts grows."""
+
 NEAREST = 1
 """Counts kept on each side of today's in every band: the choice prefers the smallest change (advisor's policy; 2 chose
 the same in the 115 cases tried — the search tests' table, the examples and the decision cases — and priced more)."""
@@ -75,7 +82,7 @@ def candidate_counts(a: Answers) -> np.ndarray:
     """The ladder and every count the choice could take, sorted (see the module's docstring)."""
     counts = every_count(a)
     keep = ladder_counts(a)
-    if counts.size <= len(keep) + 2:
+    if counts.size <= max(PRUNE_ABOVE, len(keep) + 2):
         return counts
     est, _ctx = estimate_all(a, counts)
     g = a.cluster.gpus
