@@ -177,3 +177,18 @@ def test_the_json_sweep_keeps_the_digits_an_estimate_has(capsys):
         assert got["cost"] == [round(x, 2) for x in sw.cost[s].tolist()]
         assert got["memory_per_gpu_gb"] == [round(x, 3) for x in sw.memory_gb[s].tolist()]
         assert all(len(repr(x).split(".")[-1]) <= 4 for x in got["wall_clock_hours"] if x == x and abs(x) != float("inf"))
+
+
+def test_the_footer_says_the_time_as_the_table_does(capsys):
+    """User try 7: a row read '0.23' h and the footer under it '0.2 h' for the same point; the footer now keeps the
+    table's precision, and its hint states the lighter-method policy instead of 'where it costs less' (QLoRA usually
+    costs more than LoRA and is planned where only it runs, meets a goal, or halves the GPUs)."""
+    raw = {"model": {"params": 7e9}, "training": {"method": "lora", "tokens": 1.5e8},
+           "cluster": {"gpu": "h100-sxm", "gpus": 8}, "budget": {"price_per_gpu_hour": 20}}
+    from advisor.outputs.sweep import sweep_text
+    text = sweep_text(sweep(answers_from_mapping(raw), parse_gpu_range("8..32", 8)))
+    rows = {line.split()[0]: line.split()[2] for line in text.splitlines() if line.strip()[:1].isdigit() and "ddp" in line}
+    footer = next(line for line in text.splitlines() if line.startswith("Cheapest feasible"))
+    gpus = footer.split(" on ")[1].split()[0]
+    assert f", {rows[gpus]} h," in footer, (rows, footer)
+    assert "where it costs less" not in text and "costs at most half as much" in text

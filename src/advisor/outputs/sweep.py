@@ -16,7 +16,7 @@ from advisor.inputs.answers import STRATEGIES, Answers
 from advisor.base.errors import AnswerError
 from advisor.base.limits import MAX_SEARCH_COUNTS
 from advisor.base.i18n import _, pad
-from advisor.base.units import count, days, format_number, hours_text, money, parse_count
+from advisor.base.units import SHORT_HOURS, count, days, format_number, hours_text, money, parse_count
 from advisor.estimate import GB, cost, estimate_all
 from advisor.decision.advice import METHOD_ALTERNATIVES, options_at
 from advisor.decision.candidates import GpuType, gpu_types, variant
@@ -369,8 +369,11 @@ def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False, today_mark: bo
     for first, label, p in ((True, _("Cheapest feasible"), sw.cheapest), (False, _("Fastest feasible"), sw.fastest)):
         if p:
             i = int(np.searchsorted(sw.gpus, p[1]))
+            h = float(sw.hours[p[0]][i])
+            # In the table's own precision where it reads in hours: '0.23' above and '0.2 h' below read as two times.
+            said = _("{n} h", n=cell(h)) if in_hours and h >= SHORT_HOURS else hours_text(h)
             line = _("{label}: {strategy} on {gpus} GPUs, {time}, {cost}", label=label, strategy=p[0], gpus=count(p[1]),
-                     time=hours_text(float(sw.hours[p[0]][i])), cost=money(float(sw.cost[p[0]][i]), cur))
+                     time=said, cost=money(float(sw.cost[p[0]][i]), cur))
         elif not any(np.any(sw.runnable[t] & sw.batch_ok[t]) for t in STRATEGIES):
             # nothing runs at all (too few sequences, no memory): not a deadline missed (user try 2026-12-06: --gpus 1e9)
             line = _("{label}: nothing in this range can run (see the notes above)", label=label)
@@ -393,8 +396,12 @@ def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False, today_mark: bo
         how = (_("set training.method to {lighter} and training.global_batch_tokens to {batch} (the batch priced here; a lighter "
                  "method's own default is smaller)", lighter=lighter, batch=f"{round(sw.batch_tokens):d}")
                if sw.answers.training.global_batch_tokens is None else _("set training.method to {lighter}", lighter=lighter))
-        out.append(_("Priced as a {method}, as the answers ask; `advisor advise` may plan a lighter method where it costs less: "
-                     "{how} to price that here.", method=stage_name(method), how=how))
+        # advice._advise_method's policy, not "where it costs less": QLoRA usually costs more than LoRA (its dequantisation)
+        # and is planned where only it runs or meets a goal, or needs half the GPUs for no more (_lighter_wins).
+        out.append(_("Priced as a {method}, as the answers ask; `advisor advise` may plan {lighter} instead where it alone "
+                     "runs, meets a goal the asked method misses, costs at most half as much, or needs half the GPUs for no more: "
+                     "{how} to price that here.",
+                     method=stage_name(method), lighter=lighter, how=how))
     return "\n".join(out) + "\n"
 
 
