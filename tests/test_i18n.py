@@ -80,6 +80,7 @@ ALLOWED_DYNAMIC = [
     "outputs/render.py",  # what a strategy moves once per micro-batch (N_ in render.PER_MICRO_BATCH)
     "knowledge/strategies.py",  # framework names (N_ in REGISTRY; the proper names PyTorch DDP and Horovod stay as written)
     "outputs/ask.py", "outputs/ask.py",  # a limit over or out of reach, run budget and monthly ceiling (N_ in ask._limits_lost)
+    "knowledge/catalog.py",  # the assumed network's source (N_ in catalog.DEFAULT_NETWORK_SOURCE)
 ]
 
 

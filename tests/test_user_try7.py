@@ -121,7 +121,7 @@ async def test_entering_past_the_framework_list_plans_a_new_project(rules, tmp_p
 def test_four_cards_on_a_two_card_workstation_is_said_to_be_two_machines(workstation, rules):
     text = answer(workstation, "what if we use 4 cards?", rules).text()
     assert "4 GPUs at 2 a machine is 2 machines, and the network between them is not in the answers" in text
-    assert "200 Gbit/s per machine (one 200 Gb/s port per node, estimators-notes §9)" in text
+    assert "200 Gbit/s per machine (one 200 Gb/s HDR port per node, estimators-notes §9)" in text
     # within one machine nothing is said
     assert "machines" not in answer(workstation, "what if we use 1 GPU?", rules).text()
 

@@ -437,8 +437,7 @@ def assumptions(ev: Evaluation) -> list[str]:
     out.append(_("Efficiency band for {generation} (hardware FLOPs utilisation at hidden 4,096): {low} / {mid} / {high} (low / mid / high) — {source}.",
                  generation=spec.name if spec.efficiency_band else spec.generation,
                  low=f"{band.low:.2f}", mid=f"{band.mid:.2f}", high=f"{band.high:.2f}", source=band.source))
-    given = "." if ev.answers.cluster.inter_node_gbps else _(" (not given: {source}).", source=spec.network_source or
-                                                              "one 200 Gb/s HDR port per node, estimators-notes §9")
+    given = "." if ev.answers.cluster.inter_node_gbps else _(" (not given: {source}).", source=spec.network_source_words)
     out.append(_("Links: {link} {intra} GB/s inside a node, {network} Gbit/s per node across nodes, before efficiency{given}",
                  link=hw.intra_link, intra=f"{hw.intra_bw / GB / link['intra_node']:g}", network=f"{ev.answers.cluster.network_gbps:g}", given=given))
     shape = ev.context["workload"].shape

@@ -3,7 +3,7 @@
 from functools import lru_cache
 from typing import Any
 
-from advisor.base.i18n import N_
+from advisor.base.i18n import N_, _
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from advisor.knowledge.gpurows import data_file, gpu_rows
@@ -11,6 +11,10 @@ from advisor.knowledge.gpurows import data_file, gpu_rows
 
 DEFAULT_NETWORK_GBPS = 200.0
 """One HDR InfiniBand port, 200 Gb/s, per node (estimators-notes §9) where the GPU has no usual fabric on record."""
+
+DEFAULT_NETWORK_SOURCE = N_("one 200 Gb/s HDR port per node, estimators-notes §9")
+"""DEFAULT_NETWORK_GBPS's source in words: the memo's Links row and ask's machines line say the same (they had two
+wordings, one never translated)."""
 
 
 MEMORY_MIB_SOURCE = ("Modal, 'Why does an NVIDIA H100 80GB card offer 85.52 GB?' (thundergolfer.com/blog/nvidia-gpu-memory-capacity): "
@@ -90,6 +94,12 @@ class GpuSpec(BaseModel):
         """A network on record for this GPU, per node or per GPU: without one, cluster.network_gbps is an assumption
         (DEFAULT_NETWORK_GBPS), and the memo and ask say so."""
         return bool(self.network_gbps or self.network_gbps_per_gpu)
+
+    @property
+    def network_source_words(self) -> str:
+        """Where the default network comes from, in the reader's language: the GPU's fabric's source, else the assumed
+        port's (DEFAULT_NETWORK_SOURCE)."""
+        return self.network_source if self.usual_network else _(DEFAULT_NETWORK_SOURCE)
 
     @property
     def default_network_gbps(self) -> float:

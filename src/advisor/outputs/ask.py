@@ -1093,7 +1093,7 @@ def _more_machines(base: Advice, new: Advice) -> list[str]:
             return []  # a multi-machine cluster with its network given: more of the same machines says nothing new
         return [_("{gpus} GPUs at {per} a machine is {nodes} machines, priced over the {gbps} Gbit/s per machine the answers give.",
                   gpus=count(chosen.gpus), per=c.gpus_per_node, nodes=nodes, gbps=f"{c.network_gbps:g}")]
-    source = c.spec.network_source if c.spec.usual_network else _("one 200 Gb/s port per node, estimators-notes §9")
+    source = c.spec.network_source_words
     return [_("{gpus} GPUs at {per} a machine is {nodes} machines, and the network between them is not in the answers: it was priced "
               "at {gbps} Gbit/s per machine ({source}). Give cluster.inter_node_gbps if yours differs.",
               gpus=count(chosen.gpus), per=c.gpus_per_node, nodes=nodes, gbps=f"{c.network_gbps:g}", source=source)]
