@@ -99,7 +99,7 @@ class GpuSpec(BaseModel):
     def network_source_words(self) -> str:
         """Where the default network comes from, in the reader's language: the GPU's fabric's source, else the assumed
         port's (DEFAULT_NETWORK_SOURCE)."""
-        return self.network_source if self.usual_network else _(DEFAULT_NETWORK_SOURCE)
+        return self.network_source if self.usual_network and self.network_source else _(DEFAULT_NETWORK_SOURCE)
 
     @property
     def default_network_gbps(self) -> float:
