@@ -42,7 +42,7 @@ from advisor.base.i18n import N_, _, written_in_chinese, zh
 from advisor.base.text import plain
 from advisor.knowledge.rules import RuleSet, format_number
 from advisor.knowledge.strategies import FRAMEWORKS
-from advisor.base.units import as_written, count, parse_duration, parse_quantity, token_amount, token_text
+from advisor.base.units import as_written, count, parse_duration, parse_money, parse_quantity, token_amount, token_text
 from advisor.decision.facts import HOURS_PER_MONTH
 from advisor.outputs.render import recompute_word, runs_note
 
@@ -755,6 +755,28 @@ team is): every other change (the model, the GPUs, the links, the batch, the pre
 is a setup the measured time was not taken on."""
 
 
+def _asked_type_alone(ctx: Context, change: dict[str, Any], new: Advice) -> list[str]:
+    """Where a what-if names a GPU type and the search keeps today's (cheaper or faster), the named type's own plan, as
+    'compare' prices it: 'what does it cost if we switch to A100?' was answered with the H100 plan only (user try 8)."""
+    if "cluster.gpu" not in change:
+        return []
+    gid = resolve_gpu(str(change["cluster.gpu"])) or str(change["cluster.gpu"])
+    if new.plan.chosen.gpu == gid or not new.plan.gpu_types:
+        return []
+    settled = _settle(ctx, change, alone=True)
+    if isinstance(settled, Reply):
+        return []
+    own = _rerun(ctx, change)
+    c, k = own.plan.chosen, new.plan.chosen
+    blocking = [w["text"] for w in own.warnings if w["blocking"]]
+    if blocking:
+        return [_("On the {gpu} alone nothing runs: {why}", gpu=gpu_type_name(own), why=blocking[0])]
+    cur = str(own.facts["currency"])
+    return [_("On the {gpu} alone the plan would be {strategy} on {gpus} GPUs: {time} a run for {cost} (the plan above: {other}).",
+              gpu=gpu_type_name(own), strategy=c.strategy, gpus=count(c.gpus), time=hours_text(c.hours), cost=money(c.cost, cur),
+              other=money(k.cost, cur))]
+
+
 def _rerun(ctx: Context, change: dict[str, Any]) -> Advice:
     answers = answers_from_mapping(with_change(ctx.draft, change), ctx.name)
     return advise(answers, ctx.rules)
@@ -1010,6 +1032,7 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
         except ValueError:
             pass  # the answers' parser words the error below
     asked = set(change)
+    alone = dict(change)  # the GPU type named, on its own: what 'switch to the A100' costs where the search keeps today's
     settled = _settle(ctx, change)
     if isinstance(settled, Reply):
         return settled
@@ -1053,6 +1076,7 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
         lines.append(_("The plan becomes {plan} (was {old}): {time} a run ({dt}) for {cost} ({dc}).", plan=_plan_text(new, base.method),
                        old=_plan_text(base, new.method), time=hours_text(cn.hours), dt=pct_change(cn.hours, cb.hours),
                        cost=money(cn.cost, str(new.facts["currency"])), dc=pct_change(cn.cost, cb.cost)))
+    lines += _asked_type_alone(ctx, alone, new)
     lines += _limits_lost(base, new)
     lines += _more_machines(base, new)
     monthly = _month_claimed(ctx, {k: v for k, v in change.items() if k in asked})
@@ -1258,6 +1282,16 @@ def _number(raw: Any) -> float | None:
         return None  # the answers' own parser words the error on the re-run
 
 
+def _price_said(raw: Any, currency: str) -> str:
+    """A price from the raw answers as written ('9元', '¥18', 9): read as the answers read it, else as written (user try
+    8: '9元' typed for a compared GPU's price crashed the what-if that named that GPU)."""
+    try:
+        amount, _mark = parse_money(raw)
+    except (TypeError, ValueError):
+        return str(raw)
+    return _price_text(amount, currency)
+
+
 def _price_text(value: float, currency: str) -> str:
     """A price per GPU-hour, decimals kept: '3.5 USD', '15 元' (money() rounds to whole units, for totals)."""
     if zh() and currency.upper() == "CNY":
@@ -1330,13 +1364,13 @@ def _settle(ctx: Context, change: dict[str, Any], alone: bool = False) -> tuple[
             amount = _number(price)
             shown_as["cluster.candidates"] = _("{gpu} at {price} a GPU-hour (was {old})", gpu=name,
                                                 price=_price_text(amount, cur) if amount is not None else str(price),
-                                                old=_price_text(float(old), cur) if isinstance(old, (int, float)) else str(old))
+                                                old=_price_said(old, cur))
         else:
             if not priced:
                 if entry is not None:
                     change["budget.price_per_gpu_hour"] = entry["price_per_gpu_hour"]
                     assumed.append(_("{gpu} is priced at {price} a GPU-hour, as in your list of GPU types to compare.", gpu=name,
-                                     price=_price_text(float(entry["price_per_gpu_hour"]), cur)))
+                                     price=_price_said(entry["price_per_gpu_hour"], cur)))
                 else:
                     assumed.append(_("{gpu} is priced at today's rate, {price} a GPU-hour: add its own price to the question to compare fairly.",
                                      gpu=name, price=_price_text(today_price, cur)))

@@ -1,0 +1,63 @@
+"""User try 8 (2026-12-07, an engineering lead planning continued pre-training and an SFT of a 34B model on 64 H100s,
+A100s compared, in both languages): each defect it found, as a test that failed on the code before the fix."""
+
+from __future__ import annotations
+
+import pytest
+
+from advisor.base.i18n import language
+from advisor.decision.advice import advise
+from advisor.inputs.answers import answers_from_mapping
+from advisor.outputs.ask import ask
+
+LEAD = {"model": {"params": "340亿", "seq_len": 4096},
+        "training": {"tokens": "400亿", "method": "pretrain", "deadline_days": "3周", "runs_per_month": 1, "precision": "bf16"},
+        "cluster": {"gpu": "h100-sxm", "gpus": 64, "gpus_per_node": 8, "max_gpus": 128, "inter_node_gbps": 1600,
+                    "candidates": [{"gpu": "a100", "price_per_gpu_hour": "9元", "max_gpus": 128}]},
+        "budget": {"price_per_gpu_hour": "¥18", "currency": "CNY", "limit": 300000}}
+
+
+@pytest.fixture(scope="module")
+def lead(rules):
+    return advise(answers_from_mapping(LEAD), rules)
+
+
+# ---- ask: a GPU type named in a what-if
+
+
+@pytest.mark.parametrize("lang, question", [("en", "what does it cost if we switch to A100?"), ("zh", "换成A100要花多少钱？")])
+def test_a_what_if_naming_a_listed_gpu_priced_with_a_currency_mark_answers_with_that_gpus_plan(lead, rules, lang, question):
+    """'9元' typed as the A100's price crashed the what-if (float('9元')); and where the search keeps today's H100, the
+    reply gave only the H100 plan, never the A100's own cost, which was the question."""
+    with language(lang):
+        text = ask(question, LEAD, lead, rules).text()
+    assert ("On the NVIDIA A100 SXM 80GB alone the plan would be" in text) or ("只用 NVIDIA A100 SXM 80GB 时方案为" in text), text
+    assert ("9 CNY a GPU-hour" in text) or ("每 GPU 小时 9 元" in text), text
+
+
+# ---- launch files: the template runs what the plan prices
+
+
+def test_launch_sh_passes_the_plans_precision_and_recomputation_and_fsdp_reduces_every_micro_batch(rules):
+    """train.py trained in fp32 with no recomputation whatever the plan said, and under FSDP it skipped the gradient
+    reduce-scatter on all but the last micro-batch (set_requires_gradient_sync(False)), which keeps every rank's whole
+    unsharded gradients — 68 GB for a 34B in bf16 — where the plan's memory and time assume FSDP's per-micro-batch
+    reduce-scatter."""
+    from advisor.outputs.artifacts import artifacts_for
+
+    advice = advise(answers_from_mapping({**LEAD, "training": {**LEAD["training"], "activation_recompute": "full"}}), rules)
+    files = {a.name: a.text for a in artifacts_for(advice.report())}
+    assert advice.strategy == "fsdp", advice.strategy
+    launch = files["launch.sh"]
+    assert "--fsdp FULL_SHARD --precision bf16 --recompute full --micro-batch" in launch, launch
+    train = files["train.py"]
+    assert "set_requires_gradient_sync(" not in train.replace("set_requires_gradient_sync(False)) would", "")
+    assert "if args.fsdp or last else model.no_sync()" in train
+
+
+@pytest.mark.parametrize("recompute, arg", [("none", "none"), ("selective", "selective"), ("full", "full"),
+                                            ("full on 25% of layers", "0.25"), ("full on 75% of layers", "0.75")])
+def test_each_recomputation_reaches_train_py_as_an_argument_it_takes(recompute, arg):
+    from advisor.outputs.artifacts import recompute_arg
+
+    assert recompute_arg(recompute) == arg
