@@ -106,3 +106,35 @@ def test_launch_sh_runs_a_few_steps_on_cpu(tmp_path, plan):
     assert "step 3 loss" in run.stdout, run.stdout[-2000:]
     if "lora" in plan:
         assert "--lora peft_lora_config.json" in (folder / "launch.sh").read_text()
+
+
+FULL_FT_7B = {"model": {"params": "7B", "seq_len": 2048}, "training": {"method": "finetune", "tokens": "200M"},
+              "cluster": {"gpu": "h100-sxm", "gpus": 16}, "budget": {"price_per_gpu_hour": 2}}
+
+
+def test_the_accelerate_line_runs_the_plans_fsdp_precision_and_batch_on_cpu(tmp_path):
+    """User try 8: the README's `accelerate launch --config_file accelerate_finetune.yaml ... train.py` passed none of the
+    plan's batch, and the template ignored accelerate's config: it ran plain DDP in fp32 with micro-batch 2 of 16 tokens.
+    The line as the README gives it, at 1 machine x 2 CPU processes, now runs FSDP in bf16 at the plan's micro-batch."""
+    pytest.importorskip("accelerate", reason="accelerate is not installed (CI installs it: see .ci/run)")
+    advice = advise(answers_from_mapping(FULL_FT_7B), _rules())
+    assert advice.strategy == "fsdp", advice.strategy
+    folder = tmp_path / "launch"
+    write_artifacts(advice, folder, force=False)
+    readme = (folder / "README.md").read_text()
+    line = re.search(r"`(accelerate launch --config_file accelerate_finetune\.yaml [^`]*)`", readme).group(1)
+    assert "--micro-batch 4" in line and "--seq-len 2048" in line, line
+    cfg = (folder / "accelerate_finetune.yaml").read_text()
+    cfg = re.sub(r"num_machines: \d+", "num_machines: 1", cfg)
+    cfg = re.sub(r"num_processes: \d+", "num_processes: 2", cfg)
+    (folder / "accelerate_finetune.yaml").write_text(cfg.replace("main_process_port: 29500", f"main_process_port: {_free_port()}") + "use_cpu: true\n")
+    train = (folder / "train.py").read_text()
+    # say what the template ran: the printed layout is the assertion
+    (folder / "train.py").write_text(train.replace("    model.to(device)\n", "    model.to(device)\n    print(f'ran fsdp={args.fsdp} "
+                                                   "precision={args.precision} micro={args.micro_batch}', flush=True)\n", 1))
+    line = line.replace('"${SLURM_NODEID:-0}"', "0").replace('"${MASTER_ADDR:-localhost}"', "localhost") + " --seq-len 64 --accumulation 2"
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}", "CUDA_VISIBLE_DEVICES": "",
+           "OMP_NUM_THREADS": "1", "PYTHONWARNINGS": "ignore"}
+    run = subprocess.run(["bash", "-c", line], cwd=folder, env=env, capture_output=True, text=True, timeout=240)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    assert "ran fsdp=FULL_SHARD precision=bf16 micro=4" in run.stdout and "step 3 loss" in run.stdout, run.stdout[-2000:]

@@ -88,7 +88,7 @@ def test_deepspeed_takes_its_batch_from_ds_config_and_the_sequence_from_launch_s
                                           "cluster": {"gpu": "a100-80gb", "gpus": 64}, "budget": {"price_per_gpu_hour": 2}}), rules)
     advice.strategy = "deepspeed-zero2"
     line = next(line for line in _files(advice)["launch.sh"].splitlines() if "torchrun" in line)
-    assert re.search(r"--deepspeed_config ds_config\.json --seq-len \d+", line) and "--micro-batch" not in line
+    assert re.search(r"--deepspeed_config ds_config\.json --recompute \w+ --seq-len \d+", line) and "--micro-batch" not in line
 
 
 # ---- the guided Q&A: a framework nobody picked is 'not training yet', not DDP

@@ -124,9 +124,12 @@ def accelerate_machines(d: Deployment, precision: str, deepspeed: bool = False) 
     return out
 
 
-def accelerate_launch(config_file: str) -> str:
-    """The accelerate launch line for a config file: the host's values filled by the shell on each node."""
-    return f"accelerate launch --config_file {config_file} {ACCELERATE_HOST_ARGS} train.py"
+def accelerate_launch(config_file: str, d: Deployment | None = None) -> str:
+    """The accelerate launch line for a config file: the host's values filled by the shell on each node, then the plan's
+    batch and recomputation for train.py (user try 8: the line passed none, and the template ran its toy defaults)."""
+    tail = (f" --recompute {recompute_arg(d.recompute)} --micro-batch {d.micro_batch} --accumulation {d.accumulation} --seq-len {d.seq_len}"
+            if d is not None else "")
+    return f"accelerate launch --config_file {config_file} {ACCELERATE_HOST_ARGS} train.py{tail}"
 
 
 def accelerate_fsdp_config(d: Deployment) -> dict:
@@ -299,9 +302,18 @@ def batch_args(d: Deployment) -> str:
     template ran its toy defaults, micro-batch 2 of 16 tokens, whatever the plan said); DeepSpeed's engine reads the
     micro-batch and accumulation from ds_config.json, so it gets the sequence alone. Then "$@": a quick try shrinks them
     (bash launch.sh --seq-len 16 --accumulation 1), the last value argparse reads winning."""
+    recompute = f" --recompute {recompute_arg(d.recompute)}"
     if d.launcher == "deepspeed":
-        return f' --seq-len {d.seq_len} "$@"'
-    return f' --micro-batch {d.micro_batch} --accumulation {d.accumulation} --seq-len {d.seq_len} "$@"'
+        return f'{recompute} --seq-len {d.seq_len} "$@"'
+    return f' --precision {d.precision}{recompute} --micro-batch {d.micro_batch} --accumulation {d.accumulation} --seq-len {d.seq_len} "$@"'
+
+
+def recompute_arg(recompute: str) -> str:
+    """The plan's recomputation as train.py takes it: none, selective, full, or the share of layers ('full on 25% of
+    layers' -> 0.25; user try 8: the template ran no recomputation and no bf16 whatever the plan said)."""
+    if recompute.startswith("full on "):
+        return f"{float(recompute.removeprefix('full on ').split('%')[0]) / 100.0:g}"
+    return recompute if recompute in ("none", "selective", "full") else "none"
 
 
 def launch_command(d: Deployment, m: MegatronModel | None = None, train_args: str = "") -> str:
@@ -425,7 +437,7 @@ def artifacts_for(report: Report, extra: list[Artifact] | None = None) -> list[A
                             json.dumps(deepspeed_config(d, w.method, w.params), indent=2) + "\n"))
     if spec(d.strategy).states in ("fsdp", "hsdp") and "accelerate_finetune.yaml" not in by_name:
         sharding = "HYBRID_SHARD" if spec(d.strategy).states == "hsdp" else "FULL_SHARD"
-        out.append(Artifact("accelerate_fsdp.yaml", f"Accelerate config for FSDP {sharding}; on each node: `{accelerate_launch('accelerate_fsdp.yaml')}`",
+        out.append(Artifact("accelerate_fsdp.yaml", f"Accelerate config for FSDP {sharding}; on each node: `{accelerate_launch('accelerate_fsdp.yaml', d)}`",
                             yaml.safe_dump(accelerate_fsdp_config(d), sort_keys=False)))
     if spec(d.strategy).powersgd_rank:
         out.append(Artifact("powersgd_hook.py", f"registers PyTorch's PowerSGD hook on the DDP model (rank {spec(d.strategy).powersgd_rank}, "

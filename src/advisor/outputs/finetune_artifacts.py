@@ -178,6 +178,7 @@ def finetune_files(advice: Advice) -> list[tuple[str, str, str]]:
     if acc is not None:
         from advisor.outputs.artifacts import accelerate_launch
 
-        out.append(("accelerate_finetune.yaml", f"accelerate config for the fine-tune; on each node: `{accelerate_launch('accelerate_finetune.yaml')}`",
+        d = deployment(advice.evaluation, advice.strategy)
+        out.append(("accelerate_finetune.yaml", f"accelerate config for the fine-tune; on each node: `{accelerate_launch('accelerate_finetune.yaml', d)}`",
                     yaml.safe_dump(acc, sort_keys=False)))
     return out

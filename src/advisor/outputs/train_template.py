@@ -11,6 +11,8 @@ It runs as launch.sh starts it, so the launch files can be tried first (a few st
     train.py --deepspeed --deepspeed_config ds_config.json
                                                DeepSpeed's engine: ZeRO stage, batch and AdamW from ds_config.json
     ... --lora peft_lora_config.json           a PEFT LoRA adapter on the toy model's Llama-named projections
+    accelerate launch --config_file accelerate_fsdp.yaml train.py ...
+                                               FSDP as accelerate's config sets it (its sharding, precision, checkpointing)
 """
 
 import argparse
@@ -21,6 +23,11 @@ import os
 import torch
 import torch.distributed as dist
 from torch import nn
+from torch.utils.checkpoint import checkpoint
+
+
+def core_attention(q, k, v):
+    return torch.softmax(q @ k.transpose(-1, -2) / q.shape[-1] ** 0.5, dim=-1) @ v
 
 
 class Block(nn.Module):
@@ -31,26 +38,65 @@ class Block(nn.Module):
         self.q_proj, self.k_proj, self.v_proj, self.o_proj = (nn.Linear(width, width, bias=False) for _ in range(4))
         self.gate_proj, self.up_proj = nn.Linear(width, 2 * width, bias=False), nn.Linear(width, 2 * width, bias=False)
         self.down_proj = nn.Linear(2 * width, width, bias=False)
+        self.selective = False  # recompute the core attention in the backward (Megatron's selective recomputation)
 
     def forward(self, x):
         q, k, v = self.q_proj(x), self.k_proj(x), self.v_proj(x)
-        attn = torch.softmax(q @ k.transpose(-1, -2) / q.shape[-1] ** 0.5, dim=-1) @ v
+        attn = checkpoint(core_attention, q, k, v, use_reentrant=False) if self.selective and self.training else core_attention(q, k, v)
         x = x + self.o_proj(attn)
         return x + self.down_proj(nn.functional.silu(self.gate_proj(x)) * self.up_proj(x))
 
 
 class ToyModel(nn.Module):
-    def __init__(self, vocab=256, width=32, layers=2):
+    def __init__(self, vocab=256, width=32, layers=4):
         super().__init__()
         self.embed_tokens = nn.Embedding(vocab, width)
         self.layers = nn.ModuleList(Block(width) for _ in range(layers))
         self.lm_head = nn.Linear(width, vocab, bias=False)
+        self.full_recompute = 0  # the first N blocks recompute whole in the backward (full recomputation of N layers)
 
     def forward(self, tokens):
         x = self.embed_tokens(tokens)
-        for layer in self.layers:
-            x = layer(x)
+        for i, layer in enumerate(self.layers):
+            x = checkpoint(layer, x, use_reentrant=False) if i < self.full_recompute and self.training else layer(x)
         return self.lm_head(x)
+
+
+def set_recompute(model, how):
+    """The plan's recomputation: 'none', 'selective' (core attention), 'full' (every block) or a share of blocks ('0.25')."""
+    if how == "selective":
+        for layer in model.layers:
+            layer.selective = True
+    elif how == "full":
+        model.full_recompute = len(model.layers)
+    elif how not in (None, "none"):  # full on that share of the blocks, selective on the rest (Megatron's block method)
+        for layer in model.layers:
+            layer.selective = True
+        model.full_recompute = round(float(how) * len(model.layers))
+
+
+def from_accelerate(args):
+    """Under `accelerate launch`, what its config file set (accelerate/utils/launch.py exports it to every process):
+    FSDP's sharding, the mixed precision and activation checkpointing, where the command line did not say."""
+    env = os.environ
+    if args.fsdp is None and env.get("ACCELERATE_USE_FSDP", "").lower() == "true":
+        strategy = env.get("FSDP_SHARDING_STRATEGY", "FULL_SHARD").upper()
+        args.fsdp = {"1": "FULL_SHARD", "4": "HYBRID_SHARD"}.get(strategy, strategy)
+        if args.fsdp not in ("FULL_SHARD", "HYBRID_SHARD"):
+            raise SystemExit(f"train.py: FSDP sharding {strategy} is not one this template runs (FULL_SHARD, HYBRID_SHARD)")
+    if args.precision is None and env.get("ACCELERATE_MIXED_PRECISION", "no") != "no":
+        args.precision = env["ACCELERATE_MIXED_PRECISION"]
+    if args.recompute is None and env.get("FSDP_ACTIVATION_CHECKPOINTING", "").lower() == "true":
+        args.recompute = "full"
+
+
+def autocast(device, precision):
+    """bf16 (and FP8, whose matmuls need Transformer Engine or torchao in your script: the toy runs them in bf16) or fp16
+    autocast over fp32 weights; fp32 runs as is. On CPU fp16 autocast runs in bf16."""
+    if precision in (None, "no", "fp32"):
+        return contextlib.nullcontext()
+    dtype = torch.float16 if precision == "fp16" and device.type == "cuda" else torch.bfloat16
+    return torch.autocast(device.type, dtype=dtype)
 
 
 def loss_of(model, tokens):
@@ -70,7 +116,10 @@ def main():
     parser.add_argument("--micro-batch", type=int, default=2)
     parser.add_argument("--accumulation", type=int, default=1, help="micro-batches per optimizer step")
     parser.add_argument("--seq-len", type=int, default=16)
+    parser.add_argument("--precision", choices=["fp32", "bf16", "fp16", "fp8"], help="the plan's: autocast (default fp32)")
+    parser.add_argument("--recompute", help="the plan's: none, selective, full, or the share of blocks recomputed (0.25)")
     args = parser.parse_args()
+    from_accelerate(args)
 
     cuda = torch.cuda.is_available()
     local_rank = int(os.environ.get("LOCAL_RANK", 0))
@@ -86,6 +135,7 @@ def main():
             kwargs = json.load(f)
         kwargs.pop("task_type", None)  # CAUSAL_LM wraps a transformers model; the toy model is a plain module
         model = get_peft_model(model, LoraConfig(**kwargs))
+    set_recompute(model.get_base_model() if args.lora else model, args.recompute)
 
     if args.deepspeed:
         import deepspeed
@@ -96,7 +146,7 @@ def main():
         for step in range(args.steps):
             for _ in range(accumulation):
                 tokens = torch.randint(0, 256, (micro, args.seq_len), device=engine.device)
-                loss = loss_of(engine, tokens)
+                loss = loss_of(engine, tokens)  # DeepSpeed's engine runs bf16 / fp16 as ds_config.json sets it
                 engine.backward(loss)
                 engine.step()
             if engine.global_rank == 0:
@@ -131,17 +181,15 @@ def main():
     optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=1e-3)
     for step in range(args.steps):
         for i in range(args.accumulation):
-            # Gradients are reduced once per optimizer step: the first accumulation - 1 micro-batches skip the all-reduce
-            # (DDP's no_sync(); FSDP2's set_requires_gradient_sync), as the plan's estimate assumes.
+            # DDP all-reduces once per optimizer step: the first accumulation - 1 micro-batches skip it (no_sync()). FSDP
+            # reduce-scatters every micro-batch, as the plan's estimate and memory assume: skipping it
+            # (set_requires_gradient_sync(False)) would keep every rank's whole unsharded gradients until the last one.
             last = i == args.accumulation - 1
-            if args.fsdp:
-                model.set_requires_gradient_sync(last)
-                sync = contextlib.nullcontext()
-            else:
-                sync = contextlib.nullcontext() if last else model.no_sync()
-            with sync:
-                tokens = torch.randint(0, 256, (args.micro_batch, args.seq_len), device=device)
-                loss = loss_of(model, tokens)
+            sync = contextlib.nullcontext() if args.fsdp or last else model.no_sync()
+            with sync:  # DDP's no_sync must hold the backward too
+                with autocast(device, args.precision):
+                    tokens = torch.randint(0, 256, (args.micro_batch, args.seq_len), device=device)
+                    loss = loss_of(model, tokens)
                 (loss / args.accumulation).backward()
         optimizer.step()
         optimizer.zero_grad()
