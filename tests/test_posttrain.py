@@ -241,4 +241,4 @@ def test_ask_what_if_shows_the_pipeline_total(capsys):
     example = Path(__file__).resolve().parents[1] / "examples" / "customer-service-dpo.yaml"
     assert main(["ask", str(example), "what if we had 16 GPUs?"]) == 0
     out = capsys.readouterr().out
-    assert "pipeline total" in out
+    assert "time per run, all stages" in out and "cost per run, all stages" in out

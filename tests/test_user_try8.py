@@ -61,3 +61,30 @@ def test_each_recomputation_reaches_train_py_as_an_argument_it_takes(recompute, 
     from advisor.outputs.artifacts import recompute_arg
 
     assert recompute_arg(recompute) == arg
+
+
+# ---- a pipeline is planned and judged as a whole
+
+
+PIPELINE = {"model": {"params": "340亿", "seq_len": 4096},
+            "training": {"method": "finetune", "tokens": "200M", "deadline_days": 4,
+                         "stages_before": [{"method": "pretrain", "name": "continued pre-training", "tokens": "40B"}]},
+            "cluster": {"gpu": "h100-sxm", "gpus": 64, "max_gpus": 128, "inter_node_gbps": 1600},
+            "budget": {"price_per_gpu_hour": 18, "currency": "CNY", "limit": 100000}}
+
+
+def test_a_pipelines_time_cost_deadline_and_budget_are_the_whole_pipelines(rules):
+    """40B tokens of continued pre-training before a 200M-token SFT: the headline said 0.6 h and 665 CNY, 'within' a
+    100,000 CNY budget and 'met' a 4-day deadline, while its own stage table summed to 4.8 days and 133,607 CNY. The plan
+    is now chosen, priced and judged on the whole pipeline; continued pre-training is a stage the answers take."""
+    from advisor.outputs.posttrain_report import extras
+
+    advice = advise(answers_from_mapping(PIPELINE), rules)
+    c = advice.plan.chosen
+    x = extras(advice.report(), advice.answers)
+    assert x is not None and [s.method for s in x.stages] == ["pretrain", "finetune"]
+    assert c.hours == pytest.approx(sum(s.hours for s in x.stages), rel=1e-6)
+    assert c.cost == pytest.approx(sum(s.cost for s in x.stages), rel=1e-6)
+    assert x.stages[0].hours > 20 * x.stages[1].hours  # the pre-training is the bulk of the time
+    assert c.cost > 100000 and not c.within_budget  # what the pipeline costs is over the run budget
+    assert c.meets_deadline == (c.hours <= 4 * 24)

@@ -643,9 +643,34 @@ def _estimate_all(answers: Answers, gpus: np.ndarray | None) -> tuple[dict[str, 
             # the range is whatever the bands span, low first.
             bands = np.stack([est.hours["low"], est.hours["mid"], est.hours["high"]])
             est.hours["low"], est.hours["high"] = bands.min(axis=0), bands.max(axis=0)
+    if answers.training.stages_before:
+        _add_stages_before(results, answers, counts)
     ctx = {"workload": w, "hardware": hw, "tokens": float(tokens), "tokens_implied": tokens_implied, "baseline_hours": baseline,
            "tokens_conflict": conflict, "measured": measured}
     return results, ctx
+
+
+def _add_stages_before(results: dict[str, StrategyEstimate], answers: Answers, counts: np.ndarray) -> None:
+    """A pipeline's time is its stages' (training.stages_before, then the answers' own), run one after another on the same
+    GPUs: each earlier stage is the same job with its own training, priced at every count with the strategy of the plan
+    where it runs there, else the fastest that does (estimate.stages.price_stage's rule). So the search chooses the GPUs
+    for the whole pipeline and judges the deadline and budgets on its total (user try 8: 40B tokens of continued
+    pre-training before a 200M-token SFT were left out of the time, the cost, the deadline and the budget)."""
+    for stage in answers.training.stages_before or ():
+        variant = answers.model_copy(update={"training": stage.training(answers.training.precision)})
+        before, _ctx = _estimate_all(variant, counts)
+        runs = {s: e.fits & e.cpu_fits & e.batch_ok for s, e in before.items()}
+        mids = np.stack([np.where(runs[s], before[s].hours["mid"], np.inf) for s in STRATEGIES])
+        fastest = np.argmin(mids, axis=0)
+        anyone = np.isfinite(mids.min(axis=0))
+        at = np.arange(counts.size)
+        for s, est in results.items():
+            own = runs[s] | ~anyone  # its own strategy where it runs (or where nothing does: the stage table says so)
+            for band in est.hours:
+                other = np.stack([before[t].hours[band] for t in STRATEGIES])[fastest, at]
+                est.hours[band] = est.hours[band] + np.where(own, before[s].hours[band], other)
+            other = np.stack([before[t].gpu_bound_hours for t in STRATEGIES])[fastest, at]
+            est.gpu_bound_hours = est.gpu_bound_hours + np.where(own, before[s].gpu_bound_hours, other)
 
 
 MEASURED_FIT_ROUNDS = 6

@@ -24,7 +24,7 @@ class StagePrice(Struct, frozen=True):
 
 def price_stage(answers: Answers, training: TrainingSection, strategy: str, gpus: int, name: str) -> StagePrice:
     """One stage on the plan's GPUs: with the plan's strategy where it fits, else the fastest strategy that fits there."""
-    variant = answers.model_copy(update={"training": training})
+    variant = answers.model_copy(update={"training": training.model_copy(update={"stages_before": None})})  # this stage alone
     counts = np.asarray([float(gpus)])
     results, ctx = estimate_all(variant, counts)
     usable = {s: e for s, e in results.items() if bool(e.fits[0] and e.cpu_fits[0] and e.batch_ok[0])}

@@ -473,7 +473,8 @@ def check_post_training(method: str, post: PostTrainingSection | None, tokens: f
 class EarlierStage(_Section):
     """One stage run before the answers' own on the same cluster (a supervised fine-tune before DPO)."""
 
-    method: Literal["finetune", "lora", "qlora", "dpo", "grpo", "ppo"] = Field(description="The stage's method (see training.method).")
+    method: Literal["pretrain", "finetune", "lora", "qlora", "dpo", "grpo", "ppo"] = Field(
+        description="The stage's method (see training.method); pretrain: continued pre-training of the model on new tokens.")
     name: str | None = Field(default=None, min_length=1, max_length=60, pattern=r"^[\w .+()/,:@-]+$",
                              description="A label for the memo, e.g. 'SFT on support chats' (default: the method's name).")
     tokens: Annotated[Quantity, TOKENS_RANGE] | None = Field(default=None, description="Training tokens of the stage (or examples x tokens_per_example).")

@@ -808,25 +808,18 @@ def _outcome_rows(a: Advice, b: Advice, monthly: bool) -> list[tuple[str, ...]]:
     side by side."""
     ca, cb = a.plan.chosen, b.plan.chosen
     cur_a, cur_b = str(a.facts["currency"]), str(b.facts["currency"])
+    # A pipeline's time and cost are its stages' together (estimate.model._add_stages_before): the rows say so.
+    staged = bool(a.answers.training.stages_before or b.answers.training.stages_before)
     rows: list[tuple[str, ...]] = [
         (_("plan"), _plan_cell(ca.strategy, ca.gpus), _plan_cell(cb.strategy, cb.gpus)),
-        (_("time per run"), hours_text(ca.hours), hours_text(cb.hours)),
-        (_("cost per run"), money(ca.cost, cur_a), money(cb.cost, cur_b)),
+        (_("time per run, all stages") if staged else _("time per run"), hours_text(ca.hours), hours_text(cb.hours)),
+        (_("cost per run, all stages") if staged else _("cost per run"), money(ca.cost, cur_a), money(cb.cost, cur_b)),
     ]
     if monthly:
         rows.append((_("cost per month"), money(ca.monthly, cur_a), money(cb.monthly, cur_b)))
     if a.method != b.method:  # a deadline what-if that takes a QLoRA plan back to the full fine-tune asked says so
         names = method_names()
         rows.insert(1, (_("method"), names.get(a.method, a.method), names.get(b.method, b.method)))
-    from advisor.outputs.posttrain_report import pipeline_total  # issue 35: a pipeline's stages before this one
-
-    pa = pipeline_total(a.answers, ca.strategy, ca.gpus, ca.hours, ca.cost)
-    pb = pipeline_total(b.answers, cb.strategy, cb.gpus, cb.hours, cb.cost)
-    if pa is not None or pb is not None:
-        def cell(p: tuple[float, float] | None, cur: str) -> str:
-            return "—" if p is None else _("{time}, {cost}", time=hours_text(p[0]), cost=money(p[1], cur))
-
-        rows.append((_("pipeline total"), cell(pa, cur_a), cell(pb, cur_b)))
     da, db = a.answers.training.deadline_days, b.answers.training.deadline_days
     if da is not None or db is not None:
         def verdict(meets: bool | None, hours: float, days: float | None) -> str:

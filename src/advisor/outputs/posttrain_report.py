@@ -47,24 +47,15 @@ def extras(d: Report, a: Answers) -> Extras | None:
         return None
     r, e = d.recommendation, d.estimate
     w = workload_from(a)
-    own = StagePrice(name=stage_name(t.method), method=t.method, strategy=r.strategy, gpus=r.gpus, hours=e.wall_clock_hours,
-                     cost=e.cost, fits=e.fits)
     before = [price_stage(a, s.training(t.precision), r.strategy, r.gpus, s.name or stage_name(s.method)) for s in t.stages_before or ()]
+    # The plan's time and cost are the pipeline's (estimate.model._add_stages_before): its own stage is what is left.
+    own = StagePrice(name=stage_name(t.method), method=t.method, strategy=r.strategy, gpus=r.gpus,
+                     hours=e.wall_clock_hours - sum(s.hours for s in before), cost=e.cost - sum(s.cost for s in before), fits=e.fits)
     stages = before + [own]
     total_h = sum(s.hours for s in stages)
     ckpt = checkpoint_plan(a, w, total_h, r.gpus) if a.operations is not None else None
     return Extras(stages=stages, checkpoints=ckpt, evaluation_hours=evaluation_hours(a, w, r.gpus), serving=serving_gpus(a, w),
                   facts=post_training_facts(a, w), vllm_tp=vllm_tensor_parallel(w, a.cluster.spec, a.cluster.gpus_per_node))
-
-
-def pipeline_total(a: Answers, strategy: str, gpus: int, hours: float, cost: float) -> tuple[float, float] | None:
-    """(hours, cost) of the whole pipeline: the stages before the answers' own, priced on the plan's GPUs, plus the
-    plan's own time and cost; None for a single stage (what `advisor ask` adds to a what-if's outcome)."""
-    t = a.training
-    if not t.stages_before:
-        return None
-    before = [price_stage(a, s.training(t.precision), strategy, gpus, s.name or stage_name(s.method)) for s in t.stages_before]
-    return hours + sum(s.hours for s in before), cost + sum(s.cost for s in before)
 
 
 def summary_rows(d: Report, a: Answers) -> list[tuple[str, str, str]]:

@@ -884,6 +884,11 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
           tokens=count(e.global_batch_tokens), step=f"{e.step_seconds:.2f}", compute=f"{e.compute_seconds_per_step:.2f}",
           comm=f"{e.communication_seconds_per_step:.2f}", exposed=f"{e.exposed_communication_seconds_per_step:.2f}",
           steps=count(e.steps), restarts=_restart_pct(e.time_off_training)))
+    if a.training.stages_before:
+        # The wall-clock above is the pipeline's (estimate.model._add_stages_before); the step and steps are this stage's.
+        add("")
+        add(_("The time and cost are the whole pipeline's: the step above is this stage's, and the stages before it run first on "
+              "the same GPUs (the stage rows in the summary)."))
     if d.deployment.train_batch_tokens != round(e.global_batch_tokens):
         # One step, two sizes (user try 2026-12-05): say which the launch files run and how the estimate prices it.
         add("")
