@@ -88,3 +88,13 @@ def test_a_pipelines_time_cost_deadline_and_budget_are_the_whole_pipelines(rules
     assert x.stages[0].hours > 20 * x.stages[1].hours  # the pre-training is the bulk of the time
     assert c.cost > 100000 and not c.within_budget  # what the pipeline costs is over the run budget
     assert c.meets_deadline == (c.hours <= 4 * 24)
+
+
+def test_a_pipelines_launch_readme_says_its_files_run_the_last_stage_and_names_the_others(rules):
+    """The files ran the SFT alone with '#SBATCH --time=0-01:00:00' and nothing said the 4.8-day stage before it was not
+    among them."""
+    from advisor.outputs.artifacts import artifacts_for
+
+    advice = advise(answers_from_mapping(PIPELINE), rules)
+    readme = {a.name: a.text for a in artifacts_for(advice.report())}["README.md"]
+    assert "## The stages before this one" in readme and "continued pre-training (pretrain)" in readme, readme

@@ -486,6 +486,14 @@ def _readme(report: Report, files: list[Artifact]) -> str:
                   f"domains (Slurm's topology/block plugin, `--segment`) so tensor and expert parallel groups stay on NVLink.", ""]
     lines.append("Gradient accumulation makes up the batch where memory limits the micro-batch (seed:K17).")
     lines.append("")
+    stages = report.typed_answers().training.stages_before or ()
+    if stages:
+        # The plan's time is the pipeline's; these files run its last stage (user try 8: nothing said the others were not here).
+        names = ", ".join(f"{s.name or s.method} ({s.method})" for s in stages)
+        lines += ["## The stages before this one", "",
+                  f"The plan's time and cost cover the whole pipeline; these files run its last stage ({report.typed_answers().training.method}). "
+                  f"Run the stages before it first, on the same {d.gpus} GPUs: {names}. Each is the same job with its own data and method: "
+                  "write its own files with `advisor advise` on answers that give that stage as the training section.", ""]
     checks: list[str] = []
     e = report.estimate
     if d.offload and report.typed_answers().cluster.cpu_memory_gb_per_node is None:
