@@ -98,3 +98,19 @@ def test_a_pipelines_launch_readme_says_its_files_run_the_last_stage_and_names_t
     advice = advise(answers_from_mapping(PIPELINE), rules)
     readme = {a.name: a.text for a in artifacts_for(advice.report())}["README.md"]
     assert "## The stages before this one" in readme and "continued pre-training (pretrain)" in readme, readme
+
+
+@pytest.mark.parametrize("lang, question, first", [
+    ("en", "is 300k enough?", "Yes: the recommended plan costs 104,347 CNY (up to"),
+    ("en", "is 100k enough?", "No: the recommended plan costs 104,347 CNY, more than 100,000 CNY."),
+    ("en", "is 4 days enough?", "At risk: the recommended plan takes 3.8 days, inside 4.0 days"),
+    ("zh", "30万够吗", "够：推荐方案花费 10.43 万元"),
+    ("zh", "4天够吗", "有风险：推荐方案需要 3.8 天"),
+    ("zh", "4天能做完吗？", "有风险：推荐方案需要 3.8 天"),
+    ("zh", "四天能做完吗？", "有风险：推荐方案需要 3.8 天"),
+])
+def test_is_it_enough_questions_are_answered_yes_or_no_first(lead, rules, lang, question, first):
+    """'is 300k enough?', 'is 4 days enough?', '4天够吗', '4天能做完吗？' were not read (exit 2, with unrelated suggestions)."""
+    with language(lang):
+        text = ask(question, LEAD, lead, rules).text()
+    assert text.splitlines()[0].startswith(first), text

@@ -1117,15 +1117,20 @@ def _more_machines(base: Advice, new: Advice) -> list[str]:
 
 
 _CAN_WE_FINISH = re.compile(r"\b(?:can|could|will|would) (?:we|it|the run|training) (?:finish|be done|be ready|make it|train)\b|\bin time\b"
-                            r"|(?:能|可以|能不能|可不可以).{0,8}(?:完成|训完|跑完|练完|交付)|(?:训|跑|练)得?完|完成吗|完吗")
+                            r"|(?:能|可以|能不能|可不可以).{0,8}(?:完成|训完|跑完|练完|交付)|(?:训|跑|练|做)得?完|完成吗|完吗"
+                            r"|\benough\b|\bsufficient\b|够吗|够不够|够用吗|来得及")
 """'can we finish in 3 days?', '2天能训完吗': a yes-or-no question about the recommended plan, before the what-if."""
 
 
 def _can_we_finish(ctx: Context, base: Advice, new: Advice, asked: set[str]) -> str:
     """'Yes: the recommended plan takes 11.6 h (up to 16.0 h), inside 3 days.' for a deadline asked as a question; ''
     otherwise. The what-if that follows re-plans for that deadline (user try 2026-12-06: 'can we finish in 3 days?' got
-    only a new plan, never a yes)."""
-    if asked != {"training.deadline_days"} or not _CAN_WE_FINISH.search(normalise(ctx.question).lower()):
+    only a new plan, never a yes). 'is 300k enough?' gets the same for the run budget (user try 8)."""
+    if not _CAN_WE_FINISH.search(normalise(ctx.question).lower()):
+        return ""
+    if asked == {"budget.limit"}:
+        return _budget_enough(base, new)
+    if asked != {"training.deadline_days"}:
         return ""
     days = new.answers.training.deadline_days
     if days is None:
@@ -1142,6 +1147,23 @@ def _can_we_finish(ctx: Context, base: Advice, new: Advice, asked: set[str]) -> 
         return _("At risk: the recommended plan takes {time}, inside {deadline}, but slower runs of this kind take up to {high}.",
                  time=hours_text(c.hours), high=hours_text(hi), deadline=deadline)
     return _("No: the recommended plan takes {time}, more than {deadline}.", time=hours_text(c.hours), deadline=deadline)
+
+
+def _budget_enough(base: Advice, new: Advice) -> str:
+    """'Yes: the recommended plan costs 104,347 CNY (up to 138,781 CNY), within 300,000 CNY.' for a run budget asked as
+    a question: the plan's cost and the range's upper end against it."""
+    limit = new.answers.budget.limit
+    if limit is None:
+        return ""
+    c, cur = base.plan.chosen, str(base.facts["currency"])
+    hi = max(c.cost, base.estimate_dict(base.strategy)["range"]["cost"][1])
+    if hi <= limit:
+        return _("Yes: the recommended plan costs {cost} (up to {high}), within {limit}.", cost=money(c.cost, cur), high=money(hi, cur),
+                 limit=money(limit, cur))
+    if c.cost <= limit:
+        return _("At risk: the recommended plan costs {cost}, within {limit}, but slower runs of this kind cost up to {high}.",
+                 cost=money(c.cost, cur), high=money(hi, cur), limit=money(limit, cur))
+    return _("No: the recommended plan costs {cost}, more than {limit}.", cost=money(c.cost, cur), limit=money(limit, cur))
 
 
 def _method_policy(lighter: str, asked: str) -> str:
