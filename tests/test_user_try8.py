@@ -3,6 +3,8 @@ A100s compared, in both languages): each defect it found, as a test that failed 
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from advisor.base.i18n import language
@@ -114,3 +116,14 @@ def test_is_it_enough_questions_are_answered_yes_or_no_first(lead, rules, lang, 
     with language(lang):
         text = ask(question, LEAD, lead, rules).text()
     assert text.splitlines()[0].startswith(first), text
+
+
+@pytest.mark.parametrize("lang, question", [("en", "compare fsdp and deepspeed-zero3"), ("en", "why not deepspeed-zero3?"),
+                                            ("zh", "为什么不用 DeepSpeed？")])
+def test_a_strategy_table_says_its_reason_whole_not_cut_mid_sentence(lead, rules, lang, question):
+    """The verdict cell read 'as cheap within 5%, but the rules…' in the headless output, the saved conversation and the
+    memo's appendix; the reason is now said whole above the table and the cell points to it."""
+    with language(lang):
+        text = ask(question, LEAD, lead, rules).text()
+    assert "…" not in text, text
+    assert re.search(r"the rules score it \d+ against \d+ for fsdp|规则给它打 \d+ 分，fsdp 是 \d+ 分", text), text

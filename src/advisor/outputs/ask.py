@@ -38,7 +38,7 @@ from advisor.decision.explain import PLAN_SOURCE, best_option_at, deadline_reaso
 from advisor.inputs.answers import STRATEGIES, Answers, _fields_at, answers_from_mapping
 from advisor.knowledge.catalog import gpu_catalog, resolve_gpu
 from advisor.base.errors import AdvisorError, AnswerError
-from advisor.base.i18n import N_, _, written_in_chinese, zh
+from advisor.base.i18n import N_, _, width, written_in_chinese, zh
 from advisor.base.text import plain
 from advisor.knowledge.rules import RuleSet, format_number
 from advisor.knowledge.strategies import FRAMEWORKS
@@ -1500,8 +1500,10 @@ def _strategy_rows(ctx: Context, strategies: list[str]) -> list[tuple[str, ...]]
     cur = ctx.currency
 
     def verdict(s: str) -> str:
+        # A reason too long for the cell is said in full above the table (_compare, _why): cut mid-sentence, it was also
+        # cut in the memo's appendix and the saved conversation (user try 8).
         why = _("chosen") if s == a.strategy else (a.why_not(s) or [""])[0]
-        return _clip(why, 34)
+        return why if width(why) <= 34 else _("not chosen: see above")
 
     return [
         (_("framework"), *(_clip(re.split(r" ?[（(]", FRAMEWORKS[s])[0], 30) for s in strategies)),  # the id heads the column
@@ -1809,7 +1811,8 @@ def _compare(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     a = ctx.advice
     if len(slots.get("strategy", [])) >= 2:
         s1, s2 = (_best_member(ctx, s) for s in slots["strategy"][:2])
-        return Reply(ctx.question, "compare", lines=[_("{a} and {b} on {gpus} GPUs, side by side:", a=s1, b=s2, gpus=a.gpus)],
+        reasons = [_("{strategy} is not chosen: {why}", strategy=s, why=(a.why_not(s) or [""])[0]) for s in (s1, s2) if s != a.strategy and a.why_not(s)]
+        return Reply(ctx.question, "compare", lines=[_("{a} and {b} on {gpus} GPUs, side by side:", a=s1, b=s2, gpus=a.gpus), *reasons],
                      columns=(s1, s2), figures=_strategy_rows(ctx, [s1, s2]), sources=["advisor estimate (estimate/)", "seed:K10"])
     if len(slots.get("gpus", [])) >= 2:
         n1, n2 = (_count(ctx, raw) for raw in slots["gpus"][:2])
