@@ -127,3 +127,17 @@ def test_a_strategy_table_says_its_reason_whole_not_cut_mid_sentence(lead, rules
         text = ask(question, LEAD, lead, rules).text()
     assert "…" not in text, text
     assert re.search(r"the rules score it \d+ against \d+ for fsdp|规则给它打 \d+ 分，fsdp 是 \d+ 分", text), text
+
+
+def test_a_compared_gpu_type_without_its_most_takes_todays_ceiling(rules):
+    """The Q&A marks 'Most of them you could get' optional; left empty, the plan failed with
+    'cluster.candidates[0].max_gpus: is required'. Unset, the type has today's ceiling (cluster.max_gpus)."""
+    raw = {**LEAD, "cluster": {**LEAD["cluster"], "candidates": [{"gpu": "a100", "price_per_gpu_hour": 9}]}}
+    advice = advise(answers_from_mapping(raw), rules)
+    from advisor.decision.candidates import gpu_types
+
+    types = {t.gpu: t for t in gpu_types(advice.answers)}
+    assert types["a100-80gb"].max_gpus == 128
+    with language("en"):
+        text = ask("what does it cost if we switch to A100?", raw, advice, rules).text()
+    assert "On the NVIDIA A100 SXM 80GB alone the plan would be" in text

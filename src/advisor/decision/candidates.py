@@ -70,10 +70,12 @@ def gpu_types(a: Answers) -> list[GpuType]:
                    c.spot_interruptions_pct_per_month, True)]
     for x in c.candidates or ():
         name = gpu_catalog()[x.gpu].name
+        # a type listed without its most: today's ceiling (user try 8: the Q&A called the field optional, then required it)
+        cap = x.max_gpus if x.max_gpus is not None else c.max_gpus
         if x.gpu != today_id:
-            out.append(GpuType(x.gpu, name, x.price_per_gpu_hour, x.max_gpus, False, None, False))
+            out.append(GpuType(x.gpu, name, x.price_per_gpu_hour, cap, False, None, False))
         if x.spot_price_per_gpu_hour is not None and not (x.gpu == today_id and c.spot_interruptions_pct_per_month is not None):
-            out.append(GpuType(x.gpu, name, x.spot_price_per_gpu_hour, x.max_gpus, True, x.spot_interruptions_pct_per_month,
+            out.append(GpuType(x.gpu, name, x.spot_price_per_gpu_hour, cap if x.gpu != today_id else most, True, x.spot_interruptions_pct_per_month,
                                x.gpu == today_id))
     return out
 

@@ -693,7 +693,8 @@ class CandidateGpu(_Section):
 
     gpu: str = Field(description="Catalog id (see `advisor gpus`), e.g. h100-80gb.")
     price_per_gpu_hour: Annotated[Money, PRICE_RANGE] = Field(description="On-demand price of one of these GPUs for one hour, in budget.currency.")
-    max_gpus: Count = Field(description="Most of these GPUs the team could get for a run (at least cluster.gpus).")
+    max_gpus: Count | None = Field(default=None, description="Most of these GPUs the team could get for a run (at least cluster.gpus; "
+                                   "default: cluster.max_gpus, the same ceiling as today's type).")
     spot_price_per_gpu_hour: Annotated[Money, PRICE_RANGE] | None = Field(
         default=None, description="Spot / preemptible price per GPU-hour, if that capacity can be had (at most the on-demand price).")
     spot_interruptions_pct_per_month: Percent | None = Field(
@@ -790,10 +791,10 @@ class ClusterSection(_Section):
                 raise _field_error(("candidates", i, "gpu"), _("{gpu} is listed twice (also candidates[{j}]); give each GPU type once",
                                                                gpu=c.gpu, j=seen[c.gpu]), c.gpu)
             seen[c.gpu] = i
-            if c.max_gpus < self.gpus:
+            if c.max_gpus is not None and c.max_gpus < self.gpus:
                 raise _field_error(("candidates", i, "max_gpus"), _("max_gpus ({most}) is below gpus ({gpus}), today's count; give at "
                                                                     "least {gpus}", most=c.max_gpus, gpus=self.gpus), c.max_gpus)
-            if c.gpu == self.gpu and self.max_gpus is not None and c.max_gpus != self.max_gpus:
+            if c.gpu == self.gpu and self.max_gpus is not None and c.max_gpus is not None and c.max_gpus != self.max_gpus:
                 raise _field_error(("candidates", i, "max_gpus"), _("{gpu} is today's GPU type, whose most is cluster.max_gpus ({most}); "
                                                                     "give the same", gpu=c.gpu, most=self.max_gpus), c.max_gpus)
         if self.gpus > self.gpus_per_node and self.gpus % self.gpus_per_node:

@@ -1393,7 +1393,7 @@ def _settle(ctx: Context, change: dict[str, Any], alone: bool = False) -> tuple[
                 change["cluster.candidates"] = [{**entry, "price_per_gpu_hour": change["budget.price_per_gpu_hour"]}] \
                     if entry is not None and entry.get("spot_price_per_gpu_hour") is not None else None
                 if entry is not None and "cluster.max_gpus" not in change:
-                    change["cluster.max_gpus"] = entry.get("max_gpus")
+                    change["cluster.max_gpus"] = entry.get("max_gpus") or cluster.get("max_gpus")
             elif listed:
                 # today's type joins the list at today's price; the new type leaves it (or keeps only its spot offer)
                 rest = [c for c in listed if not same(c, gid) and not same(c, today_gpu)]
@@ -1403,7 +1403,7 @@ def _settle(ctx: Context, change: dict[str, Any], alone: bool = False) -> tuple[
                 if entry is not None and entry.get("spot_price_per_gpu_hour") is not None:
                     rest.append({**entry, "price_per_gpu_hour": change["budget.price_per_gpu_hour"]})
                 if entry is not None and "cluster.max_gpus" not in change:
-                    change["cluster.max_gpus"] = entry.get("max_gpus")
+                    change["cluster.max_gpus"] = entry.get("max_gpus") or cluster.get("max_gpus")
                 change["cluster.candidates"] = rest
                 assumed.append(_("Today's {gpu} stays among the GPU types compared, at {price} a GPU-hour.",
                                  gpu=a.cluster.spec.name, price=_price_text(today_price, cur)))
