@@ -25,6 +25,8 @@ PROPER_NOUNS = {
     "PyTorch", "DeepSpeed", "ZeRO", "SFT", "DPO", "GRPO", "PPO", "TRL", "vLLM", "arXiv", "Young", "MVP", "ZeRO-Offload", "ZeRO-Infinity", "Infinity", "FSDP", "DDP", "Horovod", "Megatron-LM", "LoRA", "QLoRA",
     "PowerSGD", "qwZ", "hpZ", "qgZ", "FULL", "SHARD", "HYBRID", "all-gather", "all-reduce", "reduce-scatter", "TP", "PP", "DP", "CP",
     "bf16", "fp16", "fp32", "fp8", "FP8", "BF16",
+    # published runs named as their papers name them (Llama 3's interruption rate)
+    "Llama",
     # the product, currencies other than the yuan (written as 元)
     "advisor", "USD", "EUR",
     "s",  # the per second of Gbit/s, TFLOP/s

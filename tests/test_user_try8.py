@@ -141,3 +141,15 @@ def test_a_compared_gpu_type_without_its_most_takes_todays_ceiling(rules):
     with language("en"):
         text = ask("what does it cost if we switch to A100?", raw, advice, rules).text()
     assert "On the NVIDIA A100 SXM 80GB alone the plan would be" in text
+
+
+def test_node_failures_are_said_at_the_rate_the_estimate_charges(lead, rules):
+    """'A run of about 4 days on 8 nodes will see node failures' for 64 GPUs over 3.8 days, which expect 0.1
+    interruptions at the Llama 3 rate the memo's time off training uses. The warning now fires from one expected
+    interruption up, and says how many."""
+    texts = [w["text"] for w in lead.warnings]
+    assert not any("interruptions" in t or "node failures" in t for t in texts), texts
+    assert lead.evaluation.facts["expected_interruptions"] == pytest.approx(0.12, abs=0.02)
+    long = advise(answers_from_mapping({**LEAD, "training": {**LEAD["training"], "tokens": "600B", "deadline_days": None}}), rules)
+    said = [w["text"] for w in long.warnings if "interruptions" in w["text"]]
+    assert said and "on average at Llama 3's rate" in said[0], [w["text"] for w in long.warnings]

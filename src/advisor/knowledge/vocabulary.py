@@ -105,6 +105,7 @@ def _registry() -> dict[str, FactSpec]:
         FactSpec("fitting_count", NUMBER, "How many strategies fit in GPU memory."),
         FactSpec("best_hours", NUMBER, "Wall-clock hours of the fastest fitting strategy."),
         FactSpec("best_days", NUMBER, "best_hours / 24."),
+        FactSpec("expected_interruptions", NUMBER, "Interruptions the fastest fitting option can expect at Llama 3's rate: best_hours x gpus / 50,700 GPU-hours."),
         FactSpec("best_cost", NUMBER, "Cost of the cheapest fitting strategy."),
         FactSpec("over_budget", BOOL, "Even the cheapest fitting strategy costs more than budget_limit."),
         FactSpec("over_deadline", BOOL, "Even the fastest fitting strategy misses deadline_days."),
