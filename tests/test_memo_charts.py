@@ -86,3 +86,18 @@ def test_an_axis_top_is_within_a_quarter_of_the_data(value):
     from advisor.outputs.render import _axis_top
 
     assert value <= float(_axis_top(value)) <= 1.25 * value
+
+
+def test_a_run_of_hours_is_charted_in_hours(rules):
+    """User try 8: a 0.6 h run's caption read 'Plan: 64 GPUs, 0.0 days' on a days axis."""
+    from .test_user_try8 import LEAD
+
+    from advisor.inputs.answers import answers_from_mapping
+
+    raw = {**LEAD, "training": {**LEAD["training"], "tokens": "200M", "deadline_days": None}}
+    with language("en"):
+        text = to_markdown(advise(answers_from_mapping(raw), rules).report())
+    block = text.split("```mermaid")[1]
+    assert "Time per run (hours) by GPU count" in text and "0.0 days" not in text
+    caption = block.split("```", 1)[1].split("\n\n")[1]
+    assert re.search(r"Plan: [0-9,]+ GPUs, [0-9.]+ h", caption), caption

@@ -320,11 +320,16 @@ def what_if_charts(report: Report | Advice) -> list[str]:
             caption += " " + _("Red line: {what}.", what=limit_name)
         return lines + [caption + " " + marks(value_of), ""]
 
-    days = [(wi.wall_clock_hours or 0.0) / 24.0 for wi in rows]
+    hours = [wi.wall_clock_hours or 0.0 for wi in rows]
     costs = [wi.cost or 0.0 for wi in rows]
-    out = chart(_("Time per run (days) by GPU count"), _("days"), days, a.training.deadline_days,
-                _("the {days}-day deadline", days=format_number(a.training.deadline_days or 0)),
-                lambda h, _c: _("{n} days", n=f"{h / 24:,.1f}"))  # in the chart's unit, today's and the plan's alike
+    deadline = a.training.deadline_days
+    deadline_name = _("the {days}-day deadline", days=format_number(deadline or 0))
+    if max(hours) < 48:  # a run of hours in hours: a 0.6 h run read 'Plan: 64 GPUs, 0.0 days' (user try 8)
+        out = chart(_("Time per run (hours) by GPU count"), _("hours"), hours, deadline * 24 if deadline is not None else None, deadline_name,
+                    lambda h, _c: _("{n} h", n=f"{h:,.2f}" if h < 10 else f"{h:,.1f}"))
+    else:
+        out = chart(_("Time per run (days) by GPU count"), _("days"), [h / 24.0 for h in hours], deadline, deadline_name,
+                    lambda h, _c: _("{n} days", n=f"{h / 24:,.1f}"))  # in the chart's unit, today's and the plan's alike
     out += chart(_("Cost per run ({currency}) by GPU count", currency=money_unit(cur)), money_unit(cur), costs, a.budget.limit,
                  _("the run budget of {limit}", limit=money(a.budget.limit or 0, cur)), lambda _h, c: money(c, cur))
     return out
