@@ -153,3 +153,21 @@ def test_node_failures_are_said_at_the_rate_the_estimate_charges(lead, rules):
     long = advise(answers_from_mapping({**LEAD, "training": {**LEAD["training"], "tokens": "600B", "deadline_days": None}}), rules)
     said = [w["text"] for w in long.warnings if "interruptions" in w["text"]]
     assert said and "on average at Llama 3's rate" in said[0], [w["text"] for w in long.warnings]
+
+
+def test_the_sweep_says_when_another_count_costs_a_little_less_than_the_one_marked_cheapest():
+    """'cheapest' marked 99,868 CNY on 64 GPUs under a 32-GPU row of 99,760: the marker follows the plan's tie rule
+    (within 5% the count nearest today's wins); the footer now says so, naming the cheaper count as its row does."""
+    from advisor.outputs.sweep import parse_gpu_range, sweep, sweep_text
+
+    raw = {"model": {"params": "34B", "seq_len": 2048},
+           "training": {"tokens": "40B", "current_strategy": "none", "deadline_days": "3周", "runs_per_month": 1},
+           "cluster": {"gpu": "h100-sxm", "gpus": 64, "max_gpus": 128, "inter_node_gbps": 1600},
+           "budget": {"price_per_gpu_hour": 18, "currency": "CNY", "limit": 300000}}
+    with language("en"):
+        text = sweep_text(sweep(answers_from_mapping(raw), parse_gpu_range("32..128", 8)))
+    rows = {line.split()[0]: line for line in text.splitlines() if line.strip()[:1].isdigit()}
+    footer = next(line for line in text.splitlines() if line.startswith("Cheapest feasible"))
+    m = re.search(r"\((\d+) GPUs cost ([0-9,]+ CNY), [0-9.]+% less: within 5% a difference does not decide", footer)
+    assert m, footer
+    assert m.group(2) in rows[m.group(1)], (rows[m.group(1)], footer)

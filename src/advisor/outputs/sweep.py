@@ -16,7 +16,7 @@ from advisor.inputs.answers import STRATEGIES, Answers
 from advisor.base.errors import AnswerError
 from advisor.base.limits import MAX_SEARCH_COUNTS
 from advisor.base.i18n import _, pad
-from advisor.base.units import SHORT_HOURS, count, days, format_number, hours_text, money, parse_count
+from advisor.base.units import SHORT_HOURS, count, days, format_number, hours_text, money, parse_count, percent
 from advisor.estimate import GB, cost, estimate_all
 from advisor.decision.advice import METHOD_ALTERNATIVES, options_at
 from advisor.decision.candidates import GpuType, gpu_types, variant
@@ -374,6 +374,8 @@ def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False, today_mark: bo
             said = _("{n} h", n=cell(h)) if in_hours and h >= SHORT_HOURS else hours_text(h)
             line = _("{label}: {strategy} on {gpus} GPUs, {time}, {cost}", label=label, strategy=p[0], gpus=count(p[1]),
                      time=said, cost=money(float(sw.cost[p[0]][i]), cur))
+            if first:
+                line += _tie_note(sw, i, float(sw.cost[p[0]][i]), cur)
         elif not any(np.any(sw.runnable[t] & sw.batch_ok[t]) for t in STRATEGIES):
             # nothing runs at all (too few sequences, no memory): not a deadline missed (user try 2026-12-06: --gpus 1e9)
             line = _("{label}: nothing in this range can run (see the notes above)", label=label)
@@ -403,6 +405,22 @@ def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False, today_mark: bo
                      "{how} to price that here.",
                      method=stage_name(method), lighter=lighter, how=how))
     return "\n".join(out) + "\n"
+
+
+def _tie_note(sw: Sweep, at: int, marked: float, cur: str) -> str:
+    """Where another count costs less than the one marked cheapest (within COST_TIE, where the plan's chooser lets the
+    count nearest today's win), say which and why (user try 8: 99,760 on 32 GPUs beside '99,868 ... cheapest' on 64).
+    The row's own strategy is the chooser's at that count (rules and ties among strategies), so other counts only."""
+    costs = np.min([np.where(sw.feasible[s], sw.cost[s], np.inf) for s in STRATEGIES], axis=0)
+    costs[at] = np.inf
+    cheaper = np.flatnonzero(costs < marked * (1 - 0.0005))
+    # each count as its row says it: the chooser's option there (rules and ties among strategies), cheapest first
+    for o in sorted(_weighed(sw, cheaper[np.argsort(costs[cheaper], kind="stable")][:TIED_COUNTS]), key=lambda o: o.cost):
+        if o.cost < marked * (1 - 0.0005):
+            return _(" ({gpus} GPUs cost {cost}, {pct} less: within {tie} a difference does not decide, and the count nearest "
+                     "today's wins, as in the plan)", gpus=count(o.gpus), cost=money(o.cost, cur), pct=percent(1.0 - o.cost / marked, 1),
+                     tie=percent(COST_TIE))
+    return ""
 
 
 def _why_slower(sw: Sweep, s: str, i: int, prev: tuple[float, str, int]) -> str:
