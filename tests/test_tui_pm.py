@@ -154,3 +154,19 @@ async def test_runs_a_month_is_asked_with_the_budget(rules, tmp_path):
         await pilot.press("enter")
         await settle(pilot)
         assert app.draft["training"]["runs_per_month"] == 4
+
+
+async def test_the_review_says_a_new_projects_framework_in_words(rules, tmp_path):
+    """User try 8: the Review read '团队现在用的框架: none' — the file's value, untranslated."""
+    from advisor.base.i18n import language
+
+    with language("zh"):
+        app = make_app(rules, tmp_path)
+        async with app.run_test(size=SMALL) as pilot:
+            await settle(pilot)
+            await to_results(pilot)
+            await pilot.press("b")
+            await settle(pilot)
+            assert isinstance(app.screen, ReviewScreen), app.screen
+            row = next(r for r in app.screen.rows if "团队现在用的框架" in r)
+            assert "团队现在用的框架: 还没开始训练" in row and ": none" not in row, row

@@ -171,3 +171,18 @@ def test_the_sweep_says_when_another_count_costs_a_little_less_than_the_one_mark
     m = re.search(r"\((\d+) GPUs cost ([0-9,]+ CNY), [0-9.]+% less: within 5% a difference does not decide", footer)
     assert m, footer
     assert m.group(2) in rows[m.group(1)], (rows[m.group(1)], footer)
+
+
+def test_chinese_ranges_prices_and_lists_keep_one_unit_and_chinese_punctuation(lead, rules):
+    """'成本 10.43 万元 （区间 83,231 元 – 13.08 万元）', '每卡时 18 CNY' beside 万元, 'A100 …，9（fsdp' with no unit, and
+    'GPU; 完整副本' with an ASCII semicolon (user try 8)."""
+    from advisor.outputs.render import to_text
+
+    with language("zh"):
+        advice = advise(answers_from_mapping(LEAD), rules)
+        text = to_text(advice)
+        why = ask("为什么不用 DeepSpeed？", LEAD, advice, rules).text()
+    cost = next(line for line in text.splitlines() if line.strip().startswith("成本"))
+    assert re.search(r"区间 [0-9.]+ 万元 – [0-9.]+ 万元", cost), cost
+    assert "CNY" not in text and "每卡时 18 元" in text and "，9 元（" in text, text
+    assert "; " not in why.split("\n\n")[0], why

@@ -230,6 +230,14 @@ SMALL_MONEY = 100.0
 '8% more' (user try 2026-12-06)."""
 
 
+def money_pair(low: float, high: float, currency: str) -> tuple[str, str]:
+    """Two amounts of one range in one unit, the larger's: '8.32 万元 – 13.08 万元', not '83,231 元 – 13.08 万元' (user try 8)."""
+    if zh() and currency.upper() == "CNY" and abs(high) >= 1e5:
+        scale, unit = (1e8, "亿元") if abs(high) >= 1e8 else (1e4, "万元")
+        return f"{_trim(low / scale)} {unit}", f"{_trim(high / scale)} {unit}"
+    return money(low, currency), money(high, currency)
+
+
 def money(value: float, currency: str) -> str:
     """'46,100 CNY'; in Chinese, yuan as a Chinese reader writes them: '46,100 元', '46.1 万元', '1.2 亿元'; under
     SMALL_MONEY, to the cent without trailing zeros ('4.32 CNY', '4 CNY')."""

@@ -17,7 +17,7 @@ import numpy as np
 from advisor.base.i18n import N_, _
 from advisor.estimate.posttrain import stage_name
 from advisor.decision.decide import COST_TIE, Option, best_at, dominates, preference
-from advisor.base.units import count, format_number, hours_against, hours_text, money, pct_change, percent, same_unit, token_text, plural
+from advisor.base.units import count, format_number, money_unit, hours_against, hours_text, money, pct_change, percent, same_unit, token_text, plural
 from advisor.knowledge.strategies import FRAMEWORKS
 
 if TYPE_CHECKING:
@@ -240,10 +240,11 @@ def gpu_type_notes(advice: Advice) -> list[dict[str, Any]]:
         return []
     cur = advice.facts["currency"]
     win = next(t for t in types if t.lost is None)
-    others = _("; ").join(_("{name} at {price} ({plan}: {why})", name=type_name(t.gpu, t.spot), price=format_number(t.price),
+    unit = money_unit(str(cur))  # 元 in Chinese, as money() writes it: '每卡时 18 CNY' beside 万元 (user try 8)
+    others = _("; ").join(_("{name} at {price} ({plan}: {why})", name=type_name(t.gpu, t.spot), price=f"{format_number(t.price)} {unit}",
                          plan=_type_plan(t.option, cur), why=lost_text(t.lost, t.option.cost, win.option.cost, advice.answers.training.deadline_days)) for t in types if t.lost is not None)
     out = [_note("gpu-type", _("GPU type: {name} at {price} {currency}/GPU-hour ({plan}) beats {others}.", name=type_name(win.gpu, win.spot),
-                               price=format_number(win.price), currency=cur, plan=_type_plan(win.option, cur), others=others))]
+                               price=format_number(win.price), currency=unit, plan=_type_plan(win.option, cur), others=others))]
     if advice.plan.chosen.spot:
         e = advice.estimate_dict(advice.strategy)
         out.append(_note("spot", _("Spot capacity: about {n} reclaims over the run at {pct}% of instances a month, each a restart from the "

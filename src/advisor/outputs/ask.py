@@ -1544,9 +1544,9 @@ def _rules_on(ctx: Context, strategy: str) -> list[str]:
             pro.append(title)
     out = []
     if pro:
-        out.append(_("Counted for it: {titles}.", titles="; ".join(dict.fromkeys(pro))))
+        out.append(_("Counted for it: {titles}.", titles=_("; ").join(dict.fromkeys(pro))))
     if con:
-        out.append(_("Counted against it: {titles}.", titles="; ".join(dict.fromkeys(con))))
+        out.append(_("Counted against it: {titles}.", titles=_("; ").join(dict.fromkeys(con))))
     return out
 
 

@@ -33,14 +33,16 @@ from advisor.base.text import join_reasons
 
 ANSWER_WORDS = (N_("none"), N_("some"), N_("expert"), N_("mvp"), N_("stable"), N_("frontier"))
 """Answer values the memo shows in words (team experience, project stage): marked so the catalog has them."""
-from advisor.base.units import count, format_number, token_amount, token_text, hours_text, money, money_unit, percent, same_unit, plural
+from advisor.base.units import count, format_number, token_amount, token_text, hours_text, money, money_pair, money_unit, percent, same_unit, plural
 
 
 def spread(lo: float, hi: float, fmt, calibrated: bool) -> str:
-    """'(range a – b)', or a note that a measured run pins the figure when the band collapses."""
+    """'(range a – b)', or a note that a measured run pins the figure when the band collapses. ``fmt`` writes both ends
+    in one unit (units.same_unit, units.money_pair): '83,231 元 – 13.08 万元' read as two scales."""
     if abs(hi - lo) <= 1e-9 * max(abs(hi), 1.0):
         return _("(calibrated to the measured run)") if calibrated else ""
-    return _("(range {low} – {high})", low=fmt(lo), high=fmt(hi))
+    low, high = fmt(lo, hi)
+    return _("(range {low} – {high})", low=low, high=high)
 
 
 def to_json(report: Report | Advice) -> str:
@@ -477,8 +479,8 @@ def to_text(report: Report | Advice) -> str:
     lo, hi = e.range.wall_clock_hours
     clo, chi = e.range.cost
     cal = d.scale.baseline_hours is not None
-    lines.append((_("  Time    ") + f"{hours_text(e.wall_clock_hours)}  {spread(lo, hi, hours_text, cal)}").rstrip())
-    lines.append((_("  Cost    ") + f"{money(e.cost, cur)}  {spread(clo, chi, lambda v: money(v, cur), cal)}").rstrip())
+    lines.append((_("  Time    ") + f"{hours_text(e.wall_clock_hours)}  {spread(lo, hi, same_unit, cal)}").rstrip())
+    lines.append((_("  Cost    ") + f"{money(e.cost, cur)}  {spread(clo, chi, lambda x, y: money_pair(x, y, cur), cal)}").rstrip())
     lines.append(_("  GPU-h   {hours}   at {price} {currency}/GPU-hour × {gpus} GPUs", hours=count(e.gpu_hours),
                    price=format_number(d.hardware.price_per_gpu_hour), currency=money_unit(cur), gpus=r.gpus))
     lines.append(_("  Memory  {need} GB per GPU of {has} GB usable ({fits}; model states {states} GB, activations {acts} GB)",
@@ -814,8 +816,8 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
     lo, hi = e.range.wall_clock_hours
     clo, chi = e.range.cost
     cal = d.scale.baseline_hours is not None
-    add(_("- Wall-clock: **{time}** {range}", time=hours_text(e.wall_clock_hours), range=spread(lo, hi, hours_text, cal)).rstrip())
-    add(_("- Cost: **{cost}** {range}", cost=money(e.cost, cur), range=spread(clo, chi, lambda v: money(v, cur), cal)).rstrip())
+    add(_("- Wall-clock: **{time}** {range}", time=hours_text(e.wall_clock_hours), range=spread(lo, hi, same_unit, cal)).rstrip())
+    add(_("- Cost: **{cost}** {range}", cost=money(e.cost, cur), range=spread(clo, chi, lambda x, y: money_pair(x, y, cur), cal)).rstrip())
     add(_("- GPU-hours: {n}", n=count(e.gpu_hours)))
     add(_("- Memory per GPU: {need} GB of {has} GB usable ({fits})", need=f"{e.memory_per_gpu_gb:,.1f}", has=f"{d.hardware.usable_gb:,.1f}",
           fits=_("fits") if e.fits else _("**does not fit**")))

@@ -346,6 +346,8 @@ class QuestionScreen(Screen[None]):
                     shown_value = picked.label.split("  ")[0].split(" — ")[0].strip() if picked else display(value)
                     if f.path == "training.method" and picked:
                         shown_value = method_names().get(picked.value, shown_value)  # '全参数微调', not the file's 'finetune'
+                    elif picked and picked.value == "none" and " — " in picked.label:
+                        shown_value = picked.label.split(" — ", 1)[1]  # 'not training yet', not the file's 'none' (user try 8)
 
                 else:
                     shown_value = display(value) or "—"

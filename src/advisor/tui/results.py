@@ -20,7 +20,7 @@ from advisor.decision.advice import Advice
 from advisor.base.errors import AdvisorError
 from advisor.base.text import join_reasons
 from advisor.base.i18n import _, N_, clip, width, written_in_chinese, zh
-from advisor.base.units import count, format_number, money_unit
+from advisor.base.units import count, format_number, money_pair, money_unit, same_unit
 from advisor.estimate.posttrain import stage_name
 from advisor.outputs.render import (answers_of, axis_ticks, count_word, decision_notes, hours_text, money, memo_for_screen,
                                     option_rows, row_at_risk, runs, source_words, spread, summary_rows, to_markdown, today_on_the_line)
@@ -130,8 +130,8 @@ class ResultsScreen(Screen[None]):
                         "",
                         _("[b]Recommendation: {framework}[/b] ([b $accent]{strategy}[/]) on {gpus} GPUs",
                           framework=rec.framework, strategy=rec.strategy, gpus=rec.gpus),
-                        _("Time {time} {range}", time=hours_text(e.wall_clock_hours), range=spread(lo, hi, hours_text, cal)) + "   "
-                        + _("Cost {cost} {range}", cost=money(e.cost, cur), range=spread(clo, chi, lambda v: money(v, cur), cal)),
+                        _("Time {time} {range}", time=hours_text(e.wall_clock_hours), range=spread(lo, hi, same_unit, cal)) + "   "
+                        + _("Cost {cost} {range}", cost=money(e.cost, cur), range=spread(clo, chi, lambda x, y: money_pair(x, y, cur), cal)),
                         _("Memory {gb} GB per GPU ({fits})", gb=f"{e.memory_per_gpu_gb:,.1f}", fits=_("fits") if e.fits else _("DOES NOT FIT"))
                         + "   " + _("Exposed communication {share} of step", share=f"{e.communication_share:.0%}"),
                     ]
