@@ -747,7 +747,7 @@ def inputs_line(d: Report, a: Answers) -> str:
     """The inputs the advice rests on, in one line a PM can check."""
     cur = d.estimate.currency
     parts = [_("{n}B-parameter model", n=format_number(a.model.params / 1e9)),
-             _("{n} tokens", n=token_amount(d.scale.tokens)),
+             _("{n} tokens", n=token_text(d.scale.tokens)),  # in Chinese 400 亿, as the table says it (user try 8)
              (_("{gpus} × {gpu} available", gpus=f"{a.cluster.gpus:,}", gpu=_md_text(a.cluster.spec.name)) if d.plan.greenfield
               else _("{gpus} × {gpu} today", gpus=f"{a.cluster.gpus:,}", gpu=_md_text(a.cluster.spec.name))),
              _("{price} {currency} per GPU-hour", price=format_number(a.budget.price_per_gpu_hour), currency=money_unit(cur))]
