@@ -186,3 +186,14 @@ def test_chinese_ranges_prices_and_lists_keep_one_unit_and_chinese_punctuation(l
     assert re.search(r"区间 [0-9.]+ 万元 – [0-9.]+ 万元", cost), cost
     assert "CNY" not in text and "每卡时 18 元" in text and "，9 元（" in text, text
     assert "; " not in why.split("\n\n")[0], why
+
+
+def test_saved_answers_and_the_memo_appendix_write_whole_numbers_as_written(lead, rules):
+    """'limit: 300000.0', 'inter_node_gbps: 1600.0' in the saved file and 'params: 34000000000.0' in the memo's appendix."""
+    from advisor.outputs.ask import answers_yaml
+    from advisor.outputs.render import to_markdown
+
+    saved = answers_yaml({"budget": {"limit": 300000.0, "price_per_gpu_hour": 2.5}, "cluster": {"inter_node_gbps": 1600.0}})
+    assert "limit: 300000\n" in saved and "inter_node_gbps: 1600\n" in saved and "price_per_gpu_hour: 2.5" in saved, saved
+    appendix = to_markdown(lead.report()).split("## Appendix: answers")[1]
+    assert "params: 34000000000\n" in appendix and ".0\n" not in appendix.split("```")[1], appendix[:600]

@@ -189,6 +189,18 @@ def _text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
 _Dumper.add_representer(str, _text)
 
 
+def whole_numbers(value: Any) -> Any:
+    """Floats that are whole numbers as ints, all the way down: 'params: 34000000000', 'limit: 300000', not
+    '34000000000.0' in a saved file or the memo's appendix (user try 8). Read back, the answers are the same."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2 ** 53:
+        return int(value)
+    if isinstance(value, dict):
+        return {k: whole_numbers(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [whole_numbers(v) for v in value]
+    return value
+
+
 def dump(data: Any) -> str:
     """``data`` as YAML that ``parse_yaml`` reads back to the same values: keys in the order given, text as written
     (a several-line string as a block, |), every string that could read as a number, a boolean, null or a date quoted."""

@@ -2228,9 +2228,9 @@ def answers_yaml(data: dict[str, Any]) -> str:
     """The answers as YAML (what `advisor ask --save` and the guided Q&A's save write), read back by advisor as the same
     answers: every string that could read as a number, boolean or date quoted (a question '1e5' stays text), a kept
     answer's several lines as a block (|), and every text stripped of escape sequences and control characters."""
-    from advisor.base.yamlread import dump
+    from advisor.base.yamlread import dump, whole_numbers
 
-    return dump(_plain_values(data))
+    return dump(whole_numbers(_plain_values(data)))
 
 
 def _plain_values(value: Any) -> Any:

@@ -30,6 +30,7 @@ from advisor.knowledge.strategies import FRAMEWORKS, spec
 from advisor.knowledge.vocabulary import partial_share
 from advisor.base.i18n import N_, _, pad, width
 from advisor.base.text import join_reasons
+from advisor.base.yamlread import whole_numbers
 
 ANSWER_WORDS = (N_("none"), N_("some"), N_("expert"), N_("mvp"), N_("stable"), N_("frontier"))
 """Answer values the memo shows in words (team experience, project stage): marked so the catalog has them."""
@@ -1022,7 +1023,7 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
     add("```yaml")
     shown = {k: ({kk: vv for kk, vv in v.items() if kk != "conversation"} if k == "project" and isinstance(v, dict) else v)
              for k, v in d.answers.items()}  # the conversation has its own appendix, when asked for
-    add(yaml.safe_dump(shown, sort_keys=False, allow_unicode=True).rstrip())
+    add(yaml.safe_dump(whole_numbers(shown), sort_keys=False, allow_unicode=True).rstrip())
     add("```")
     if fn.entries:
         add("")
