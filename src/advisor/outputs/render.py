@@ -34,7 +34,7 @@ from advisor.base.yamlread import whole_numbers
 
 ANSWER_WORDS = (N_("none"), N_("some"), N_("expert"), N_("mvp"), N_("stable"), N_("frontier"))
 """Answer values the memo shows in words (team experience, project stage): marked so the catalog has them."""
-from advisor.base.units import count, format_number, token_amount, token_text, hours_text, money, money_pair, money_unit, percent, same_unit, plural
+from advisor.base.units import count, format_number, token_text, hours_text, money, money_pair, money_unit, percent, same_unit, plural
 
 
 def spread(lo: float, hi: float, fmt, calibrated: bool) -> str:
