@@ -566,3 +566,38 @@ async def test_the_results_keys_step_through_tabs_and_open_the_help(rules, tmp_p
         await pilot.press("slash", "question_mark")
         await pilot.pause()
         assert isinstance(app.screen, ResultsScreen) and app.screen.query_one("#ask-input", Input).value == "?"
+
+
+async def test_quitting_right_after_typing_an_answer_asks_first(rules, tmp_path):
+    """User try 8: Ctrl+Q right after an edit, before Enter kept it, quit at once and the edit was lost."""
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        await type_into_focused(pilot, "13B")
+        await pilot.press("ctrl+q")
+        await settle(pilot)
+        assert app.is_running and type(app.screen).__name__ == "ConfirmDialog"
+
+
+async def test_quitting_a_fresh_qa_with_nothing_typed_does_not_ask(rules, tmp_path):
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+q")
+        await settle(pilot)
+        assert not app.is_running or type(app.screen).__name__ != "ConfirmDialog"
+
+
+async def test_quitting_an_answers_file_opened_unchanged_does_not_ask(rules, tmp_path):
+    """The fields show a loaded file's values as the Q&A writes them ('7B' for 7e9): the same answers, nothing to save."""
+    from .conftest import EXAMPLES
+    from advisor.inputs.answers import load_answers
+
+    answers = load_answers(EXAMPLES / "customer-service.yaml")
+    app = AdvisorApp(rules=rules, answers=answers, cursor_blink=False, workdir=tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        assert type(app.screen).__name__ == "QuestionScreen"
+        await pilot.press("ctrl+q")
+        await settle(pilot)
+        assert not app.is_running or type(app.screen).__name__ != "ConfirmDialog"

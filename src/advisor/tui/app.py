@@ -224,6 +224,9 @@ class AdvisorApp(App[None]):
             answers, _errors = validate(draft)
             return answers.model_dump(exclude={"project": {"checklist_done"}}) if answers else draft
 
+        typed = self.screen.typed_draft() if isinstance(self.screen, QuestionScreen) else None
+        if typed is not None and meaning(typed) != meaning(self.draft):
+            return True  # typed on the step and not yet kept with Enter (user try 8: Ctrl+Q right after an edit lost it unasked)
         return (meaning(self.draft) != meaning(self._saved[0]) or self.checked != self._saved[1]
                 or len(self.conversation) != self._saved_conversation)
 

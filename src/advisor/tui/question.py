@@ -11,6 +11,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widget import Widget
+from textual.css.query import NoMatches
 from textual.widgets import Button, Footer, Header, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -265,6 +266,13 @@ class QuestionScreen(Screen[None]):
         for ol in self.query("#fields OptionList").results(OptionList):
             if ol.highlighted is not None:
                 ol.scroll_to_highlight()
+
+    def typed_draft(self) -> dict[str, Any] | None:
+        """The draft with this step's fields as typed (not yet kept with Enter); None while the step is being drawn."""
+        try:
+            return self._read()
+        except NoMatches:  # a step still being drawn has no widgets to read: nothing typed yet
+            return None
 
     def _read(self) -> dict[str, Any]:
         """Copy every widget of this step into a new draft."""
