@@ -197,3 +197,11 @@ def test_saved_answers_and_the_memo_appendix_write_whole_numbers_as_written(lead
     assert "limit: 300000\n" in saved and "inter_node_gbps: 1600\n" in saved and "price_per_gpu_hour: 2.5" in saved, saved
     appendix = to_markdown(lead.report()).split("## Appendix: answers")[1]
     assert "params: 34000000000\n" in appendix and ".0\n" not in appendix.split("```")[1], appendix[:600]
+
+
+def test_an_option_past_the_memory_headroom_says_it_runs_tight(lead):
+    """ZeRO-2 at 82.8 of 85.5 GB (97%) read 'Runs: yes', while ask said advisor leaves 10% of memory free."""
+    from advisor.outputs.render import to_markdown
+
+    row = next(line for line in to_markdown(lead.report()).splitlines() if line.startswith("| `deepspeed-zero2` |"))
+    assert "yes, tight (97% of memory)" in row, row
