@@ -205,3 +205,17 @@ def test_an_option_past_the_memory_headroom_says_it_runs_tight(lead):
 
     row = next(line for line in to_markdown(lead.report()).splitlines() if line.startswith("| `deepspeed-zero2` |"))
     assert "yes, tight (97% of memory)" in row, row
+
+
+@pytest.mark.parametrize("lang, question", [("en", "what if we also run an SFT of 200M tokens after?"),
+                                            ("zh", "之后再做一轮 2亿 token 的 SFT 呢？")])
+def test_a_stage_after_this_run_is_priced_as_a_pipeline_not_a_change_of_tokens(lead, rules, lang, question):
+    """'what if we also run an SFT of 200M tokens after?' answered 'What if training tokens = 200M (was 40B)', 100% less."""
+    with language(lang):
+        reply = ask(question, LEAD, lead, rules)
+        text = reply.text()
+    assert "(was 40B)" not in text and "100% less" not in text and "少 100%" not in text, text
+    assert ("What if a full fine-tune of 200M tokens runs after this pre-training run on the same GPUs:" in text
+            or "假如这次预训练之后在同一批 GPU 上再做一轮 2 亿 token 的全参数微调：" in text), text
+    labels = [r[0] for r in reply.figures]
+    assert "cost per run, all stages" in labels or "每次训练成本（全部阶段）" in labels, labels

@@ -1000,9 +1000,49 @@ def _gpus_changed_by(ctx: Context, raw: str) -> str:
         return raw  # the answers' own parser words the error on the re-run
 
 
+_THEN = re.compile(r"\b(?:also|then|afterwards?|after (?:that|this|it|the (?:run|pre-?training|training))|followed by)\b|\bafter\s*\?*$"
+                   r"|之后|以后|然后|接着|再做|再跑|再训")
+"""'what if we also run an SFT of 200M tokens after?', '之后再做一轮 SFT 呢': a stage after this run, not a change to it."""
+
+
+def _then_stage(ctx: Context, change: dict[str, Any]) -> Reply:
+    """This run, then another stage on the same GPUs: this run becomes training.stages_before and the stage asked becomes
+    the answers' own, priced as the pipeline it makes (estimate.model._add_stages_before). 'what if we also run an SFT of
+    200M tokens after?' had replaced the 40B tokens by 200M (user try 8)."""
+    base = ctx.advice
+    t = base.today_answers.training
+    names = method_names()
+    method = str(change.get("training.method", "finetune")).lower()
+    if "training.tokens" not in change:
+        return Reply(ctx.question, None, lines=[_("How much data does the {method} after this run train on? Say it in tokens, e.g. 'what if we "
+                                                  "also run a {method} of 200M tokens after?'", method=names.get(method, method))])
+    earlier = [dict(s) for s in (_section(ctx.draft, "training").get("stages_before") or []) if isinstance(s, dict)]
+    this = {"method": t.method, "tokens": float(t.data_tokens or _run_tokens(base)), "name": _("this run")}
+    stage_change: dict[str, Any] = {"training.stages_before": [*earlier, this], "training.method": method,
+                                    "training.tokens": change["training.tokens"]}
+    stage_change.update({f"training.{k}": None for k in ("examples", "tokens_per_example", "epochs", "duration_hours", "duration_days",
+                                                         "measured", "post_training", "lora_rank", "lora_targets")})
+    settled = _settle(ctx, stage_change)
+    if isinstance(settled, Reply):
+        return settled
+    new = _rerun(ctx, stage_change)
+    c = new.plan.chosen
+    cur = str(new.facts["currency"])
+    lines = [_("What if a {method} of {tokens} tokens runs after this {today} on the same GPUs:", method=names.get(method, method),
+               tokens=token_text(parse_quantity(change["training.tokens"])), today=names.get(t.method, t.method)),
+             _("The pipeline takes {time} and costs {cost} a run ({plan}).", time=hours_text(c.hours), cost=money(c.cost, cur),
+               plan=_plan_text(new, t.method)),
+             _("To plan it, write the {method} as the answers' training and this run under training.stages_before.",
+               method=names.get(method, method))]
+    return Reply(ctx.question, "what_if", lines=lines, columns=(_("now"), _("what if")),
+                 figures=_outcome_rows(base, new, _month_claimed(ctx)), sources=[PLAN_SOURCE, "seed:K14"])
+
+
 def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | None = None) -> Reply:
     change = _slot_change(ctx, slots) | (extra or {})
     a = ctx.advice
+    if change and set(change) <= {"training.tokens", "training.method"} and _THEN.search(normalise(ctx.question).lower()):
+        return _then_stage(ctx, change)
     if a.method_changed and str(change.get("training.method", "")).lower() == a.method:
         # 'what if we use QLoRA?' where the plan already does: say so, and what the method asked for costs
         names = method_names()
