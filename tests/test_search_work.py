@@ -49,15 +49,16 @@ def _counting(monkeypatch) -> tuple[list[int], list[int]]:
 
 
 def test_the_search_at_16384_gpus_runs_once_and_prices_each_job_once(rules, monkeypatch):
-    """One search (the job as asked); the bigger-batch lever is priced once over every count the search could hold and
-    dropped, since no option meets the monthly ceiling, without a search of its own. Every estimate is over the 2,048
-    whole-node counts: the facts, the options and the lever's proof reuse them."""
+    """One search (the job as asked); the bigger-batch lever is dropped, since no option meets the monthly ceiling,
+    without a search of its own: its proof is the run's FLOPs floor (estimate.gpu_hours_floor) against the ceiling at
+    today's cadence, priced at today's count alone (it priced all 2,048 before). The search's estimate is over the 2,048
+    whole-node counts: the facts and the options reuse it."""
     computed, searches = _counting(monkeypatch)
     advice = advise(answers_from_mapping(_bench_search()), rules)
     assert advice.plan.chosen.within_monthly is False
     assert not [c for c in advice.plan.what_it_takes if c.kind == "bigger-batch"]
     assert len(searches) == 1
-    assert computed == [2048, 2048]
+    assert computed == [2048, 1]
 
 
 LEVERS = {

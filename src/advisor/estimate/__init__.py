@@ -75,6 +75,7 @@ from .model import (  # noqa: F401
     cost,
     estimate_all,
     estimate_strategy,
+    gpu_hours_floor,
     hours_before_calibration,
 )
 from .residuals import (  # noqa: F401

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from advisor.inputs.answers import Answers
+from advisor.inputs.answers import POST_TRAINING_METHODS, Answers
 from advisor.knowledge.catalog import kernel_scale, mfu_band
 from advisor.knowledge.strategies import spec, STRATEGIES
 from advisor.knowledge.vocabulary import PARTIAL_RECOMPUTE_NAMES
@@ -671,6 +671,34 @@ def _add_stages_before(results: dict[str, StrategyEstimate], answers: Answers, c
                 est.hours[band] = est.hours[band] + np.where(own, before[s].hours[band], other)
             other = np.stack([before[t].gpu_bound_hours for t in STRATEGIES])[fastest, at]
             est.gpu_bound_hours = est.gpu_bound_hours + np.where(own, before[s].gpu_bound_hours, other)
+
+
+def gpu_hours_floor(answers: Answers) -> float | None:
+    """A floor under every strategy's mid-band GPU-hours (hours x GPUs) at any GPU count, without pricing one: the
+    run's FLOPs at the band's mid efficiency with nothing added — each step's work per GPU is at least its share of the
+    batch's FLOPs (recomputation, uneven stages and the busiest rank only add), and bubbles, exposed communication, data
+    loading and time off training only lengthen the step (_work, _compute_seconds, estimate_strategy). None where a known
+    duration or a measured step rescales the estimate (_estimate_all's calibration), or the tokens are not given. What
+    advice._any_option_meets reads to prove that no option fits a budget before pricing 2,048 counts (issue 20)."""
+    t = answers.training
+    if t.measured is not None or t.method in POST_TRAINING_METHODS:
+        return None  # a refit efficiency, or post-training's rollouts in the reference a known duration scales by
+    w, hw = workload_from(answers), hardware_from(answers)
+    tokens = float(t.data_tokens or w.global_batch_tokens)  # _estimate_all's placeholder where a duration stands in
+    peak = hw.spec.peak_tflops * 1e12 * kernel_scale(w.shape.hidden) * hw.efficiency_scale
+    if w.stack == "eager":
+        peak = peak * EAGER_EFFICIENCY
+    fp8 = min(fp8_time_factor(w, False), fp8_time_factor(w, True)) if w.fp8 else 1.0
+    floor = tokens * w.flops_per_token * fp8 / (peak * mfu_band(hw.spec.band).mid) / 3600.0
+    if t.baseline_hours is not None:
+        if t.current_strategy not in STRATEGIES:
+            return None
+        # The known duration scales every strategy at every count by one factor, baseline / today's modelled hours.
+        today = _with_twin(t.current_strategy, w, hw, np.asarray([float(answers.cluster.gpus)]), tokens).hours["mid"][0]
+        floor = floor * t.baseline_hours / float(today)
+    elif t.data_tokens is None:
+        return None
+    return floor
 
 
 MEASURED_FIT_ROUNDS = 6
