@@ -219,3 +219,13 @@ def test_a_stage_after_this_run_is_priced_as_a_pipeline_not_a_change_of_tokens(l
             or "假如这次预训练之后在同一批 GPU 上再做一轮 2 亿 token 的全参数微调：" in text), text
     labels = [r[0] for r in reply.figures]
     assert "cost per run, all stages" in labels or "每次训练成本（全部阶段）" in labels, labels
+
+
+def test_a_pipelines_slurm_time_is_its_last_stages(rules):
+    """The files run the last stage: an SFT after 40B tokens of pre-training asked Slurm for the whole pipeline's days."""
+    from advisor.outputs.posttrain_report import extras
+
+    advice = advise(answers_from_mapping(PIPELINE), rules)
+    d = advice.report().deployment
+    last = extras(advice.report(), advice.answers).stages[-1]
+    assert d.time_limit_hours <= max(1, 2 * last.hours + 1), (d.time_limit_hours, last.hours)

@@ -16,6 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from advisor.estimate.layout import stage_split
+from advisor.estimate.stages import price_stage
 from advisor.decision.facts import Evaluation
 from advisor.base.i18n import N_, _
 from advisor.base.units import count, plural
@@ -145,6 +146,12 @@ def deployment(ev: Evaluation, strategy: str) -> Deployment:
     bubble = unchunked * float(e.bubble_s[0]) / compute if compute > 0 else 0.0
     schedule: Schedule = "none" if pp == 1 else ("interleaved-1f1b" if v > 1 else "1f1b")
     hi_hours = float(e.hours["high"][0])
+    if a.training.stages_before:
+        # The plan's hours are the pipeline's; these files run its last stage (artifacts' README), so --time is that
+        # stage's share of the pessimistic time (user try 8: an SFT of 0.6 h asked Slurm for 5 days).
+        before = sum(price_stage(a, s.training(a.training.precision), strategy, gpus, s.method).hours for s in a.training.stages_before)
+        mid = float(e.hours["mid"][0])
+        hi_hours = hi_hours * max(0.0, mid - before) / mid if mid > 0 else hi_hours
     moe = w.is_moe and w.experts > 0
     return Deployment(
         strategy=strategy, launcher=sp.launcher, gpu=a.cluster.spec.name, gpus=gpus, nodes=nodes, gpus_per_node=per_node,
