@@ -58,14 +58,19 @@ async def test_moving_a_choice_list_moves_the_live_estimate(rules, tmp_path):
         assert app.draft["cluster"]["gpu"] == "a100-80gb", "previewed, not accepted"
 
 
+async def back_to_the_review(pilot, app) -> None:
+    """From a fresh Q&A to the results, then b: the review of every answer."""
+    await settle(pilot)
+    await to_results(pilot)
+    await pilot.press("b")
+    await settle(pilot)
+    assert isinstance(app.screen, ReviewScreen), app.screen
+
+
 async def test_b_on_the_results_goes_back_to_the_review(rules, tmp_path):
     app = make_app(rules, tmp_path)
     async with app.run_test(size=SMALL) as pilot:
-        await settle(pilot)
-        await to_results(pilot)
-        await pilot.press("b")
-        await settle(pilot)
-        assert isinstance(app.screen, ReviewScreen), app.screen
+        await back_to_the_review(pilot, app)
         await pilot.press("escape")  # and the review's Esc goes on back to the last step
         await settle(pilot)
         assert isinstance(app.screen, QuestionScreen)
@@ -163,10 +168,6 @@ async def test_the_review_says_a_new_projects_framework_in_words(rules, tmp_path
     with language("zh"):
         app = make_app(rules, tmp_path)
         async with app.run_test(size=SMALL) as pilot:
-            await settle(pilot)
-            await to_results(pilot)
-            await pilot.press("b")
-            await settle(pilot)
-            assert isinstance(app.screen, ReviewScreen), app.screen
+            await back_to_the_review(pilot, app)
             row = next(r for r in app.screen.rows if "团队现在用的框架" in r)
             assert "团队现在用的框架: 还没开始训练" in row and ": none" not in row, row

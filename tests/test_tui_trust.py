@@ -282,13 +282,17 @@ async def test_help_opens_with_f1_and_has_the_glossary(rules, tmp_path):
         assert isinstance(app.screen, QuestionScreen)
 
 
-async def test_quitting_with_unsaved_answers_asks_first(rules, tmp_path):
+@pytest.mark.parametrize("kept", [True, False], ids=["kept with Enter", "typed only"])
+async def test_quitting_with_unsaved_answers_asks_first(rules, tmp_path, kept):
+    """Kept with Enter, or only typed (user try 8: Ctrl+Q right after an edit, before Enter kept it, quit at once and
+    the edit was lost)."""
     app = make_app(rules, tmp_path)
     async with app.run_test(size=SMALL) as pilot:
         await settle(pilot)
         await type_into_focused(pilot, "13B")
-        await pilot.press("enter")
-        await settle(pilot)
+        if kept:
+            await pilot.press("enter")
+            await settle(pilot)
         await pilot.press("ctrl+q")
         await settle(pilot)
         assert app.is_running and type(app.screen).__name__ == "ConfirmDialog"
@@ -566,17 +570,6 @@ async def test_the_results_keys_step_through_tabs_and_open_the_help(rules, tmp_p
         await pilot.press("slash", "question_mark")
         await pilot.pause()
         assert isinstance(app.screen, ResultsScreen) and app.screen.query_one("#ask-input", Input).value == "?"
-
-
-async def test_quitting_right_after_typing_an_answer_asks_first(rules, tmp_path):
-    """User try 8: Ctrl+Q right after an edit, before Enter kept it, quit at once and the edit was lost."""
-    app = make_app(rules, tmp_path)
-    async with app.run_test(size=SMALL) as pilot:
-        await settle(pilot)
-        await type_into_focused(pilot, "13B")
-        await pilot.press("ctrl+q")
-        await settle(pilot)
-        assert app.is_running and type(app.screen).__name__ == "ConfirmDialog"
 
 
 async def test_quitting_a_fresh_qa_with_nothing_typed_does_not_ask(rules, tmp_path):
