@@ -158,7 +158,7 @@ def test_the_pipeline_shows_each_stage_and_the_total_in_summary_and_memo(rules):
     assert "Stage 1: SFT on support chats" in names and "Stage 2: DPO" in names and "Pipeline total (2 stages)" in names
     assert "Serving (estimate)" in names and "Checkpoint storage" in names
     memo = to_markdown(advice)
-    assert "## Post-training pipeline, checkpoints, evaluation and serving" in memo
+    assert "## Pipeline stages, checkpoints, evaluation and serving" in memo
     assert "| **Total** |" in memo and "Serving (an estimate)" in memo and "LambdaLabsML/vllm-benchmark" in memo
 
 

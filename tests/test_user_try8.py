@@ -99,7 +99,7 @@ def test_a_pipelines_launch_readme_says_its_files_run_the_last_stage_and_names_t
 
     advice = advise(answers_from_mapping(PIPELINE), rules)
     readme = {a.name: a.text for a in artifacts_for(advice.report())}["README.md"]
-    assert "## The stages before this one" in readme and "continued pre-training (pretrain)" in readme, readme
+    assert "## The stages before this one" in readme and "continued pre-training (pretrain, with " in readme, readme
 
 
 @pytest.mark.parametrize("lang, question, first", [
@@ -229,3 +229,22 @@ def test_a_pipelines_slurm_time_is_its_last_stages(rules):
     d = advice.report().deployment
     last = extras(advice.report(), advice.answers).stages[-1]
     assert d.time_limit_hours <= max(1, 2 * last.hours + 1), (d.time_limit_hours, last.hours)
+
+
+def test_a_pipeline_says_each_stages_framework_its_loader_rate_and_all_its_tokens(rules):
+    """User try 8b: a LoRA after a 34B pre-training read 'Plan: PyTorch DDP' with nothing saying the pre-training (which
+    DDP cannot hold) runs on another framework; the loader had to deliver '639 tokens/s' (the SFT's tokens over the whole
+    pipeline); the memo's inputs left out the 40B tokens."""
+    from advisor.outputs.render import to_markdown, to_text
+
+    raw = {**PIPELINE, "training": {**PIPELINE["training"], "method": "lora", "deadline_days": 21},
+           "budget": {"price_per_gpu_hour": 18, "currency": "CNY", "limit": 300000}}
+    with language("en"):
+        advice = advise(answers_from_mapping(raw), rules)
+        text, memo = to_text(advice), to_markdown(advice.report())
+    stage1 = next(line for line in text.splitlines() if "Stage 1: continued pre-training" in line)
+    if advice.strategy in ("ddp", "horovod"):
+        assert " with " in stage1, stage1
+    rate = float(re.search(r"must deliver about ([0-9,]+) tokens/s", memo).group(1).replace(",", ""))
+    assert rate > 10_000, rate
+    assert "40B tokens in the stages before" in memo.splitlines()[2], memo.splitlines()[2]

@@ -22,6 +22,7 @@ import yaml
 
 from advisor.decision.advice import Advice
 from advisor.decision.deployment import Deployment, layout_lines
+from advisor.estimate.stages import price_stage
 from advisor.estimate.workload import Workload, workload_from
 from advisor.base.errors import OutputError
 from advisor.base.i18n import _
@@ -489,7 +490,10 @@ def _readme(report: Report, files: list[Artifact]) -> str:
     stages = report.typed_answers().training.stages_before or ()
     if stages:
         # The plan's time is the pipeline's; these files run its last stage (user try 8: nothing said the others were not here).
-        names = ", ".join(f"{s.name or s.method} ({s.method})" for s in stages)
+        a = report.typed_answers()
+        priced = [price_stage(a, s.training(a.training.precision), d.strategy, d.gpus, s.name or s.method) for s in stages]
+        # each stage's own framework where the plan's cannot run it on these GPUs (user try 8: a 34B pre-training under DDP)
+        names = ", ".join(f"{p.name} ({p.method}, with {p.strategy})" for p in priced)
         lines += ["## The stages before this one", "",
                   f"The plan's time and cost cover the whole pipeline; these files run its last stage ({report.typed_answers().training.method}). "
                   f"Run the stages before it first, on the same {d.gpus} GPUs: {names}. Each is the same job with its own data and method: "

@@ -1017,7 +1017,7 @@ def _then_stage(ctx: Context, change: dict[str, Any]) -> Reply:
         return Reply(ctx.question, None, lines=[_("How much data does the {method} after this run train on? Say it in tokens, e.g. 'what if we "
                                                   "also run a {method} of 200M tokens after?'", method=names.get(method, method))])
     earlier = [dict(s) for s in (_section(ctx.draft, "training").get("stages_before") or []) if isinstance(s, dict)]
-    this = {"method": t.method, "tokens": float(t.data_tokens or _run_tokens(base)), "name": _("this run")}
+    this = {"method": t.method, "tokens": float(t.data_tokens or _run_tokens(base)), "name": names.get(t.method, t.method)}
     stage_change: dict[str, Any] = {"training.stages_before": [*earlier, this], "training.method": method,
                                     "training.tokens": change["training.tokens"]}
     stage_change.update({f"training.{k}": None for k in ("examples", "tokens_per_example", "epochs", "duration_hours", "duration_days",
@@ -1035,7 +1035,8 @@ def _then_stage(ctx: Context, change: dict[str, Any]) -> Reply:
              _("To plan it, write the {method} as the answers' training and this run under training.stages_before.",
                method=names.get(method, method))]
     return Reply(ctx.question, "what_if", lines=lines, columns=(_("now"), _("what if")),
-                 figures=_outcome_rows(base, new, _month_claimed(ctx)), sources=[PLAN_SOURCE, "seed:K14"])
+                 figures=_outcome_rows(base, new, _month_claimed(ctx)), sources=[PLAN_SOURCE, "seed:K14"],
+                 change=stage_change)  # adoptable: --adopt writes the pipeline (it saved the answers unchanged, user try 8b)
 
 
 def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | None = None) -> Reply:

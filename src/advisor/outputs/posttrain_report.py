@@ -67,7 +67,10 @@ def summary_rows(d: Report, a: Answers) -> list[tuple[str, str, str]]:
     rows: list[tuple[str, str, str]] = []
     if len(x.stages) > 1:
         for i, s in enumerate(x.stages, 1):
-            rows.append((_("Stage {i}: {name}", i=i, name=s.name), "—", _("{time}, {cost}", time=hours_text(s.hours), cost=money(s.cost, cur))))
+            said = _("{time}, {cost}", time=hours_text(s.hours), cost=money(s.cost, cur))
+            if s.strategy != d.recommendation.strategy:  # the plan's framework cannot run this stage on these GPUs (user try 8)
+                said = _("{said} with {strategy}", said=said, strategy=s.strategy)
+            rows.append((_("Stage {i}: {name}", i=i, name=s.name), "—", said))
         rows.append((_("Pipeline total ({n} stages)", n=len(x.stages)), "—",
                      _("{time}, {cost}", time=hours_text(sum(s.hours for s in x.stages)), cost=money(sum(s.cost for s in x.stages), cur))))
     if x.checkpoints is not None:
@@ -85,7 +88,7 @@ def memo_lines(d: Report, a: Answers, cite: Callable[[str], str] | None = None) 
         return []
     source = _("a published vLLM decode benchmark") + (cite(DECODE_SOURCE) if cite else f" ({DECODE_SOURCE})")
     cur, price, gpus = d.estimate.currency, a.budget.price_per_gpu_hour, d.recommendation.gpus
-    out = [_("## Post-training pipeline, checkpoints, evaluation and serving"), ""]
+    out = [_("## Pipeline stages, checkpoints, evaluation and serving"), ""]  # a stage may be continued pre-training (user try 8)
     if len(x.stages) > 1:
         out += [_("| Stage | Method | Framework | Time | Cost |"), "| --- | --- | --- | --- | --- |"]
         for i, s in enumerate(x.stages, 1):

@@ -753,6 +753,9 @@ def inputs_line(d: Report, a: Answers) -> str:
     cur = d.estimate.currency
     parts = [_("{n}B-parameter model", n=format_number(a.model.params / 1e9)),
              _("{n} tokens", n=token_text(d.scale.tokens)),  # in Chinese 400 亿, as the table says it (user try 8)
+             *([_("{n} tokens in the stages before", n=token_text(sum(float(s.training(a.training.precision).data_tokens or 0)
+                                                                       for s in a.training.stages_before)))]
+               if a.training.stages_before else []),
              (_("{gpus} × {gpu} available", gpus=f"{a.cluster.gpus:,}", gpu=_md_text(a.cluster.spec.name)) if d.plan.greenfield
               else _("{gpus} × {gpu} today", gpus=f"{a.cluster.gpus:,}", gpu=_md_text(a.cluster.spec.name))),
              _("{price} {currency} per GPU-hour", price=format_number(a.budget.price_per_gpu_hour), currency=money_unit(cur))]
