@@ -101,3 +101,19 @@ def test_a_run_of_hours_is_charted_in_hours(rules):
     assert "Time per run (hours) by GPU count" in text and "0.0 days" not in text
     caption = block.split("```", 1)[1].split("\n\n")[1]
     assert re.search(r"Plan: [0-9,]+ GPUs, [0-9.]+ h", caption), caption
+
+
+def test_a_deadline_far_above_every_point_is_said_not_drawn(rules):
+    """User try 8b: an hours chart ran its axis to a 504 h deadline and every run of 0.4-5 h lay flat on zero."""
+    from .test_user_try8 import LEAD
+
+    from advisor.inputs.answers import answers_from_mapping
+
+    raw = {**LEAD, "training": {**LEAD["training"], "tokens": "200M"}}  # a 3-week deadline
+    with language("en"):
+        text = to_markdown(advise(answers_from_mapping(raw), rules).report())
+    block = text.split("```mermaid")[1]
+    assert len(series(block.split("```")[0])) == 1, "the deadline is not drawn as a line"
+    top = float(re.search(r"y-axis .*?--> ([0-9.]+)", block).group(1))
+    assert top <= 1.25 * max(series(block.split("```")[0])[0])
+    assert "The 21-day deadline is far above every point, so it is not drawn." in block

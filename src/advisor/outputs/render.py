@@ -314,6 +314,9 @@ def what_if_charts(report: Report | Advice) -> list[str]:
         return _("{plan}; today: {gpus} GPUs, {value}.", plan=plan, gpus=f"{p.today.gpus:,}", value=value)
 
     def chart(title: str, unit: str, values: list[float], limit: float | None, limit_name: str, value_of: Callable[[float, float], str]) -> list[str]:
+        far = limit is not None and limit > LIMIT_OFF_CHART * max(values)
+        if far:  # drawn, a 504 h deadline flattened runs of 0.4-5 h onto the axis (user try 8b): said instead
+            limit = None
         top = max(values + ([limit] if limit is not None else []))
         lines = ["```mermaid", CHART_INIT, "xychart-beta", f'    title "{title}"',
                  "    x-axis [" + ", ".join(f'"{wi.gpus:,}"' for wi in rows) + "]",
@@ -325,6 +328,8 @@ def what_if_charts(report: Report | Advice) -> list[str]:
         caption = _("Blue line: the best option at each GPU count (the table above).")
         if limit is not None:
             caption += " " + _("Red line: {what}.", what=limit_name)
+        elif far:
+            caption += " " + _("{what} is far above every point, so it is not drawn.", what=limit_name[:1].upper() + limit_name[1:])
         return lines + [caption + " " + marks(value_of), ""]
 
     hours = [wi.wall_clock_hours or 0.0 for wi in rows]
@@ -340,6 +345,11 @@ def what_if_charts(report: Report | Advice) -> list[str]:
     out += chart(_("Cost per run ({currency}) by GPU count", currency=money_unit(cur)), money_unit(cur), costs, a.budget.limit,
                  _("the run budget of {limit}", limit=money(a.budget.limit or 0, cur)), lambda _h, c: money(c, cur))
     return out
+
+
+LIMIT_OFF_CHART = 3.0
+"""A deadline or budget more than this many times the chart's largest point is said under the chart, not drawn: the axis
+would run to it and every point would sit near zero."""
 
 
 def _plain(v: float) -> str:
