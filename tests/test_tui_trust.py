@@ -594,3 +594,20 @@ async def test_quitting_an_answers_file_opened_unchanged_does_not_ask(rules, tmp
         await pilot.press("ctrl+q")
         await settle(pilot)
         assert not app.is_running or type(app.screen).__name__ != "ConfirmDialog"
+
+
+async def test_the_options_tab_says_tight_past_the_memory_headroom(rules, tmp_path):
+    """User try 8b: the tab said 'yes' for ZeRO-2 at 96% of memory where the memo says 'yes, tight (96% of memory)'."""
+    from textual.widgets import DataTable
+
+    from advisor.inputs.answers import answers_from_mapping
+
+    from .test_user_try8 import LEAD
+
+    app = make_app(rules, tmp_path, answers=answers_from_mapping(LEAD))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await to_results(pilot)
+        table = app.screen.query_one("#options-table", DataTable)
+        rows = {str(table.get_row_at(i)[0]): str(table.get_row_at(i)[1]) for i in range(table.row_count)}
+        assert rows["deepspeed-zero2"] == "tight" and rows["fsdp"] == "yes", rows
