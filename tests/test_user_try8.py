@@ -173,6 +173,26 @@ def test_the_sweep_says_when_another_count_costs_a_little_less_than_the_one_mark
     assert m.group(2) in rows[m.group(1)], (rows[m.group(1)], footer)
 
 
+def test_the_sweep_says_when_another_count_is_a_little_faster_than_the_one_marked_fastest():
+    """User try 8b: 'fastest' on 120 GPUs (2.0 days) beside 1.9 days on 128, and nothing said."""
+    from advisor.outputs.sweep import parse_gpu_range, sweep, sweep_text
+
+    raw = {"model": {"params": "34B"},
+           "training": {"method": "finetune", "tokens": "200M", "current_strategy": "none", "deadline_days": 21,
+                        "stages_before": [{"method": "pretrain", "name": "continued pre-training", "tokens": "40B"}]},
+           "cluster": {"gpu": "h100-sxm", "gpus": 64, "max_gpus": 128},
+           "budget": {"price_per_gpu_hour": 18, "currency": "CNY", "limit": 300000}}
+    with language("en"):
+        text = sweep_text(sweep(answers_from_mapping(raw), parse_gpu_range("32..128", 8)), rows=100)
+    rows = {line.split()[0]: line for line in text.splitlines() if line.strip()[:1].isdigit()}
+    fastest = next(line for line in text.splitlines() if line.startswith("Fastest feasible"))
+    marked = re.search(r"on (\d+) GPUs", fastest).group(1)
+    quicker = [g for g, line in rows.items() if g != marked and len(line.split()) > 3 and line.split()[2][0].isdigit()
+               and float(line.split()[2]) < 0.999 * float(rows[marked].split()[2])]
+    assert quicker, text  # the case the try met: a faster count within the tie band
+    assert re.search(r"\(\d+ GPUs take [0-9.]+ (?:days|h), [0-9.]+% less", fastest), fastest
+
+
 def test_chinese_ranges_prices_and_lists_keep_one_unit_and_chinese_punctuation(lead, rules):
     """'成本 10.43 万元 （区间 83,231 元 – 13.08 万元）', '每卡时 18 CNY' beside 万元, 'A100 …，9（fsdp' with no unit, and
     'GPU; 完整副本' with an ASCII semicolon (user try 8)."""

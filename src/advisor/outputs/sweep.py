@@ -16,7 +16,7 @@ from advisor.inputs.answers import STRATEGIES, Answers
 from advisor.base.errors import AnswerError
 from advisor.base.limits import MAX_SEARCH_COUNTS
 from advisor.base.i18n import _, pad
-from advisor.base.units import SHORT_HOURS, count, days, format_number, hours_text, money, parse_count, percent
+from advisor.base.units import SHORT_HOURS, count, days, format_number, hours_text, money, parse_count, percent, same_unit
 from advisor.estimate import GB, cost, estimate_all
 from advisor.decision.advice import METHOD_ALTERNATIVES, options_at
 from advisor.decision.candidates import GpuType, gpu_types, variant
@@ -374,8 +374,7 @@ def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False, today_mark: bo
             said = _("{n} h", n=cell(h)) if in_hours and h >= SHORT_HOURS else hours_text(h)
             line = _("{label}: {strategy} on {gpus} GPUs, {time}, {cost}", label=label, strategy=p[0], gpus=count(p[1]),
                      time=said, cost=money(float(sw.cost[p[0]][i]), cur))
-            if first:
-                line += _tie_note(sw, i, float(sw.cost[p[0]][i]), cur)
+            line += _tie_note(sw, i, float((sw.cost if first else sw.hours)[p[0]][i]), cur, "cost" if first else "hours")
         elif not any(np.any(sw.runnable[t] & sw.batch_ok[t]) for t in STRATEGIES):
             # nothing runs at all (too few sequences, no memory): not a deadline missed (user try 2026-12-06: --gpus 1e9)
             line = _("{label}: nothing in this range can run (see the notes above)", label=label)
@@ -407,18 +406,25 @@ def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False, today_mark: bo
     return "\n".join(out) + "\n"
 
 
-def _tie_note(sw: Sweep, at: int, marked: float, cur: str) -> str:
-    """Where another count costs less than the one marked cheapest (within COST_TIE, where the plan's chooser lets the
-    count nearest today's win), say which and why (user try 8: 99,760 on 32 GPUs beside '99,868 ... cheapest' on 64).
-    The row's own strategy is the chooser's at that count (rules and ties among strategies), so other counts only."""
-    costs = np.min([np.where(sw.feasible[s], sw.cost[s], np.inf) for s in STRATEGIES], axis=0)
-    costs[at] = np.inf
-    cheaper = np.flatnonzero(costs < marked * (1 - 0.0005))
-    # each count as its row says it: the chooser's option there (rules and ties among strategies), cheapest first
-    for o in sorted(_weighed(sw, cheaper[np.argsort(costs[cheaper], kind="stable")][:TIED_COUNTS]), key=lambda o: o.cost):
-        if o.cost < marked * (1 - 0.0005):
-            return _(" ({gpus} GPUs cost {cost}, {pct} less: within {tie} a difference does not decide, and the count nearest "
-                     "today's wins, as in the plan)", gpus=count(o.gpus), cost=money(o.cost, cur), pct=percent(1.0 - o.cost / marked, 1),
+def _tie_note(sw: Sweep, at: int, marked: float, cur: str, by: str = "cost") -> str:
+    """Where another count costs less than the one marked cheapest (or runs faster than the one marked fastest) — within
+    COST_TIE, where the plan's chooser lets the count nearest today's win — say which and why (user try 8: 99,760 on 32
+    GPUs beside '99,868 ... cheapest' on 64; 8b: 'fastest' on 120 GPUs beside 1.92 days on 128). The row's own strategy is
+    the chooser's at that count (rules and ties among strategies), so other counts only."""
+    values = sw.cost if by == "cost" else sw.hours
+    low = np.min([np.where(sw.feasible[s], values[s], np.inf) for s in STRATEGIES], axis=0)
+    low[at] = np.inf
+    better = np.flatnonzero(low < marked * (1 - 0.0005))
+    # each count as its row says it: the chooser's option there (rules and ties among strategies), best first
+    for o in sorted(_weighed(sw, better[np.argsort(low[better], kind="stable")][:TIED_COUNTS]), key=lambda o: getattr(o, by)):
+        value = getattr(o, by)
+        if value < marked * (1 - 0.0005):
+            if by == "cost":
+                return _(" ({gpus} GPUs cost {cost}, {pct} less: within {tie} a difference does not decide, and the count nearest "
+                         "today's wins, as in the plan)", gpus=count(o.gpus), cost=money(value, cur), pct=percent(1.0 - value / marked, 1),
+                         tie=percent(COST_TIE))
+            return _(" ({gpus} GPUs take {time}, {pct} less: within {tie} a difference does not decide, and the count nearest "
+                     "today's wins, as in the plan)", gpus=count(o.gpus), time=same_unit(value, marked)[0], pct=percent(1.0 - value / marked, 1),
                      tie=percent(COST_TIE))
     return ""
 
