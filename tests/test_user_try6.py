@@ -315,7 +315,7 @@ def test_the_question_on_a_faster_run_names_a_sub_hour_run_in_hours(rules):
 
     questions = [q.text for q in advise(answers_from_mapping(LORA_64, "lora.json"), rules).report().questions]
     line = next(q for q in questions if "20% off" in q)
-    assert "0.0" not in line and "-day" not in line and "take 20% off the 0.6 min run" in line, line  # 20k x 512 tokens on 64 A100s
+    assert "0.0" not in line and "-day" not in line and "take 20% off a run of 0.6 min" in line, line  # 20k x 512 tokens on 64 A100s
 
 
 async def test_the_chart_key_names_no_red_line_where_none_is_drawn(rules, tmp_path):
