@@ -62,7 +62,7 @@ def test_no_option_at_any_count_costs_less_gpu_time_than_the_floor(example, vari
 
 
 @pytest.mark.parametrize("example, variant", CASES)
-@pytest.mark.parametrize("limits", [{"monthly_limit": 5000}, {"limit": 1e12, "monthly_limit": 1e13}])
+@pytest.mark.parametrize("limits", [{"monthly_limit": 5000}])  # where the floor can prove a budget out of reach
 def test_the_floor_never_changes_whether_an_option_meets_a_budget(example, variant, limits, monkeypatch):
     _name, raw = load_mapping(EXAMPLES / example)
     raw = _variant(raw, VARIANTS[variant])
