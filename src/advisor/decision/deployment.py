@@ -16,7 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from advisor.estimate.layout import stage_split
-from advisor.estimate.stages import price_stage
+from advisor.estimate.stages import stages_before
 from advisor.decision.facts import Evaluation
 from advisor.base.i18n import N_, _
 from advisor.base.units import count, plural
@@ -149,7 +149,7 @@ def deployment(ev: Evaluation, strategy: str) -> Deployment:
     if a.training.stages_before:
         # The plan's hours are the pipeline's; these files run its last stage (artifacts' README), so --time is that
         # stage's share of the pessimistic time (user try 8: an SFT of 0.6 h asked Slurm for 5 days).
-        before = sum(price_stage(a, s.training(a.training.precision), strategy, gpus, s.method).hours for s in a.training.stages_before)
+        before = sum(s.hours for s in stages_before(a, strategy, gpus))
         mid = float(e.hours["mid"][0])
         hi_hours = hi_hours * max(0.0, mid - before) / mid if mid > 0 else hi_hours
     moe = w.is_moe and w.experts > 0

@@ -659,16 +659,16 @@ def _add_stages_before(results: dict[str, StrategyEstimate], answers: Answers, c
     for stage in answers.training.stages_before or ():
         variant = answers.model_copy(update={"training": stage.training(answers.training.precision)})
         before, _ctx = _estimate_all(variant, counts)
-        runs = {s: e.fits & e.cpu_fits & e.batch_ok for s, e in before.items()}
-        mids = np.stack([np.where(runs[s], before[s].hours["mid"], np.inf) for s in STRATEGIES])
+        mids = np.stack([np.where(before[s].usable, before[s].hours["mid"], np.inf) for s in STRATEGIES])
         fastest = np.argmin(mids, axis=0)
         anyone = np.isfinite(mids.min(axis=0))
         at = np.arange(counts.size)
+        # each band's hours of the fastest strategy that runs the stage, at each count (once, for every strategy below)
+        fastest_hours = {band: np.stack([before[t].hours[band] for t in STRATEGIES])[fastest, at] for band in before[STRATEGIES[0]].hours}
         for s, est in results.items():
-            own = runs[s] | ~anyone  # its own strategy where it runs (or where nothing does: the stage table says so)
+            own = before[s].usable | ~anyone  # its own strategy where it runs (or where nothing does: the stage table says so)
             for band in est.hours:
-                other = np.stack([before[t].hours[band] for t in STRATEGIES])[fastest, at]
-                est.hours[band] = est.hours[band] + np.where(own, before[s].hours[band], other)
+                est.hours[band] = est.hours[band] + np.where(own, before[s].hours[band], fastest_hours[band])
     # gpu_bound_hours stays this stage's: the loader rate it gives is the rate of the tokens this stage reads (user try 8:
     # 200M SFT tokens over the pipeline's 3.6 days read 'must deliver about 639 tokens/s')
 
@@ -677,9 +677,11 @@ def gpu_hours_floor(answers: Answers) -> float | None:
     """A floor under every strategy's mid-band GPU-hours (hours x GPUs) at any GPU count, without pricing one: the
     run's FLOPs at the band's mid efficiency with nothing added — each step's work per GPU is at least its share of the
     batch's FLOPs (recomputation, uneven stages and the busiest rank only add), and bubbles, exposed communication, data
-    loading and time off training only lengthen the step (_work, _compute_seconds, estimate_strategy). None where a known
-    duration or a measured step rescales the estimate (_estimate_all's calibration), or the tokens are not given. What
-    advice._any_option_meets reads to prove that no option fits a budget before pricing 2,048 counts (issue 20)."""
+    loading and time off training only lengthen the step (_work, _compute_seconds, estimate_strategy). A known duration
+    scales it as _estimate_all's calibration scales every estimate; None where a measured step refits the efficiency, a
+    post-training method adds rollouts to the reference that calibration divides by, or neither tokens nor a duration
+    is given. What advice._any_option_meets reads to prove that no option fits a budget before pricing 2,048 counts
+    (issue 20)."""
     t = answers.training
     if t.measured is not None or t.method in POST_TRAINING_METHODS:
         return None  # a refit efficiency, or post-training's rollouts in the reference a known duration scales by

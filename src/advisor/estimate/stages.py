@@ -27,7 +27,7 @@ def price_stage(answers: Answers, training: TrainingSection, strategy: str, gpus
     variant = answers.model_copy(update={"training": training.model_copy(update={"stages_before": None})})  # this stage alone
     counts = np.asarray([float(gpus)])
     results, ctx = estimate_all(variant, counts)
-    usable = {s: e for s, e in results.items() if bool(e.fits[0] and e.cpu_fits[0] and e.batch_ok[0])}
+    usable = {s: e for s, e in results.items() if bool(e.usable[0])}
     chosen = strategy if strategy in usable else (min(usable, key=lambda s: float(usable[s].hours["mid"][0])) if usable else strategy)
     hours = float(results[chosen].hours["mid"][0])
     gen = float(rollout_hours(variant, ctx["workload"], ctx["hardware"], counts)[0] * results[chosen].wallclock_factor[0])
@@ -35,11 +35,8 @@ def price_stage(answers: Answers, training: TrainingSection, strategy: str, gpus
                       cost=float(cost(hours, answers.budget.price_per_gpu_hour, gpus)), fits=chosen in usable, rollout_hours=gen)
 
 
-def pipeline(answers: Answers, strategy: str, gpus: int) -> list[StagePrice]:
-    """The stages before the answers' own (training.stages_before), then the answers' own, each priced on the plan's GPUs."""
-    out = []
-    for stage in answers.training.stages_before or ():
-        t = stage.training(answers.training.precision)
-        out.append(price_stage(answers, t, strategy, gpus, stage.name or stage_name(stage.method)))
-    out.append(price_stage(answers, answers.training, strategy, gpus, stage_name(answers.training.method)))
-    return out
+def stages_before(answers: Answers, strategy: str, gpus: int) -> list[StagePrice]:
+    """The stages before the answers' own (training.stages_before), each priced on the plan's GPUs: what the memo's stage
+    table, job.sbatch's time and the launch README read."""
+    t = answers.training
+    return [price_stage(answers, s.training(t.precision), strategy, gpus, s.name or stage_name(s.method)) for s in t.stages_before or ()]

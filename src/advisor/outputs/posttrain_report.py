@@ -24,7 +24,7 @@ from advisor.estimate.posttrain import (
     stage_name,
     vllm_tensor_parallel,
 )
-from advisor.estimate.stages import StagePrice, price_stage
+from advisor.estimate.stages import StagePrice, stages_before
 from advisor.estimate.workload import workload_from
 from advisor.inputs.answers import Answers
 
@@ -47,7 +47,7 @@ def extras(d: Report, a: Answers) -> Extras | None:
         return None
     r, e = d.recommendation, d.estimate
     w = workload_from(a)
-    before = [price_stage(a, s.training(t.precision), r.strategy, r.gpus, s.name or stage_name(s.method)) for s in t.stages_before or ()]
+    before = stages_before(a, r.strategy, r.gpus)
     # The plan's time and cost are the pipeline's (estimate.model._add_stages_before): its own stage is what is left.
     own = StagePrice(name=stage_name(t.method), method=t.method, strategy=r.strategy, gpus=r.gpus,
                      hours=e.wall_clock_hours - sum(s.hours for s in before), cost=e.cost - sum(s.cost for s in before), fits=e.fits)
