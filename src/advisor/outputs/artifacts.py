@@ -22,10 +22,11 @@ import yaml
 
 from advisor.decision.advice import Advice
 from advisor.decision.deployment import Deployment, layout_lines
-from advisor.estimate.stages import price_stage
+from advisor.estimate.stages import stages_before
 from advisor.estimate.workload import Workload, workload_from
 from advisor.base.errors import OutputError
 from advisor.base.i18n import _
+from advisor.knowledge.vocabulary import partial_share
 from advisor.knowledge.strategies import POWERSGD_MIN_COMPRESSION_RATE, POWERSGD_WARMUP_SHARE, powersgd_start_iter, spec
 from advisor.outputs.io import check_writable, shown, write_atomic
 from advisor.outputs.train_template import TRAIN_PY
@@ -128,9 +129,7 @@ def accelerate_machines(d: Deployment, precision: str, deepspeed: bool = False) 
 def accelerate_launch(config_file: str, d: Deployment | None = None) -> str:
     """The accelerate launch line for a config file: the host's values filled by the shell on each node, then the plan's
     batch and recomputation for train.py (user try 8: the line passed none, and the template ran its toy defaults)."""
-    tail = (f" --recompute {recompute_arg(d.recompute)} --micro-batch {d.micro_batch} --accumulation {d.accumulation} --seq-len {d.seq_len}"
-            if d is not None else "")
-    return f"accelerate launch --config_file {config_file} {ACCELERATE_HOST_ARGS} train.py{tail}"
+    return f"accelerate launch --config_file {config_file} {ACCELERATE_HOST_ARGS} train.py{plan_args(d) if d is not None else ''}"
 
 
 def accelerate_fsdp_config(d: Deployment) -> dict:
@@ -276,9 +275,8 @@ def megatron_args(d: Deployment, m: MegatronModel | None = None) -> list[str]:
         flags += ["--recompute-granularity full", "--recompute-method uniform", "--recompute-num-layers 1"]
     elif d.recompute == "selective":
         flags.append("--recompute-granularity selective")
-    elif d.recompute.startswith("full on"):
-        share = d.recompute.removeprefix("full on ").split("%")[0]
-        block = max(1, round(d.fullest_stage_layers * float(share) / 100.0))
+    elif (share := recompute_share(d.recompute)) is not None:
+        block = max(1, round(d.fullest_stage_layers * share))
         flags += ["--recompute-granularity full", "--recompute-method block", f"--recompute-num-layers {block}"]
     if d.precision == "bf16":
         flags.append("--bf16")
@@ -303,17 +301,28 @@ def batch_args(d: Deployment) -> str:
     template ran its toy defaults, micro-batch 2 of 16 tokens, whatever the plan said); DeepSpeed's engine reads the
     micro-batch and accumulation from ds_config.json, so it gets the sequence alone. Then "$@": a quick try shrinks them
     (bash launch.sh --seq-len 16 --accumulation 1), the last value argparse reads winning."""
-    recompute = f" --recompute {recompute_arg(d.recompute)}"
     if d.launcher == "deepspeed":
-        return f'{recompute} --seq-len {d.seq_len} "$@"'
-    return f' --precision {d.precision}{recompute} --micro-batch {d.micro_batch} --accumulation {d.accumulation} --seq-len {d.seq_len} "$@"'
+        return f' --recompute {recompute_arg(d.recompute)} --seq-len {d.seq_len} "$@"'
+    return f' --precision {d.precision}{plan_args(d)} "$@"'
+
+
+def plan_args(d: Deployment) -> str:
+    """The plan's recomputation and batch as train.py takes them: what launch.sh and the accelerate line both pass."""
+    return f" --recompute {recompute_arg(d.recompute)} --micro-batch {d.micro_batch} --accumulation {d.accumulation} --seq-len {d.seq_len}"
+
+
+def recompute_share(recompute: str) -> float | None:
+    """The share of layers recomputed whole under 'full on 25% of layers' (0.25), else None (vocabulary.partial_share)."""
+    share = partial_share(recompute)
+    return float(share.removesuffix("%")) / 100.0 if share is not None else None
 
 
 def recompute_arg(recompute: str) -> str:
     """The plan's recomputation as train.py takes it: none, selective, full, or the share of layers ('full on 25% of
     layers' -> 0.25; user try 8: the template ran no recomputation and no bf16 whatever the plan said)."""
-    if recompute.startswith("full on "):
-        return f"{float(recompute.removeprefix('full on ').split('%')[0]) / 100.0:g}"
+    share = recompute_share(recompute)
+    if share is not None:
+        return f"{share:g}"
     return recompute if recompute in ("none", "selective", "full") else "none"
 
 
@@ -487,12 +496,10 @@ def _readme(report: Report, files: list[Artifact]) -> str:
                   f"domains (Slurm's topology/block plugin, `--segment`) so tensor and expert parallel groups stay on NVLink.", ""]
     lines.append("Gradient accumulation makes up the batch where memory limits the micro-batch (seed:K17).")
     lines.append("")
-    stages = report.typed_answers().training.stages_before or ()
-    if stages:
-        # The plan's time is the pipeline's; these files run its last stage (user try 8: nothing said the others were not here).
-        a = report.typed_answers()
-        priced = [price_stage(a, s.training(a.training.precision), d.strategy, d.gpus, s.name or s.method) for s in stages]
-        # each stage's own framework where the plan's cannot run it on these GPUs (user try 8: a 34B pre-training under DDP)
+    priced = stages_before(report.typed_answers(), d.strategy, d.gpus)
+    if priced:
+        # The plan's time is the pipeline's; these files run its last stage (user try 8: nothing said the others were not here),
+        # each earlier stage with its own framework where the plan's cannot run it on these GPUs (a 34B pre-training under DDP).
         names = ", ".join(f"{p.name} ({p.method}, with {p.strategy})" for p in priced)
         lines += ["## The stages before this one", "",
                   f"The plan's time and cost cover the whole pipeline; these files run its last stage ({report.typed_answers().training.method}). "

@@ -15,7 +15,7 @@ import yaml
 from msgspec import Struct
 
 from advisor.decision.advice import Advice
-from advisor.decision.deployment import deployment
+from advisor.decision.deployment import Deployment, deployment
 from advisor.estimate.finetune import DEFAULT_ALPHA, PEFT_METHODS, TARGET_MODULES
 from advisor.inputs.hfconfig import read_config
 from advisor.knowledge.strategies import spec
@@ -126,13 +126,13 @@ def deepspeed_finetune_config(advice: Advice) -> dict[str, Any] | None:
     return deepspeed_config(d, _method(advice), advice.answers.model.params)
 
 
-def accelerate_finetune_config(advice: Advice) -> dict[str, Any] | None:
+def accelerate_finetune_config(advice: Advice, d: Deployment | None = None) -> dict[str, Any] | None:
     """accelerate's config file for the fine-tune: FSDP (LoRA on a sharded base, FSDP-QLoRA), DeepSpeed (pointing at
     ds_config.json), or plain multi-GPU data parallelism. None for pre-training and Megatron/Horovod plans."""
     if _method(advice) == "pretrain":
         return None
     a, sp = advice.answers, spec(advice.strategy)
-    d = deployment(advice.evaluation, advice.strategy)
+    d = d if d is not None else deployment(advice.evaluation, advice.strategy)  # ``d``: the caller's, where it has one
     from advisor.outputs.artifacts import accelerate_machines  # artifacts imports this module where it writes fine-tunes
 
     base: dict[str, Any] = accelerate_machines(d, a.training.precision, deepspeed=sp.launcher == "deepspeed")
@@ -174,11 +174,11 @@ def finetune_files(advice: Advice) -> list[tuple[str, str, str]]:
     if ds is not None:
         # The one DeepSpeed config of the run: it replaces the pre-training ds_config.json that launch.sh points at.
         out.append(("ds_config.json", "DeepSpeed config for the fine-tune (ZeRO stage, batch layout)", json.dumps(ds, indent=2) + "\n"))
-    acc = accelerate_finetune_config(advice)
+    d = deployment(advice.evaluation, advice.strategy)
+    acc = accelerate_finetune_config(advice, d)
     if acc is not None:
         from advisor.outputs.artifacts import accelerate_launch
 
-        d = deployment(advice.evaluation, advice.strategy)
         out.append(("accelerate_finetune.yaml", f"accelerate config for the fine-tune; on each node: `{accelerate_launch('accelerate_finetune.yaml', d)}`",
                     yaml.safe_dump(acc, sort_keys=False)))
     return out

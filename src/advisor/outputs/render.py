@@ -166,12 +166,18 @@ def runs(e: Estimate) -> bool:
     return bool(e.fits and e.batch_ok and not getattr(e, "excluded", False))
 
 
+def tight(e: Estimate, usable_gb: float | None) -> bool:
+    """Past MEMORY_HEADROOM of the GPU's usable memory (layout.MEMORY_HEADROOM: 97% fits on paper and runs out of memory
+    in practice): what the memo's 'yes, tight' and the options tab's 'tight' say."""
+    return bool(usable_gb) and e.memory_per_gpu_gb > MEMORY_HEADROOM * (usable_gb or 0.0)
+
+
 def _runs_word(e: Estimate, usable_gb: float | None = None) -> str:
     """'yes', or why not in a word: memory, a batch too small for the data-parallel ranks (not 'does not fit'), or the
-    rules. Past MEMORY_HEADROOM of ``usable_gb``, 'yes, tight': ZeRO-2 at 82.8 of 85.5 GB read 'yes' while ask said advisor
-    leaves 10% free (user try 8; layout.MEMORY_HEADROOM: 97% fits on paper and runs out of memory in practice)."""
+    rules. Past the headroom (tight), 'yes, tight': ZeRO-2 at 82.8 of 85.5 GB read 'yes' while ask said advisor leaves 10%
+    free (user try 8)."""
     if runs(e):
-        if usable_gb and e.memory_per_gpu_gb > MEMORY_HEADROOM * usable_gb:
+        if usable_gb and tight(e, usable_gb):  # usable_gb for the percentage below
             return _("yes, tight ({pct} of memory)", pct=percent(e.memory_per_gpu_gb / usable_gb))
         return _("yes")
     if not e.fits:
