@@ -8,6 +8,7 @@ model size. Every pattern is linear-time: a long non-match fails fast.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 import math
 import re
 from typing import Any
@@ -232,10 +233,18 @@ SMALL_MONEY = 100.0
 
 def money_pair(low: float, high: float, currency: str) -> tuple[str, str]:
     """Two amounts of one range in one unit, the larger's: '8.32 万元 – 13.08 万元', not '83,231 元 – 13.08 万元' (user try 8)."""
-    if zh() and currency.upper() == "CNY" and abs(high) >= 1e5:
-        scale, unit = (1e8, "亿元") if abs(high) >= 1e8 else (1e4, "万元")
-        return f"{_trim(low / scale)} {unit}", f"{_trim(high / scale)} {unit}"
-    return money(low, currency), money(high, currency)
+    lo, hi = money_column([low, high], currency)
+    return lo, hi
+
+
+def money_column(values: Sequence[float], currency: str) -> list[str]:
+    """Amounts of one table column (or one compared row) in one unit, the largest's: in Chinese '9.98 万元' above
+    '10.04 万元', not '99,810 元' (user try 8: rows straddling 10 万元 read as two scales). An amount that would read
+    below 0.01 of that unit keeps its own ('665 元' in a column of 万元), so no row reads as zero."""
+    if zh() and currency.upper() == "CNY" and values and max(abs(v) for v in values) >= 1e5:
+        scale, unit = (1e8, "亿元") if max(abs(v) for v in values) >= 1e8 else (1e4, "万元")
+        return [f"{_trim(v / scale)} {unit}" if abs(v) / scale >= 0.01 else money(v, currency) for v in values]
+    return [money(v, currency) for v in values]
 
 
 def money(value: float, currency: str) -> str:

@@ -20,7 +20,7 @@ from advisor.estimate import GB, StrategyEstimate, cost, estimate_all
 from advisor.estimate.communication import powersgd_volume
 from advisor.estimate.finetune import finetune_facts
 from advisor.estimate.memory import powersgd_bytes
-from advisor.estimate.workload import INTERRUPTIONS_PER_GPU_HOUR
+from advisor.estimate.workload import INTERRUPTIONS_PER_GPU_HOUR, fp8_time_factor, linear_share
 from advisor.knowledge.strategies import STATE_BYTES_PER_PARAM, powersgd_start_iter, spec
 from advisor.knowledge.vocabulary import FACTS
 
@@ -102,7 +102,7 @@ def evaluate_counts(answers: Answers, counts: np.ndarray) -> list[Evaluation]:
     ctx["today_hours"] = float(current.hours["mid"][today]) if current is not None else cadence  # not training yet: the plan's pace
     ctx["runs_per_month"] = runs_per_month(answers, cadence)
     columns = _columns(answers, estimates, counts)
-    fixed = _powersgd_facts(estimates, ctx)
+    fixed = _powersgd_facts(estimates, ctx) | _fp8_facts(ctx)
     return [_facts_at(answers, estimates, columns, i, ctx, int(c), fixed) for i, c in enumerate(counts)]
 
 
@@ -115,6 +115,16 @@ def _powersgd_facts(estimates: Mapping[str, StrategyEstimate], ctx: dict[str, An
             "powersgd_volume_pct": 100.0 * powersgd_volume(ctx["workload"], rank).share,
             "powersgd_warmup_steps": float(powersgd_start_iter(ctx["tokens"] / float(estimates[psgd].batch_tokens[0]))),
             "powersgd_error_feedback_gb": powersgd_bytes(ctx["workload"], rank) / GB}
+
+
+def _fp8_facts(ctx: dict[str, Any]) -> dict[str, float]:
+    """What FP8 would take off this model's compute time, by the recipe each stack runs (workload.fp8_time_factor: the
+    linear layers at the recipe's measured speedup, attention unchanged) — the figure the precision rule quotes, so the
+    Questions tab and the FP8 what-if read one model (user try 8: 'up to 22%' beside a what-if's 38%)."""
+    w = ctx["workload"]
+    return {"fp8_linear_share": linear_share(w.shape.layers, w.shape.hidden, w.seq_len, w.active_params),
+            "fp8_compute_saving_megatron": 1.0 - fp8_time_factor(w, megatron=True),
+            "fp8_compute_saving_other": 1.0 - fp8_time_factor(w, megatron=False)}
 
 
 def _columns(a: Answers, estimates: dict[str, StrategyEstimate], counts: np.ndarray) -> dict[str, dict[str, list[Any]]]:

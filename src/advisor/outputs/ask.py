@@ -42,7 +42,7 @@ from advisor.base.i18n import N_, _, width, written_in_chinese, zh
 from advisor.base.text import plain
 from advisor.knowledge.rules import RuleSet, format_number
 from advisor.knowledge.strategies import FRAMEWORKS
-from advisor.base.units import as_written, count, parse_duration, parse_money, parse_quantity, token_amount, token_text
+from advisor.base.units import as_written, count, money_column, parse_duration, parse_money, parse_quantity, token_amount, token_text
 from advisor.decision.facts import HOURS_PER_MONTH
 from advisor.outputs.render import recompute_word, runs_note
 
@@ -803,6 +803,15 @@ def _within(ok: bool) -> str:
     return _("within") if ok else _("over")
 
 
+def _money_row(a: float, cur_a: str, b: float, cur_b: str) -> tuple[str, str]:
+    """Two compared amounts in one unit where they share a currency: 'now 99,810 元, what if 10.04 万元' read as two
+    scales (user try 8)."""
+    if cur_a == cur_b:
+        first, second = money_column([a, b], cur_a)
+        return first, second
+    return money(a, cur_a), money(b, cur_b)
+
+
 def _outcome_rows(a: Advice, b: Advice, monthly: bool) -> list[tuple[str, ...]]:
     """Plan, time, cost, month (``monthly``: where the month is the team's, _month_claimed) and limits of two advices,
     side by side."""
@@ -813,10 +822,10 @@ def _outcome_rows(a: Advice, b: Advice, monthly: bool) -> list[tuple[str, ...]]:
     rows: list[tuple[str, ...]] = [
         (_("plan"), _plan_cell(ca.strategy, ca.gpus), _plan_cell(cb.strategy, cb.gpus)),
         (_("time per run, all stages") if staged else _("time per run"), hours_text(ca.hours), hours_text(cb.hours)),
-        (_("cost per run, all stages") if staged else _("cost per run"), money(ca.cost, cur_a), money(cb.cost, cur_b)),
+        (_("cost per run, all stages") if staged else _("cost per run"), *_money_row(ca.cost, cur_a, cb.cost, cur_b)),
     ]
     if monthly:
-        rows.append((_("cost per month"), money(ca.monthly, cur_a), money(cb.monthly, cur_b)))
+        rows.append((_("cost per month"), *_money_row(ca.monthly, cur_a, cb.monthly, cur_b)))
     if a.method != b.method:  # a deadline what-if that takes a QLoRA plan back to the full fine-tune asked says so
         names = method_names()
         rows.insert(1, (_("method"), names.get(a.method, a.method), names.get(b.method, b.method)))
@@ -1551,7 +1560,7 @@ def _strategy_rows(ctx: Context, strategies: list[str]) -> list[tuple[str, ...]]
         (_("fits in memory"), *(_("yes") if e["fits"] and e["batch_ok"] else _("no") for e in ests)),
         (_("memory per GPU"), *(f"{e['memory_per_gpu_gb']:,.1f} GB" for e in ests)),
         (_("time per run"), *(hours_text(e["wall_clock_hours"]) for e in ests)),
-        (_("cost per run"), *(money(e["cost"], cur) for e in ests)),
+        (_("cost per run"), *money_column([e["cost"] for e in ests], cur)),
         (_("exposed communication"), *(f"{e['communication_share']:.0%}" for e in ests)),
         (_("rules' score"), *(format_number(a.scores[s]) for s in strategies)),
         (_("verdict"), *(verdict(s) for s in strategies)),
@@ -1648,9 +1657,9 @@ def _why_gpu_type(ctx: Context, gpu: str, negative: bool) -> Reply | None:
                  why=lost_text(t.lost, t.option.cost, win.option.cost, days))
     lines = [head, *(f"• {n['text']}" for n in notes(a) if n["code"] in ("gpu-type", "spot"))]
     rows: list[tuple[str, ...]] = [
-        (type_name(t.gpu, t.spot), _plan_cell(t.option.strategy, t.option.gpus), hours_text(t.option.hours), money(t.option.cost, cur),
+        (type_name(t.gpu, t.spot), _plan_cell(t.option.strategy, t.option.gpus), hours_text(t.option.hours), said,
          _("chosen") if t.lost is None else lost_text(t.lost, t.option.cost, win.option.cost, days))
-        for t in types]
+        for t, said in zip(types, money_column([t.option.cost for t in types], cur), strict=True)]
     return Reply(ctx.question, "why_not" if negative else "why", lines=lines,
                  columns=(_("plan"), _("time per run"), _("cost per run"), _("verdict")), figures=rows, sources=[PLAN_SOURCE])
 
@@ -1708,7 +1717,7 @@ def _from_scratch(ctx: Context) -> Reply:
         figures = [(_("plan"), _plan_cell(cb.strategy, cb.gpus), _plan_cell(cn.strategy, cn.gpus)),
                    (_("tokens"), token_text(have), token_text(need)),
                    (_("time per run"), hours_text(cb.hours), hours_text(cn.hours)),
-                   (_("cost per run"), money(cb.cost, cur), money(cn.cost, cur))]
+                   (_("cost per run"), *_money_row(cb.cost, cur, cn.cost, cur))]
     lines.append(_("That is a floor, not the price of a model as good as the one you would fine-tune: today's open models read far "
                    "more (Llama 3 8B: over 15T tokens and 1.3M H100 GPU-hours)."))
     return Reply(ctx.question, "why_not", lines=lines, columns=(names[a.method], _("pre-training run")) if figures else (),
@@ -1742,10 +1751,10 @@ def _today_rows(a: Advice, monthly: bool = False) -> list[tuple[str, ...]]:
     rows: list[tuple[str, ...]] = [
         (_("plan"), _plan_cell(t.strategy, t.gpus), _plan_cell(c.strategy, c.gpus)),
         (_("time per run"), hours_text(t.hours) if runs else _("cannot run"), hours_text(c.hours)),
-        (_("cost per run"), money(t.cost, cur) if runs else _("cannot run"), money(c.cost, cur)),
+        (_("cost per run"), *(_money_row(t.cost, cur, c.cost, cur) if runs else (_("cannot run"), money(c.cost, cur)))),
     ]
     if monthly:
-        rows.append((_("cost per month"), money(t.monthly, cur) if runs else _("cannot run"), money(c.monthly, cur)))
+        rows.append((_("cost per month"), *(_money_row(t.monthly, cur, c.monthly, cur) if runs else (_("cannot run"), money(c.monthly, cur)))))
     return rows
 
 
@@ -1801,8 +1810,8 @@ def _why_gpus(ctx: Context, raw: str, negative: bool) -> Reply:
     rows: list[tuple[str, ...]] = [
         (_("plan"), _plan_cell(c.strategy, c.gpus), _plan_cell(o.strategy, o.gpus)),
         (_("time per run"), hours_text(c.hours), hours_text(o.hours)),
-        (_("cost per run"), money(c.cost, cur), money(o.cost, cur)),
-        *([(_("cost per month"), money(c.monthly, cur), money(o.monthly, cur))] if _month_claimed(ctx) else []),
+        (_("cost per run"), *_money_row(c.cost, cur, o.cost, cur)),
+        *([(_("cost per month"), *_money_row(c.monthly, cur, o.monthly, cur))] if _month_claimed(ctx) else []),
     ]
     if a.answers.training.deadline_days is not None:
         dd = a.answers.training.deadline_days

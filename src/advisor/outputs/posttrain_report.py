@@ -12,7 +12,7 @@ from collections.abc import Callable
 from msgspec import Struct
 
 from advisor.base.i18n import _
-from advisor.base.units import count, format_number, hours_text, money
+from advisor.base.units import count, format_number, hours_text, money, money_column
 from advisor.decision.report import Report
 from advisor.estimate.posttrain import (
     DECODE_SOURCE,
@@ -91,11 +91,12 @@ def memo_lines(d: Report, a: Answers, cite: Callable[[str], str] | None = None) 
     out = [_("## Pipeline stages, checkpoints, evaluation and serving"), ""]  # a stage may be continued pre-training (user try 8)
     if len(x.stages) > 1:
         out += [_("| Stage | Method | Framework | Time | Cost |"), "| --- | --- | --- | --- | --- |"]
-        for i, s in enumerate(x.stages, 1):
+        *stage_costs, total = money_column([*(s.cost for s in x.stages), sum(s.cost for s in x.stages)], cur)  # one unit
+        for i, (s, said) in enumerate(zip(x.stages, stage_costs, strict=True), 1):
             fits = "" if s.fits else _(" (does not fit)")
-            out.append(f"| {i}. {s.name} | {stage_name(s.method)} | `{s.strategy}`{fits} | {hours_text(s.hours)} | {money(s.cost, cur)} |")
+            out.append(f"| {i}. {s.name} | {stage_name(s.method)} | `{s.strategy}`{fits} | {hours_text(s.hours)} | {said} |")
         out.append(_("| **Total** | | {gpus} GPUs | **{time}** | **{cost}** |", gpus=gpus, time=hours_text(sum(s.hours for s in x.stages)),
-                     cost=money(sum(s.cost for s in x.stages), cur)))
+                     cost=total))
         out.append("")
     f = x.facts
     if f:

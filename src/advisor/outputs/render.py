@@ -35,7 +35,7 @@ from advisor.base.yamlread import whole_numbers
 
 ANSWER_WORDS = (N_("none"), N_("some"), N_("expert"), N_("mvp"), N_("stable"), N_("frontier"))
 """Answer values the memo shows in words (team experience, project stage): marked so the catalog has them."""
-from advisor.base.units import count, format_number, token_text, hours_text, money, money_pair, money_unit, percent, same_unit, plural
+from advisor.base.units import count, format_number, token_text, hours_text, money, money_column, money_pair, money_unit, percent, same_unit, plural
 
 
 def spread(lo: float, hi: float, fmt, calibrated: bool) -> str:
@@ -532,10 +532,11 @@ def to_text(report: Report | Advice) -> str:
     lines.append(_("Options on {gpus} GPUs", gpus=r.gpus))
     lines.append(f"  {pad(_('strategy'), 24)} {pad(_('runs'), 6)} {'GB/GPU':>8} {pad(_('time'), 11, right=True)} {pad(_('cost'), 16, right=True)}  "
                  f"{_('rule score')}")
-    for row in option_rows(d):
+    option_list = option_rows(d)
+    for row, said in zip(option_list, money_column([row.cost for row in option_list], cur), strict=True):
         lines.append(
             f"  {row.strategy:<24} {pad(_('yes') if runs(row) else _('no'), 6)} {row.memory_per_gpu_gb:>8,.1f} "
-            f"{pad(hours_text(row.wall_clock_hours), 11, right=True)} {pad(money(row.cost, cur), 16, right=True)}  {format_number(row.score)}"
+            f"{pad(hours_text(row.wall_clock_hours), 11, right=True)} {pad(said, 16, right=True)}  {format_number(row.score)}"
             + (_("  ← chosen") if row.strategy == r.strategy else "")
         )
     lines.append(_("  rule score: points the rules gave each strategy; it only breaks ties between options within {tie} of the cheapest.",
@@ -545,7 +546,8 @@ def to_text(report: Report | Advice) -> str:
     lines.extend(f"  {alt.strategy}: {alt.why_not[0]}" for alt in d.alternatives)
     lines.append("")
     lines.append(_("What if: other GPU counts (best option at each)"))
-    for wi in d.what_if:
+    what_if_cost = money_column([wi.cost or 0 for wi in d.what_if], cur)  # one unit for the column
+    for row_no, wi in enumerate(d.what_if):
         if wi.strategy is None:
             lines.append(f"  {wi.gpus:>7,}  {nothing_text(wi)}")
             continue
@@ -556,7 +558,7 @@ def to_text(report: Report | Advice) -> str:
             else _("  misses deadline"))
         note = what_if_note(wi, d)
         lines.append(f"  {wi.gpus:>7,}  {wi.strategy:<24} {pad(hours_text(wi.wall_clock_hours or 0), 11, right=True)} "
-                     f"{pad(money(wi.cost or 0, cur), 16, right=True)}{dl}" + (f"  ← {note}" if note else ""))
+                     f"{pad(what_if_cost[row_no], 16, right=True)}{dl}" + (f"  ← {note}" if note else ""))
     if risk := at_risk_note(d):
         lines.append("  " + risk)
     lines.append("")
@@ -953,12 +955,13 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
     add("")
     add(_("| Strategy | Framework | Runs | GB per GPU | Time | Cost | Exposed comm. | Rule score | Why not |"))
     add("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-    for est in option_rows(d):
+    option_list = option_rows(d)
+    for est, said in zip(option_list, money_column([est.cost for est in option_list], cur), strict=True):
         s = est.strategy
         why = _("**chosen**") if s == r.strategy else join_reasons(est.why_not)
         add(
             f"| `{s}` | {_md(FRAMEWORKS[s])} | {_md(_runs_word(est, d.hardware.usable_gb))} | {est.memory_per_gpu_gb:,.1f} | "
-            f"{hours_text(est.wall_clock_hours)} | {money(est.cost, cur)} | {est.communication_share:.0%} | "
+            f"{hours_text(est.wall_clock_hours)} | {said} | {est.communication_share:.0%} | "
             f"{format_number(est.score)} | {_md(why)} |"
         )
     add("")
@@ -973,12 +976,13 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
     add("")
     add(_("| GPUs | Best strategy | Time | Cost per run | Deadline | Note |"))
     add("| --- | --- | --- | --- | --- | --- |")
-    for wi in d.what_if:
+    what_if_cost = money_column([wi.cost or 0 for wi in d.what_if], cur)  # one unit for the column
+    for row_no, wi in enumerate(d.what_if):
         if wi.strategy is None:
             add(f"| {wi.gpus:,} | {nothing_text(wi)} | | | | |")
             continue
         dl = "" if wi.meets_deadline is None else deadline_word(wi.meets_deadline, wi.wall_clock_hours or 0.0, a.training.deadline_days)
-        add(f"| {wi.gpus:,} | `{wi.strategy}` | {hours_text(wi.wall_clock_hours or 0)} | {money(wi.cost or 0, cur)} | {dl} | "
+        add(f"| {wi.gpus:,} | `{wi.strategy}` | {hours_text(wi.wall_clock_hours or 0)} | {what_if_cost[row_no]} | {dl} | "
             f"{_md(what_if_note(wi, d))} |")
     add("")
     if risk := at_risk_note(d):

@@ -16,7 +16,7 @@ from advisor.inputs.answers import STRATEGIES, Answers
 from advisor.base.errors import AnswerError
 from advisor.base.limits import MAX_SEARCH_COUNTS
 from advisor.base.i18n import _, pad
-from advisor.base.units import SHORT_HOURS, count, days, format_number, hours_text, money, parse_count, percent, same_unit
+from advisor.base.units import SHORT_HOURS, count, days, format_number, hours_text, money, money_column, parse_count, percent, same_unit
 from advisor.estimate import GB, cost, estimate_all
 from advisor.decision.advice import METHOD_ALTERNATIVES, options_at
 from advisor.decision.candidates import GpuType, gpu_types, variant
@@ -328,6 +328,9 @@ def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False, today_mark: bo
     shown = [float(sw.hours[o.strategy][i]) for i, o in bests.items() if o is not None]
     in_hours = bool(shown) and max(shown) < 48
     head = _("time (h)") if in_hours else _("time (days)")
+    # The cost column in one unit, as the time column: '99,810 元' above '10.04 万元' read as two scales (user try 8).
+    priced = {i: float(sw.cost[o.strategy][i]) for i, o in bests.items() if o is not None}
+    cost_cell = dict(zip(priced, money_column(list(priced.values()), cur), strict=True))
 
     def cell(hours: float) -> str:
         return (f"{hours:,.2f}" if hours < 10 else f"{hours:,.1f}") if in_hours else days(hours)
@@ -356,16 +359,16 @@ def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False, today_mark: bo
             out.append(f"| {count(g)} | {why} | | | {_(', ').join(notes)} |" if markdown else f"{pad(count(g), 7, right=True)}  {why}  {_(', ').join(notes)}".rstrip())
             prev = None
             continue
-        h, c = float(sw.hours[s][i]), float(sw.cost[s][i])
+        h = float(sw.hours[s][i])
         notes += [v for k, v in marks if k and k[1] == g]
         if prev is not None and h > prev[0] * 1.001:
             notes.append(_why_slower(sw, s, i, prev))
         prev = (h, s, i)
         note = _(", ").join(n for n in notes if n)
         if markdown:
-            out.append(f"| {count(g)} | `{s}` | {cell(h)} | {money(c, cur)} | {note} |")
+            out.append(f"| {count(g)} | `{s}` | {cell(h)} | {cost_cell[int(i)]} | {note} |")
         else:
-            out.append(f"{pad(count(g), 7, right=True)}  {s:<24} {cell(h):>11} {pad(money(c, cur), 16, right=True)}  {note}".rstrip())
+            out.append(f"{pad(count(g), 7, right=True)}  {s:<24} {cell(h):>11} {pad(cost_cell[int(i)], 16, right=True)}  {note}".rstrip())
     for first, label, p in ((True, _("Cheapest feasible"), sw.cheapest), (False, _("Fastest feasible"), sw.fastest)):
         if p:
             i = int(np.searchsorted(sw.gpus, p[1]))

@@ -20,7 +20,7 @@ from advisor.decision.advice import Advice
 from advisor.base.errors import AdvisorError
 from advisor.base.text import join_reasons
 from advisor.base.i18n import _, N_, clip, width, written_in_chinese, zh
-from advisor.base.units import count, format_number, money_pair, money_unit, same_unit
+from advisor.base.units import count, format_number, money_column, money_pair, money_unit, same_unit
 from advisor.estimate.posttrain import stage_name
 from advisor.outputs.render import (answers_of, axis_ticks, count_word, decision_notes, hours_text, money, memo_for_screen,
                                     option_rows, row_at_risk, runs, source_words, spread, summary_rows, tight, to_markdown, today_on_the_line)
@@ -195,8 +195,9 @@ class ResultsScreen(Screen[None]):
         rows = [(est, _("chosen") if est.strategy == chosen else (est.why_not or [""])[0]) for est in self.options]
         usable = self.view.report.hardware.usable_gb
         # 'tight' past the 10% memory headroom, as the memo's 'yes, tight (96% of memory)' (user try 8b: the tab said 'yes')
+        costs = money_column([est.cost for est, _why in rows], self.view.report.estimate.currency)  # one unit a column
         cells = [(est.strategy, (_("tight") if tight(est, usable) else _("yes")) if runs(est) else _("no"),
-                  hours_text(est.wall_clock_hours), money(est.cost, est.currency)) for est, _why in rows]
+                  hours_text(est.wall_clock_hours), said) for (est, _why), said in zip(rows, costs, strict=True)]
         # Each column takes its widest cell plus 2 of padding; the scrollbar takes 2 more.
         used = sum(max(width(str(c[i])) for c in [*cells, (_("strategy"), _("runs"), _("time"), _("cost"))]) + 2 for i in range(4))
         room = max(12, (self.app.size.width or 80) - used - 4)
