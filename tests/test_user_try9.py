@@ -67,3 +67,24 @@ def test_money_column_keeps_an_amount_that_would_read_as_zero_in_its_own_unit():
         assert money_column([40, 250_000], "CNY") == ["40 元", "25 万元"]
         assert money_column([99_810, 12], "USD") == ["99,810 USD", "12 USD"]
     assert money_column([99_810, 100_400], "CNY") == ["99,810 CNY", "100,400 CNY"]
+
+
+def test_an_unanswered_choice_shows_the_value_the_advice_uses():
+    """An answers file without team.experience is advised as 'some' (the model's default), while its list highlighted
+    and the Review showed 'none', the first choice: Enter on the step would have changed the advice."""
+    from advisor.inputs.answers import Answers
+    from advisor.inputs.questions import steps
+
+    checked = 0
+    for step in steps():
+        for field in step.fields:
+            if field.kind != "choice" or field.path.count(".") != 1:
+                continue
+            section, key = field.path.split(".")
+            default = Answers.model_fields[section].annotation
+            default = getattr(default, "model_fields", {}).get(key)
+            if default is None or default.default is None or default.is_required():
+                continue
+            assert field.choices[field.unanswered_index()].value == default.default, field.path
+            checked += 1
+    assert checked >= 5

@@ -34,6 +34,14 @@ class Field(Struct, frozen=True):
     optional: bool = False
     choices: tuple[Choice, ...] = ()
     number: str = ""  # "int", "float" or "" (text, e.g. "7B")
+    unanswered: Any = None
+    """A choice's value where the answers leave it out — the answers model's default, which the advice uses — when that
+    is not the list's first: an answers file without team.experience is advised as 'some', and its list and Review
+    showed 'none' (user try 8). tests/test_user_try9.py checks every choice against the model."""
+
+    def unanswered_index(self) -> int:
+        """The choice a list highlights, and the Review shows, for an unanswered field."""
+        return next((j for j, c in enumerate(self.choices) if self.unanswered is not None and c.value == self.unanswered), 0)
 
 
 class Step(Struct, frozen=True):
@@ -123,7 +131,7 @@ def steps() -> tuple[Step, ...]:
                "team can run reliably."),
              (Field("team.experience", _("Distributed-training experience"), "choice",
                     choices=(Choice("none", _("none — first distributed job")), Choice("some", _("some — has run multi-GPU jobs")),
-                             Choice("expert", _("expert — runs large clusters")))),)),
+                             Choice("expert", _("expert — runs large clusters"))), unanswered="some"),)),
         Step("tenancy", _("Is the cluster shared? How fast is data loading?"),
              _("On a shared cluster jobs contend for network and storage. Slow data loading leaves GPUs idle. "
                "Give the loader's measured tokens/s if known."),

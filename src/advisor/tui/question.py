@@ -248,7 +248,7 @@ class QuestionScreen(Screen[None]):
             value = get_value(self.draft, field.path)
             if field.kind == "choice":
                 ol = OptionList(*[Option(c.label, id=f"c{j}") for j, c in enumerate(field.choices)], id=f"f{i}", classes="choice")
-                current = next((j for j, c in enumerate(field.choices) if c.value == value), 0)
+                current = next((j for j, c in enumerate(field.choices) if c.value == value), field.unanswered_index())
                 ol.highlighted = current
                 widgets.append(ol)
             else:
@@ -349,8 +349,8 @@ class QuestionScreen(Screen[None]):
             parts = []
             for f in step.fields:
                 value = get_value(self.draft, f.path)
-                if f.kind == "choice":  # an unanswered choice is the list's first, as its list shows it (not a blank)
-                    picked = next((c for c in f.choices if c.value == value), f.choices[0] if value is None else None)
+                if f.kind == "choice":  # an unanswered choice as its list highlights it: the value the advice uses
+                    picked = next((c for c in f.choices if c.value == value), f.choices[f.unanswered_index()] if value is None else None)
                     shown_value = picked.label.split("  ")[0].split(" — ")[0].strip() if picked else display(value)
                     if f.path == "training.method" and picked:
                         shown_value = method_names().get(picked.value, shown_value)  # '全参数微调', not the file's 'finetune'
