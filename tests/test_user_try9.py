@@ -88,3 +88,66 @@ def test_an_unanswered_choice_shows_the_value_the_advice_uses():
             assert field.choices[field.unanswered_index()].value == default.default, field.path
             checked += 1
     assert checked >= 5
+
+
+# ---- user try 9: a PM's LoRA of a 14B on 4 H100s, A100s and 4090s compared, price written '20元'
+
+PM = {"model": {"params": "14B", "seq_len": 2048},
+      "training": {"method": "lora", "examples": "30万", "tokens_per_example": 1500, "epochs": 2, "current_strategy": "none",
+                   "deadline_days": "2周"},
+      "cluster": {"gpu": "h100-sxm", "gpus": 4, "gpus_per_node": 8, "max_gpus": 8,
+                  "candidates": [{"gpu": "a100-80gb", "price_per_gpu_hour": 9, "max_gpus": 8},
+                                 {"gpu": "rtx4090", "price_per_gpu_hour": 2.5, "max_gpus": 8}]},
+      "budget": {"price_per_gpu_hour": "20元", "limit": "5万"},
+      "team": {"experience": "some"}, "project": {"stage": "mvp"}}
+
+
+@pytest.fixture(scope="module")
+def pm(rules):
+    from advisor.inputs.answers import answers_from_mapping
+
+    with language("en"):
+        en = advise(answers_from_mapping(PM), rules)
+    with language("zh"):
+        zh = advise(answers_from_mapping(PM), rules)
+    return {"en": en, "zh": zh}
+
+
+def _ask(pm, rules, lang, question):
+    with language(lang):
+        return ask(question, PM, pm[lang], rules).text()
+
+
+@pytest.mark.parametrize("question, price, not_said", [
+    ("A100每小时8块呢", "NVIDIA A100 SXM 80GB 每 GPU 小时 8", "100 元"),
+    ("H100 15元一小时呢", "每 GPU 小时价格 = 15 元", "建议不变"),
+    ("如果4090涨到3块呢", "NVIDIA GeForce RTX 4090 24GB 每 GPU 小时 3", "2.5 元。"),
+])
+def test_a_price_named_with_a_gpu_type_is_that_types_price_not_the_digits_of_its_name(pm, rules, question, price, not_said):
+    """'A100每小时8块' priced every GPU at 100 元 (the '100' of the name, before 每小时); '15元一小时' and '涨到3块' were not
+    read as prices at all."""
+    text = _ask(pm, rules, "zh", question)
+    assert price in text and not_said not in text, text
+
+
+@pytest.mark.parametrize("lang, question, gpus", [("zh", "用8张H100要多久", 8), ("en", "what if we rent 8 H100s", 8),
+                                                  ("zh", "用H100要多少钱", 4)])
+def test_a_what_if_naming_todays_gpu_type_prices_that_type(pm, rules, lang, question, gpus):
+    """With the plan on a listed 4090, 'what if we rent 8 H100s' kept the list and answered for 8 4090s (and 'only H100'
+    named the 4090 as the type alone): today's type named is that type, on its own."""
+    text = _ask(pm, rules, lang, question)
+    assert (f"{gpus} × NVIDIA H100 SXM 80GB" in text) or (f"{gpus} × NVIDIA H100 SXM 80GB" in text.replace("，", ", ")), text
+    assert "RTX 4090 24GB 时方案为" not in text and "RTX 4090 24GB alone" not in text, text
+
+
+def test_a_what_if_in_english_keeps_the_currency_a_price_mark_set(pm, rules):
+    """'20元' set budget.currency to CNY for the advice, but English what-ifs read the draft's default USD: 'what if we use
+    A100?' exited 2 ('20元' is written in CNY but budget.currency is USD) and 'compare' mixed CNY and USD in one table."""
+    assert "NVIDIA A100 SXM 80GB is priced at 9 CNY" in _ask(pm, rules, "en", "what if we use A100?")
+    table = _ask(pm, rules, "en", "compare h100 and a100")
+    assert "USD" not in table and "CNY" in table, table
+
+
+def test_can_we_do_it_for_an_amount_is_a_budget_not_a_price(pm, rules):
+    text = _ask(pm, rules, "en", "can we do it for 20k")
+    assert "budget per run = 20,000 CNY" in text and "price per GPU-hour" not in text, text

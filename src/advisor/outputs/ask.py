@@ -349,9 +349,12 @@ def normalise(question: str) -> str:
     """Whitespace collapsed, the closing punctuation dropped, and a Chinese number before a unit written in digits
     ('一周' -> '1周', '两天' -> '2天', '十六张卡' -> '16张卡': '能在一周内完成吗' was not understood); the case is kept
     (values are quoted as written) and every pattern matches ignoring it."""
-    text = _CLOSING.sub("", " ".join(question.split()))
+    text = _PER_HOUR.sub(r"\1/\2", _CLOSING.sub("", " ".join(question.split())))
     return _CN_COUNT.sub(lambda m: str(_cn_number(m.group(1))), text) if written_in_chinese(text) else text
 
+
+_PER_HOUR = re.compile(r"([元块])\s*一\s*(?:个)?\s*(小时|卡时)")
+"""'15元一小时' is '15元/小时', a price: not '15元' followed by a count of one hour (user try 9)."""
 
 _CN_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _CN_COUNT = re.compile(r"(?<![一二两三四五六七八九十])([一二两三四五六七八九十]{1,3})(?=\s*(?:个)?\s*(?:天|日|周|星期|小时|张|块|台|节点))")
@@ -609,6 +612,12 @@ def ask(question: str, draft: dict[str, Any], advice: Advice, rules: RuleSet, na
     if parsed is None:
         return Reply(question, None, lines=[_("I could not read that question.")], suggestions=suggestions(question, data, advice=advice),
                      understood=False)
+    budget = draft.get("budget")
+    if isinstance(budget, dict) and "currency" not in budget:
+        # '20元' set the currency as the answers were read: a what-if that copies that price onto another GPU type, or
+        # prices one of its own, reads it from the draft, where English replies refused "'20元' is written in CNY but
+        # budget.currency is USD" and a compared table mixed CNY and USD (user try 9)
+        draft = {**draft, "budget": {**budget, "currency": advice.today_answers.budget.currency}}
     ctx = Context(question, draft, advice, rules, name, data)
     try:
         reply = ANSWERERS[parsed.intent](ctx, parsed.slots)
@@ -1418,7 +1427,12 @@ def _settle(ctx: Context, change: dict[str, Any], alone: bool = False) -> tuple[
         priced = "budget.price_per_gpu_hour" in change
         name = gpu_catalog()[gid].name if gid in gpu_catalog() else gid
         if gid == today_gpu:
-            pass
+            if listed and not alone:
+                # 'what if we rent 8 H100s' with the plan on a listed 4090 kept the list, so the search stayed on the 4090
+                # and the reply named the opposite type (user try 9): today's type, on its own (its spot offer kept)
+                change["cluster.candidates"] = [c for c in listed if same(c, gid) and c.get("spot_price_per_gpu_hour") is not None] or None
+                shown_as["cluster.candidates"] = _("only the {gpu}, the GPU type you have today (the other types listed are left out)",
+                                                    gpu=name)
         elif entry is not None and priced:
             # 'the H100 costs 3.5': that listed type's price; the search still compares it with today's
             price = change.pop("budget.price_per_gpu_hour")
