@@ -31,6 +31,8 @@ BAD = {
     "bad_condition_shape.yaml": ["rule 'two-groups'", "exactly one of all / any / not"],
     "bad_not_a_list.yaml": ["rules: expected a list of rules"],
     "bad_yaml_duplicate_key.yaml": ["duplicate key 'title'", "line 4"],
+    # an unquoted ' #5046' cut the Chinese text at a YAML comment in every report (user try 9)
+    "bad_text_cut_by_comment.yaml": ["rule 'cut-text'", "then.rationale.zh", "'（' is never closed", "quote the text"],
 }
 
 

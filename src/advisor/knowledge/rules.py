@@ -640,6 +640,10 @@ def _parse_text(raw: Any, where: str, problems: Problems) -> Text | None:
             problems.add(_("{where}.{lang}: expected text, got {kind}", where=where, lang=lang, kind=_yaml_kind(value)))
             return None
         _check_template(value, f"{where}.{lang}", problems)
+        if (unclosed := _unclosed_bracket(value)) is not None:
+            problems.add(_("{where}.{lang}: '{bracket}' is never closed; the text may be cut short: in an unquoted YAML value ' #' "
+                           "starts a comment, so quote the text", where=where, lang=lang, bracket=unclosed))
+            return None
         texts[lang] = value
     names = {lang: {name for name, _spec in _template_fields(texts[lang])} for lang in LANGUAGES}
     if names["en"] != names["zh"]:
@@ -647,6 +651,22 @@ def _parse_text(raw: Any, where: str, problems: Problems) -> Text | None:
         problems.add(_("{where}: en and zh quote different facts ({names}); both languages must say the same numbers", where=where, names=', '.join(extra)))
         return None
     return Text(en=texts["en"], zh=texts["zh"])
+
+
+_BRACKETS = {"(": ")", "（": "）", "[": "]", "【": "】", "「": "」"}
+
+
+def _unclosed_bracket(text: str) -> str | None:
+    """The first opening bracket a text leaves open: a Chinese rule text read up to an unquoted ' #5046' (a YAML comment)
+    ended '（DeepSpeed issue' in every report, and the pack loaded (user try 9)."""
+    closers = {v: k for k, v in _BRACKETS.items()}
+    stack: list[str] = []
+    for ch in text:
+        if ch in _BRACKETS:
+            stack.append(ch)
+        elif ch in closers and stack and stack[-1] == closers[ch]:
+            stack.pop()
+    return stack[0] if stack else None
 
 
 def _template_fields(text: str) -> list[tuple[str, str | None]]:
