@@ -151,3 +151,11 @@ def test_a_what_if_in_english_keeps_the_currency_a_price_mark_set(pm, rules):
 def test_can_we_do_it_for_an_amount_is_a_budget_not_a_price(pm, rules):
     text = _ask(pm, rules, "en", "can we do it for 20k")
     assert "budget per run = 20,000 CNY" in text and "price per GPU-hour" not in text, text
+
+
+def test_zeropp_on_one_node_is_not_told_to_set_hpz_to_a_node_it_does_not_span(pm):
+    """4 4090s on one node were told 'zero_hpz_partition_size is the GPUs per node (8)', where ds_config.json rightly
+    leaves hpZ off on one node: the checklist and the launch files disagreed."""
+    report = pm["en"].report()
+    assert report.recommendation.strategy == "deepspeed-zeropp" and report.deployment.nodes == 1
+    assert not [c.text for c in report.checklist if "zero_hpz_partition_size" in c.text]
