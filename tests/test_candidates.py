@@ -124,7 +124,7 @@ def test_the_summary_says_why_the_type_won_with_time_and_cost_of_each(rules):
     assert "128 × NVIDIA A100 SXM 80GB" in text and "176 × NVIDIA H100 SXM 80GB (spot)" in text  # today, then the plan (176 since NCCL's ring latency and the last micro-batch's overlap)
     memo = to_markdown(advice)
     assert "| GPU type | USD per GPU-hour | Best plan on it | Time | Cost | Result |" in memo
-    assert "| Price | 1.8 USD per GPU-hour; the plan's NVIDIA H100 SXM 80GB (spot): 2.4 |" in memo
+    assert "| Price | 1.8 USD per GPU-hour; the plan's NVIDIA H100 SXM 80GB (spot): 2.4 USD |" in memo
     with language("zh"):
         assert "GPU 型号：NVIDIA H100 SXM 80GB（竞价）" in to_text(advice)
 

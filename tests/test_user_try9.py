@@ -159,3 +159,26 @@ def test_zeropp_on_one_node_is_not_told_to_set_hpz_to_a_node_it_does_not_span(pm
     report = pm["en"].report()
     assert report.recommendation.strategy == "deepspeed-zeropp" and report.deployment.nodes == 1
     assert not [c.text for c in report.checklist if "zero_hpz_partition_size" in c.text]
+
+
+def test_the_memos_links_and_price_are_the_plans_machine(pm):
+    """The plan on a listed 4090 read 'pcie inside a node, 3200 Gbit/s per node (the GPU's usual fabric)': the 4090's link
+    beside today's H100 fabric; and its price '2.5' had no currency."""
+    from advisor.outputs.render import to_markdown
+
+    with language("en"):
+        memo = to_markdown(pm["en"])
+    links = next(line for line in memo.splitlines() if line.startswith("| Links |"))
+    price = next(line for line in memo.splitlines() if line.startswith("| Price |"))
+    assert "pcie inside a node, 200 Gbit/s per node" in links and "3200" not in links, links
+    assert "NVIDIA GeForce RTX 4090 24GB: 2.5 CNY" in price, price
+
+
+def test_the_memos_gpu_count_table_says_it_starts_within_one_node(pm):
+    """Rows of 1, 2 and 4 GPUs sat under 'at each GPU count (whole nodes of 8)'."""
+    from advisor.outputs.render import to_markdown
+
+    with language("en"):
+        memo = to_markdown(pm["en"])
+    assert [wi.gpus for wi in pm["en"].report().what_if][:3] == [1, 2, 4]
+    assert "(within one node, then whole nodes of 8)" in memo

@@ -318,7 +318,12 @@ class Advice(Struct):
             "notes": explain.notes(self),
             "what_if": explain.what_if(self),
             "hardware": {"gpu": spec.name, "memory_gb": spec.memory_gb, "capacity_gb": spec.capacity_gb, "peak_tflops": spec.peak_tflops,
-                         "intra_link": ctx["hardware"].intra_link, "price_per_gpu_hour": self.answers.budget.price_per_gpu_hour},
+                         "intra_link": ctx["hardware"].intra_link, "price_per_gpu_hour": self.answers.budget.price_per_gpu_hour,
+                         # the plan's own network: a listed 4090's memo read 'pcie inside a node, 3200 Gbit/s per node', the
+                         # 4090's link beside today's H100 fabric (user try 9)
+                         "network_gbps": self.answers.cluster.network_gbps,
+                         "network_source": ("given" if self.answers.cluster.inter_node_gbps else
+                                            "usual" if self.answers.cluster.spec.usual_network else "assumed")},
             "recommendation": {
                 "strategy": s,
                 "framework": FRAMEWORKS[s],

@@ -347,6 +347,10 @@ class Hardware(_Part):
     peak_tflops: float
     intra_link: str
     price_per_gpu_hour: float
+    network_gbps: float | None = Field(default=None, description="The plan's network per node, Gbit/s (its GPU type's where "
+                                       "that differs from today's); None in reports saved before it was recorded.")
+    network_source: Literal["given", "usual", "assumed"] | None = Field(
+        default=None, description="Where network_gbps comes from: the answers, the GPU type's usual fabric, or assumed.")
 
 
 class Report(_Part):

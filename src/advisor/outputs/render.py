@@ -391,12 +391,15 @@ def _axis_top(value: float) -> str:
     return f"{top:.{max(0, 2 - exponent)}f}".rstrip("0").rstrip(".") if top < 100 else _plain(top)
 
 
-def _network_note(a: Any) -> str:
+def _network_note(a: Any, source: str | None = None) -> str:
     """Where the network per node came from: given, the GPU's usual fabric on record, or assumed (an RTX 4090 workstation
-    read '200 Gbit/s per node (the GPU's usual fabric)', a fabric no source gives for it; user try 2026-12-06)."""
-    if a.cluster.inter_node_gbps:
+    read '200 Gbit/s per node (the GPU's usual fabric)', a fabric no source gives for it; user try 2026-12-06). ``source``:
+    the plan's (Hardware.network_source), where it runs on another GPU type than today's; else today's answers'."""
+    if source is None:
+        source = "given" if a.cluster.inter_node_gbps else "usual" if a.cluster.spec.usual_network else "assumed"
+    if source == "given":
         return ""
-    if a.cluster.spec.usual_network:
+    if source == "usual":
         return _(" (the GPU's usual fabric)")
     return _(" (not given: one 200 Gb/s port per node assumed; it matters only past one node)")
 
@@ -880,10 +883,12 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
                                                                           gpu=_md_text(a.cluster.spec.name), per_node=a.cluster.gpus_per_node)
          + (_("; up to {n} available", n=a.cluster.max_gpus) if a.cluster.max_gpus else "")),
         (_("Links"), _("{link} inside a node, {gbps} Gbit/s per node", link=d.hardware.intra_link,
-                       gbps=f"{a.cluster.network_gbps:g}") + _network_note(a)),
+                       gbps=f"{d.hardware.network_gbps if d.hardware.network_gbps is not None else a.cluster.network_gbps:g}")
+         + _network_note(a, d.hardware.network_source)),
         (_("Price"), _("{price} {currency} per GPU-hour", price=format_number(a.budget.price_per_gpu_hour), currency=money_unit(cur))
          + ("" if d.hardware.price_per_gpu_hour == a.budget.price_per_gpu_hour and d.hardware.gpu == a.cluster.spec.name
-            else _("; the plan's {gpu}: {price}", gpu=_md_text(plan_gpu_name(d)), price=format_number(d.hardware.price_per_gpu_hour)))),
+            else _("; the plan's {gpu}: {price} {currency}", gpu=_md_text(plan_gpu_name(d)),
+                   price=format_number(d.hardware.price_per_gpu_hour), currency=money_unit(cur)))),
         (_("Budget"), (money(a.budget.limit, cur) if a.budget.limit else _("no run limit"))
          + (_("; {amount} a month", amount=money(a.budget.monthly_limit, cur)) if a.budget.monthly_limit else "")),
         (_("Deadline"), _("{n} days", n=format_number(a.training.deadline_days)) if a.training.deadline_days else _("none given")),
@@ -967,7 +972,11 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
     add("")
     add(_("## What if: other GPU counts"))
     add("")
-    add(_("The best option the search found at each GPU count (whole nodes of {n}); `advisor sweep` prices any range.", n=a.cluster.gpus_per_node))
+    if any(wi.gpus < a.cluster.gpus_per_node for wi in d.what_if):  # 1, 2, 4 on one node read under 'whole nodes of 8' (user try 9)
+        add(_("The best option the search found at each GPU count (within one node, then whole nodes of {n}); `advisor sweep` prices any range.",
+              n=a.cluster.gpus_per_node))
+    else:
+        add(_("The best option the search found at each GPU count (whole nodes of {n}); `advisor sweep` prices any range.", n=a.cluster.gpus_per_node))
     if d.method is not None and d.method.planned != d.method.asked:
         # the sweep prices the method the answers ask, so its 16-GPU row read 3,485 CNY beside this table's 1,862 (user try 2026-12-06)
         add(_("These rows are {planned}; `advisor sweep` prices the {asked} the answers ask for: set training.method to {method} and "
