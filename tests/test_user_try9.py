@@ -182,3 +182,19 @@ def test_the_memos_gpu_count_table_says_it_starts_within_one_node(pm):
         memo = to_markdown(pm["en"])
     assert [wi.gpus for wi in pm["en"].report().what_if][:3] == [1, 2, 4]
     assert "(within one node, then whole nodes of 8)" in memo
+
+
+def test_a_budget_the_range_passes_is_at_risk_as_a_deadline_is(rules):
+    """'Run budget 600 元: within' stood beside 'cost 584 元 (range 440-775 元)', and 'what are the risks?' said there were
+    none: deadlines were judged on the range's upper end, budgets on the point. Both are judged on the upper end now."""
+    from advisor.inputs.answers import answers_from_mapping
+    from advisor.outputs.render import summary_rows
+
+    with language("en"):
+        advice = advise(answers_from_mapping({**PM, "budget": {**PM["budget"], "limit": 600}}), rules)
+        rows = {what: plan for what, _today, plan in summary_rows(advice)}
+        risks = ask("what are the risks?", PM | {"budget": {**PM["budget"], "limit": 600}}, advice, rules).text()
+    c = advice.plan.chosen
+    assert c.cost <= 600 and not c.within_budget, c
+    assert rows["Run budget 600 CNY"] == "at risk", rows
+    assert "over the run budget of 600 CNY" in risks, risks

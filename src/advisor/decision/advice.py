@@ -22,7 +22,7 @@ from advisor.knowledge.catalog import MEMORY_MIB_CITE, efficiency_data, mfu_band
 from advisor.decision.decide import COST_TIE, Option, Plan, choose
 from advisor.decision.search import candidate_counts as search_counts, every_count
 from advisor.estimate import (ASSUMPTIONS, GB, INTERRUPTIONS_PER_GPU_HOUR, StrategyEstimate, cost, deadline_hours, deepspeed_table,
-                              estimate_all, gpu_hours_floor, hours_before_calibration, stated_range)
+                              estimate_all, gpu_hours_floor, hours_before_calibration, judged_limits, stated_range)
 from advisor.decision.deployment import deployment
 from advisor.decision import explain
 from advisor.decision.explain import PLAN_SOURCE, method_names
@@ -657,7 +657,7 @@ def _any_option_meets(answers: Answers, date: bool, budget: bool) -> bool:
     deadline_h = deadline_hours(answers)
     if date and deadline_h is None:
         return False  # no deadline, no option meets it (Option.meets_deadline is None)
-    limit, monthly = answers.budget.limit, answers.budget.monthly_limit
+    limit, monthly = judged_limits(answers)  # on the range's upper end, as price_options judges them
     floor = gpu_hours_floor(answers) if budget and (limit is not None or monthly is not None) else None
     if floor is not None:
         # No option costs less than the run's FLOPs at the band's mid efficiency: where that floor is over a budget, no
@@ -804,7 +804,7 @@ def price_options(answers: Answers, rules: RuleSet, evals: list[Evaluation]) -> 
     rules (scored at that count's facts) exclude and score, and which goals it meets."""
     runs = evals[0].context["runs_per_month"]
     deadline_h = deadline_hours(answers)  # judged on the stated range's upper end (estimate.residuals)
-    limit, monthly = answers.budget.limit, answers.budget.monthly_limit
+    limit, monthly = judged_limits(answers)  # the budgets too
     gpu, spot = gpu_id(answers), answers.cluster.spot_interruptions_pct_per_month is not None
     options: list[Option] = []
     for ev in evals:
@@ -885,11 +885,12 @@ def _plan_facts(plan: Plan, ev: Evaluation, today_ev: Evaluation) -> dict[str, A
     tokens = ev.context["tokens"]
     runnable = [o.cost for o in plan.options if o.runnable]
     cheapest = min(runnable) if runnable else c.cost
-    limit = ev.answers.budget.limit
+    limit = judged_limits(ev.answers)[0]
     days = ev.answers.training.deadline_days
     stated = stated_range(ev.answers)  # the range's upper end (P80), on which deadlines are judged
     return {
         "cheapest_cost_searched": cheapest,
+        "cheapest_cost_upper": cheapest * (stated.factor if stated else 1.0),
         "over_budget_everywhere": limit is not None and cheapest > limit,
         "chosen_strategy": c.strategy,
         "chosen_framework": FRAMEWORKS[c.strategy],

@@ -48,6 +48,15 @@ def deadline_reason(hours: float, deadline_days: float) -> str:
              days=format_number(deadline_days))
 
 
+def budget_word(within: bool, amount: float, limit: float) -> str:
+    """A plan against a budget in one word, as deadline_word says a date: within; at risk where the point estimate is
+    under the limit but the range's upper end (on which budgets are judged, estimate.judged_limits) is over it; over
+    where the point is (user try 9: 'within' beside a range whose upper end was over)."""
+    if within:
+        return _("within")
+    return _("at risk") if amount <= limit else _("over")
+
+
 def deadline_word(meets: bool | None, hours: float, deadline_days: float | None) -> str:
     """A plan against its deadline in one word: met; at risk where the point estimate is inside the date but the range's
     upper end (on which deadlines are judged, estimate.deadline_hours) is past it; missed where the point is past it."""

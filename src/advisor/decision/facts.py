@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from advisor.inputs.answers import STRATEGIES, Answers
-from advisor.estimate import GB, StrategyEstimate, cost, estimate_all
+from advisor.estimate import GB, StrategyEstimate, cost, estimate_all, judged_limits
 
 from advisor.estimate.communication import powersgd_volume
 from advisor.estimate.finetune import finetune_facts
@@ -223,9 +223,10 @@ def _facts_at(a: Answers, estimates: dict[str, StrategyEstimate], columns: dict[
     f["monthly_spend"] = ctx["runs_per_month"] * best_cost
     for s in STRATEGIES:
         f[f"cost_vs_best.{s}"] = costs[s] / best_cost if best_cost > 0 else 1.0
-    f["over_budget"] = a.budget.limit is not None and best_cost > a.budget.limit
+    limit, monthly = judged_limits(a)  # on the range's upper end, as the choice judges them
+    f["over_budget"] = limit is not None and best_cost > limit
     f["over_deadline"] = a.training.deadline_days is not None and f["best_days"] > a.training.deadline_days
-    f["over_monthly_limit"] = a.budget.monthly_limit is not None and f["monthly_spend"] > a.budget.monthly_limit
+    f["over_monthly_limit"] = monthly is not None and f["monthly_spend"] > monthly
     f.update(fixed)
     f["zero_memory_saving_pct"] = 100.0 * (1.0 - f["memory_gb.deepspeed-zero2"] / f["memory_gb.ddp"])
     # What the GPUs could consume if loading kept up (hours already include a slow loader's bound).

@@ -27,7 +27,7 @@ import numpy as np
 from advisor.base.limits import MAX_SEARCH_COUNTS
 from advisor.decision.policy import CHEAPER_SLOWER_STRETCH, CHEAPER_WORTH_SAYING, COST_TIE, FASTER_WORTH_SAYING, SEARCH_GROWTH, SWITCH_MIN_GAIN
 from advisor.decision.facts import _cadence_hours, runs_per_month
-from advisor.estimate import cost, deadline_hours, estimate_all
+from advisor.estimate import cost, deadline_hours, estimate_all, judged_limits
 from advisor.inputs.answers import STRATEGIES, Answers
 
 PRUNE_ABOVE = 48
@@ -92,10 +92,11 @@ def candidate_counts(a: Answers) -> np.ndarray:
     costs = np.stack([cost(est[s].hours["mid"], a.budget.price_per_gpu_hour, counts) for s in STRATEGIES])
     usable = np.stack([est[s].usable for s in STRATEGIES])
     affordable = np.ones_like(usable)
-    if a.budget.limit is not None:
-        affordable &= costs <= a.budget.limit
-    if a.budget.monthly_limit is not None:
-        affordable &= runs * costs <= a.budget.monthly_limit
+    limit, monthly = judged_limits(a)  # on the range's upper end, as price_options judges them
+    if limit is not None:
+        affordable &= costs <= limit
+    if monthly is not None:
+        affordable &= runs * costs <= monthly
     picked: set[tuple[int, int]] = set()
 
     below_today = counts <= g

@@ -13,7 +13,7 @@ import numpy as np
 
 from advisor.inputs.answers import Answers
 from advisor.decision.decide import Option, Plan
-from advisor.estimate import cost, deadline_hours, estimate_all
+from advisor.estimate import cost, deadline_hours, estimate_all, judged_limits, stated_range
 
 ChangeKind = Literal["more-gpus", "other-gpu", "later-date", "bigger-budget", "bigger-monthly", "fp8", "lighter-method", "bigger-batch"]
 """fp8, lighter-method and bigger-batch: the same job priced with FP8 matmuls, LoRA/QLoRA, or twice the global batch,
@@ -75,13 +75,16 @@ def what_it_takes(answers: Answers, plan: Plan, allowed: set[str]) -> list[Chang
         target = plan.chosen
     else:
         target = min(meeting, key=lambda o: (o.cost, o.hours))
-    limit = answers.budget.limit
+    # Budgets are judged on the range's upper end (judged_limits), as the deadline is: the budget that plan needs is its
+    # cost there, which the search would take as within.
+    limit, monthly = judged_limits(answers)
+    r = stated_range(answers)
+    upper = r.factor if r else 1.0  # the range's upper end
     if limit is not None and target.cost > limit:
-        out.append(Change("bigger-budget", target.strategy, target.gpus, target.hours, target.cost, target.cost))
-    monthly = answers.budget.monthly_limit
+        out.append(Change("bigger-budget", target.strategy, target.gpus, target.hours, target.cost, target.cost * upper))
     runs = plan.runs_per_month
     if monthly is not None and runs * target.cost > monthly:
-        out.append(Change("bigger-monthly", target.strategy, target.gpus, target.hours, target.cost, runs * target.cost))
+        out.append(Change("bigger-monthly", target.strategy, target.gpus, target.hours, target.cost, runs * target.cost * upper))
     return out
 
 

@@ -81,5 +81,6 @@ from .model import (  # noqa: F401
 from .residuals import (  # noqa: F401
     StatedRange,
     deadline_hours,
+    judged_limits,
     stated_range,
 )

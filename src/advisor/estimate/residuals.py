@@ -3,7 +3,7 @@
 The figure is measured, not assumed: bench/heldout.py --write-residuals prices every published row in bench/ (throughput
 benchmarks at their published layouts, full runs' GPU-hours, fine-tunes' step times) and stores, per kind of job, the
 80th percentile of |log(modelled / published)| in data/residuals.yaml. A plan's range is its point estimate divided and
-multiplied by exp(that), and a deadline is judged on the upper end (issue 32), not the point.
+multiplied by exp(that), and a deadline and the budgets are judged on the upper end (issue 32), not the point.
 """
 
 from __future__ import annotations
@@ -65,3 +65,13 @@ def deadline_hours(answers: Answers) -> float | None:
         return None
     r = stated_range(answers)
     return days * 24.0 / (r.factor if r else 1.0)
+
+
+def judged_limits(answers: Answers) -> tuple[float | None, float | None]:
+    """The run budget and the monthly ceiling as the point estimate must meet them: each divided by the range's upper end,
+    as the deadline is (deadline_hours). 'Run budget 600 元: within' stood beside 'cost 584 元 (range 440-775 元)'
+    (user try 9): a plan is within a budget only where published runs of this kind would have been."""
+    r = stated_range(answers)
+    f = r.factor if r else 1.0
+    limit, monthly = answers.budget.limit, answers.budget.monthly_limit
+    return (None if limit is None else limit / f), (None if monthly is None else monthly / f)

@@ -34,7 +34,7 @@ from advisor.estimate.layout import MEMORY_HEADROOM
 from advisor.estimate.residuals import deadline_hours
 from advisor.estimate.workload import workload_from
 from advisor.decision.decide import COST_TIE, Plan, best_at, choose, dominates, preference
-from advisor.decision.explain import PLAN_SOURCE, best_option_at, deadline_reason, deadline_word, gpu_type_name, lost_text, method_names, notes, point_inside, today_cannot_run, type_name
+from advisor.decision.explain import PLAN_SOURCE, best_option_at, budget_word, deadline_reason, deadline_word, gpu_type_name, lost_text, method_names, notes, point_inside, today_cannot_run, type_name
 from advisor.inputs.answers import STRATEGIES, Answers, _fields_at, answers_from_mapping
 from advisor.knowledge.catalog import gpu_catalog, resolve_gpu
 from advisor.base.errors import AdvisorError, AnswerError
@@ -808,10 +808,6 @@ def _plan_cell(strategy: str, gpus: int) -> str:
     return _("{strategy}, {gpus} GPUs", strategy=strategy, gpus=gpus)
 
 
-def _within(ok: bool) -> str:
-    return _("within") if ok else _("over")
-
-
 def _money_row(a: float, cur_a: str, b: float, cur_b: str) -> tuple[str, str]:
     """Two compared amounts in one unit where they share a currency: 'now 99,810 元, what if 10.04 万元' read as two
     scales (user try 8)."""
@@ -845,10 +841,14 @@ def _outcome_rows(a: Advice, b: Advice, monthly: bool) -> list[tuple[str, ...]]:
             return _("{word} (deadline {limit})", word=word, limit=hours_text(days * 24)) if days else word
 
         rows.append((_("deadline"), verdict(ca.meets_deadline, ca.hours, da), verdict(cb.meets_deadline, cb.hours, db)))
-    if a.answers.budget.limit is not None or b.answers.budget.limit is not None:
-        rows.append((_("budget per run"), _within(ca.within_budget), _within(cb.within_budget)))
-    if a.answers.budget.monthly_limit is not None or b.answers.budget.monthly_limit is not None:
-        rows.append((_("monthly limit"), _within(ca.within_monthly), _within(cb.within_monthly)))
+    la, lb = a.answers.budget.limit, b.answers.budget.limit
+    if la is not None or lb is not None:  # 'at risk' where the point is within and the range's upper end is not (user try 9)
+        rows.append((_("budget per run"), budget_word(ca.within_budget, ca.cost, la) if la is not None else "—",
+                     budget_word(cb.within_budget, cb.cost, lb) if lb is not None else "—"))
+    ma, mb = a.answers.budget.monthly_limit, b.answers.budget.monthly_limit
+    if ma is not None or mb is not None:
+        rows.append((_("monthly limit"), budget_word(ca.within_monthly, ca.monthly, ma) if ma is not None else "—",
+                     budget_word(cb.within_monthly, cb.monthly, mb) if mb is not None else "—"))
     if any(w["blocking"] for w in b.warnings) != any(w["blocking"] for w in a.warnings):
         rows.append((_("blocked"), _("yes") if any(w["blocking"] for w in a.warnings) else _("no"),
                      _("yes") if any(w["blocking"] for w in b.warnings) else _("no")))
@@ -1276,16 +1276,19 @@ def _limits_lost(a: Advice, b: Advice) -> list[str]:
     limits = (  # the run budget, then the monthly ceiling: the limit now and before, whether each plan keeps it, the figure
         (b.answers.budget.limit, a.answers.budget.limit, ca.within_budget, cb.within_budget, "cost",
          N_("It goes over the budget per run ({limit}) that the recommended plan keeps within."),
+         N_("It is at risk of going over the budget per run ({limit}) that the recommended plan keeps within: slower runs of this kind would."),
          N_("No option searched keeps a run within {limit}: the cheapest, {strategy} on {gpus} GPUs, costs {cost}.")),
         (b.answers.budget.monthly_limit, a.answers.budget.monthly_limit, ca.within_monthly, cb.within_monthly, "monthly",
          N_("It goes over the monthly limit ({limit}) that the recommended plan keeps within."),
+         N_("It is at risk of going over the monthly limit ({limit}) that the recommended plan keeps within: slower runs of this kind would."),
          N_("No option searched keeps a month within {limit}: the cheapest, {strategy} on {gpus} GPUs, costs {cost} a month.")),
     )
-    for limit, before, kept, keeps, figure, over, out_of_reach in limits:
+    for limit, before, kept, keeps, figure, over, at_risk, out_of_reach in limits:
         if limit is None or keeps:
             continue
         if limit == before and kept:
-            out.append(_(over, limit=money(limit, cur)))
+            # budgets are judged on the range's upper end: a point still under the limit is at risk, not over
+            out.append(_(at_risk if getattr(cb, figure) <= limit else over, limit=money(limit, cur)))
         elif limit != before and runnable:
             low = min(runnable, key=lambda o: getattr(o, figure))
             out.append(_(out_of_reach, limit=money(limit, cur), strategy=low.strategy, gpus=low.gpus, cost=money(getattr(low, figure), cur)))
@@ -1805,9 +1808,11 @@ def _why_gpus(ctx: Context, raw: str, negative: bool) -> Reply:
     elif o.meets_deadline is False and c.meets_deadline:
         reasons.append(deadline_reason(o.hours, a.answers.training.deadline_days or 0.0))
     elif not o.within_budget and c.within_budget:
-        reasons.append(_("it costs {cost} a run, over the budget", cost=money(o.cost, cur)))
+        reasons.append(_("it costs {cost} a run, over the budget", cost=money(o.cost, cur)) if o.cost > (a.answers.budget.limit or 0)
+                       else _("it costs {cost} a run, at risk of going over the budget", cost=money(o.cost, cur)))
     elif not o.within_monthly and c.within_monthly:
-        reasons.append(_("it costs {cost} a month, over the monthly limit", cost=money(o.monthly, cur)))
+        reasons.append(_("it costs {cost} a month, over the monthly limit", cost=money(o.monthly, cur)) if o.monthly > (a.answers.budget.monthly_limit or 0)
+                       else _("it costs {cost} a month, at risk of going over the monthly limit", cost=money(o.monthly, cur)))
     elif o.cost > c.cost * (1 + COST_TIE) or o.hours > c.hours * (1 + COST_TIE):
         reasons.append(_("costs {cost} a run ({change}) and takes {time}", cost=money(o.cost, cur), change=pct_change(o.cost, c.cost),
                          time=hours_text(o.hours)))
@@ -1985,9 +1990,12 @@ def _budget_status(a: Advice) -> list[str]:
     b = a.answers.budget
     if b.limit is not None:
         out.append(_("It is within the budget of {limit} a run.", limit=money(b.limit, cur)) if c.within_budget
-                   else _("It is over the budget of {limit} a run.", limit=money(b.limit, cur)))
+                   else _("It is at risk of going over the budget of {limit} a run: slower runs of this kind would.", limit=money(b.limit, cur))
+                   if c.cost <= b.limit else _("It is over the budget of {limit} a run.", limit=money(b.limit, cur)))
     if b.monthly_limit is not None:
         out.append(_("It is within the monthly limit of {limit}.", limit=money(b.monthly_limit, cur)) if c.within_monthly
+                   else _("It is at risk of going over the monthly limit of {limit}: slower runs of this kind would.",
+                          limit=money(b.monthly_limit, cur)) if c.monthly <= b.monthly_limit
                    else _("It is over the monthly limit of {limit}.", limit=money(b.monthly_limit, cur)))
     return out
 

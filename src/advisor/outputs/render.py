@@ -21,10 +21,10 @@ from advisor.decision.advice import Advice
 from advisor.decision.facts import HOURS_PER_MONTH
 from advisor.estimate.workload import CUDA_OVERHEAD_BYTES
 from advisor.estimate.layout import MEMORY_HEADROOM
-from advisor.decision.explain import PLAN_SOURCE, deadline_word, lost_text, method_names, point_inside, spot_name
+from advisor.decision.explain import PLAN_SOURCE, budget_word, deadline_word, lost_text, method_names, point_inside, spot_name
 from advisor.outputs.posttrain_report import memo_lines as posttrain_memo_lines, summary_rows as posttrain_rows
 from advisor.inputs.answers import STRATEGIES, Answers
-from advisor.estimate import BATCH_NOT_GIVEN, GB
+from advisor.estimate import BATCH_NOT_GIVEN, GB, judged_limits
 from advisor.estimate.finetune import FROZEN_MATMUL_FLOPS_PER_PARAM, TRAINED_FLOPS_PER_PARAM
 from advisor.decision.report import Alternative, Estimate, MethodReport, Report, TraceNode, WhatIfPoint
 from advisor.knowledge.strategies import FRAMEWORKS, spec
@@ -126,13 +126,22 @@ def summary_rows(report: Report | Advice, user_text: Callable[[str], str] = str)
     def today(text: str) -> str:
         return text if known else "—"
 
-    if a.budget.monthly_limit:
+    judged_run, judged_month = judged_limits(a)  # on the range's upper end, as the choice judges them
+    if a.budget.monthly_limit and judged_month is not None:
         lim = a.budget.monthly_limit
-        rows.append((_("Monthly ceiling {amount}", amount=money(lim, cur)), today(_within(p.today.monthly_spend <= lim)),
-                     _within(p.chosen.monthly_spend <= lim)))
-    if a.budget.limit:
-        rows.append((_("Run budget {amount}", amount=money(a.budget.limit, cur)), today(_within(p.today.cost <= a.budget.limit)),
-                     _within(p.chosen.cost <= a.budget.limit)))
+
+        def month_word(spend: float) -> str:
+            return budget_word(spend <= judged_month, spend, lim)
+
+        rows.append((_("Monthly ceiling {amount}", amount=money(lim, cur)), today(month_word(p.today.monthly_spend)),
+                     month_word(p.chosen.monthly_spend)))
+    if a.budget.limit and judged_run is not None:
+        lim_run = a.budget.limit
+
+        def run_word(amount: float) -> str:
+            return budget_word(amount <= judged_run, amount, lim_run)
+
+        rows.append((_("Run budget {amount}", amount=money(lim_run, cur)), today(run_word(p.today.cost)), run_word(p.chosen.cost)))
     if a.training.deadline_days is not None:
         dd = a.training.deadline_days
         rows.append((_("Deadline {n} days", n=format_number(dd)), today(deadline_word(bool(p.today.meets_deadline), p.today.wall_clock_hours, dd)),
@@ -205,10 +214,6 @@ def lora_target_words(targets: str | None) -> str:
     return _(LORA_TARGET_WORDS[targets]) if targets in LORA_TARGET_WORDS else str(targets)
 
 
-def _within(ok: bool) -> str:
-    return _("within") if ok else _("over")
-
-
 def range_sentence(report: Report | Advice) -> str:
     """One plain sentence on how far the time may fall from the point estimate, from published runs of this kind
     (estimate.residuals); empty where a measurement calibrates the estimate."""
@@ -216,10 +221,11 @@ def range_sentence(report: Report | Advice) -> str:
     r = d.estimate.range
     if r.published_within is None or r.published_runs is None:
         return ""
+    low, high = same_unit(r.wall_clock_hours[0], r.wall_clock_hours[1])  # '44.0 h to 3.2 days' beside '1.8 – 3.2 days' (user try 9)
     return _("Published runs of this kind came in within ±{within} of this model's estimate: 8 in 10 of {runs} ran between "
-             "{factor}x faster and {factor}x slower, so this run may take {low} to {high}; deadlines are judged on the longer.",
-             within=percent(r.published_within), runs=r.published_runs, factor=f"{1.0 + r.published_within:.2f}",
-             low=hours_text(r.wall_clock_hours[0]), high=hours_text(r.wall_clock_hours[1]))
+             "{factor}x faster and {factor}x slower, so this run may take {low} to {high}; deadlines and budgets are judged on "
+             "its upper end.", within=percent(r.published_within), runs=r.published_runs, factor=f"{1.0 + r.published_within:.2f}",
+             low=low, high=high)
 
 
 def row_at_risk(wi: WhatIfPoint, deadline_days: float | None) -> bool:
