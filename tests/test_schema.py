@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 import yaml
 
-from advisor.base.units import duration_pattern, money_pattern, parse_duration, parse_money, parse_quantity, quantity_pattern
+from advisor.base.units import (duration_pattern, money_pattern, parse_duration, parse_money, parse_quantity, price_pattern, quantity_pattern,
+                                strip_per_hour)
 from advisor.base.errors import AnswerError
 from advisor.cli import main
 from advisor.inputs.answers import answers_from_text, answers_schema
@@ -24,7 +25,11 @@ from .conftest import EXAMPLES, MINIMAL
 TEXTS = ["7B", "7 billion", "70亿", "7e9", "500,000", "500k", "50万", "1.3b", " 2T ", "7G", "2,000,000", ".5M", "1十亿",
          "", "seven", "7BB", "B7", "7,00", "1,0000", "亿", "7 B B", "nan", "inf", "1..3", "$3.5", "3d", "-", "7 bilion"]
 MONEY = ["$3.5", "¥10", "10元", "50万", "50万元", "2,000,000", "USD 5", "5 rmb", "人民币100", "3.5", "$", "$$3", "3.5 dollars", "¥x"]
-DURATIONS = ["3", "3d", "3 days", "3天", "72h", "72小时", "2 weeks", "2周", "1.5 D", "3 fortnights", "d3", "3dd", "2k"]
+DURATIONS = ["3", "3d", "3 days", "3天", "72h", "72小时", "2 weeks", "2周", "1.5 D", "3 fortnights", "d3", "3dd", "2k",
+             "两周", "十天", "10个工作日", "1个月", "2 working days", "一二三天", "周两"]
+# a Chinese PM's counts and prices (user try 9), and near misses
+COUNTS = ["4张", "4卡", "8块卡", "30万条", "50w", "3W", "3轮", "140亿参数", "2T tokens", "4张张", "张4", "w", "4 个"]
+PRICES = ["20元/小时", "20元每小时", "$2.5/h", "2.5 per GPU-hour", "2.5 an hour", "¥10", "10/卡时", "/小时", "20元/天", "20/小时/小时"]
 
 
 def _reads(parse, text: str) -> bool:
@@ -35,7 +40,7 @@ def _reads(parse, text: str) -> bool:
     return True
 
 
-@pytest.mark.parametrize("text", TEXTS)
+@pytest.mark.parametrize("text", TEXTS + COUNTS)
 def test_the_quantity_pattern_reads_what_parse_quantity_reads(text):
     assert bool(re.search(quantity_pattern(), text)) == _reads(parse_quantity, text), text
 
@@ -48,6 +53,11 @@ def test_the_money_pattern_reads_what_parse_money_reads(text):
 @pytest.mark.parametrize("text", DURATIONS + TEXTS)
 def test_the_duration_pattern_reads_what_parse_duration_reads(text):
     assert bool(re.search(duration_pattern(), text)) == _reads(lambda t: parse_duration(t, "days"), text), text
+
+
+@pytest.mark.parametrize("text", PRICES + MONEY)
+def test_the_price_pattern_reads_what_a_price_reads(text):
+    assert bool(re.search(price_pattern(), text)) == _reads(lambda t: parse_money(strip_per_hour(t)), text), text
 
 
 def test_the_schema_types_quantities_as_numbers_or_their_text(capsys):

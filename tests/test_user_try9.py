@@ -198,3 +198,29 @@ def test_a_budget_the_range_passes_is_at_risk_as_a_deadline_is(rules):
     assert c.cost <= 600 and not c.within_budget, c
     assert rows["Run budget 600 CNY"] == "at risk", rows
     assert "over the run budget of 600 CNY" in risks, risks
+
+
+def test_a_chinese_pms_counts_durations_and_prices_are_read_as_written():
+    """'4张', '30万条', '50w', '3轮', '140亿参数', '两周', '10个工作日', '20元/小时', '3w' were refused, the counts with a
+    parameter count's examples ('7B or 70亿')."""
+    from advisor.inputs.answers import answers_from_mapping
+
+    a = answers_from_mapping({
+        "model": {"params": "140亿参数"},
+        "training": {"method": "lora", "examples": "30万条", "tokens_per_example": 1500, "epochs": "3轮", "deadline_days": "两周"},
+        "cluster": {"gpu": "h100-sxm", "gpus": "4张", "max_gpus": "8卡"},
+        "budget": {"price_per_gpu_hour": "20元/小时", "limit": "3w", "monthly_limit": "50w"}})
+    assert (a.model.params, a.training.examples, a.training.epochs, a.training.deadline_days) == (14e9, 3e5, 3, 14)
+    assert (a.cluster.gpus, a.cluster.max_gpus) == (4, 8)
+    assert (a.budget.price_per_gpu_hour, a.budget.currency, a.budget.limit, a.budget.monthly_limit) == (20, "CNY", 3e4, 5e5)
+    days = answers_from_mapping({**PM, "training": {**PM["training"], "deadline_days": "10个工作日"}}).training.deadline_days
+    assert days == pytest.approx(14)
+
+
+def test_a_count_that_cannot_be_read_is_explained_with_counts():
+    from advisor.base.errors import AnswerError
+    from advisor.inputs.answers import answers_from_mapping
+
+    with pytest.raises(AnswerError) as err:
+        answers_from_mapping({**PM, "cluster": {**PM["cluster"], "gpus": "four"}})
+    assert "64, 1,024, 2k or 4张" in str(err.value) and "70亿" not in str(err.value)

@@ -19,12 +19,21 @@ SUFFIXES: dict[str, float] = {
     "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12,
     "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12,
     "千": 1e3, "万": 1e4, "十万": 1e5, "百万": 1e6, "千万": 1e7, "亿": 1e8, "十亿": 1e9, "百亿": 1e10, "千亿": 1e11, "万亿": 1e12,
+    "w": 1e4,
 }
-"""Magnitude suffixes (case-insensitive). "G" is accepted as a synonym of "B" (giga); 万 is 10^4 and 亿 10^8."""
+"""Magnitude suffixes (case-insensitive). "G" is accepted as a synonym of "B" (giga); 万 is 10^4 and 亿 10^8, and "w"
+(wan) is 万 as Chinese readers type it ('50w', '3w': user try 9); a duration reads '2w' as two weeks (parse_duration
+tries its units first)."""
+
+MEASURE_WORDS = ("张卡", "块卡", "张", "块", "卡", "台", "条样本", "个样本", "条数据", "样本", "条", "轮", "次", "个参数", "参数",
+                 "个", "tokens", "token")
+"""Words a count is written with after its number, read and dropped: '4张', '4卡', '30万条', '3轮', '140亿参数', '2T
+tokens' (user try 9: a Chinese PM's counts were refused with parameter-count examples)."""
 
 _SUFFIX_RX = "|".join(sorted((re.escape(s) for s in SUFFIXES), key=len, reverse=True))
+_MEASURE_RX = "|".join(sorted((re.escape(s) for s in MEASURE_WORDS), key=len, reverse=True))
 _NUMBER = r"([+-]?(?:[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]*)?|[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(?:[eE]([+-]?[0-9]+))?"
-_QUANTITY = re.compile(rf"^\s*{_NUMBER}\s*(?:({_SUFFIX_RX})\s*)?$", re.IGNORECASE)
+_QUANTITY = re.compile(rf"^\s*{_NUMBER}\s*(?:({_SUFFIX_RX})\s*)?(?:(?:{_MEASURE_RX})\s*)?$", re.IGNORECASE)
 """A number (thousands may be grouped with commas: 500,000), an optional exponent, an optional magnitude word. A sign is
 read too, so '-8' typed for a GPU count is refused by the field's range ('must be a positive whole number (got -8)'),
 not as unreadable text."""
@@ -39,15 +48,33 @@ CURRENCY_MARKS: dict[str, str] = {
 _MARK_RX = "|".join(sorted((re.escape(m) for m in CURRENCY_MARKS), key=len, reverse=True))
 _MONEY = re.compile(rf"^\s*(?:({_MARK_RX})\s*)?(.*?)\s*(?:({_MARK_RX}))?\s*$", re.IGNORECASE)
 
+WORKING_DAY_HOURS = 24.0 * 7.0 / 5.0
+"""A working day as calendar time: five of them to a seven-day week, so '10个工作日' is two weeks ahead."""
+
 DURATION_UNITS: dict[str, float] = {
     "h": 1.0, "hr": 1.0, "hrs": 1.0, "hour": 1.0, "hours": 1.0, "小时": 1.0, "个小时": 1.0, "时": 1.0,
     "d": 24.0, "day": 24.0, "days": 24.0, "天": 24.0, "日": 24.0,
-    "w": 168.0, "wk": 168.0, "week": 168.0, "weeks": 168.0, "周": 168.0, "星期": 168.0, "个星期": 168.0,
+    "w": 168.0, "wk": 168.0, "week": 168.0, "weeks": 168.0, "周": 168.0, "星期": 168.0, "个星期": 168.0, "个礼拜": 168.0,
+    "working days": WORKING_DAY_HOURS, "working day": WORKING_DAY_HOURS, "business days": WORKING_DAY_HOURS,
+    "工作日": WORKING_DAY_HOURS, "个工作日": WORKING_DAY_HOURS,
+    "month": 720.0, "months": 720.0, "个月": 720.0,
 }
-"""Time units in hours."""
+"""Time units in hours; a month is 30 days, as the monthly cadence counts it (decision.facts.HOURS_PER_MONTH)."""
+
+_CN_NUMERAL_RX = "[一二两三四五六七八九十]{1,3}"
+_CN_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+
+
+def cn_number(text: str) -> int:
+    """A Chinese number up to 99: '七' 7, '两' 2, '十' 10, '十六' 16, '二十' 20, '三十二' 32."""
+    if "十" not in text:
+        return int("".join(str(_CN_DIGITS[ch]) for ch in text))
+    tens, _sep, ones = text.partition("十")
+    return (_CN_DIGITS[tens] if tens else 1) * 10 + (_CN_DIGITS[ones] if ones else 0)
+
 
 _UNIT_RX = "|".join(sorted((re.escape(u) for u in DURATION_UNITS), key=len, reverse=True))
-_DURATION = re.compile(rf"^\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)\s*({_UNIT_RX})\s*$", re.IGNORECASE)
+_DURATION = re.compile(rf"^\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+|{_CN_NUMERAL_RX})\s*({_UNIT_RX})\s*$", re.IGNORECASE)
 
 MAX_QUANTITY_CHARS = 64
 """Longer text is refused before any parsing (a paste of 100 KB of digits must not stall the app)."""
@@ -131,13 +158,30 @@ def parse_money(value: object) -> tuple[float, str | None]:
         raise
 
 
+_PER_HOUR_RX = r"(?:/|每|per\s*|an?\s+)\s*(?:gpu\s*[- ]?\s*)?(?:小时|卡时|hours?|hrs?|h)"
+_PER_HOUR = re.compile(rf"\s*{_PER_HOUR_RX}\s*$", re.IGNORECASE)
+_PER_HOUR_SCHEMA = (r"(?:/|每|[pP][eE][rR]\s*|[aA][nN]?\s+)\s*(?:[gG][pP][uU]\s*[- ]?\s*)?"
+                    r"(?:小时|卡时|[hH][oO][uU][rR][sS]?|[hH][rR][sS]?|[hH])")
+"""_PER_HOUR_RX spelled for a JSON Schema pattern (no flags, so each letter is a class; _any_case would break its \\s)."""
+
+
+def strip_per_hour(value: object) -> object:
+    """A price as written with its unit of time, which a price per GPU-hour already is: '20元/小时', '20元每小时',
+    '$2.5/h', '2.5 per GPU-hour' are 20元, $2.5, 2.5 (user try 9: '20元/小时' was refused). Other values unchanged."""
+    if isinstance(value, str) and len(value) <= MAX_QUANTITY_CHARS:
+        return _PER_HOUR.sub("", value)
+    return value
+
+
 def parse_duration(value: object, unit: str) -> float:
     """A duration in ``unit`` ('hours' or 'days'): a bare number is already in that unit; '3d', '3 days', '3天',
     '72h', '72小时', '2 weeks', '2周' are converted."""
     if isinstance(value, str) and len(value) <= MAX_QUANTITY_CHARS:
         m = _DURATION.match(value)
         if m:
-            hours = float(m.group(1)) * DURATION_UNITS[m.group(2).lower()]
+            amount = m.group(1)
+            number = float(amount) if amount[0] in "0123456789." else float(cn_number(amount))  # '两周' (user try 9)
+            hours = number * DURATION_UNITS[m.group(2).lower()]
             return hours if unit == "hours" else hours / 24.0
         try:
             return parse_quantity(value)
@@ -155,7 +199,7 @@ def _any_case(alternation: str) -> str:
     return re.sub(r"[A-Za-z]", lambda m: f"[{m.group(0).lower()}{m.group(0).upper()}]", alternation)
 
 
-_QUANTITY_BODY = rf"{_NUMBER}\s*(?:(?:{_any_case(_SUFFIX_RX)})\s*)?"
+_QUANTITY_BODY = rf"{_NUMBER}\s*(?:(?:{_any_case(_SUFFIX_RX)})\s*)?(?:(?:{_any_case(_MEASURE_RX)})\s*)?"
 _MARK_ANY = _any_case(_MARK_RX)
 
 
@@ -169,9 +213,14 @@ def money_pattern() -> str:
     return rf"^\s*(?:(?:{_MARK_ANY})\s*)?{_QUANTITY_BODY}(?:(?:{_MARK_ANY})\s*)?$"
 
 
+def price_pattern() -> str:
+    """What a price per GPU-hour reads from text: an amount (money_pattern), with its unit of time or without."""
+    return rf"^\s*(?:(?:{_MARK_ANY})\s*)?{_QUANTITY_BODY}(?:(?:{_MARK_ANY})\s*)?(?:\s*{_PER_HOUR_SCHEMA}\s*)?$"
+
+
 def duration_pattern() -> str:
     """What parse_duration reads from text: a number with a time unit ('3d', '72小时', '2 weeks'), or a quantity."""
-    return rf"^\s*(?:([0-9]+(?:\.[0-9]*)?|\.[0-9]+)\s*(?:{_any_case(_UNIT_RX)})\s*|{_QUANTITY_BODY})$"
+    return rf"^\s*(?:([0-9]+(?:\.[0-9]*)?|\.[0-9]+|{_CN_NUMERAL_RX})\s*(?:{_any_case(_UNIT_RX)})\s*|{_QUANTITY_BODY})$"
 
 
 def format_quantity(value: float, unit: str = "") -> str:

@@ -39,6 +39,7 @@ from advisor.base.units import (
     count,
     duration_pattern,
     money_pattern,
+    price_pattern,
     parse_duration,
     parse_money,
     parse_quantity,
@@ -46,6 +47,7 @@ from advisor.base.units import (
     plural,
     quantity_pattern,
     split_money,
+    strip_per_hour,
 )
 
 
@@ -90,7 +92,11 @@ def _count(value: Any) -> int:
     if isinstance(value, str) and len(value) > 64:
         raise ValueError(_("expected a whole number, got {n} characters of text", n=count(len(value))))
     if isinstance(value, str):
-        value = parse_quantity(value)  # "1,024", "2k"
+        try:
+            value = parse_quantity(value)  # "1,024", "2k", "4张"
+        except ValueError:  # a count's own examples, not a parameter count's '7B or 70亿' (user try 9)
+            raise ValueError(_("cannot read {value} as a count; write a whole number such as 64, 1,024, 2k or 4张",
+                               value=repr(value))) from None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(_("expected a whole number, got {what}", what=_describe(value)))
     if isinstance(value, int) and value > MAX_COUNT:
@@ -129,6 +135,11 @@ def _money(value: Any) -> float:
     if isinstance(value, str):
         value, _currency_mark = parse_money(value)
     return _positive_number(value)
+
+
+def _price(value: Any) -> float:
+    """A price per GPU-hour: an amount, with its unit of time or without ('20元/小时', '$2.5/h')."""
+    return _money(strip_per_hour(value))
 
 
 def _days(value: Any) -> float:
@@ -234,6 +245,7 @@ Quantity = Annotated[float, BeforeValidator(_quantity), _number_or_text("number"
 PositiveNumber = Annotated[float, BeforeValidator(_positive_number), _number_or_text("number", quantity_pattern(), [1600, "1,600", "1.6k"])]
 Count = Annotated[int, BeforeValidator(_count), _number_or_text("integer", quantity_pattern(), [64, "1,024", "2k"])]
 Money = Annotated[float, BeforeValidator(_money), _number_or_text("number", money_pattern(), [2.5, "$3.5", "¥10", "2,000,000", "50万"])]
+Price = Annotated[float, BeforeValidator(_price), _number_or_text("number", price_pattern(), [2.5, "$3.5", "¥10", "10元/小时"])]
 Days = Annotated[float, BeforeValidator(_days), _number_or_text("number", duration_pattern(), [3, "3d", "3 days", "3天", "72h"])]
 Hours = Annotated[float, BeforeValidator(_hours), _number_or_text("number", duration_pattern(), [72, "72h", "3d", "72小时"])]
 StrictBool = Annotated[bool, BeforeValidator(_strict_bool)]
@@ -692,10 +704,10 @@ class CandidateGpu(_Section):
     with today's type (cluster.gpu at budget.price_per_gpu_hour) on the same objective."""
 
     gpu: str = Field(description="Catalog id (see `advisor gpus`), e.g. h100-80gb.")
-    price_per_gpu_hour: Annotated[Money, PRICE_RANGE] = Field(description="On-demand price of one of these GPUs for one hour, in budget.currency.")
+    price_per_gpu_hour: Annotated[Price, PRICE_RANGE] = Field(description="On-demand price of one of these GPUs for one hour, in budget.currency.")
     max_gpus: Count | None = Field(default=None, description="Most of these GPUs the team could get for a run (at least cluster.gpus; "
                                    "default: cluster.max_gpus, the same ceiling as today's type).")
-    spot_price_per_gpu_hour: Annotated[Money, PRICE_RANGE] | None = Field(
+    spot_price_per_gpu_hour: Annotated[Price, PRICE_RANGE] | None = Field(
         default=None, description="Spot / preemptible price per GPU-hour, if that capacity can be had (at most the on-demand price).")
     spot_interruptions_pct_per_month: Percent | None = Field(
         default=None,
@@ -839,7 +851,7 @@ def _search_limit_text(gpus: int, per_node: int) -> str:
 class BudgetSection(_Section):
     """What the run may cost."""
 
-    price_per_gpu_hour: Annotated[Money, PRICE_RANGE] = Field(description="Price of one GPU for one hour, in `currency` (2.5, ¥10, 10元).")
+    price_per_gpu_hour: Annotated[Price, PRICE_RANGE] = Field(description="Price of one GPU for one hour, in `currency` (2.5, ¥10, 10元).")
     currency: Annotated[str, BeforeValidator(_currency)] = Field(
         default_factory=lambda: "CNY" if zh() else "USD",
         description="Currency code: 1 to 8 letters, e.g. USD, CNY, EUR (¥, 元 and 人民币 mean CNY). Default: CNY in Chinese, else USD.")
@@ -855,7 +867,7 @@ class BudgetSection(_Section):
         marks: dict[str, str] = {}
         for key in ("price_per_gpu_hour", "limit", "monthly_limit"):
             try:
-                _amount, mark = split_money(data.get(key))
+                _amount, mark = split_money(strip_per_hour(data.get(key)))
             except ValueError:
                 continue  # the field's own validator reports it
             if mark:
@@ -941,7 +953,7 @@ class Answers(_Section):
             return data
         budget = data["budget"]
         try:
-            marks = {m for m in (split_money(budget.get(k))[1] for k in ("price_per_gpu_hour", "limit", "monthly_limit")) if m}
+            marks = {m for m in (split_money(strip_per_hour(budget.get(k)))[1] for k in ("price_per_gpu_hour", "limit", "monthly_limit")) if m}
             currency = _currency(budget["currency"]).upper() if budget.get("currency") is not None else \
                 (marks.pop() if len(marks) == 1 else None if marks else ("CNY" if zh() else "USD"))
         except ValueError:
@@ -951,7 +963,7 @@ class Answers(_Section):
         for i, c in enumerate(candidates):
             for key in ("price_per_gpu_hour", "spot_price_per_gpu_hour"):
                 try:
-                    mark = split_money(c.get(key))[1] if isinstance(c, dict) else None
+                    mark = split_money(strip_per_hour(c.get(key)))[1] if isinstance(c, dict) else None
                 except ValueError:
                     continue  # the field's own validator reports it
                 if mark and mark != currency:

@@ -42,7 +42,7 @@ from advisor.base.i18n import N_, _, width, written_in_chinese, zh
 from advisor.base.text import plain
 from advisor.knowledge.rules import RuleSet, format_number
 from advisor.knowledge.strategies import FRAMEWORKS
-from advisor.base.units import as_written, count, money_column, parse_duration, parse_money, parse_quantity, token_amount, token_text
+from advisor.base.units import as_written, cn_number, count, money_column, parse_duration, parse_money, parse_quantity, strip_per_hour, token_amount, token_text
 from advisor.decision.facts import HOURS_PER_MONTH
 from advisor.outputs.render import recompute_word, runs_note
 
@@ -350,23 +350,14 @@ def normalise(question: str) -> str:
     ('一周' -> '1周', '两天' -> '2天', '十六张卡' -> '16张卡': '能在一周内完成吗' was not understood); the case is kept
     (values are quoted as written) and every pattern matches ignoring it."""
     text = _PER_HOUR.sub(r"\1/\2", _CLOSING.sub("", " ".join(question.split())))
-    return _CN_COUNT.sub(lambda m: str(_cn_number(m.group(1))), text) if written_in_chinese(text) else text
+    return _CN_COUNT.sub(lambda m: str(cn_number(m.group(1))), text) if written_in_chinese(text) else text
 
 
 _PER_HOUR = re.compile(r"([元块])\s*一\s*(?:个)?\s*(小时|卡时)")
 """'15元一小时' is '15元/小时', a price: not '15元' followed by a count of one hour (user try 9)."""
 
-_CN_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _CN_COUNT = re.compile(r"(?<![一二两三四五六七八九十])([一二两三四五六七八九十]{1,3})(?=\s*(?:个)?\s*(?:天|日|周|星期|小时|张|块|台|节点))")
 """A Chinese number of up to 99 written before a unit of time or a count of GPUs or nodes."""
-
-
-def _cn_number(text: str) -> int:
-    """'七' 7, '十' 10, '十六' 16, '二十' 20, '三十二' 32."""
-    if "十" not in text:
-        return int("".join(str(_CN_DIGITS[ch]) for ch in text))
-    tens, _sep, ones = text.partition("十")
-    return (_CN_DIGITS[tens] if tens else 1) * 10 + (_CN_DIGITS[ones] if ones else 0)
 
 
 def _gpu_of(token: str) -> str | None:
@@ -1363,7 +1354,7 @@ def _price_said(raw: Any, currency: str) -> str:
     """A price from the raw answers as written ('9元', '¥18', 9): read as the answers read it, else as written (user try
     8: '9元' typed for a compared GPU's price crashed the what-if that named that GPU)."""
     try:
-        amount, _mark = parse_money(raw)
+        amount, _mark = parse_money(strip_per_hour(raw))  # '20元/小时' as the answers read it
     except (TypeError, ValueError):
         return str(raw)
     return _price_text(amount, currency)
@@ -1382,7 +1373,7 @@ def _other_currency(ctx: Context, raw: Any) -> Reply | None:
     from advisor.base.units import split_money
 
     try:
-        mark = split_money(raw)[1] if isinstance(raw, str) else None
+        mark = split_money(strip_per_hour(raw))[1] if isinstance(raw, str) else None
     except ValueError:
         return None  # two marks in one amount: the answers' own parser words it on the re-run
     if not mark or mark == ctx.currency:
