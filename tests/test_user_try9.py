@@ -224,3 +224,18 @@ def test_a_count_that_cannot_be_read_is_explained_with_counts():
     with pytest.raises(AnswerError) as err:
         answers_from_mapping({**PM, "cluster": {**PM["cluster"], "gpus": "four"}})
     assert "64, 1,024, 2k or 4张" in str(err.value) and "70亿" not in str(err.value)
+
+
+@pytest.mark.parametrize("lang, question, says", [
+    ("zh", "如果只有1周呢", "截止日期 = 7.0 天"),
+    ("zh", "能在一周内搞定吗", "能：推荐方案需要"),
+    ("en", "can we finish in a week", "Yes: the recommended plan takes"),
+    ("zh", "每月要训练4次呢", "每月训练次数 = 4"),
+    ("zh", "用4090行不行", "GPU 型号 = rtx4090"),
+    ("en", "what if we have 50万 conversations", "fine-tuning examples = 500,000"),
+    ("zh", "FP8能快多少", "精度 = fp8"),
+])
+def test_everyday_questions_a_pm_types_are_answered(pm, rules, lang, question, says):
+    """Each of these was 'could not read' (exit 2), or 'FP8能快多少' only the glossary's definition (user try 9)."""
+    text = _ask(pm, rules, lang, question)
+    assert says in text, text

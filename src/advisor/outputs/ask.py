@@ -350,10 +350,13 @@ def normalise(question: str) -> str:
     ('一周' -> '1周', '两天' -> '2天', '十六张卡' -> '16张卡': '能在一周内完成吗' was not understood); the case is kept
     (values are quoted as written) and every pattern matches ignoring it."""
     text = _PER_HOUR.sub(r"\1/\2", _CLOSING.sub("", " ".join(question.split())))
+    text = _A_SPAN.sub(lambda m: f"{m.group(1)} 1 {m.group(2)}", text)
     return _CN_COUNT.sub(lambda m: str(cn_number(m.group(1))), text) if written_in_chinese(text) else text
 
 
 _PER_HOUR = re.compile(r"([元块])\s*一\s*(?:个)?\s*(小时|卡时)")
+_A_SPAN = re.compile(r"\b(in|within|under)\s+an?\s+(week|day|fortnight|hour)\b", re.IGNORECASE)
+"""'can we finish in a week' is 'in 1 week': a duration the deadline slot reads (user try 9)."""
 """'15元一小时' is '15元/小时', a price: not '15元' followed by a count of one hour (user try 9)."""
 
 _CN_COUNT = re.compile(r"(?<![一二两三四五六七八九十])([一二两三四五六七八九十]{1,3})(?=\s*(?:个)?\s*(?:天|日|周|星期|小时|张|块|台|节点))")
@@ -1167,7 +1170,7 @@ def _more_machines(base: Advice, new: Advice) -> list[str]:
 
 
 _CAN_WE_FINISH = re.compile(r"\b(?:can|could|will|would) (?:we|it|the run|training) (?:finish|be done|be ready|make it|train)\b|\bin time\b"
-                            r"|(?:能|可以|能不能|可不可以).{0,8}(?:完成|训完|跑完|练完|交付)|(?:训|跑|练|做)得?完|完成吗|完吗"
+                            r"|(?:能|可以|能不能|可不可以).{0,8}(?:完成|训完|跑完|练完|交付|搞定)|(?:训|跑|练|做)得?完|完成吗|完吗|搞定吗"
                             r"|\benough\b|\bsufficient\b|够吗|够不够|够用吗|来得及")
 """'can we finish in 3 days?', '2天能训完吗': a yes-or-no question about the recommended plan, before the what-if."""
 
