@@ -239,3 +239,9 @@ def test_everyday_questions_a_pm_types_are_answered(pm, rules, lang, question, s
     """Each of these was 'could not read' (exit 2), or 'FP8能快多少' only the glossary's definition (user try 9)."""
     text = _ask(pm, rules, lang, question)
     assert says in text, text
+
+
+def test_the_why_section_is_never_an_empty_heading(pm):
+    """ZeRO++ on 4 4090s won on time and cost alone: no rule scored it, and the Summary tab showed 'Why' over nothing."""
+    rationale = pm["en"].report().recommendation.rationale
+    assert rationale and "No rule argues for deepspeed-zeropp on its own" in rationale[0].text, rationale

@@ -222,6 +222,10 @@ class Advice(Struct):
                 out.append({"rule": fr.rule.id, "title": str(fr.rule.title), "text": fr.rationale, "source": list(fr.rule.source), "points": sc})
         if self.default_used and self.default_rationale:
             out.append({"rule": "default", "title": _("Default outcome"), "text": self.default_rationale, "source": ["advisor default"], "points": 0})
+        if not out:  # the TUI's 'Why' stood empty where the plan won on time and cost alone (user try 9)
+            out.append({"rule": "choice", "title": _("The choice"), "source": [PLAN_SOURCE], "points": 0,
+                        "text": _("No rule argues for {strategy} on its own: it is the option the choice picks ({objective}).",
+                                  strategy=self.strategy, objective=self.plan.objective)})
         return out
 
     def context(self) -> list[dict[str, Any]]:
