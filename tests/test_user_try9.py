@@ -245,3 +245,13 @@ def test_the_why_section_is_never_an_empty_heading(pm):
     """ZeRO++ on 4 4090s won on time and cost alone: no rule scored it, and the Summary tab showed 'Why' over nothing."""
     rationale = pm["en"].report().recommendation.rationale
     assert rationale and "No rule argues for deepspeed-zeropp on its own" in rationale[0].text, rationale
+
+
+def test_slash_on_an_empty_question_box_is_the_focus_key_not_text():
+    """'/' focuses the Ask box; pressed with the box already focused it typed itself: '› /能不能再便宜点'."""
+    from advisor.tui.ask import QuestionInput
+
+    box = QuestionInput()
+    assert box.check_consume_key("slash", "/") is False
+    box.value = "what if"
+    assert box.check_consume_key("slash", "/") is True

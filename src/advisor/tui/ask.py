@@ -16,10 +16,11 @@ from advisor.base.i18n import _
 class QuestionInput(Input):
     """The question box. Empty, it leaves ] and [ to the screen, which steps through the tabs with them: Textual drops
     every printable key an Input could take from the screen's bindings, so a further ] on the Ask tab typed itself
-    into the box (user try 2026-12-06). Once a question is being typed, a bracket is text."""
+    into the box (user try 2026-12-06); likewise '/', the key that focuses the box, which typed itself as the question's
+    first character when the box already had the focus (user try 9). Once a question is being typed, each is text."""
 
     def check_consume_key(self, key: str, character: str | None) -> bool:
-        if not self.value and character in ("[", "]"):
+        if not self.value and character in ("[", "]", "/"):
             return False
         return super().check_consume_key(key, character)
 
