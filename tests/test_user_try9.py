@@ -250,12 +250,18 @@ def test_the_why_section_is_never_an_empty_heading(pm):
 async def test_slash_on_an_empty_question_box_is_the_focus_key_not_text():
     """'/' focuses the Ask box; pressed with the box already focused it typed itself: '› /能不能再便宜点'."""
     from textual.app import App
+    from textual.binding import Binding
 
     from advisor.tui.ask import QuestionInput
 
     class Box(App):
+        BINDINGS = [Binding("slash", "ask", "Ask", priority=True)]  # the results screen's binding (tui.results)
+
         def compose(self):
             yield QuestionInput(id="q")
+
+        def action_ask(self) -> None:
+            self.query_one(QuestionInput).focus()
 
     app = Box()
     async with app.run_test() as pilot:

@@ -20,6 +20,8 @@ class QuestionInput(Input):
     first character when the box already had the focus (user try 9). Once a question is being typed, each is text."""
 
     def check_consume_key(self, key: str, character: str | None) -> bool:
+        if character is None and key == "slash":
+            character = "/"  # Textual's key_to_character('slash') is None, so a '/' in a question read as the Ask key
         if not self.value and character in ("[", "]", "/"):
             return False
         return super().check_consume_key(key, character)

@@ -92,7 +92,8 @@ class ResultsScreen(Screen[None]):
         Binding("right_square_bracket", "next_tab", N_("Next tab"), priority=True),
         Binding("left_square_bracket", "previous_tab", N_("Previous tab"), show=False, priority=True),
         Binding("f1", "help", N_("Help"), priority=True),
-        Binding("slash", "ask", N_("Ask"), show=False),
+        # priority, like the brackets: '/' pressed in the empty, focused question box typed itself (user try 9)
+        Binding("slash", "ask", N_("Ask"), show=False, priority=True),
         Binding("escape", "leave_input", N_("Leave the question box"), show=False),
     ]
 
