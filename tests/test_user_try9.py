@@ -269,3 +269,14 @@ async def test_slash_on_an_empty_question_box_is_the_focus_key_not_text():
         box.focus()
         await pilot.press("slash", "a", "slash")
         assert box.value == "a/"
+
+
+def test_a_tie_on_cost_is_said_as_the_choice_settles_it(pm):
+    """'deepspeed-zero3-offload on 1 GPU ... costs within 5% are a tie here, and the simpler setup wins it', while 4-GPU
+    ZeRO++ won: a new project's ties go to the count nearest the GPUs given (decide.preference)."""
+    from advisor.outputs.render import to_text
+
+    with language("en"):
+        text = to_text(pm["en"])
+    assert "the simpler setup wins it" not in text
+    assert "tie here, and the count nearest the 4 GPUs given wins it" in text, text

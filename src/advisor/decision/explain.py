@@ -133,9 +133,12 @@ def notes(advice: Advice) -> list[dict[str, Any]]:
                 days=format_number(dl), strategy=cm.strategy, gpus=cm.gpus, time=hours_text(cm.hours), cost=money(cm.cost, cur))))
         elif cm.gpus != p.chosen.gpus and not _same(cm, p.faster_same_cost):  # that one says it, as 'faster for no more'
             # Within the tie: say why the cheapest is not the plan, instead of naming it 'cheapest' beside another choice.
+            # a new project's ties go to the count nearest the GPUs given (decide.preference); 'the simpler setup wins it'
+            # named a 4-GPU ZeRO++ simpler than one GPU with offload (user try 9)
             tie = (_("{strategy} on {gpus} GPUs also meets the {days}-day deadline, for {cost} a run ({change}): costs within {tie} are a "
-                     "tie here, and the simpler setup wins it.", strategy=cm.strategy, gpus=cm.gpus, days=format_number(dl), tie=percent(COST_TIE),
-                     cost=money(cm.cost, cur), change=pct_change(cm.cost, p.chosen.cost)) if p.greenfield  # no today to change from
+                     "tie here, and the count nearest the {given} GPUs given wins it.", strategy=cm.strategy, gpus=cm.gpus, days=format_number(dl),
+                     tie=percent(COST_TIE), given=count(a.cluster.gpus), cost=money(cm.cost, cur), change=pct_change(cm.cost, p.chosen.cost))
+                   if p.greenfield  # no today to change from
                    else _("{strategy} on {gpus} GPUs also meets the {days}-day deadline, for {cost} a run ({change}): costs within {tie} are a "
                           "tie here, and the smaller change from today wins it.", strategy=cm.strategy, gpus=cm.gpus, tie=percent(COST_TIE),
                           days=format_number(dl), cost=money(cm.cost, cur), change=pct_change(cm.cost, p.chosen.cost)))
