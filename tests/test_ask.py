@@ -826,7 +826,7 @@ def test_what_the_plan_switched_from_is_today_s_method_in_a_what_if(rules, tmp_p
     text = reply.text()
     assert "already say training method = full fine-tune: the advice stays as it is" in text and "(was" not in text, text
     assert "training.duration_days" not in reply.change
-    assert "a full fine-tune costs" in text  # and why the plan uses QLoRA instead
+    assert "a full fine-tune takes" in text and " and costs " in text  # and why the plan uses QLoRA instead
 
 
 @pytest.mark.parametrize("question", ["what if we don't use QLoRA?", "如果不用 QLoRA 呢？", "what if we use QLoRA?"])

@@ -280,3 +280,20 @@ def test_a_tie_on_cost_is_said_as_the_choice_settles_it(pm):
         text = to_text(pm["en"])
     assert "the simpler setup wins it" not in text
     assert "tie here, and the count nearest the 4 GPUs given wins it" in text, text
+
+
+def test_the_lighter_method_reason_names_the_goals_the_asked_method_misses(rules):
+    """A 14B full fine-tune on 8 A100s missed the 3-day deadline; the reason for LoRA said only its cost ('5,068 CNY'),
+    which read as a 31% saving, not a deadline the full fine-tune would miss."""
+    from advisor.inputs.answers import answers_from_mapping
+
+    hard = {"model": {"params": "14B"},
+            "training": {"method": "finetune", "examples": "50万", "tokens_per_example": 2000, "epochs": 3, "current_strategy": "none",
+                         "deadline_days": "3天"},
+            "cluster": {"gpu": "a100-80gb", "gpus": 4, "max_gpus": 8},
+            "budget": {"price_per_gpu_hour": "¥9", "limit": "1万", "monthly_limit": "3万"}}
+    with language("en"):
+        advice = advise(answers_from_mapping(hard), rules)
+        reason = advice.method_reason() or ""
+    assert advice.method == "lora" and advice.asked_plan is not None and advice.asked_plan.chosen.meets_deadline is False
+    assert "a full fine-tune takes 2.9 days" in reason and "3-day deadline" in reason, reason
