@@ -297,3 +297,19 @@ def test_the_lighter_method_reason_names_the_goals_the_asked_method_misses(rules
         reason = advice.method_reason() or ""
     assert advice.method == "lora" and advice.asked_plan is not None and advice.asked_plan.chosen.meets_deadline is False
     assert "a full fine-tune takes 2.9 days" in reason and "3-day deadline" in reason, reason
+
+
+def test_the_chinese_memo_and_sweep_say_counts_units_and_recomputation_in_chinese(pm, rules):
+    """'7.2M 个适配器参数', '激活重计算：`full on 50% of layers`' and a sweep headed '每卡时 20 CNY' above rows in 元."""
+    from advisor.inputs.answers import answers_from_mapping
+    from advisor.outputs.render import to_markdown
+    import numpy as np
+
+    from advisor.outputs.sweep import sweep_types, sweep_types_text
+
+    with language("zh"):
+        memo = to_markdown(pm["zh"])
+        table = sweep_types_text(sweep_types(answers_from_mapping(PM), np.array([1.0, 2.0, 4.0, 8.0]), rules))
+    assert "M 个适配器参数" not in memo and "万个适配器参数" in memo
+    assert "of layers`" not in memo and "激活重计算：50% 的层完全重计算" in memo
+    assert "CNY" not in table.splitlines()[0] and "每卡时 20 元" in table, table

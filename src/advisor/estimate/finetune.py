@@ -230,5 +230,6 @@ def finetune_facts(w: Workload) -> dict[str, object]:
         "is_peft": peft,
         "lora_rank": float(w.lora_rank) if peft else None,
         "adapter_params_m": w.adapter_params / 1e6 if peft else None,
+        "adapter_params": w.adapter_params if peft else None,
         "frozen_base_gb": frozen_base_bytes(w) / 1e9 if peft else None,
     }

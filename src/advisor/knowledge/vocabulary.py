@@ -124,6 +124,7 @@ def _registry() -> dict[str, FactSpec]:
         FactSpec("is_peft", BOOL, "method is lora or qlora: a frozen base plus trained low-rank adapters."),
         FactSpec("lora_rank", NUMBER, "LoRA/QLoRA adapter rank r (only when is_peft)."),
         FactSpec("adapter_params_m", NUMBER, "Trainable adapter parameters, millions (only when is_peft)."),
+        FactSpec("adapter_params", NUMBER, "Trainable adapter parameters (only when is_peft); '{adapter_params:count}' words it."),
         FactSpec("frozen_base_gb", NUMBER, "The frozen base weights, GB: bf16 for lora, NF4 + double quantisation for qlora (only when is_peft)."),
     ]
     per_strategy = [

@@ -29,13 +29,13 @@ from advisor.estimate.finetune import FROZEN_MATMUL_FLOPS_PER_PARAM, TRAINED_FLO
 from advisor.decision.report import Alternative, Estimate, MethodReport, Report, TraceNode, WhatIfPoint
 from advisor.knowledge.strategies import FRAMEWORKS, spec
 from advisor.knowledge.vocabulary import partial_share
-from advisor.base.i18n import N_, _, pad, width
+from advisor.base.i18n import N_, _, pad, width, zh
 from advisor.base.text import join_reasons
 from advisor.base.yamlread import whole_numbers
 
 ANSWER_WORDS = (N_("none"), N_("some"), N_("expert"), N_("mvp"), N_("stable"), N_("frontier"))
 """Answer values the memo shows in words (team experience, project stage): marked so the catalog has them."""
-from advisor.base.units import count, format_number, token_text, hours_text, money, money_column, money_pair, money_unit, percent, same_unit, plural
+from advisor.base.units import count, format_number, token_text, hours_text, money, money_column, money_pair, money_unit, percent, same_unit, plural, readable_figure
 
 
 def spread(lo: float, hi: float, fmt, calibrated: bool) -> str:
@@ -201,8 +201,10 @@ def method_text(m: MethodReport) -> str:
     name = method_names()[m.planned]
     if m.lora_rank is None or m.adapter_params is None:
         return name
-    return _("{name} (rank {rank} on {targets}, {n}M adapter parameters)", name=name, rank=m.lora_rank, targets=lora_target_words(m.lora_targets),
-             n=f"{m.adapter_params / 1e6:,.1f}")
+    # '720 万' in Chinese, not '7.2M 个' (user try 9)
+    n = readable_figure(m.adapter_params) if zh() else f"{m.adapter_params / 1e6:,.1f}M"
+    return _("{name} (rank {rank} on {targets}, {n} adapter parameters)", name=name, rank=m.lora_rank, targets=lora_target_words(m.lora_targets),
+             n=n)
 
 
 LORA_TARGET_WORDS = {"qv": N_("query and value"), "attention": N_("attention"), "all-linear": N_("every linear layer")}
@@ -1013,8 +1015,9 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
         add(f"- {_md_inline(item.text)}{note(item.rule, item.title, item.source)}")
     add(_("- Exposed communication for `{strategy}`: {share} of each step.", strategy=r.strategy, share=percent(e.communication_share))
         + note("", "", "seed:K3"))
-    add(_("- Activation recomputation: `{recompute}`; micro-batch {micro} (largest that fits: {largest}), gradient accumulation {accumulation}.",
-          recompute=e.activation_recompute, micro=e.micro_batch_size, largest=e.max_micro_batch_size,
+    add(_("- Activation recomputation: {recompute}; micro-batch {micro} (largest that fits: {largest}), gradient accumulation {accumulation}.",
+          # in words: '`full on 50% of layers`' stood in the Chinese memo (user try 9)
+          recompute=recompute_word(e.activation_recompute), micro=e.micro_batch_size, largest=e.max_micro_batch_size,
           accumulation=e.gradient_accumulation_steps) + note("", "", "seed:K17"))
     add("")
     cited_list(add, _("## Context from the rules"), d.context, note)

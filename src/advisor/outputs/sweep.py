@@ -16,7 +16,7 @@ from advisor.inputs.answers import STRATEGIES, Answers
 from advisor.base.errors import AnswerError
 from advisor.base.limits import MAX_SEARCH_COUNTS
 from advisor.base.i18n import _, pad
-from advisor.base.units import SHORT_HOURS, count, days, format_number, hours_text, money, money_column, parse_count, percent, same_unit
+from advisor.base.units import SHORT_HOURS, count, days, format_number, hours_text, money, money_column, money_unit, parse_count, percent, same_unit
 from advisor.estimate import GB, cost, estimate_all
 from advisor.decision.advice import METHOD_ALTERNATIVES, options_at
 from advisor.decision.candidates import GpuType, gpu_types, variant
@@ -261,7 +261,7 @@ def sweep_types_text(groups: list[tuple[GpuType, Sweep]], rows: int = 24, markdo
     parts = []
     for t, sw in groups:
         name = spot_name(t.name, t.spot)
-        title = _("{name} at {price} {currency}/GPU-hour", name=name, price=format_number(t.price), currency=sw.answers.budget.currency.upper())
+        title = _("{name} at {price} {currency}/GPU-hour", name=name, price=format_number(t.price), currency=money_unit(sw.answers.budget.currency.upper()))  # 元 in Chinese, as the rows say
         if t.today and not t.spot:
             title += _(" (today's GPU type)")
         parts.append((f"**{title}**\n\n" if markdown else f"{title}\n") + sweep_text(sw, rows, markdown, today_mark=t.today and not t.spot))
