@@ -313,3 +313,17 @@ def test_the_chinese_memo_and_sweep_say_counts_units_and_recomputation_in_chines
     assert "M 个适配器参数" not in memo and "万个适配器参数" in memo
     assert "of layers`" not in memo and "激活重计算：50% 的层完全重计算" in memo
     assert "CNY" not in table.splitlines()[0] and "每卡时 20 元" in table, table
+
+
+def test_the_chinese_memo_describes_its_launch_files_in_chinese(pm):
+    """The zh memo's launch section read 'DeepSpeed config for the fine-tune (ZeRO stage, batch layout)', 'TEMPLATE, not
+    your script...' in English."""
+    from advisor.outputs.artifacts import artifacts_for
+    from advisor.outputs.render import to_markdown
+
+    with language("zh"):
+        report = pm["zh"].report()
+        files = {a.name: a.description for a in artifacts_for(report)}
+        memo = to_markdown(report, artifacts=files)
+    section = memo.split("## 启动文件", 1)[1].split("\n## ", 1)[0]
+    assert "TEMPLATE" not in section and "what each file is" not in section and "模板，不是你们的训练脚本" in section, section

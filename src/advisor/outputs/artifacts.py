@@ -443,27 +443,30 @@ def artifacts_for(report: Report, extra: list[Artifact] | None = None) -> list[A
     by_name = {a.name: a for a in extra or ()}
     out: list[Artifact] = []
     if d.launcher == "deepspeed":
-        out.append(Artifact("ds_config.json", f"DeepSpeed config: ZeRO stage, precision, batch layout and AdamW for {d.strategy}",
+        # descriptions in the reader's language: the Chinese memo's launch section was English (user try 9)
+        out.append(Artifact("ds_config.json", _("DeepSpeed config: ZeRO stage, precision, batch layout and AdamW for {strategy}", strategy=d.strategy),
                             json.dumps(deepspeed_config(d, w.method, w.params), indent=2) + "\n"))
     if spec(d.strategy).states in ("fsdp", "hsdp") and "accelerate_finetune.yaml" not in by_name:
         sharding = "HYBRID_SHARD" if spec(d.strategy).states == "hsdp" else "FULL_SHARD"
-        out.append(Artifact("accelerate_fsdp.yaml", f"Accelerate config for FSDP {sharding}; on each node: `{accelerate_launch('accelerate_fsdp.yaml', d)}`",
+        out.append(Artifact("accelerate_fsdp.yaml", _("Accelerate config for FSDP {sharding}; on each node: `{command}`", sharding=sharding,
+                                                      command=accelerate_launch('accelerate_fsdp.yaml', d)),
                             yaml.safe_dump(accelerate_fsdp_config(d), sort_keys=False)))
     if spec(d.strategy).powersgd_rank:
-        out.append(Artifact("powersgd_hook.py", f"registers PyTorch's PowerSGD hook on the DDP model (rank {spec(d.strategy).powersgd_rank}, "
-                            f"uncompressed for the first {powersgd_start_iter(report.estimate.steps):,} steps)",
+        out.append(Artifact("powersgd_hook.py", _("registers PyTorch's PowerSGD hook on the DDP model (rank {rank}, uncompressed for the first "
+                                                  "{steps} steps)", rank=spec(d.strategy).powersgd_rank, steps=f"{powersgd_start_iter(report.estimate.steps):,}"),
                             powersgd_module(spec(d.strategy).powersgd_rank or 1, report.estimate.steps)))
     model = megatron_model(d, w) if d.launcher == "megatron" else None
     launch = launch_command(d, model, "--lora peft_lora_config.json" if "peft_lora_config.json" in by_name else "")
     if d.launcher in ("torchrun", "deepspeed"):
-        out.append(Artifact("train.py", "TEMPLATE, not your script: a toy model on random tokens, wrapped as launch.sh asks (DDP, FSDP/HSDP, "
-                            "DeepSpeed, LoRA), to try the files for a few steps before your train.py replaces it", TRAIN_PY))
-    out.append(Artifact("launch.sh", "the launch command (horovodrun for Horovod, torchrun otherwise)",
+        out.append(Artifact("train.py", _("TEMPLATE, not your script: a toy model on random tokens, wrapped as launch.sh asks (DDP, FSDP/HSDP, "
+                                          "DeepSpeed, LoRA), to try the files for a few steps before your train.py replaces it"), TRAIN_PY))
+    out.append(Artifact("launch.sh", _("the launch command (horovodrun for Horovod, torchrun otherwise)"),
                         "\n".join(["#!/bin/bash", "set -euo pipefail", *launch_env(d), launch]) + "\n"))
-    out.append(Artifact("job.sbatch", f"Slurm job for {d.nodes} node{'' if d.nodes == 1 else 's'} x {d.gpus_per_node} GPUs", sbatch_script(d, launch)))
+    out.append(Artifact("job.sbatch", _("Slurm job for {nodes} node(s) x {per_node} GPUs", nodes=d.nodes, per_node=d.gpus_per_node),
+                        sbatch_script(d, launch)))
     out = [by_name.pop(a.name, a) for a in out]  # an extra file takes the place of the one of its name
     out.extend(by_name.values())
-    out.append(Artifact("README.md", "what each file is and what to check first", _readme(report, out)))
+    out.append(Artifact("README.md", _("what each file is and what to check first"), _readme(report, out)))
     return out
 
 

@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 from msgspec import Struct
 
+from advisor.base.i18n import _
 from advisor.decision.advice import Advice
 from advisor.decision.deployment import Deployment, deployment
 from advisor.estimate.finetune import DEFAULT_ALPHA, PEFT_METHODS, TARGET_MODULES
@@ -165,20 +166,21 @@ def finetune_files(advice: Advice) -> list[tuple[str, str, str]]:
     out: list[tuple[str, str, str]] = []
     lora = lora_config_kwargs(advice)
     if lora is not None:
-        out.append(("peft_lora_config.json", "PEFT adapter settings: peft.LoraConfig(**json.load(...))", json.dumps(lora, indent=2) + "\n"))
+        out.append(("peft_lora_config.json", _("PEFT adapter settings: peft.LoraConfig(**json.load(...))"), json.dumps(lora, indent=2) + "\n"))
     bnb = bnb_4bit_config_kwargs(advice)
     if bnb is not None:
-        out.append(("bnb_4bit_config.json", "4-bit NF4 base: transformers.BitsAndBytesConfig(**json.load(...)), dtype names as text",
+        out.append(("bnb_4bit_config.json", _("4-bit NF4 base: transformers.BitsAndBytesConfig(**json.load(...)), dtype names as text"),
                     json.dumps(bnb, indent=2) + "\n"))
     ds = deepspeed_finetune_config(advice)
     if ds is not None:
         # The one DeepSpeed config of the run: it replaces the pre-training ds_config.json that launch.sh points at.
-        out.append(("ds_config.json", "DeepSpeed config for the fine-tune (ZeRO stage, batch layout)", json.dumps(ds, indent=2) + "\n"))
+        out.append(("ds_config.json", _("DeepSpeed config for the fine-tune (ZeRO stage, batch layout)"), json.dumps(ds, indent=2) + "\n"))
     d = deployment(advice.evaluation, advice.strategy)
     acc = accelerate_finetune_config(advice, d)
     if acc is not None:
         from advisor.outputs.artifacts import accelerate_launch
 
-        out.append(("accelerate_finetune.yaml", f"accelerate config for the fine-tune; on each node: `{accelerate_launch('accelerate_finetune.yaml', d)}`",
+        out.append(("accelerate_finetune.yaml", _("accelerate config for the fine-tune; on each node: `{command}`",
+                                                  command=accelerate_launch('accelerate_finetune.yaml', d)),
                     yaml.safe_dump(acc, sort_keys=False)))
     return out

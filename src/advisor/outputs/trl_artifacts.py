@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from advisor.base.i18n import _
 from advisor.decision.advice import Advice
 from advisor.estimate.posttrain import vllm_tensor_parallel
 
@@ -61,4 +62,4 @@ def trl_files(advice: Advice) -> list[tuple[str, str, str]]:
         return []
     kind, kwargs = found
     name = "trl_dpo_config.json" if kind == "DPOConfig" else "trl_grpo_config.json"
-    return [(name, f"TRL settings: trl.{kind}(**json.load(...))", json.dumps(kwargs, indent=2) + "\n")]
+    return [(name, _("TRL settings: trl.{kind}(**json.load(...))", kind=kind), json.dumps(kwargs, indent=2) + "\n")]
