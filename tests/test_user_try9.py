@@ -327,3 +327,18 @@ def test_the_chinese_memo_describes_its_launch_files_in_chinese(pm):
         memo = to_markdown(report, artifacts=files)
     section = memo.split("## 启动文件", 1)[1].split("\n## ", 1)[0]
     assert "TEMPLATE" not in section and "what each file is" not in section and "模板，不是你们的训练脚本" in section, section
+
+
+@pytest.mark.parametrize("lang, question, says", [
+    ("en", "what's the fastest option", "Faster on another GPU type: ddp on 8 × NVIDIA H100 SXM 80GB takes 5.3 h"),
+    ("zh", "最快要多久", "换一种 GPU 更快：8 × NVIDIA H100 SXM 80GB 上的 ddp 每次需要 5.3 小时"),
+])
+def test_the_fastest_option_looks_at_every_gpu_type_compared(pm, rules, lang, question, says):
+    """'what's the fastest option' named 8 4090s at 31.2 h and never the 8 H100s at 5.3 h the sweep showed; '最快要多久'
+    repeated the plan's 2.4 days."""
+    assert says in _ask(pm, rules, lang, question)
+
+
+def test_how_long_says_its_range_in_one_unit(pm, rules):
+    text = _ask(pm, rules, "zh", "要多久")
+    assert "小时到 3.2 天" not in text and "估算范围为 1.8 天到 3.2 天" in text, text

@@ -47,6 +47,9 @@ class TypeBest(Struct, frozen=True):
     blocked: bool
     lost: str | None
     """'blocked', 'deadline', 'budget', 'cost', 'time' or 'tie' (costs within COST_TIE; the smaller change won)."""
+    fastest: Option | None = None
+    """The fastest option that runs on this type, whatever it costs: 'what's the fastest option?' named only the plan's
+    type (user try 9: 8 H100s at 5.3 h went unmentioned beside 4090s at 31 h)."""
 
     def to_dict(self) -> dict[str, Any]:
         o = self.option
@@ -144,7 +147,7 @@ def pick(found: list[tuple[GpuType, Advice]], a: Answers) -> tuple[int, list[Typ
                 lost = by
             else:
                 lost = "tie"
-        out.append(TypeBest(t.gpu, t.name, t.spot, t.price, o, blocked, lost))
+        out.append(TypeBest(t.gpu, t.name, t.spot, t.price, o, blocked, lost, found[i][1].plan.fastest))
     return win, out
 
 

@@ -42,7 +42,7 @@ from advisor.base.i18n import N_, _, width, written_in_chinese, zh
 from advisor.base.text import plain
 from advisor.knowledge.rules import RuleSet, format_number
 from advisor.knowledge.strategies import FRAMEWORKS
-from advisor.base.units import as_written, cn_number, count, money_column, parse_duration, parse_money, parse_quantity, strip_per_hour, token_amount, token_text
+from advisor.base.units import as_written, cn_number, count, money_column, parse_duration, parse_money, parse_quantity, same_unit, strip_per_hour, token_amount, token_text
 from advisor.decision.facts import HOURS_PER_MONTH
 from advisor.outputs.render import recompute_word, runs_note
 
@@ -2011,7 +2011,8 @@ def _how_long(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     lines += _deadline_status(a)
     lo, hi = a.estimate_dict(a.strategy)["range"]["wall_clock_hours"]
     if hours_text(lo) != hours_text(hi):
-        lines.append(_("The estimate's range is {lo} to {hi}.", lo=hours_text(lo), hi=hours_text(hi)))
+        low, high = same_unit(lo, hi)  # '44.0 h to 3.2 days' beside the summary's '1.8 - 3.2 days' (user try 9)
+        lines.append(_("The estimate's range is {lo} to {hi}.", lo=low, hi=high))
     cols, rows = _plan_rows(a, _month_claimed(ctx))
     return Reply(ctx.question, "how_long", lines=lines, columns=cols, figures=rows, sources=[PLAN_SOURCE])
 
@@ -2156,7 +2157,15 @@ def _faster(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     for o in {(hours_text(o.hours), money(o.cost, cur)): o for o in reversed(offers)}.values():  # one line per outcome
         lines.append(_("Faster: {option} takes {time} ({dt}) for {cost} a run ({dc}).", option=_option_cell(a, o), time=hours_text(o.hours),
                        dt=pct_change(o.hours, c.hours), cost=money(o.cost, cur), dc=pct_change(o.cost, c.cost)))
-    if not offers:
+    quickest = min([c, *offers], key=lambda o: o.hours)
+    others = [t for t in p.gpu_types if t.fastest is not None and t.gpu != c.gpu and t.fastest.hours < quickest.hours * 0.995]
+    if others:  # another GPU type compared runs it sooner
+        t = min(others, key=lambda t: t.fastest.hours)
+        f = t.fastest
+        lines.append(_("Faster on another GPU type: {strategy} on {gpus} × {gpu} takes {time} ({dt}) for {cost} a run ({dc}).",
+                       strategy=f.strategy, gpus=count(f.gpus), gpu=type_name(t.gpu, t.spot), time=hours_text(f.hours),
+                       dt=pct_change(f.hours, c.hours), cost=money(f.cost, cur), dc=pct_change(f.cost, c.cost)))
+    if not offers and not others:
         lines.append(_("Nothing the search priced is faster."))
     most = max(o.gpus for o in p.options) if p.options else c.gpus
     lines.append(_("The search went up to {gpus} GPUs; more GPUs can be asked as a what-if.", gpus=count(most)))
