@@ -119,9 +119,9 @@ def _ask(pm, rules, lang, question):
 
 
 @pytest.mark.parametrize("question, price, not_said", [
-    ("A100每小时8块呢", "NVIDIA A100 SXM 80GB 每 GPU 小时 8", "100 元"),
+    ("A100每小时8块呢", "NVIDIA A100 SXM 80GB 每 GPU 小时 8 元（原为 9 元）", "100 元"),
     ("H100 15元一小时呢", "每 GPU 小时价格 = 15 元", "建议不变"),
-    ("如果4090涨到3块呢", "NVIDIA GeForce RTX 4090 24GB 每 GPU 小时 3", "2.5 元。"),
+    ("如果4090涨到3块呢", "NVIDIA GeForce RTX 4090 24GB 每 GPU 小时 3 元（原为 2.5 元）", "2.5 元。"),
 ])
 def test_a_price_named_with_a_gpu_type_is_that_types_price_not_the_digits_of_its_name(pm, rules, question, price, not_said):
     """'A100每小时8块' priced every GPU at 100 元 (the '100' of the name, before 每小时); '15元一小时' and '涨到3块' were not

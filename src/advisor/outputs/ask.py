@@ -1437,10 +1437,8 @@ def _settle(ctx: Context, change: dict[str, Any], alone: bool = False) -> tuple[
             old = entry.get("price_per_gpu_hour")
             entry["price_per_gpu_hour"] = price
             change["cluster.candidates"] = listed
-            amount = _number(price)
             shown_as["cluster.candidates"] = _("{gpu} at {price} a GPU-hour (was {old})", gpu=name,
-                                                price=_price_text(amount, cur) if amount is not None else str(price),
-                                                old=_price_said(old, cur))
+                                                price=_price_said(price, cur), old=_price_said(old, cur))  # '8 元', not '8块
         else:
             if not priced:
                 if entry is not None:
