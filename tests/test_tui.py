@@ -210,7 +210,10 @@ async def test_saved_answers_load_in_the_headless_advisor(rules, tmp_path):
     app = make_app(rules, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        await enter_through(pilot, len(steps()) + 1)  # every step, then Enter on the review
+        # the results on the defaults, as Ctrl+R opens them: walking every step is test_enter_through_the_defaults_reaches_results's
+        app.show_results()
+        await pilot.pause()
+        assert isinstance(app.screen, ResultsScreen)
         strategy = app.screen.advice.strategy
         await pilot.press("s")
         await pilot.pause()

@@ -163,18 +163,15 @@ def test_a_flat_cost_curve_marks_the_count_the_plans_tie_break_takes():
 
 async def test_a_further_bracket_on_ask_steps_on_and_a_bracket_in_a_question_is_text(rules, tmp_path):
     """On the Ask tab (reached with ]), a further ] typed itself into the question box: the keys said 'Next tab'."""
-    from .test_tui_pm import SMALL, settle, to_results
+    from .test_tui_pm import SMALL, settle, step_onto, to_results
 
     app = make_app(rules, tmp_path)
     async with app.run_test(size=SMALL) as pilot:
         await settle(pilot)
         await to_results(pilot)
-        tabs = app.screen.query_one("#tabs")
+        tabs = await step_onto(pilot, "ask")
         panes = [p.id for p in tabs.query("TabPane")]
-        while tabs.active != "ask":
-            await pilot.press("right_square_bracket")
-            await settle(pilot)
-        assert app.focused.id == "ask-input" and app.focused.value == ""
+        assert tabs.active == "ask" and app.focused.id == "ask-input" and app.focused.value == ""
         await pilot.press("right_square_bracket")
         await settle(pilot)
         assert tabs.active == panes[(panes.index("ask") + 1) % len(panes)] and app.focused.id != "ask-input"
