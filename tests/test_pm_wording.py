@@ -174,7 +174,7 @@ def test_a_monthly_ceiling_without_runs_a_month_says_what_is_assumed(rules):
         report = advise(Answers.model_validate(data), rules).report()
         rows = [what for what, _t, _r in summary_rows(report)]
     per_month = [r for r in rows if r.startswith("Per month")]
-    assert per_month and "back to back" in per_month[0], rows  # the assumption, said (a new project has no today's pace)
+    assert per_month and "1 run, assumed" in per_month[0], rows  # the assumption, said (a new project has no pace of its own: one run)
     assert advice is not None
 
 

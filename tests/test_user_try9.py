@@ -342,3 +342,11 @@ def test_the_fastest_option_looks_at_every_gpu_type_compared(pm, rules, lang, qu
 def test_how_long_says_its_range_in_one_unit(pm, rules):
     text = _ask(pm, rules, "zh", "要多久")
     assert "小时到 3.2 天" not in text and "估算范围为 1.8 天到 3.2 天" in text, text
+
+
+def test_a_new_projects_month_is_one_run_not_a_pace_it_does_not_have(pm, rules):
+    """Not training yet, runs a month not given: 68.6 runs a month (the fastest option on today's H100s, back to back) were
+    priced on the plan's 4090s at 2.4 days a run, 40,029 元 a month for runs that could not fit; '跟老板怎么说' said so."""
+    assert pm["zh"].plan.runs_per_month == 1
+    text = _ask(pm, rules, "zh", "每个月多少钱")
+    assert "68.6" not in text and "40,029" not in text, text

@@ -163,8 +163,8 @@ def per_month_label(d: Report) -> str | None:
     if a.budget.monthly_limit:
         # the assumption, said: 'GPUs busy' read as a load; 'run back to back' as the plan's pace, but both columns hold
         # today's runs a month (runs_note: today's setup back to back), so the month compares like with like
-        if d.plan.greenfield:  # no today: the plan's own runs back to back
-            return _("Per month ({n} runs, back to back)", n=n)
+        if d.plan.greenfield:  # no today to repeat: one run a month assumed (facts.GREENFIELD_RUNS_PER_MONTH)
+            return _("Per month (1 run, assumed)") if n == "1" else _("Per month ({n} runs, assumed)", n=n)
         return _("Per month ({n} runs at today's pace)", n=n)
     return None
 
@@ -682,11 +682,12 @@ def runs_note(runs: float, given: bool, greenfield: bool = False) -> str:
     yet has no today: the pace is the fastest option on the GPUs it has (facts._cadence_hours)."""
     if given or runs <= 0:
         return ""
-    pace = (_("on the GPUs the cluster has") if greenfield
-            else _("(today's setup's pace, or the fastest option on today's GPUs where it cannot run)"))
+    if greenfield:  # no pace of its own to repeat (facts.GREENFIELD_RUNS_PER_MONTH)
+        return _("Runs a month not given: {runs} assumed for a project not training yet; set training.runs_per_month to what "
+                 "the roadmap needs.", runs=format_number(round(runs, 1)))
     return _("Runs a month not given: {runs}, as many runs of {hours} as fit back to back in 30 days {pace}; set "
              "training.runs_per_month to what the roadmap needs.", runs=format_number(round(runs, 1)),
-             hours=hours_text(HOURS_PER_MONTH / runs), pace=pace)
+             hours=hours_text(HOURS_PER_MONTH / runs), pace=_("(today's setup's pace, or the fastest option on today's GPUs where it cannot run)"))
 
 
 def scale_notes(e: Estimate, a: Answers, runs: float | None = None, greenfield: bool = False) -> list[str]:  # a: answers_of(report)
