@@ -350,3 +350,16 @@ def test_a_new_projects_month_is_one_run_not_a_pace_it_does_not_have(pm, rules):
     assert pm["zh"].plan.runs_per_month == 1
     text = _ask(pm, rules, "zh", "每个月多少钱")
     assert "68.6" not in text and "40,029" not in text, text
+
+
+@pytest.mark.parametrize("typed, kept", [("5万", "5万"), ("¥10", "¥10"), ("20元/小时", "20元/小时"), ("50000", 50000), ("2.5", 2.5),
+                                         ("500,000", 500000), ("nan", "nan")])
+def test_an_amount_typed_in_the_guided_qa_is_kept_as_typed(typed, kept):
+    """'5万' typed as the run budget was saved (and shown on the Review) as 50000, where the README promises answers
+    saved as typed; a bare number is still read as one."""
+    from advisor.inputs.questions import coerce, steps
+
+    fields = {f.path: f for s in steps() for f in s.fields}
+    for path in ("budget.limit", "budget.monthly_limit", "budget.price_per_gpu_hour"):
+        got = coerce(fields[path], typed)
+        assert got == kept and type(got) is type(kept), (path, got)

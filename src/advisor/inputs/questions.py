@@ -7,13 +7,14 @@ TUI and ``advisor advise`` can never disagree about what a valid answer is.
 from __future__ import annotations
 
 import copy
+import re
 from msgspec import Struct
 from typing import TYPE_CHECKING, Any
 
 from advisor.knowledge.gpurows import gpu_rows
 from advisor.knowledge.strategies import STATE_BYTES_PER_PARAM, STRATEGIES
 from advisor.base.i18n import _, zh
-from advisor.base.units import parse_duration, parse_quantity
+from advisor.base.units import as_written, parse_duration, parse_quantity
 
 if TYPE_CHECKING:  # the answers model needs pydantic: loaded at the first validation, after the first question is drawn
     from advisor.inputs.answers import Answers
@@ -33,7 +34,7 @@ class Field(Struct, frozen=True):
     placeholder: str = ""
     optional: bool = False
     choices: tuple[Choice, ...] = ()
-    number: str = ""  # "int", "float" or "" (text, e.g. "7B")
+    number: str = ""  # "int", "float", "money" (a plain number read, '5万' or '¥10' kept as typed) or "" (text, e.g. "7B")
     unanswered: Any = None
     """A choice's value where the answers leave it out — the answers model's default, which the advice uses — when that
     is not the list's first: an answers file without team.experience is advised as 'some', and its list and Review
@@ -105,7 +106,7 @@ def steps() -> tuple[Step, ...]:
         Step("price", _("What does a GPU-hour cost?"),
              _("Cost = training time x price per GPU-hour x number of GPUs. At 10 CNY per GPU-hour, 1,000 GPUs for a day "
                "cost 240,000 CNY; 20% faster saves 48,000 CNY a day."),
-             (Field("budget.price_per_gpu_hour", _("Price per GPU-hour"), "text", _("e.g. 2.5"), number="float"),
+             (Field("budget.price_per_gpu_hour", _("Price per GPU-hour"), "text", _("e.g. 2.5"), number="money"),
               Field("budget.currency", _("Currency"), "text", _("e.g. USD")))),
         Step("other_gpu", _("Another GPU type to compare? (optional)"),
              _("Leave empty to plan on today's GPUs only. A cheaper GPU-hour is not a cheaper run on a slower GPU: advisor "
@@ -121,8 +122,8 @@ def steps() -> tuple[Step, ...]:
         Step("budget", _("Any budget or deadline?"),
              _("Optional. A run budget and a monthly ceiling let the advice warn before the bill does; a deadline tells "
                "whether the plan ships in time; the runs a month the roadmap needs give the monthly bill. Leave empty if none."),
-             (Field("budget.limit", _("Most the run may cost"), "text", _("e.g. 50000"), optional=True, number="float"),
-              Field("budget.monthly_limit", _("Monthly GPU bill ceiling"), "text", _("e.g. 500000"), optional=True, number="float"),
+             (Field("budget.limit", _("Most the run may cost"), "text", _("e.g. 50000"), optional=True, number="money"),
+              Field("budget.monthly_limit", _("Monthly GPU bill ceiling"), "text", _("e.g. 500000"), optional=True, number="money"),
               Field("training.deadline_days", _("Deadline (days)"), "text", _("e.g. 2"), optional=True, number="float"),
               Field("training.runs_per_month", _("Runs a month the roadmap needs"), "text", _("e.g. 4"),
                     optional=True, number="float"))),
@@ -285,6 +286,10 @@ MAX_FIELD_CHARS = 64
 """What a field accepts; longer text (a stray paste) is refused with one line, never parsed."""
 
 
+_PLAIN_AMOUNT = re.compile(r"^[+-]?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?$")
+"""An amount written as a bare number (2.5, 50000, 500,000): read; anything else is the answers model's to read."""
+
+
 def coerce(field: Field, text: str) -> Any:
     """Turn what was typed into what the answers model expects; leave the model to judge it. A number field reads the
     text with the answers' own parser (units.parse_quantity: '1,024', '2k', '4M'); text it cannot read ('$3.5', '3d',
@@ -294,6 +299,10 @@ def coerce(field: Field, text: str) -> Any:
         return None
     if len(text) > MAX_FIELD_CHARS:
         return text  # the answers model refuses it in one line; nothing here parses it
+    if field.number == "money":
+        # an amount: a plain number is read; '5万', '¥10' or '20元/小时' is kept as typed, for the answers model to read
+        # and for saved answers to keep (user try 9: '5万' was saved as 50000)
+        return as_written(float(text.replace(",", ""))) if _PLAIN_AMOUNT.match(text) else text
     if field.number in ("int", "float"):
         try:
             value = parse_quantity(text)
