@@ -363,3 +363,11 @@ def test_an_amount_typed_in_the_guided_qa_is_kept_as_typed(typed, kept):
     for path in ("budget.limit", "budget.monthly_limit", "budget.price_per_gpu_hour"):
         got = coerce(fields[path], typed)
         assert got == kept and type(got) is type(kept), (path, got)
+
+
+def test_a_rules_hours_read_as_the_tables_do(rules):
+    """ZeRO++'s reason said '12 h a run against 15 h for plain ZeRO-3' above a table reading 11.6 h and 15.3 h."""
+    from advisor.knowledge.rules import load_rules
+
+    texts = [str(r.then.rationale) for r in load_rules().rules if r.then.rationale is not None]
+    assert not [t for t in texts if re.search(r"\{hours\.[a-z0-9-]+:,\.0f\}", t)], "hours are said with {hours.x:duration}"
