@@ -371,3 +371,20 @@ def test_a_rules_hours_read_as_the_tables_do(rules):
 
     texts = [str(r.then.rationale) for r in load_rules().rules if r.then.rationale is not None]
     assert not [t for t in texts if re.search(r"\{hours\.[a-z0-9-]+:,\.0f\}", t)], "hours are said with {hours.x:duration}"
+
+
+def test_the_advice_of_the_answers_as_kept_lands_when_a_preview_of_the_same_answers_is_newest(rules, tmp_path):
+    """A typing pause that ended after the step was kept estimated a copy of the same answers; the kept answers' advice
+    was then ignored as stale and the copy's as not the session's (compared by identity), so last_advice never caught
+    up: test_the_chinese_q_and_a_reads_wan_and_yi failed on CI under load."""
+    import copy
+
+    from advisor.tui.app import AdvisorApp, EstimateReady
+
+    app = AdvisorApp(rules=rules, answers=None, cursor_blink=False, workdir=tmp_path)
+    kept = app.draft
+    preview = copy.deepcopy(kept)
+    app._estimating = preview  # the preview was asked for last
+    advice, problem = app.advise_draft(preview, rules)
+    app.on_estimate_ready(EstimateReady(preview, advice, problem))
+    assert app.last_advice is advice
