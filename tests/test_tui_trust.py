@@ -49,16 +49,9 @@ async def walk_to_review(pilot):
     return pilot.app.screen
 
 
-async def walk_to_results(pilot):
-    """Enter through every step and the review."""
-    for _ in range(len(steps()) + 1):
-        await pilot.press("enter")
-        await settle(pilot)
-
-
 async def to_results(pilot):
     """Open the results on the answers as they stand, as Ctrl+R does: for tests about the results screen. Walking there
-    (walk_to_results) costs ~3 s of CPU a test and is tested on its own (tests/test_tui.py::
+    (Enter through every step and the review) costs ~3 s of CPU a test and is tested on its own (tests/test_tui.py::
     test_enter_through_the_defaults_reaches_results), so only the tests about the path take it (issue 19)."""
     pilot.app.show_results()
     await settle(pilot)
@@ -308,8 +301,7 @@ async def test_ticked_items_are_saved_and_shown_done_in_the_memo(rules, tmp_path
     app = make_app(rules, tmp_path)
     async with app.run_test(size=(100, 34)) as pilot:
         await settle(pilot)
-        await walk_to_results(pilot)  # what is saved is the draft the steps wrote
-        assert isinstance(app.screen, ResultsScreen)
+        await to_results(pilot)  # the defaults' draft, as the steps write it (walking them is its own test)
         app.screen.query_one("#tabs").active = "checklist"
         await settle(pilot)
         sl = app.screen.query_one("#checklist-list")
