@@ -22,7 +22,8 @@ from advisor.knowledge.catalog import MEMORY_MIB_CITE, efficiency_data, mfu_band
 from advisor.decision.decide import COST_TIE, Option, Plan, choose
 from advisor.decision.search import candidate_counts as search_counts, every_count
 from advisor.estimate import (ASSUMPTIONS, GB, INTERRUPTIONS_PER_GPU_HOUR, StrategyEstimate, cost, deadline_hours, deepspeed_table,
-                              estimate_all, gpu_hours_floor, hours_before_calibration, judged_limits, stated_range)
+                              estimate_all, gpu_hours_floor, hours_before_calibration, judged_limits, stated_range,
+                              upper_factor)
 from advisor.decision.deployment import deployment
 from advisor.decision import explain
 from advisor.decision.explain import PLAN_SOURCE, method_names
@@ -341,9 +342,7 @@ class Advice(Struct):
                          "intra_link": ctx["hardware"].intra_link, "price_per_gpu_hour": self.answers.budget.price_per_gpu_hour,
                          # the plan's own network: a listed 4090's memo read 'pcie inside a node, 3200 Gbit/s per node', the
                          # 4090's link beside today's H100 fabric (user try 9)
-                         "network_gbps": self.answers.cluster.network_gbps,
-                         "network_source": ("given" if self.answers.cluster.inter_node_gbps else
-                                            "usual" if self.answers.cluster.spec.usual_network else "assumed")},
+                         "network_gbps": self.answers.cluster.network_gbps, "network_source": self.answers.cluster.network_source},
             "recommendation": {
                 "strategy": s,
                 "framework": FRAMEWORKS[s],
@@ -907,10 +906,10 @@ def _plan_facts(plan: Plan, ev: Evaluation, today_ev: Evaluation) -> dict[str, A
     cheapest = min(runnable) if runnable else c.cost
     limit = judged_limits(ev.answers)[0]
     days = ev.answers.training.deadline_days
-    stated = stated_range(ev.answers)  # the range's upper end (P80), on which deadlines are judged
+    upper = upper_factor(ev.answers)  # the range's upper end (P80), on which deadlines and budgets are judged
     return {
         "cheapest_cost_searched": cheapest,
-        "cheapest_cost_upper": cheapest * (stated.factor if stated else 1.0),
+        "cheapest_cost_upper": cheapest * upper,
         "over_budget_everywhere": limit is not None and cheapest > limit,
         "chosen_strategy": c.strategy,
         "chosen_framework": FRAMEWORKS[c.strategy],
@@ -936,7 +935,7 @@ def _plan_facts(plan: Plan, ev: Evaluation, today_ev: Evaluation) -> dict[str, A
         "today_gpus": float(today_ev.gpus),
         "deadline_met": plan.deadline_met,
         "deadline_at_risk": plan.deadline_met is False and explain.point_inside(c.hours, days or 0.0),
-        "chosen_days_high": c.hours * (stated.factor if stated else 1.0) / 24.0,
+        "chosen_days_high": c.hours * upper / 24.0,
         "beyond_cluster": plan.beyond_cluster,
         "today_hours": t.hours,
         "today_days": t.hours / 24.0,

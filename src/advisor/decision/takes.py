@@ -13,7 +13,7 @@ import numpy as np
 
 from advisor.inputs.answers import Answers
 from advisor.decision.decide import Option, Plan
-from advisor.estimate import cost, deadline_hours, estimate_all, judged_limits, stated_range
+from advisor.estimate import cost, deadline_hours, estimate_all, judged_limits, upper_factor
 
 ChangeKind = Literal["more-gpus", "other-gpu", "later-date", "bigger-budget", "bigger-monthly", "fp8", "lighter-method", "bigger-batch"]
 """fp8, lighter-method and bigger-batch: the same job priced with FP8 matmuls, LoRA/QLoRA, or twice the global batch,
@@ -78,8 +78,7 @@ def what_it_takes(answers: Answers, plan: Plan, allowed: set[str]) -> list[Chang
     # Budgets are judged on the range's upper end (judged_limits), as the deadline is: the budget that plan needs is its
     # cost there, which the search would take as within.
     limit, monthly = judged_limits(answers)
-    r = stated_range(answers)
-    upper = r.factor if r else 1.0  # the range's upper end
+    upper = upper_factor(answers)
     if limit is not None and target.cost > limit:
         out.append(Change("bigger-budget", target.strategy, target.gpus, target.hours, target.cost, target.cost * upper))
     runs = plan.runs_per_month

@@ -83,4 +83,5 @@ from .residuals import (  # noqa: F401
     deadline_hours,
     judged_limits,
     stated_range,
+    upper_factor,
 )

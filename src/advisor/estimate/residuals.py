@@ -57,21 +57,26 @@ def stated_range(answers: Answers) -> StatedRange | None:
     return _residuals().get(job_kind(answers))
 
 
+def upper_factor(answers: Answers) -> float:
+    """The stated range's upper end as a multiple of the point estimate, 1 where a measurement calibrates it: what the
+    deadline and the budgets are judged on, and what a figure 'at the range's upper end' is multiplied by."""
+    r = stated_range(answers)
+    return r.factor if r else 1.0
+
+
 def deadline_hours(answers: Answers) -> float | None:
     """The deadline in hours as the point estimate must meet it: the deadline divided by the range's upper end, so a plan
     is said to meet it only where published runs of this kind would have (None without a deadline)."""
     days = answers.training.deadline_days
     if days is None:
         return None
-    r = stated_range(answers)
-    return days * 24.0 / (r.factor if r else 1.0)
+    return days * 24.0 / upper_factor(answers)
 
 
 def judged_limits(answers: Answers) -> tuple[float | None, float | None]:
     """The run budget and the monthly ceiling as the point estimate must meet them: each divided by the range's upper end,
     as the deadline is (deadline_hours). 'Run budget 600 元: within' stood beside 'cost 584 元 (range 440-775 元)'
     (user try 9): a plan is within a budget only where published runs of this kind would have been."""
-    r = stated_range(answers)
-    f = r.factor if r else 1.0
+    f = upper_factor(answers)
     limit, monthly = answers.budget.limit, answers.budget.monthly_limit
     return (None if limit is None else limit / f), (None if monthly is None else monthly / f)

@@ -836,6 +836,11 @@ class ClusterSection(_Section):
         return per_gpu * self.gpus_per_node if per_gpu else self.spec.default_network_gbps
 
     @property
+    def network_source(self) -> Literal["given", "usual", "assumed"]:
+        """Where network_gbps comes from: the answers, the GPU type's usual fabric on record, or assumed."""
+        return "given" if self.inter_node_gbps else "usual" if self.spec.usual_network else "assumed"
+
+    @property
     def nodes(self) -> int:
         return max(1, -(-self.gpus // self.gpus_per_node))
 

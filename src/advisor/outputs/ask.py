@@ -42,7 +42,7 @@ from advisor.base.i18n import N_, _, width, written_in_chinese, zh
 from advisor.base.text import plain
 from advisor.knowledge.rules import RuleSet, format_number
 from advisor.knowledge.strategies import FRAMEWORKS
-from advisor.base.units import as_written, cn_number, count, money_column, parse_duration, parse_money, parse_quantity, same_unit, strip_per_hour, token_amount, token_text
+from advisor.base.units import as_written, cn_number, count, money_column, money_pair, parse_duration, parse_money, parse_quantity, same_unit, strip_per_hour, token_amount, token_text
 from advisor.decision.facts import HOURS_PER_MONTH
 from advisor.outputs.render import recompute_word, runs_note
 
@@ -805,10 +805,7 @@ def _plan_cell(strategy: str, gpus: int) -> str:
 def _money_row(a: float, cur_a: str, b: float, cur_b: str) -> tuple[str, str]:
     """Two compared amounts in one unit where they share a currency: 'now 99,810 元, what if 10.04 万元' read as two
     scales (user try 8)."""
-    if cur_a == cur_b:
-        first, second = money_column([a, b], cur_a)
-        return first, second
-    return money(a, cur_a), money(b, cur_b)
+    return money_pair(a, b, cur_a) if cur_a == cur_b else (money(a, cur_a), money(b, cur_b))
 
 
 def _outcome_rows(a: Advice, b: Advice, monthly: bool) -> list[tuple[str, ...]]:

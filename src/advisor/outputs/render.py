@@ -403,8 +403,7 @@ def _network_note(a: Any, source: str | None = None) -> str:
     """Where the network per node came from: given, the GPU's usual fabric on record, or assumed (an RTX 4090 workstation
     read '200 Gbit/s per node (the GPU's usual fabric)', a fabric no source gives for it; user try 2026-12-06). ``source``:
     the plan's (Hardware.network_source), where it runs on another GPU type than today's; else today's answers'."""
-    if source is None:
-        source = "given" if a.cluster.inter_node_gbps else "usual" if a.cluster.spec.usual_network else "assumed"
+    source = source or a.cluster.network_source
     if source == "given":
         return ""
     if source == "usual":
