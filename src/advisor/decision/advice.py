@@ -381,7 +381,8 @@ class Advice(Struct):
                 "runs_per_month": f["runs_per_month"],
                 "active_params": float(ctx["workload"].active_params),
             },
-            "shape": {"layers": shape.layers, "hidden_size": shape.hidden, "attention_heads": shape.heads, "source": shape.source},
+            "shape": {"layers": shape.layers, "hidden_size": shape.hidden, "attention_heads": shape.heads, "source": shape.source,
+                      "head_dim": shape.head_dim},
             "method": self.method_dict(),
             "assumptions": assumptions(self.evaluation),
             "answers": self.answers_as_given(),
@@ -467,6 +468,10 @@ def assumptions(ev: Evaluation) -> list[str]:
     shape = ev.context["workload"].shape
     out.append(_("Model shape: {layers} layers, hidden {hidden}, {heads} heads ({source}).", layers=shape.layers, hidden=shape.hidden,
                  heads=shape.heads, source=shape_source_words(shape.source)))
+    if shape.head_dim:
+        out.append(_("Attention runs over {heads} heads of {size} ({width} wide where the hidden size is {hidden}): its work is "
+                     "priced at that width.", heads=shape.heads, size=shape.head_dim, width=f"{shape.attention_width:,.0f}",
+                     hidden=f"{shape.hidden:,}"))
     measured = ev.context.get("measured")
     if measured:
         out.append(_("Calibrated to the measured step: {strategy} on {gpus} GPUs ran {measured} tokens/s where the estimate said "

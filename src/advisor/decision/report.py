@@ -273,6 +273,7 @@ class Shape(_Part):
     hidden_size: int
     attention_heads: int
     source: str
+    head_dim: int | None = Field(default=None, description="Width of one attention head where the model sets it apart from hidden_size / attention_heads (model.head_dim).")
 
 
 class MethodReport(_Part):

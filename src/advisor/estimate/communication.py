@@ -60,6 +60,15 @@ combine feeds the next layer, so in a plain schedule nothing runs beside them (i
 computation, the published MoE runs came out 1.39x faster than published in median)."""
 
 
+EXPERT_A2A_SPLIT = ("arXiv:2603.07685 (Scalable Training of MoE Models with Megatron Core) Table 7: the standard all-to-all "
+                    "dispatch of DeepSeek-V3's hidden 7,168, sequence 4,096, 256 experts on H100 takes 1,265 us at EP8, "
+                    "5,774 at EP16, 8,059 at EP32 and 9,164 at EP64: it grows with the share of ranks off the node "
+                    "((EP - 8) / EP), not as if every copy crossed the network once EP leaves the node")
+"""Why only the EP ranks outside a GPU's node are priced on the network (_expert_all_to_all): priced the other way, EP16
+on H100 took 9,787 us a dispatch against the published 5,774; split by where the ranks are, 5,922 (EP8 1,405, EP32 8,181,
+EP64 9,310 against 1,265, 8,059 and 9,164; GB200 in one NVL72 domain 703-790 against 735-930)."""
+
+
 def distinct_destinations(destinations: np.ndarray | float, top_k: np.ndarray | float) -> np.ndarray:
     """Expected distinct destinations among a token's top-k experts spread evenly over ``destinations`` GPUs or nodes:
     D (1 - (1 - 1/D)^k). DeepEP sends a token once per destination GPU over NVLink and once per destination node over
@@ -320,7 +329,7 @@ def communication_plan(
     # Context parallelism (ring attention): each rank passes its chunk's keys and values round the CP ring, once
     # forward and twice backward per layer, overlapped with the attention it feeds (Llama 3 Sec 3.3.2; Ultra-Scale
     # Playbook, context parallelism). Keys and values at their grouped-query width (kv_heads / heads of full width).
-    kv = 2.0 * 2.0 * w.seq_len / cp * mb * w.shape.hidden * w.shape.kv_share / tp * w.act_scale
+    kv = 2.0 * 2.0 * w.seq_len / cp * mb * w.shape.kv_width / tp * w.act_scale
     cp_calls = np.where(cp > 1, 3.0 * micro * np.ceil(w.shape.layers / pp), 0.0)
     moved = kv * (cp - 1.0) * cp_calls
     in_node = tp * cp <= hw.gpus_per_node
@@ -480,10 +489,11 @@ def _expert_all_to_all(w: Workload, hw: Hardware, n: np.ndarray, ep: np.ndarray,
     per_copy = tokens * w.shape.hidden * 2.0 * w.act_scale
     msg = w.moe_top_k * per_copy
     calls = 4.0 * np.ceil(w.shape.layers / pp) * micro
-    off_node = ep * tp > hw.gpus_per_node
-    moved = msg * calls * (ep - 1.0) / ep
-    intra = np.where(off_node, 0.0, moved)
-    inter = np.where(off_node, moved, 0.0)
+    # Of the EP ranks, those in this GPU's node are reached over the in-node link, the rest over the network: an EP16
+    # group of two 8-GPU nodes sends 7/16 of its copies over NVLink and 8/16 across (EXPERT_A2A_SPLIT).
+    local = np.minimum(ep, np.maximum(1.0, hw.gpus_per_node / tp))
+    intra = msg * calls * (local - 1.0) / ep
+    inter = msg * calls * (ep - local) / ep
     if hw.ep_dedup:  # one copy per destination GPU inside the node and per destination node across them (DeepEP)
         nodes = np.maximum(1.0, ep * tp / hw.gpus_per_node)
         local = np.minimum(ep, np.maximum(1.0, hw.gpus_per_node / tp))

@@ -91,14 +91,15 @@ saves the fp32 tensor for the backward of pow and mul (transformers models/llama
 def eager_layer_bytes_per_token(w: Workload) -> float:
     """Bytes one token keeps per layer for the backward pass under an eager Hugging Face LLaMA-family model with SDPA
     attention, counted from what each module saves (transformers modeling_llama.py, bf16): two RMSNorms keep their fp32
-    input (RMSNORM_FP32_BYTES x h each); SDPA keeps q, k, v and its output (2h x (2 + 2 x kv_share)); the SwiGLU MLP keeps
+    input (RMSNORM_FP32_BYTES x h each); SDPA keeps q, k, v and its output (2 x (2 x attention width + 2 x key-value
+    width), 2h x (2 + 2 x kv_share) where heads x head size is the hidden size); the SwiGLU MLP keeps
     the gate output for SiLU and both operands of the product (3 x 2f); each trained linear layer keeps its input (2h for
     q/k/v, o_proj and gate/up, 2f for down_proj), one bf16 tensor per group of layers that read it. Under LoRA/QLoRA only
     adapted layers keep an input, one bf16 copy each (ADAPTER_INPUT_BYTES: PEFT's fp32 adapters under Trainer's
     autocast). Llama 3 8B: 36h with no adapters, 40h with q/v adapters, 56h with every linear layer adapted (47h fully
     trained), against a fused stack's 34h."""
     h, f = float(w.shape.hidden), mlp_width(w)
-    kept = 2.0 * RMSNORM_FP32_BYTES * h + 2.0 * h * (2.0 + 2.0 * w.shape.kv_share) + 3.0 * 2.0 * f
+    kept = 2.0 * RMSNORM_FP32_BYTES * h + 2.0 * (2.0 * w.shape.attention_width + 2.0 * w.shape.kv_width) + 3.0 * 2.0 * f
     if is_peft(w):
         return kept + ADAPTER_INPUT_BYTES * sum(d_in for d_in, _d_out in adapted_matrices(w))
     return kept + 2.0 * h * 3.0 + 2.0 * f  # every linear layer trained: the q/k/v, o_proj, gate/up and down_proj inputs

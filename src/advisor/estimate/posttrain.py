@@ -171,7 +171,7 @@ def vllm_tensor_parallel(w: Workload, gpu: GpuSpec, gpus_per_node: int) -> int:
 def rollout_kv_bytes(w: Workload, sequences: float) -> float:
     """KV cache of ``sequences`` sequences of w.seq_len tokens: keys and values, 2 bytes each, per layer, at the
     key-value width (grouped-query attention keeps kv_heads of the heads; the vLLM PagedAttention layout, arXiv:2309.06180)."""
-    per_token = 2.0 * 2.0 * w.shape.layers * w.shape.hidden * w.shape.kv_share
+    per_token = 2.0 * 2.0 * w.shape.layers * w.shape.kv_width
     return per_token * w.seq_len * sequences
 
 

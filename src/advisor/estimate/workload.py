@@ -142,11 +142,11 @@ gradients and optimizer states stay in bf16/fp32 (torchtitan docs/float8.md: Flo
 float8 for each matmul), so model-state memory does not change."""
 
 
-def linear_share(layers: int, hidden: int, seq_len: int, params: float) -> float:
+def linear_share(layers: int, width: float, seq_len: int, params: float) -> float:
     """The share of a step's FLOPs in the linear layers, the only ones FP8 runs (Float8Linear / TransformerEngine's
-    te.Linear; attention stays bf16): 6N against 6N + 12·L·h·s."""
+    te.Linear; attention stays bf16): 6N against 6N + 12·L·w·s, w the attention width (Shape.attention_width)."""
     linear = 6.0 * params
-    return linear / (linear + ATTENTION_FLOPS_PER_LAYER_TOKEN * layers * hidden * seq_len)
+    return linear / (linear + ATTENTION_FLOPS_PER_LAYER_TOKEN * layers * width * seq_len)
 
 
 class Fp8Recipe(Struct, frozen=True):
@@ -229,7 +229,7 @@ def fp8_recipe_of(w: Workload, megatron: bool = False) -> str:
 def fp8_time_factor(w: Workload, megatron: bool = False) -> float:
     """Compute time under FP8 as a share of bf16's: the linear layers at the recipe's GEMM speedup, attention unchanged."""
     recipe = FP8_RECIPES[fp8_recipe_of(w, megatron)]
-    share = linear_share(w.shape.layers, w.shape.hidden, w.seq_len, w.active_params)
+    share = linear_share(w.shape.layers, w.shape.attention_width, w.seq_len, w.active_params)
     return (1.0 - share) + share / recipe.gemm_speedup
 
 
@@ -318,11 +318,26 @@ class Shape(Struct, frozen=True):
     source: str
     kv_heads: int | None = None
     """Key-value heads under grouped-query attention (model.kv_heads or model.config); None: as many as heads."""
+    head_dim: int | None = None
+    """Width of one attention head where the model states its own (model.head_dim, config.json 'head_dim'); None: hidden /
+    heads. Qwen3 and GPT-OSS set it apart from the hidden size (Qwen3-30B-A3B: 32 heads of 128 at hidden 2,048)."""
 
     @property
     def kv_share(self) -> float:
         """Keys and values as a share of full-width multi-head ones (8 of 32 heads: 0.25)."""
         return min(1.0, (self.kv_heads or self.heads) / max(1, self.heads))
+
+    @property
+    def attention_width(self) -> float:
+        """Queries' width, heads x head size: what the attention scores and their product with the values run over.
+        The hidden size where the head size is not stated (a Llama's 32 heads of 128 are its 4,096); Qwen3-30B-A3B's
+        32 heads of 128 are 4,096 at hidden 2,048 (its config.json), twice the attention work its hidden size implies."""
+        return float(self.heads * self.head_dim) if self.head_dim else float(self.hidden)
+
+    @property
+    def kv_width(self) -> float:
+        """Keys' (and values') width: key-value heads x head size."""
+        return self.attention_width * self.kv_share
 
 
 class Workload(Struct, frozen=True):
@@ -390,7 +405,8 @@ class Workload(Struct, frozen=True):
 
     @property
     def attention_flops_per_token(self) -> float:
-        return ATTENTION_FLOPS_PER_LAYER_TOKEN * self.shape.layers * self.shape.hidden * self.seq_len
+        """Attention scores and their product with the values, over the queries' width (Shape.attention_width)."""
+        return ATTENTION_FLOPS_PER_LAYER_TOKEN * self.shape.layers * self.shape.attention_width * self.seq_len
 
     @property
     def flops_per_token(self) -> float:
@@ -509,6 +525,8 @@ def workload_from(answers: Answers) -> Workload:
     shape = infer_shape(active, m.vocab_size, m.layers, m.hidden_size, m.attention_heads)
     if m.kv_heads is not None:
         shape = replace(shape, kv_heads=m.kv_heads)
+    if m.head_dim is not None:
+        shape = replace(shape, head_dim=m.head_dim)
     if m.config is not None and shape.source == "given":
         shape = replace(shape, source=f"{m.config}")
     fp32 = t.precision == "fp32"

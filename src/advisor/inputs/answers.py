@@ -286,6 +286,11 @@ class ModelSection(_Section):
     hidden_size: Count | None = Field(default=None, description="Hidden size h. If omitted, solved from params and layers.")
     attention_heads: Count | None = Field(default=None, description="Attention heads. If omitted, hidden_size / 128 (head size of the published shapes).")
     kv_heads: Count | None = Field(default=None, description="Key-value heads (grouped-query attention, e.g. 8 for Llama 3). If omitted, as many as attention heads.")
+    head_dim: Count | None = Field(
+        default=None,
+        description="Width of one attention head, where the model sets its own (config.json 'head_dim': Qwen3-30B-A3B 128 at "
+        "hidden 2048, GPT-OSS 64). Attention work runs over heads x head_dim. If omitted, hidden_size / attention_heads.",
+    )
     seq_len: Count = Field(default=2048, description="Training sequence length in tokens (default 2048, as in Megatron-LM 2021 and llm-foundry benchmarks).")
     vocab_size: Count = Field(default=32000, description="Vocabulary size (default 32,000, LLaMA's; arXiv:2302.13971).")
     active_params: Annotated[Quantity, PARAMS_RANGE] | None = Field(default=None, description="Mixture-of-experts only: parameters active per token; compute uses this, memory uses params.")

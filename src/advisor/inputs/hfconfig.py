@@ -53,7 +53,7 @@ def read_config(path: str | Path) -> dict[str, Any]:
 
 def model_fields(cfg: dict[str, Any], path: str = "config.json") -> dict[str, Any]:
     """advisor's model answers from a Hugging Face config: params, active_params (MoE), layers, hidden_size,
-    attention_heads, kv_heads, vocab_size, experts_per_token; ConfigError naming the first key it lacks or holds out of
+    attention_heads, kv_heads, head_dim (where it is not hidden / heads), vocab_size, experts_per_token; ConfigError naming the first key it lacks or holds out of
     any model's range."""
     try:
         return _model_fields(cfg, path)
@@ -111,6 +111,13 @@ def _model_fields(cfg: dict[str, Any], path: str) -> dict[str, Any]:
     params = dense_layers * per_dense + moe_layers * per_moe + embeddings
     out: dict[str, Any] = {"params": float(params), "layers": L, "hidden_size": h, "attention_heads": heads, "kv_heads": kv,
                            "vocab_size": vocab}
+    if _int(cfg, "kv_lora_rank"):
+        # Multi-head latent attention scores over nope + rope per head and multiplies the values at v_head_dim: the
+        # attention work of heads of their mean width (DeepSeek-V3: (128 + 64 + 128) / 2 = 160 against hidden / heads 56).
+        nope, rope, v_dim = (_int(cfg, k) or 0 for k in ("qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"))
+        out["head_dim"] = max(1, (nope + rope + v_dim) // 2)
+    elif head_dim * heads != h:  # Qwen3, GPT-OSS, Gemma: heads of their own size, apart from hidden / heads
+        out["head_dim"] = head_dim
     if experts > 1 and top_k:
         active_moe = attention + top_k * 3 * h * expert_ffn + h * experts + shared + norms
         out["active_params"] = float(dense_layers * per_dense + moe_layers * active_moe + embeddings)

@@ -169,11 +169,13 @@ class MegatronModel(Struct, frozen=True):
     padded_vocab: int
     moe_ffn_hidden: int | None = None
     shared_expert_ffn: int | None = None
+    kv_channels: int | None = None
+    """The head size where the answers set one apart from hidden / heads (Shape.head_dim): Megatron-LM's --kv-channels."""
 
     def params(self, d: Deployment, active: bool = False) -> float:
         """Parameters this model has (the routed experts' share only its top-k when ``active``), embedding unpadded."""
         h, layers = d.hidden_size, d.layers
-        head_dim = h // d.attention_heads
+        head_dim = self.kv_channels or h // d.attention_heads
         attention = 2 * h * d.attention_heads * head_dim + 2 * h * self.kv_heads * head_dim
         per_layer = attention + 2 * h
         if d.experts is None:
@@ -197,16 +199,19 @@ def megatron_model(d: Deployment, w: Workload) -> MegatronModel:
     # key-value heads do not divide the heads get the largest grouping that does.
     kv = math.gcd(d.attention_heads, w.shape.kv_heads or d.attention_heads)
     padded = -(-w.vocab // (MEGATRON_VOCAB_DIVISOR * tp)) * MEGATRON_VOCAB_DIVISOR * tp
-    bare = MegatronModel(kv_heads=kv, ffn_hidden=0, vocab=w.vocab, padded_vocab=padded)
+    channels = w.shape.head_dim if w.shape.head_dim and w.shape.head_dim * d.attention_heads != h else None
+    bare = MegatronModel(kv_heads=kv, ffn_hidden=0, vocab=w.vocab, padded_vocab=padded, kv_channels=channels)
     fixed = bare.params(d)  # attention, norms and embedding
     if d.experts is None:
-        return MegatronModel(kv_heads=kv, ffn_hidden=_width((w.params - fixed) / (3 * h * layers), tp), vocab=w.vocab, padded_vocab=padded)
+        return MegatronModel(kv_heads=kv, ffn_hidden=_width((w.params - fixed) / (3 * h * layers), tp), vocab=w.vocab, padded_vocab=padded,
+                             kv_channels=channels)
     # Where attention, router and embedding already exceed the priced dense share (multi-head attention on a shape solved
     # from the active parameters), the experts take what the total leaves: the memory the plan priced.
     expert = _width((w.params - max(fixed, w.dense_params)) / (3 * h * layers * d.experts), tp)
     rest = (w.dense_params - fixed) / (3 * h * layers)  # the dense share beyond attention, router and embedding
     shared = _width(rest, tp) if rest >= FFN_MULTIPLE / 2 else None
-    return MegatronModel(kv_heads=kv, ffn_hidden=expert, vocab=w.vocab, padded_vocab=padded, moe_ffn_hidden=expert, shared_expert_ffn=shared)
+    return MegatronModel(kv_heads=kv, ffn_hidden=expert, vocab=w.vocab, padded_vocab=padded, moe_ffn_hidden=expert, shared_expert_ffn=shared,
+                         kv_channels=channels)
 
 
 def microbatch_group(pipeline: int, micro_batches: int) -> int | None:
@@ -232,6 +237,8 @@ def megatron_args(d: Deployment, m: MegatronModel | None = None) -> list[str]:
     if m is not None:
         if m.kv_heads < d.attention_heads:
             flags += ["--group-query-attention", f"--num-query-groups {m.kv_heads}"]
+        if m.kv_channels:
+            flags.append(f"--kv-channels {m.kv_channels}")  # heads x head size apart from the hidden size (Qwen3, GPT-OSS)
         flags += [f"--ffn-hidden-size {m.ffn_hidden}", "--swiglu", "--normalization RMSNorm", "--position-embedding-type rope",
                   f"--vocab-size {m.vocab}", f"--make-vocab-size-divisible-by {MEGATRON_VOCAB_DIVISOR}"]
         if d.experts is None:

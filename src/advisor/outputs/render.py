@@ -882,7 +882,8 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
     rows = [
         (_("Model"), _("{n}B parameters", n=format_number(a.model.params / 1e9)) + active),
         (_("Shape"), _("{layers} layers, hidden {hidden}, {heads} heads, seq {seq}", layers=d.shape.layers, hidden=d.shape.hidden_size,
-                       heads=d.shape.attention_heads, seq=a.model.seq_len)),
+                       heads=d.shape.attention_heads, seq=a.model.seq_len)
+         + (_(" (heads of {n})", n=d.shape.head_dim) if d.shape.head_dim else "")),
         (_("Training tokens"), tokens),
         (_("Known run duration"), _("{time} with {strategy}", time=hours_text(d.scale.baseline_hours), strategy=a.training.current_strategy)
          if d.scale.baseline_hours else _("not given")),
