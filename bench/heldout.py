@@ -67,7 +67,8 @@ def published_options(row: dict[str, Any]) -> Iterator[None]:
                          **({"tp_overlap_forward_only": True} if row["tp_overlap"] == "async-tp" else {}))
         if row.get("ep_overlap") and hasattr(hw, "ep_overlap"):  # the expert all-to-all overlapped (1F1B A2A overlap, DualPipe)
             hw = replace(hw, ep_overlap=True)
-        if row.get("ep_dispatcher") == "deepep" and hasattr(hw, "ep_dedup"):  # DeepEP: one copy per destination GPU / node
+        if row.get("ep_dispatcher") in ("deepep", "hybridep") and hasattr(hw, "ep_dedup"):  # DeepEP (and its NVL72 branch,
+            # HybridEP): one copy per destination GPU / node
             hw = replace(hw, ep_dedup=True)
         if "peak_scale" in row:  # the row's GPU runs below the catalog's peak (its family's peak_source)
             hw = replace(hw, efficiency_scale=float(row["peak_scale"]))

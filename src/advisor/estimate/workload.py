@@ -206,10 +206,11 @@ FP8_RECIPES: dict[str, Fp8Recipe] = {
 attention, the same gain as a 405B at 8K). Per-tensor current and delayed scaling (TransformerEngine
 Float8CurrentScaling / DelayedScaling, Megatron's fp8 recipes) scale as torchao's tensorwise does: one scale per tensor."""
 
-FP8_RECIPE_ALIASES: dict[str, str] = {"current": "te", "delayed": "te", "te": "te", "te-mxfp8": "te",
+FP8_RECIPE_ALIASES: dict[str, str] = {"current": "te", "delayed": "te", "te": "te", "te-mxfp8": "te", "te-blockwise": "te",
                                       "tensorwise": "tensorwise", "rowwise": "rowwise", "mxfp8": "mxfp8"}
-"""Recipe names as their stacks give them: TransformerEngine's current ('FP8-CS') and delayed scaling, and its MXFP8 on
-Blackwell, are the fused 'te' recipe; torchao's tensorwise, rowwise and MXFP8 are priced from their own measured steps."""
+"""Recipe names as their stacks give them: TransformerEngine's current ('FP8-CS') and delayed scaling, its MXFP8 on
+Blackwell and its blockwise scaling on Hopper ('FP8-BLK', Float8BlockScaling) are the fused 'te' recipe [obs: no
+blockwise-against-bf16 figure of its own]; torchao's tensorwise, rowwise and MXFP8 are priced from their own measured steps."""
 
 FP8_DEFAULT_RECIPE: dict[str, str] = {"blackwell": "mxfp8"}
 """The recipe assumed where the answers do not name one: MXFP8 on Blackwell (hardware block scaling, the default of
