@@ -61,6 +61,8 @@ def answers_for(run: dict[str, Any], sc: dict[str, Any], defaults: dict[str, Any
     training = {"tokens": (run.get("tokens_b") or 1) * 1e9}
     if "global_batch_tokens" in sc and not pm:
         training["global_batch_tokens"] = sc["global_batch_tokens"]
+    if "precision" in sc and not pm:  # the run's published number format (DeepSeek-V3 trained its GEMMs in FP8)
+        training["precision"] = sc["precision"]
     network = sc.get("network_gbps") or defaults["network"].get(run["gpu"])
     return answers_from_mapping({
         "model": model,

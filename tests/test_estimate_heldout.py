@@ -352,8 +352,10 @@ def test_the_expert_all_to_all_waits_on_the_critical_path_unless_the_layout_over
     """Issue 32 (MoE rows 1.2-6.5x optimistic): dispatch feeds the experts and combine the next layer, so the plain
     alltoall dispatcher — the one advisor's Megatron files pass — hides nothing; DualPipe or Megatron-Core's
     --overlap-moe-expert-parallel-comm hide it behind another micro-batch's computation."""
+    from advisor.estimate.communication import EXPERT_OVERLAPPED
+
     assert _expert_collective({}).overlap == "none"
-    assert _expert_collective({"ep_overlap": True}).overlap == "compute"
+    assert _expert_collective({"ep_overlap": True}).overlap == EXPERT_OVERLAPPED
 
 
 def test_deepep_sends_a_token_once_per_destination_node():

@@ -33,6 +33,22 @@ with the flash-attention of step i; the Ultra-Scale Playbook's ring attention). 
 compute): at 8K, where attention is a small share of the FLOPs, the exchange shows (issue 32: over-prediction grew with
 the CP degree while the exchange was hidden behind all compute)."""
 
+EXPERT_OVERLAPPED = "expert-overlap"
+"""Overlap of the expert all-to-all where the layout overlaps it (Hardware.ep_overlap: DualPipe, Megatron-Core's 1F1B
+all-to-all overlap). It hides behind the other micro-batch's computation, but not wholly and not for free
+(arXiv:2603.07685 Sec 4.2.3, DeepSeek-V3 on H100): 'DeepEP uses 20 SMs per GPU and introduces roughly 20% GEMM-efficiency
+overhead', and with the overlap a '93% overlap ratio'. So EP_OVERLAP_RATIO of it hides (with the step's other
+overlapped traffic, behind all computation) and the rest waits; the computation it hides behind runs EP_OVERLAP_SM_COST
+slower for as long as it is hidden."""
+
+EP_OVERLAP_RATIO = 0.93
+"""Share of an overlapped expert all-to-all that hides: arXiv:2603.07685 Sec 4.2.3, '93% overlap ratio'."""
+
+EP_OVERLAP_SM_COST = 0.20
+"""Slowdown of the computation an overlapped all-to-all runs beside: its kernels hold SMs (DeepEP 20 of the H100's
+132; DeepSeek-V3 arXiv:2412.19437 Sec 3.2.2 gives the same 20 SMs to communication): arXiv:2603.07685 Sec 4.2.3,
+'roughly 20% GEMM-efficiency overhead'."""
+
 TENSOR_OVERLAP = "tensor-gemm"
 """Overlap of the tensor-parallel collectives where the layout overlaps them with the GEMMs that produce and consume
 them: Megatron-LM --tp-comm-overlap (TransformerEngine userbuffers) and torchtitan's AsyncTP (torch.compile +
@@ -501,7 +517,7 @@ def _expert_all_to_all(w: Workload, hw: Hardware, n: np.ndarray, ep: np.ndarray,
         node_copies = distinct_destinations(nodes, w.moe_top_k) * (nodes - 1.0) / nodes
         intra = per_copy * calls * gpus_copies * (local - 1.0) / local
         inter = per_copy * calls * node_copies
-    overlap = "compute" if hw.ep_overlap else "none"
+    overlap = EXPERT_OVERLAPPED if hw.ep_overlap else "none"
     return Collective(N_("expert all-to-all"), "all-to-all", msg * np.ones_like(n), calls * np.ones_like(n), intra * np.ones_like(n),
                       inter * np.ones_like(n), intra / hw.intra_bw + inter / hw.inter_bw_per_gpu, overlap)
 
@@ -519,7 +535,7 @@ def exposed_communication(plan: list[Collective], compute: np.ndarray, accumulat
     of the steps (its calls per step, averaged over the run: PowerSGD's uncompressed start): each phase hides behind the
     backward passes of its own steps, so a warm-up that cannot hide is not averaged away by the compressed steps that can."""
     total: dict[str, Any] = {"none": 0.0, "backward": 0.0, LAST_BACKWARD: 0.0, "compute": 0.0, "warm-up": 0.0, ATTENTION: 0.0,
-                             TENSOR_OVERLAP: 0.0, FIRST_FORWARD: 0.0}
+                             TENSOR_OVERLAP: 0.0, FIRST_FORWARD: 0.0, EXPERT_OVERLAPPED: 0.0}
     warm_share: Any = 0.0
     for c in plan:
         total[c.overlap] = total[c.overlap] + c.seconds
@@ -533,7 +549,9 @@ def exposed_communication(plan: list[Collective], compute: np.ndarray, accumulat
         + np.maximum(0.0, total[LAST_BACKWARD] - (1.0 - warm_share) * last)
         + np.maximum(0.0, total["warm-up"] - warm_share * last)
         + np.maximum(0.0, total[FIRST_FORWARD] - (1.0 - OVERLAP_BACKWARD) * compute / np.maximum(np.asarray(accumulation, dtype=float), 1.0))
-        + np.maximum(0.0, total["compute"] - compute)
+        + np.maximum(0.0, total["compute"] + EP_OVERLAP_RATIO * total[EXPERT_OVERLAPPED] - compute)
+        + (1.0 - EP_OVERLAP_RATIO) * total[EXPERT_OVERLAPPED]
+        + EP_OVERLAP_SM_COST * np.minimum(EP_OVERLAP_RATIO * total[EXPERT_OVERLAPPED], compute)
         + np.maximum(0.0, total[ATTENTION] - attention)
         + np.maximum(0.0, total[TENSOR_OVERLAP] - gemm)
     )
