@@ -141,3 +141,53 @@ def test_an_overlapped_all_to_all_leaves_seven_percent_and_slows_what_it_hides_b
     # more than the computation can cover: what does not fit waits as well
     assert float(exposed_communication([a2a(20.0, EXPERT_OVERLAPPED)], compute)[0]) == pytest.approx(
         0.07 * 20 + (0.93 * 20 - 10) + 0.20 * 10)
+
+
+# ---- sliding-window attention: work that stops growing with the sequence past the window
+
+@pytest.mark.parametrize("extra, window", [
+    ({"sliding_window": 128, "layer_types": ["sliding_attention", "full_attention"] * 12}, (128, 50.0)),  # GPT-OSS
+    ({"sliding_window": 1024, "sliding_window_pattern": 6}, (1024, 500 / 6)),                           # Gemma 3
+    ({"sliding_window": 4096, "model_type": "gemma2"}, (4096, 50.0)),                                   # Gemma 2
+    ({"sliding_window": 4096}, (4096, 100.0)),                                                          # Mistral 7B v0.1
+    ({"sliding_window": 131072, "use_sliding_window": False}, None),                                    # Qwen2/Qwen3: unused
+    ({"sliding_window": None}, None),
+])
+def test_a_config_gives_its_sliding_window_and_the_layers_that_use_it(extra, window):
+    from advisor.inputs.hfconfig import model_fields
+
+    cfg = {"num_hidden_layers": 24, "hidden_size": 2880, "num_attention_heads": 64, "vocab_size": 201088, **extra}
+    out = model_fields(cfg)
+    got = (out["sliding_window"], out["sliding_window_layers_pct"]) if "sliding_window" in out else None
+    assert got == (pytest.approx(window) if window else None)
+
+
+def test_gpt_oss_attention_is_priced_at_its_window_on_half_its_layers():
+    seq = 8192
+    w = estimate_all(_answers({"config": str(HF / "gpt-oss-20b.json"), "seq_len": seq}))[1]["workload"]
+    full = 12.0 * 24 * (64 * 64) * seq
+    window_layer = (2 * 128 / seq - (128 / seq) ** 2)  # a causal 128-token window against full causal attention
+    assert w.attention_flops_per_token == pytest.approx(full * (0.5 + 0.5 * window_layer))
+    # the same model told it has no window pays for full attention on every layer
+    from msgspec.structs import replace
+
+    plain = replace(w, shape=replace(w.shape, sliding_window=None, window_share=0.0))
+    assert plain.attention_flops_per_token == pytest.approx(full)
+
+
+def test_a_window_share_without_a_window_is_refused_in_one_line():
+    from advisor.base.errors import AnswerError
+
+    with pytest.raises(AnswerError, match="give sliding_window"):
+        _answers({"params": "7B", "sliding_window_layers_pct": 50})
+
+
+@pytest.mark.parametrize("lang, says", [("en", "50% of the layers attend to the last 128 tokens only"),
+                                        ("zh", "50% 的层只看最近 128 个 token")])
+def test_the_memo_says_the_window_it_priced(tmp_path, lang, says):
+    from .conftest import run_cli
+
+    answers = tmp_path / "a.yaml"
+    answers.write_text(f"model: {{config: '{HF / 'gpt-oss-20b.json'}', seq_len: 8192}}\ntraining: {{tokens: 10B}}\n"
+                       "cluster: {gpu: h100, gpus: 8}\nbudget: {price_per_gpu_hour: 2}\n")
+    assert says in run_cli("--lang", lang, "advise", str(answers), "--format", "md").stdout

@@ -472,6 +472,11 @@ def assumptions(ev: Evaluation) -> list[str]:
         out.append(_("Attention runs over {heads} heads of {size} ({width} wide where the hidden size is {hidden}): its work is "
                      "priced at that width.", heads=shape.heads, size=shape.head_dim, width=f"{shape.attention_width:,.0f}",
                      hidden=f"{shape.hidden:,}"))
+    if shape.sliding_window and shape.window_share > 0:
+        out.append(_("Sliding-window attention: {pct}% of the layers attend to the last {window} tokens only, so their attention "
+                     "work is priced at that window ({share}% of a full layer's at {seq} tokens).", pct=f"{100 * shape.window_share:.0f}",
+                     window=f"{shape.sliding_window:,}", seq=f"{ev.context['workload'].seq_len:,}",
+                     share=f"{100 * shape.window_work(ev.context['workload'].seq_len):.0f}"))
     measured = ev.context.get("measured")
     if measured:
         out.append(_("Calibrated to the measured step: {strategy} on {gpus} GPUs ran {measured} tokens/s where the estimate said "

@@ -230,7 +230,7 @@ def fp8_recipe_of(w: Workload, megatron: bool = False) -> str:
 def fp8_time_factor(w: Workload, megatron: bool = False) -> float:
     """Compute time under FP8 as a share of bf16's: the linear layers at the recipe's GEMM speedup, attention unchanged."""
     recipe = FP8_RECIPES[fp8_recipe_of(w, megatron)]
-    share = linear_share(w.shape.layers, w.shape.attention_width, w.seq_len, w.active_params)
+    share = linear_share(w.shape.layers, w.shape.attention_width, w.shape.attention_context(w.seq_len), w.active_params)
     return (1.0 - share) + share / recipe.gemm_speedup
 
 
@@ -323,6 +323,28 @@ class Shape(Struct, frozen=True):
     """Width of one attention head where the model states its own (model.head_dim, config.json 'head_dim'); None: hidden /
     heads. Qwen3 and GPT-OSS set it apart from the hidden size (Qwen3-30B-A3B: 32 heads of 128 at hidden 2,048)."""
 
+    sliding_window: int | None = None
+    """Tokens a sliding-window layer attends back (model.sliding_window); None: every layer attends to the whole sequence."""
+    window_share: float = 0.0
+    """Share of layers with the sliding window (model.sliding_window_layers_pct / 100; 1 where only the window is given)."""
+
+    def attention_context(self, seq_len: float) -> float:
+        """Keys a token's attention works over, averaged over the layers, in the units of ATTENTION_FLOPS_PER_LAYER_TOKEN
+        (the whole sequence for a full layer). A causal window of W over s tokens does s·W - W²/2 query-key products
+        where full causal attention does s²/2: 2W - W²/s of the s a full layer counts (s where W >= s). GPT-OSS's
+        128-token window at 4,096 tokens: 6% of a full layer's work on half its layers."""
+        s = float(seq_len)
+        if not self.sliding_window or self.window_share <= 0.0:
+            return s
+        return s * ((1.0 - self.window_share) + self.window_share * self.window_work(seq_len))
+
+    def window_work(self, seq_len: float) -> float:
+        """A sliding-window layer's attention work as a share of a full layer's at ``seq_len`` tokens: 2W/s - (W/s)²."""
+        if not self.sliding_window:
+            return 1.0
+        r = min(float(self.sliding_window), float(seq_len)) / max(float(seq_len), 1.0)
+        return 2.0 * r - r * r
+
     @property
     def kv_share(self) -> float:
         """Keys and values as a share of full-width multi-head ones (8 of 32 heads: 0.25)."""
@@ -407,7 +429,7 @@ class Workload(Struct, frozen=True):
     @property
     def attention_flops_per_token(self) -> float:
         """Attention scores and their product with the values, over the queries' width (Shape.attention_width)."""
-        return ATTENTION_FLOPS_PER_LAYER_TOKEN * self.shape.layers * self.shape.attention_width * self.seq_len
+        return ATTENTION_FLOPS_PER_LAYER_TOKEN * self.shape.layers * self.shape.attention_width * self.shape.attention_context(self.seq_len)
 
     @property
     def flops_per_token(self) -> float:
@@ -528,6 +550,9 @@ def workload_from(answers: Answers) -> Workload:
         shape = replace(shape, kv_heads=m.kv_heads)
     if m.head_dim is not None:
         shape = replace(shape, head_dim=m.head_dim)
+    if m.sliding_window is not None:
+        pct = 100.0 if m.sliding_window_layers_pct is None else m.sliding_window_layers_pct
+        shape = replace(shape, sliding_window=m.sliding_window, window_share=pct / 100.0)
     if m.config is not None and shape.source == "given":
         shape = replace(shape, source=f"{m.config}")
     fp32 = t.precision == "fp32"

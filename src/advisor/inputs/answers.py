@@ -291,6 +291,17 @@ class ModelSection(_Section):
         description="Width of one attention head, where the model sets its own (config.json 'head_dim': Qwen3-30B-A3B 128 at "
         "hidden 2048, GPT-OSS 64). Attention work runs over heads x head_dim. If omitted, hidden_size / attention_heads.",
     )
+    sliding_window: Count | None = Field(
+        default=None,
+        description="Tokens a sliding-window attention layer looks back, where the model has such layers (config.json "
+        "'sliding_window': GPT-OSS 128, Gemma 3 1024, Mistral 7B v0.1 4096). Those layers' attention work stops growing "
+        "with the sequence past the window. If omitted, every layer attends to the whole sequence.",
+    )
+    sliding_window_layers_pct: Percent | None = Field(
+        default=None,
+        description="Share of layers, in percent, that use the sliding window (GPT-OSS alternates: 50; Gemma 3 five in "
+        "six: 83). Default 100 where sliding_window is given.",
+    )
     seq_len: Count = Field(default=2048, description="Training sequence length in tokens (default 2048, as in Megatron-LM 2021 and llm-foundry benchmarks).")
     vocab_size: Count = Field(default=32000, description="Vocabulary size (default 32,000, LLaMA's; arXiv:2302.13971).")
     active_params: Annotated[Quantity, PARAMS_RANGE] | None = Field(default=None, description="Mixture-of-experts only: parameters active per token; compute uses this, memory uses params.")
@@ -329,6 +340,8 @@ class ModelSection(_Section):
     def _active_not_more_than_total(self) -> "ModelSection":
         if self.active_params is not None and self.active_params > self.params:
             raise ValueError(_("active_params cannot exceed params"))
+        if self.sliding_window_layers_pct is not None and self.sliding_window is None:
+            raise ValueError(_("give sliding_window (the window's length in tokens) with sliding_window_layers_pct"))
         if self.experts is not None and self.experts <= self.experts_per_token:
             raise ValueError(_("experts ({experts}) must be more than experts_per_token ({k})", experts=self.experts, k=self.experts_per_token))
         moe = self.active_params is not None and self.active_params < self.params

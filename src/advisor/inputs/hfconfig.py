@@ -61,6 +61,26 @@ def model_fields(cfg: dict[str, Any], path: str = "config.json") -> dict[str, An
         raise ConfigError(str(exc) if str(exc).startswith(path) else f"{path}: {exc}") from None
 
 
+def _sliding_window(cfg: dict[str, Any], layers: int) -> tuple[int, float] | None:
+    """(window, percent of layers) where the config's model attends through a sliding window: 'layer_types' names each
+    layer (GPT-OSS alternates 'sliding_attention' and 'full_attention'); Gemma 3 sets 'sliding_window_pattern' (one full
+    layer in six); Gemma 2 alternates; a window with none of these covers every layer (Mistral 7B v0.1). Qwen2/Qwen3 carry
+    a 'sliding_window' they do not use ('use_sliding_window': false)."""
+    window = _int(cfg, "sliding_window")
+    if not window or cfg.get("use_sliding_window") is False:
+        return None
+    kinds = cfg.get("layer_types")
+    if isinstance(kinds, list) and kinds:
+        sliding = sum(1 for k in kinds if isinstance(k, str) and "sliding" in k)
+        return (window, 100.0 * sliding / len(kinds)) if sliding else None
+    pattern = _int(cfg, "sliding_window_pattern")
+    if pattern and pattern > 1:
+        return window, 100.0 * (pattern - 1) / pattern
+    if str(cfg.get("model_type", "")).startswith("gemma2"):
+        return window, 50.0
+    return window, 100.0
+
+
 def _model_fields(cfg: dict[str, Any], path: str) -> dict[str, Any]:
     if isinstance(cfg.get("text_config"), dict):  # multimodal wrappers (Llama 4, Qwen-VL) keep the LM under text_config
         cfg = {**cfg, **cfg["text_config"]}
@@ -118,6 +138,9 @@ def _model_fields(cfg: dict[str, Any], path: str) -> dict[str, Any]:
         out["head_dim"] = max(1, (nope + rope + v_dim) // 2)
     elif head_dim * heads != h:  # Qwen3, GPT-OSS, Gemma: heads of their own size, apart from hidden / heads
         out["head_dim"] = head_dim
+    window = _sliding_window(cfg, L)
+    if window is not None:
+        out["sliding_window"], out["sliding_window_layers_pct"] = window
     if experts > 1 and top_k:
         active_moe = attention + top_k * 3 * h * expert_ffn + h * experts + shared + norms
         out["active_params"] = float(dense_layers * per_dense + moe_layers * active_moe + embeddings)
