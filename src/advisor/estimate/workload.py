@@ -142,7 +142,7 @@ gradients and optimizer states stay in bf16/fp32 (torchtitan docs/float8.md: Flo
 float8 for each matmul), so model-state memory does not change."""
 
 
-def linear_share(layers: int, width: float, seq_len: int, params: float) -> float:
+def linear_share(layers: int, width: float, seq_len: float, params: float) -> float:
     """The share of a step's FLOPs in the linear layers, the only ones FP8 runs (Float8Linear / TransformerEngine's
     te.Linear; attention stays bf16): 6N against 6N + 12·L·w·s, w the attention width (Shape.attention_width)."""
     linear = 6.0 * params
