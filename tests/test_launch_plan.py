@@ -171,6 +171,9 @@ def valid_answers(draw) -> dict:
         model["kv_heads"] = draw(st.sampled_from([1, 8]))  # multi-query or Llama 3's grouped-query attention
     if draw(st.integers(0, 3)) == 0:
         model["head_dim"] = draw(st.sampled_from([64, 128, 256]))  # a head size of its own (Qwen3, GPT-OSS, Gemma)
+    if draw(st.integers(0, 3)) == 0:  # sliding-window attention on every layer, every other one, or five in six
+        model["sliding_window"] = draw(st.sampled_from([128, 1024, 4096]))
+        model["sliding_window_layers_pct"] = draw(st.sampled_from([100, 50, 500 / 6]))
     if params >= 7 and draw(st.integers(0, 3)) == 0:
         model["active_params"] = f"{params * draw(st.sampled_from([0.1, 0.25, 0.4])):.3g}B"
         k = draw(st.sampled_from([1, 2, 8]))
@@ -309,6 +312,8 @@ def megatron_config_from_flags(flags: dict[str, str | bool], TransformerConfig):
         # The priced model's shape (issue 31): grouped-query attention, the feed-forward width, SwiGLU, RMSNorm.
         num_query_groups=int(flags["--num-query-groups"]) if "--group-query-attention" in flags else None,
         kv_channels=int(flags["--kv-channels"]) if "--kv-channels" in flags else None,
+        window_size=tuple(int(x) for x in str(flags["--window-size"]).split(",")) if "--window-size" in flags else None,
+        window_attn_skip_freq=int(flags["--window-attn-skip-freq"]) if "--window-attn-skip-freq" in flags else None,
         ffn_hidden_size=int(flags["--ffn-hidden-size"]) if "--ffn-hidden-size" in flags else None,
         gated_linear_unit="--swiglu" in flags, normalization=str(flags.get("--normalization", "LayerNorm")),
     )

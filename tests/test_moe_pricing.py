@@ -191,3 +191,19 @@ def test_the_memo_says_the_window_it_priced(tmp_path, lang, says):
     answers.write_text(f"model: {{config: '{HF / 'gpt-oss-20b.json'}', seq_len: 8192}}\ntraining: {{tokens: 10B}}\n"
                        "cluster: {gpu: h100, gpus: 8}\nbudget: {price_per_gpu_hour: 2}\n")
     assert says in run_cli("--lang", lang, "advise", str(answers), "--format", "md").stdout
+
+
+def test_the_megatron_files_train_the_window_they_priced():
+    """Megatron-LM's --window-size W,0 and --window-attn-skip-freq N (one full layer in N), as NVIDIA's GPT-OSS
+    conversion passes them ('--window-size 128,0', '--window-attn-skip-freq 2'): the files train what was priced."""
+    from advisor.decision.advice import advise
+    from advisor.decision.deployment import deployment
+    from advisor.knowledge.rules import load_rules
+    from advisor.outputs.artifacts import megatron_args, megatron_model, window_skip_freq
+
+    a = _answers({"config": str(HF / "gpt-oss-20b.json")}, cluster={"gpu": "h100-sxm", "gpus": 16})
+    advice = advise(a, load_rules())
+    d = deployment(advice.evaluation, "megatron-3d")
+    flags = megatron_args(d, megatron_model(d, advice.evaluation.context["workload"]))
+    assert "--window-size 128,0" in flags and "--window-attn-skip-freq 2" in flags and "--kv-channels 64" in flags
+    assert (window_skip_freq(500 / 6 / 100), window_skip_freq(1.0)) == (6, None)  # Gemma 3's five in six; every layer

@@ -171,6 +171,11 @@ class MegatronModel(Struct, frozen=True):
     shared_expert_ffn: int | None = None
     kv_channels: int | None = None
     """The head size where the answers set one apart from hidden / heads (Shape.head_dim): Megatron-LM's --kv-channels."""
+    window: int | None = None
+    """Sliding-window attention's window in tokens (Shape.sliding_window): Megatron-LM's --window-size W,0 (causal)."""
+    window_skip_freq: int | None = None
+    """One full-attention layer after every N - 1 window layers (Megatron-LM's --window-attn-skip-freq N; GPT-OSS 2,
+    Gemma 3 6); None where every layer has the window."""
 
     def params(self, d: Deployment, active: bool = False) -> float:
         """Parameters this model has (the routed experts' share only its top-k when ``active``), embedding unpadded."""
@@ -200,18 +205,29 @@ def megatron_model(d: Deployment, w: Workload) -> MegatronModel:
     kv = math.gcd(d.attention_heads, w.shape.kv_heads or d.attention_heads)
     padded = -(-w.vocab // (MEGATRON_VOCAB_DIVISOR * tp)) * MEGATRON_VOCAB_DIVISOR * tp
     channels = w.shape.head_dim if w.shape.head_dim and w.shape.head_dim * d.attention_heads != h else None
-    bare = MegatronModel(kv_heads=kv, ffn_hidden=0, vocab=w.vocab, padded_vocab=padded, kv_channels=channels)
+    window = w.shape.sliding_window if w.shape.sliding_window and w.shape.window_share > 0 else None
+    skip = window_skip_freq(w.shape.window_share) if window else None
+    bare = MegatronModel(kv_heads=kv, ffn_hidden=0, vocab=w.vocab, padded_vocab=padded, kv_channels=channels, window=window,
+                         window_skip_freq=skip)
     fixed = bare.params(d)  # attention, norms and embedding
     if d.experts is None:
         return MegatronModel(kv_heads=kv, ffn_hidden=_width((w.params - fixed) / (3 * h * layers), tp), vocab=w.vocab, padded_vocab=padded,
-                             kv_channels=channels)
+                             kv_channels=channels, window=window, window_skip_freq=skip)
     # Where attention, router and embedding already exceed the priced dense share (multi-head attention on a shape solved
     # from the active parameters), the experts take what the total leaves: the memory the plan priced.
     expert = _width((w.params - max(fixed, w.dense_params)) / (3 * h * layers * d.experts), tp)
     rest = (w.dense_params - fixed) / (3 * h * layers)  # the dense share beyond attention, router and embedding
     shared = _width(rest, tp) if rest >= FFN_MULTIPLE / 2 else None
     return MegatronModel(kv_heads=kv, ffn_hidden=expert, vocab=w.vocab, padded_vocab=padded, moe_ffn_hidden=expert, shared_expert_ffn=shared,
-                         kv_channels=channels)
+                         kv_channels=channels, window=window, window_skip_freq=skip)
+
+
+def window_skip_freq(share: float) -> int | None:
+    """Megatron-LM's --window-attn-skip-freq for a share of window layers: N where one layer in N attends fully (share
+    1 - 1/N: GPT-OSS's alternation 0.5 is 2, Gemma 3's five in six is 6); None where every layer has the window."""
+    if share >= 1.0 - 1e-9:
+        return None
+    return max(2, int(round(1.0 / (1.0 - share))))
 
 
 def microbatch_group(pipeline: int, micro_batches: int) -> int | None:
@@ -239,6 +255,10 @@ def megatron_args(d: Deployment, m: MegatronModel | None = None) -> list[str]:
             flags += ["--group-query-attention", f"--num-query-groups {m.kv_heads}"]
         if m.kv_channels:
             flags.append(f"--kv-channels {m.kv_channels}")  # heads x head size apart from the hidden size (Qwen3, GPT-OSS)
+        if m.window:
+            flags.append(f"--window-size {m.window},0")  # sliding-window attention, causal (GPT-OSS: 128,0)
+            if m.window_skip_freq:
+                flags.append(f"--window-attn-skip-freq {m.window_skip_freq}")
         flags += [f"--ffn-hidden-size {m.ffn_hidden}", "--swiglu", "--normalization RMSNorm", "--position-embedding-type rope",
                   f"--vocab-size {m.vocab}", f"--make-vocab-size-divisible-by {MEGATRON_VOCAB_DIVISOR}"]
         if d.experts is None:
