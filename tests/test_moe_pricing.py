@@ -207,3 +207,78 @@ def test_the_megatron_files_train_the_window_they_priced():
     flags = megatron_args(d, megatron_model(d, advice.evaluation.context["workload"]))
     assert "--window-size 128,0" in flags and "--window-attn-skip-freq 2" in flags and "--kv-channels 64" in flags
     assert (window_skip_freq(500 / 6 / 100), window_skip_freq(1.0)) == (6, None)  # Gemma 3's five in six; every layer
+
+
+# ---- user try 10: config windows and head sizes read as transformers builds them, and refused where they cannot hold
+
+@pytest.mark.parametrize("extra, window", [
+    ({"sliding_window": 1024, "sliding_window_pattern": 1}, None),  # every layer full: (i + 1) % 1 == 0
+    ({"sliding_window": 4096, "use_sliding_window": True, "max_window_layers": 12}, (4096, 50.0)),  # Qwen2: layers 12-23 slide
+    ({"sliding_window": 4096, "use_sliding_window": True, "max_window_layers": 24}, None),
+])
+def test_window_patterns_read_as_transformers_builds_them(extra, window):
+    from advisor.inputs.hfconfig import model_fields
+
+    out = model_fields({"num_hidden_layers": 24, "hidden_size": 2880, "num_attention_heads": 64, "vocab_size": 1000, **extra})
+    assert ((out["sliding_window"], out["sliding_window_layers_pct"]) if "sliding_window" in out else None) == window
+
+
+@pytest.mark.parametrize("extra, key", [
+    ({"sliding_window": 1024, "sliding_window_pattern": 0}, "sliding_window_pattern"),
+    ({"sliding_window": 1024, "sliding_window_pattern": -6}, "sliding_window_pattern"),
+    ({"sliding_window": 1024, "sliding_window_pattern": "six"}, "sliding_window_pattern"),
+    ({"sliding_window": "4096"}, "sliding_window"),
+    ({"sliding_window": -4096}, "sliding_window"),
+    ({"sliding_window": 4096.0}, "sliding_window"),
+    ({"head_dim": 0}, "head_dim"),
+    ({"head_dim": "128"}, "head_dim"),
+])
+def test_a_bad_window_or_head_size_in_a_config_is_refused_naming_the_key(tmp_path, extra, key):
+    import json
+
+    from advisor.base.errors import AnswerError
+
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"num_hidden_layers": 24, "hidden_size": 2880, "num_attention_heads": 64, "vocab_size": 1000, **extra}))
+    with pytest.raises(AnswerError) as err:
+        _answers({"config": str(path)})
+    assert f"'{key}' must be a positive whole number" in str(err.value) and "\n" not in str(err.value)
+
+
+def test_sliding_window_null_turns_the_configs_window_off():
+    data = with_(MINIMAL, model={"params": None, "config": str(HF / "gpt-oss-20b.json")})
+    data["model"]["sliding_window"] = None  # as 'sliding_window: null' in the file (with_ would drop the key)
+    m = answers_from_mapping(data).model
+    assert (m.sliding_window, m.sliding_window_layers_pct) == (None, None)
+
+
+@pytest.mark.parametrize("model, says", [
+    ({"params": "7B", "hidden_size": 4096, "head_dim": 100000}, "check head_dim"),
+    ({"params": "7B", "hidden_size": 4096, "attention_heads": 32, "head_dim": 7}, "check head_dim"),
+    ({"params": "7B", "sliding_window": 4096, "sliding_window_layers_pct": 0.5}, "for half the layers write 50"),
+])
+def test_a_head_size_or_window_share_that_cannot_be_meant_is_refused(model, says):
+    from advisor.base.errors import AnswerError
+
+    with pytest.raises(AnswerError, match=says):
+        answers_from_mapping(with_(MINIMAL, model=model))
+
+
+def test_the_memo_says_a_window_as_long_as_the_sequence_saves_nothing_and_keeps_quiet_about_ordinary_heads(tmp_path):
+    from .conftest import run_cli
+
+    answers = tmp_path / "a.yaml"
+    answers.write_text("model: {params: 7B, hidden_size: 4096, attention_heads: 32, head_dim: 128, seq_len: 2048, sliding_window: 4096}\n"
+                       "training: {tokens: 10B}\ncluster: {gpu: h100, gpus: 8}\nbudget: {price_per_gpu_hour: 2}\n")
+    memo = run_cli("advise", str(answers), "--format", "md").stdout
+    assert "window is no shorter than the 2,048-token sequence, so it saves nothing here" in memo
+    assert "Attention runs over" not in memo  # 32 heads of 128 are the hidden size: nothing to say
+    report = __import__("json").loads(run_cli("advise", str(answers), "--format", "json").stdout)
+    assert (report["shape"]["sliding_window"], report["shape"]["sliding_window_layers_pct"]) == (4096, 100.0)
+
+
+@pytest.mark.parametrize("typed, tokens", [("32k", 32768), ("128K", 131072), ("1M", 1048576), ("4k", 4096), ("3k", 3000),
+                                           ("32,000", 32000), (8192, 8192), ("8,192", 8192)])
+def test_a_context_named_in_k_is_the_binary_size_context_windows_are_named_by(typed, tokens):
+    """User try 10: 'what if the context is 32k?' priced 32,000 tokens, and '16k' on a 16,384-token plan read as a change."""
+    assert answers_from_mapping(with_(MINIMAL, model={"seq_len": typed})).model.seq_len == tokens

@@ -382,7 +382,8 @@ class Advice(Struct):
                 "active_params": float(ctx["workload"].active_params),
             },
             "shape": {"layers": shape.layers, "hidden_size": shape.hidden, "attention_heads": shape.heads, "source": shape.source,
-                      "head_dim": shape.head_dim},
+                      "head_dim": shape.head_dim, "sliding_window": shape.sliding_window,
+                      "sliding_window_layers_pct": 100.0 * shape.window_share if shape.sliding_window else None},
             "method": self.method_dict(),
             "assumptions": assumptions(self.evaluation),
             "answers": self.answers_as_given(),
@@ -468,15 +469,18 @@ def assumptions(ev: Evaluation) -> list[str]:
     shape = ev.context["workload"].shape
     out.append(_("Model shape: {layers} layers, hidden {hidden}, {heads} heads ({source}).", layers=shape.layers, hidden=shape.hidden,
                  heads=shape.heads, source=shape_source_words(shape.source)))
-    if shape.head_dim:
+    if shape.head_dim and shape.attention_width != shape.hidden:
         out.append(_("Attention runs over {heads} heads of {size} ({width} wide where the hidden size is {hidden}): its work is "
                      "priced at that width.", heads=shape.heads, size=shape.head_dim, width=f"{shape.attention_width:,.0f}",
                      hidden=f"{shape.hidden:,}"))
-    if shape.sliding_window and shape.window_share > 0:
+    seq = ev.context["workload"].seq_len
+    if shape.sliding_window and shape.window_share > 0 and shape.sliding_window >= seq:
+        out.append(_("Sliding-window attention: the {window}-token window is no shorter than the {seq}-token sequence, so it "
+                     "saves nothing here; it would at longer sequences.", window=f"{shape.sliding_window:,}", seq=f"{seq:,}"))
+    elif shape.sliding_window and shape.window_share > 0:
         out.append(_("Sliding-window attention: {pct}% of the layers attend to the last {window} tokens only, so their attention "
                      "work is priced at that window ({share}% of a full layer's at {seq} tokens).", pct=f"{100 * shape.window_share:.0f}",
-                     window=f"{shape.sliding_window:,}", seq=f"{ev.context['workload'].seq_len:,}",
-                     share=f"{100 * shape.window_work(ev.context['workload'].seq_len):.0f}"))
+                     window=f"{shape.sliding_window:,}", seq=f"{seq:,}", share=f"{100 * shape.window_work(seq):.0f}"))
     measured = ev.context.get("measured")
     if measured:
         out.append(_("Calibrated to the measured step: {strategy} on {gpus} GPUs ran {measured} tokens/s where the estimate said "

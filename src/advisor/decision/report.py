@@ -274,6 +274,8 @@ class Shape(_Part):
     attention_heads: int
     source: str
     head_dim: int | None = Field(default=None, description="Width of one attention head where the model sets it apart from hidden_size / attention_heads (model.head_dim).")
+    sliding_window: int | None = Field(default=None, description="Tokens a sliding-window attention layer attends back (model.sliding_window); null: full attention.")
+    sliding_window_layers_pct: float | None = Field(default=None, description="Percent of the layers with the sliding window.")
 
 
 class MethodReport(_Part):

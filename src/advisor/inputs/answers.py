@@ -110,6 +110,20 @@ def _count(value: Any) -> int:
     return int(value)
 
 
+_CONTEXT_SIZE = re.compile(r"\s*(\d{1,4})\s*([kKmM])\s*")
+
+
+def _seq_len(value: Any) -> int:
+    """A sequence length: '32k' and '128K' are the binary sizes context windows are named by (Llama 3.1's '128K context'
+    is max_position_embeddings 131,072 in its config.json), so a power of two before k or M counts 1,024s or 1,048,576s;
+    anything else reads as any count ('2,000', '3k' = 3,000)."""
+    if isinstance(value, str):
+        m = _CONTEXT_SIZE.fullmatch(value)
+        if m and int(m.group(1)) > 0 and int(m.group(1)) & (int(m.group(1)) - 1) == 0:
+            return _count(int(m.group(1)) * (1024 if m.group(2) in "kK" else 1024 * 1024))
+    return _count(value)
+
+
 def _strict_bool(value: Any) -> bool:
     if not isinstance(value, bool):
         raise ValueError(_("expected true or false, got {what}", what=_describe(value)))
@@ -244,6 +258,7 @@ def _number_or_text(kind: str, pattern: str, examples: list[Any]) -> WithJsonSch
 Quantity = Annotated[float, BeforeValidator(_quantity), _number_or_text("number", quantity_pattern(), [7e9, "7B", "70亿", "1.3 billion"])]
 PositiveNumber = Annotated[float, BeforeValidator(_positive_number), _number_or_text("number", quantity_pattern(), [1600, "1,600", "1.6k"])]
 Count = Annotated[int, BeforeValidator(_count), _number_or_text("integer", quantity_pattern(), [64, "1,024", "2k"])]
+SeqLen = Annotated[int, BeforeValidator(_seq_len), _number_or_text("integer", quantity_pattern(), [8192, "8,192", "32k"])]
 Money = Annotated[float, BeforeValidator(_money), _number_or_text("number", money_pattern(), [2.5, "$3.5", "¥10", "2,000,000", "50万"])]
 Price = Annotated[float, BeforeValidator(_price), _number_or_text("number", price_pattern(), [2.5, "$3.5", "¥10", "10元/小时"])]
 Days = Annotated[float, BeforeValidator(_days), _number_or_text("number", duration_pattern(), [3, "3d", "3 days", "3天", "72h"])]
@@ -268,6 +283,10 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True, defer_build=True)
 
 
+HEAD_WIDTH_RATIO = 4.0
+"""How far heads x head_dim may sit from the hidden size before the answers ask to check it: published models reach 2x
+(Qwen3-30B-A3B 4,096 at 2,048) and 2.9x (DeepSeek-V3's latent attention priced at 20,480 against 7,168)."""
+
 DEFAULT_EXPERTS = 8
 """Routed experts assumed for a mixture of experts that does not say: Mixtral 8x7B's 8 (arXiv:2401.04088 Sec 2.1)."""
 
@@ -277,9 +296,10 @@ class ModelSection(_Section):
 
     config: str | None = Field(
         default=None, max_length=4096,
-        description="Path to the model's Hugging Face config.json (Llama, Qwen, Mixtral, DeepSeek families), read from disk: "
-        "params, layers, hidden size, heads, key-value heads, vocabulary, tied embeddings and experts come from it; a "
-        "value given here as well wins. A relative path is read from the working directory.",
+        description="Path to the model's Hugging Face config.json (Llama, Qwen, Mistral, Mixtral, Gemma, GPT-OSS, DeepSeek "
+        "families), read from disk: params, layers, hidden size, heads, key-value heads, head size, sliding window, "
+        "vocabulary, tied embeddings and experts come from it; a value given here as well wins (sliding_window: null "
+        "turns the config's window off). A relative path is read from the working directory.",
     )
     params: Annotated[Quantity, PARAMS_RANGE] = Field(description="Total parameter count, e.g. 7B, 1.3b, 70e9. Drives memory and compute.")
     layers: Count | None = Field(default=None, description="Transformer layers. If omitted, taken from the nearest published shape (Megatron-LM 2021 Table 1).")
@@ -302,7 +322,8 @@ class ModelSection(_Section):
         description="Share of layers, in percent, that use the sliding window (GPT-OSS alternates: 50; Gemma 3 five in "
         "six: 83). Default 100 where sliding_window is given.",
     )
-    seq_len: Count = Field(default=2048, description="Training sequence length in tokens (default 2048, as in Megatron-LM 2021 and llm-foundry benchmarks).")
+    seq_len: SeqLen = Field(default=2048, description="Training sequence length in tokens (default 2048, as in Megatron-LM 2021 and llm-foundry "
+                            "benchmarks); '32k' is 32,768, as context windows are named.")
     vocab_size: Count = Field(default=32000, description="Vocabulary size (default 32,000, LLaMA's; arXiv:2302.13971).")
     active_params: Annotated[Quantity, PARAMS_RANGE] | None = Field(default=None, description="Mixture-of-experts only: parameters active per token; compute uses this, memory uses params.")
     experts_per_token: Count = Field(
@@ -327,6 +348,8 @@ class ModelSection(_Section):
             derived = model_fields(read_config(data["config"]), data["config"])
         except ConfigError:
             return data
+        if "sliding_window" in data and data["sliding_window"] is None:
+            derived.pop("sliding_window_layers_pct", None)  # 'sliding_window: null' turns the config's window off, share and all
         return {**derived, **data}
 
     @field_validator("config")
@@ -342,6 +365,16 @@ class ModelSection(_Section):
             raise ValueError(_("active_params cannot exceed params"))
         if self.sliding_window_layers_pct is not None and self.sliding_window is None:
             raise ValueError(_("give sliding_window (the window's length in tokens) with sliding_window_layers_pct"))
+        if self.sliding_window_layers_pct is not None and 0 < self.sliding_window_layers_pct < 1:
+            raise ValueError(_("sliding_window_layers_pct is a percent: {value} is under one layer in a hundred; for half the "
+                               "layers write 50", value=_figure(self.sliding_window_layers_pct)))
+        if self.head_dim is not None and self.hidden_size is not None:
+            heads = self.attention_heads or max(1, round(self.hidden_size / 128))
+            width = heads * self.head_dim
+            if not self.hidden_size / HEAD_WIDTH_RATIO <= width <= HEAD_WIDTH_RATIO * self.hidden_size:
+                raise ValueError(_("attention_heads x head_dim = {width} against hidden_size {hidden}: more than {r}x apart (Qwen3 is "
+                                   "2x, DeepSeek-V3's latent attention 2.9x); check head_dim", width=f"{width:,}",
+                                   hidden=f"{self.hidden_size:,}", r=f"{HEAD_WIDTH_RATIO:g}"))
         if self.experts is not None and self.experts <= self.experts_per_token:
             raise ValueError(_("experts ({experts}) must be more than experts_per_token ({k})", experts=self.experts, k=self.experts_per_token))
         moe = self.active_params is not None and self.active_params < self.params

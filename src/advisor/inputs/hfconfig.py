@@ -61,23 +61,40 @@ def model_fields(cfg: dict[str, Any], path: str = "config.json") -> dict[str, An
         raise ConfigError(str(exc) if str(exc).startswith(path) else f"{path}: {exc}") from None
 
 
+def _positive(cfg: dict[str, Any], key: str) -> int | None:
+    """A key that, where the config gives it (not null), must be a positive whole number: a ConfigError naming it
+    otherwise, as the answers refuse the same value, rather than a shape silently priced without it."""
+    value = cfg.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(_("'{key}' must be a positive whole number (got {value})", key=key, value=repr(value)[:40]))
+    return _int(cfg, key)
+
+
 def _sliding_window(cfg: dict[str, Any], layers: int) -> tuple[int, float] | None:
-    """(window, percent of layers) where the config's model attends through a sliding window: 'layer_types' names each
-    layer (GPT-OSS alternates 'sliding_attention' and 'full_attention'); Gemma 3 sets 'sliding_window_pattern' (one full
-    layer in six); Gemma 2 alternates; a window with none of these covers every layer (Mistral 7B v0.1). Qwen2/Qwen3 carry
-    a 'sliding_window' they do not use ('use_sliding_window': false)."""
-    window = _int(cfg, "sliding_window")
+    """(window, percent of layers) where the config's model attends through a sliding window, as transformers builds it:
+    'layer_types' names each layer (GPT-OSS alternates 'sliding_attention' and 'full_attention'); Gemma 3's
+    'sliding_window_pattern' N makes every Nth layer full (layer i slides where (i + 1) % N != 0: five in six for 6, none
+    for 1); Gemma 2 alternates; Qwen2 slides only where 'use_sliding_window' is true, and then only the layers from
+    'max_window_layers' on; a window with none of these covers every layer (Mistral 7B v0.1)."""
+    window = _positive(cfg, "sliding_window")
     if not window or cfg.get("use_sliding_window") is False:
         return None
     kinds = cfg.get("layer_types")
     if isinstance(kinds, list) and kinds:
         sliding = sum(1 for k in kinds if isinstance(k, str) and "sliding" in k)
         return (window, 100.0 * sliding / len(kinds)) if sliding else None
-    pattern = _int(cfg, "sliding_window_pattern")
-    if pattern and pattern > 1:
+    if "sliding_window_pattern" in cfg:
+        pattern = _positive(cfg, "sliding_window_pattern")
+        if pattern is None or pattern == 1:
+            return None
         return window, 100.0 * (pattern - 1) / pattern
     if str(cfg.get("model_type", "")).startswith("gemma2"):
         return window, 50.0
+    if cfg.get("use_sliding_window") is True and "max_window_layers" in cfg:
+        full = min(layers, _positive(cfg, "max_window_layers") or 0)
+        return (window, 100.0 * (layers - full) / layers) if full < layers else None
     return window, 100.0
 
 
@@ -94,7 +111,7 @@ def _model_fields(cfg: dict[str, Any], path: str) -> dict[str, Any]:
                                 path=path, key=key))
     L, h, heads, vocab = (int(v) for v in need.values())  # type: ignore[arg-type]
     kv = _int(cfg, "num_key_value_heads", default=heads) or heads
-    head_dim = _int(cfg, "head_dim") or h // heads
+    head_dim = _positive(cfg, "head_dim") or h // heads
     ffn = _int(cfg, "intermediate_size", "ffn_dim", "n_inner", default=4 * h) or 4 * h
     tied = bool(cfg.get("tie_word_embeddings", False))
 

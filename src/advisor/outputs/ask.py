@@ -219,7 +219,7 @@ def parse_intents(data: Any, file: str) -> Intents:
                                  or any(isinstance(m, bool) or not isinstance(m, (int, float)) or not 0 < m < 1e3 for m in means.values())):
             raise IntentLoadError(f"{where}.means: a factor slot needs a field and a positive multiplier for every one of its values")
         if kind == "field":
-            value_rx = _field_names_rx() + r"\s*(?:=|:|to|is|of|at)?\s*[^\s,;?？]+"
+            value_rx = _field_names_rx() + r"\s*(?:=|:|to|is|of|at|是|为|改为|改成|设为)?\s*[^\s,;?？]+"
         elif kind == "strategy":
             value_rx = _alternation(list(names))
         elif kind == "term":
@@ -313,7 +313,7 @@ def _field_names_rx() -> str:
     return "(?:" + _alternation(list(answers_fields())) + ")"
 
 
-_FIELD_VALUE = re.compile(r"^([a-z_.]+?)\s*(?:=|:|to|is|of|at)?\s*([^\s,;?？]+)$", re.IGNORECASE)
+_FIELD_VALUE = re.compile(r"^([a-z_.]+?)\s*(?:=|:|to|is|of|at|是|为|改为|改成|设为)?\s*([^\s,;?？]+)$", re.IGNORECASE)
 
 
 @lru_cache(maxsize=1)
