@@ -282,3 +282,17 @@ def test_the_memo_says_a_window_as_long_as_the_sequence_saves_nothing_and_keeps_
 def test_a_context_named_in_k_is_the_binary_size_context_windows_are_named_by(typed, tokens):
     """User try 10: 'what if the context is 32k?' priced 32,000 tokens, and '16k' on a 16,384-token plan read as a change."""
     assert answers_from_mapping(with_(MINIMAL, model={"seq_len": typed})).model.seq_len == tokens
+
+
+def test_a_new_project_with_nothing_runnable_is_not_told_about_a_today_it_does_not_have(tmp_path):
+    """User try 10: a LoRA of gpt-oss-20b at 32K with `current_strategy: none` read "Today's megatron-3d is ruled out here"."""
+    from .conftest import run_cli
+
+    answers = tmp_path / "a.yaml"
+    answers.write_text(f"model: {{config: '{HF / 'gpt-oss-20b.json'}', seq_len: 32k}}\n"
+                       "training: {method: lora, examples: 50k, tokens_per_example: 16000, current_strategy: none}\n"
+                       "cluster: {gpu: h100, gpus: 8}\nbudget: {price_per_gpu_hour: 20}\n")
+    for lang in ("en", "zh"):
+        out = run_cli("--lang", lang, "advise", str(answers)).stdout
+        assert "Today's" not in out and "现在的 megatron-3d" not in out
+        assert ("Liger Kernel" in out) and ("92.2 GB" in out)  # what crowds the GPU, and what takes it away

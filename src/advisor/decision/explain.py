@@ -283,6 +283,8 @@ def today_cannot_run(advice: Advice) -> str | None:
     t = advice.plan.today
     if t.runnable:
         return None
+    if advice.plan.greenfield:
+        return None  # nothing runs today: the blocking warning says why no option runs (user try 10: "Today's megatron-3d")
     if t.excluded:
         return _("Today's {strategy} is ruled out here: {why}", strategy=t.strategy, why=t.excluded[0])
     if advice.today.context.get("baseline_hours") is not None:

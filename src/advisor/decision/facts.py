@@ -19,7 +19,7 @@ from advisor.estimate import GB, StrategyEstimate, cost, estimate_all, judged_li
 
 from advisor.estimate.communication import powersgd_volume
 from advisor.estimate.finetune import finetune_facts
-from advisor.estimate.memory import powersgd_bytes
+from advisor.estimate.memory import logits_bytes, powersgd_bytes
 from advisor.estimate.workload import INTERRUPTIONS_PER_GPU_HOUR, fp8_time_factor, linear_share
 from advisor.knowledge.strategies import STATE_BYTES_PER_PARAM, powersgd_start_iter, spec
 from advisor.knowledge.vocabulary import FACTS
@@ -205,6 +205,10 @@ def _facts_at(a: Answers, estimates: dict[str, StrategyEstimate], columns: dict[
         **finetune_facts(ctx["workload"]),
     )
     f["replicated_states_ratio"] = f["replicated_states_gb"] / f["gpu_memory_gb"]
+    w = ctx["workload"]
+    f["vocab_size"] = float(w.vocab)
+    f["logits_gb"] = float(logits_bytes(w, 1.0, 1.0, 1.0)) / GB  # one sequence at TP1: what no data-parallel sharding splits
+    f["logits_share"] = f["logits_gb"] / f["gpu_memory_gb"]
     costs = {}
     for s, col in columns.items():
         hours = col["hours"][i]

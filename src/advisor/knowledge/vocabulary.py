@@ -125,6 +125,9 @@ def _registry() -> dict[str, FactSpec]:
         FactSpec("lora_rank", NUMBER, "LoRA/QLoRA adapter rank r (only when is_peft)."),
         FactSpec("adapter_params_m", NUMBER, "Trainable adapter parameters, millions (only when is_peft)."),
         FactSpec("adapter_params", NUMBER, "Trainable adapter parameters (only when is_peft); '{adapter_params:count}' words it."),
+        FactSpec("logits_gb", NUMBER, "The loss's output logits for one sequence on a Hugging Face (eager) stack, GB: sequence x vocabulary x 14 bytes (workload.EAGER_LOGITS_BYTES_PER_VOCAB); 0 on fused stacks."),
+        FactSpec("logits_share", NUMBER, "logits_gb / gpu_memory_gb: above ~0.25 the logits alone crowd the GPU whatever the sharding."),
+        FactSpec("vocab_size", NUMBER, "Vocabulary entries of the model."),
         FactSpec("frozen_base_gb", NUMBER, "The frozen base weights, GB: bf16 for lora, NF4 + double quantisation for qlora (only when is_peft)."),
     ]
     per_strategy = [
