@@ -109,7 +109,7 @@ def summary_rows(report: Report | Advice, user_text: Callable[[str], str] = str)
     rows = [
         (_("Framework"), FRAMEWORKS.get(t.strategy, t.strategy), FRAMEWORKS[d.recommendation.strategy]),
         (_("GPUs"), f"{t.gpus:,} × {today_gpu}", f"{d.recommendation.gpus:,} × {spot_name(gpu, p.chosen.spot)}"),
-        (_("Can run"), _runs_word(t), _runs_word(e)),
+        (_("Can run"), _runs_word(t), _("blocked: see the warnings") if d.recommendation.blocked else _runs_word(e)),
     ]
     if d.method is not None and d.method.asked != "pretrain":
         # Fine-tunes only, fourth (the TUI's headline box shows the rows from the fourth on).
@@ -144,8 +144,9 @@ def summary_rows(report: Report | Advice, user_text: Callable[[str], str] = str)
         rows.append((_("Run budget {amount}", amount=money(lim_run, cur)), today(run_word(p.today.cost)), run_word(p.chosen.cost)))
     if a.training.deadline_days is not None:
         dd = a.training.deadline_days
+        # A blocked plan meets nothing (user try 10: "Deadline 7 days: met" above "cannot be met with up to 32 GPUs").
         rows.append((_("Deadline {n} days", n=format_number(dd)), today(deadline_word(bool(p.today.meets_deadline), p.today.wall_clock_hours, dd)),
-                     deadline_word(bool(p.chosen.meets_deadline), p.chosen.wall_clock_hours, dd)))
+                     "—" if d.recommendation.blocked else deadline_word(bool(p.chosen.meets_deadline), p.chosen.wall_clock_hours, dd)))
     rows += posttrain_rows(d, a)  # a pipeline's stages, checkpoint storage, serving (outputs/posttrain_report.py)
     if p.greenfield:  # not training yet: nothing to compare with
         rows = [(what, _("not training yet") if i == 0 else "—", rec) for i, (what, _today, rec) in enumerate(rows)]

@@ -1,9 +1,12 @@
-"""Issue 32, two causes the mixture-of-experts rows read wrong, each checked against its source:
+"""Issue 32: the model's shape priced as the model is built, and the expert exchange as NVIDIA measured it.
 
-- attention work runs over heads x head size, which Qwen3, GPT-OSS and DeepSeek-V3 set apart from the hidden size.
-  Priced at the hidden size, Qwen3-30B-A3B's attention (32 heads of 128 at hidden 2,048) was half what it runs, and
-  advisor's Megatron files built its heads 64 wide;
-- the expert all-to-all reaches only the EP ranks outside a GPU's node over the network (arXiv:2603.07685 Table 7)."""
+- attention work runs over heads x head size, which Qwen3, GPT-OSS and DeepSeek-V3 set apart from the hidden size
+  (Qwen3-30B-A3B: 32 heads of 128 at hidden 2,048, half its attention priced before), and sliding-window layers only
+  over their window; advisor's Megatron files build both;
+- the expert all-to-all reaches only the EP ranks outside a GPU's node over the network, and overlapped it hides 93% of
+  itself at the cost of 20% of the computation beside it (arXiv:2603.07685 Table 7, Sec 4.2.3);
+- user try 10: config windows read as transformers builds them, bad shapes refused, the loss's logits named where they
+  crowd the GPU, a blocked plan that meets nothing."""
 
 from __future__ import annotations
 
@@ -290,9 +293,12 @@ def test_a_new_project_with_nothing_runnable_is_not_told_about_a_today_it_does_n
 
     answers = tmp_path / "a.yaml"
     answers.write_text(f"model: {{config: '{HF / 'gpt-oss-20b.json'}', seq_len: 32k}}\n"
-                       "training: {method: lora, examples: 50k, tokens_per_example: 16000, current_strategy: none}\n"
+                       "training: {method: lora, examples: 50k, tokens_per_example: 16000, current_strategy: none, deadline_days: 7}\n"
                        "cluster: {gpu: h100, gpus: 8}\nbudget: {price_per_gpu_hour: 20}\n")
     for lang in ("en", "zh"):
         out = run_cli("--lang", lang, "advise", str(answers)).stdout
         assert "Today's" not in out and "现在的 megatron-3d" not in out
         assert ("Liger Kernel" in out) and ("92.2 GB" in out)  # what crowds the GPU, and what takes it away
+        # the blocked plan shown is neither "Can run: yes" nor "Deadline: met" beside "cannot be met with up to 32 GPUs"
+        assert ("blocked: see the warnings" if lang == "en" else "被阻止：见警告") in out
+        assert not any(line.split()[:2] == ["Deadline", "7"] and line.split()[-1] == "met" for line in out.splitlines())
