@@ -603,3 +603,20 @@ async def test_the_options_tab_says_tight_past_the_memory_headroom(rules, tmp_pa
         table = app.screen.query_one("#options-table", DataTable)
         rows = {str(table.get_row_at(i)[0]): str(table.get_row_at(i)[1]) for i in range(table.row_count)}
         assert rows["deepspeed-zero2"] == "tight" and rows["fsdp"] == "yes", rows
+
+
+async def test_a_model_read_from_its_config_is_shown_as_the_config_gives_it(rules, tmp_path):
+    """User try 10: with `model: {config: gpt-oss-20b.json}` the first step showed an empty Parameters box ('e.g. 7B') and
+    the review 'Parameters: —', while the status bar priced the config's 20.9B. Enter on that step keeps going."""
+    from advisor.inputs.answers import answers_from_mapping
+
+    config = str(Path(__file__).parent / "data" / "hf" / "gpt-oss-20b.json")
+    draft = {"model": {"config": config}, "training": {"tokens": "1B"}, "cluster": {"gpu": "h100-sxm", "gpus": 8},
+             "budget": {"price_per_gpu_hour": 2}}
+    app = AdvisorApp(rules=rules, answers=answers_from_mapping(draft), draft=draft, cursor_blink=False, workdir=tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        params = app.screen.query_one("#f0")
+        assert params.value == "" and params.placeholder == "from gpt-oss-20b.json: 20.9B"
+        review = await walk_to_review(pilot)
+        assert "Parameters: 20.9B (from gpt-oss-20b.json)" in review.rows[0]

@@ -312,6 +312,32 @@ def coerce(field: Field, text: str) -> Any:
     return text
 
 
+def from_config(draft: dict[str, Any], path: str) -> str | None:
+    """What model.config gives a model field the draft leaves empty, as the question shows it ('20.9B', '48'), or None:
+    the answers take it from the file, so the Q&A says so rather than show the field unanswered (user try 10)."""
+    model = draft.get("model")
+    section, _sep, key = path.partition(".")
+    if section != "model" or not isinstance(model, dict) or not isinstance(model.get("config"), str) or model.get(key) is not None:
+        return None
+    from advisor.inputs.hfconfig import ConfigError, model_fields, read_config
+
+    try:
+        value = model_fields(read_config(model["config"]), model["config"]).get(key)
+    except ConfigError:
+        return None
+    if value is None:
+        return None
+    if key in ("params", "active_params"):
+        return f"{float(value) / 1e9:.3g}B"
+    return display(value)
+
+
+def config_name(draft: dict[str, Any]) -> str:
+    """The config file's name as the Q&A quotes it (its last path part)."""
+    cfg = (draft.get("model") or {}).get("config")
+    return str(cfg).replace("\\", "/").rsplit("/", 1)[-1] if cfg else ""
+
+
 def display(value: Any) -> str:
     if value is None:
         return ""

@@ -19,7 +19,7 @@ from textual.timer import Timer
 
 from advisor.knowledge.strategies import FRAMEWORKS
 from advisor.base.i18n import _, N_
-from advisor.inputs.questions import coerce, display, get_value, reconcile, set_value, Step, step_error
+from advisor.inputs.questions import coerce, config_name, display, from_config, get_value, reconcile, set_value, Step, step_error
 from advisor.tui.common import translate_bindings
 from advisor.tui.dialogs import HelpScreen, ReviewScreen
 from advisor.tui.look import palette
@@ -252,7 +252,9 @@ class QuestionScreen(Screen[None]):
                 ol.highlighted = current
                 widgets.append(ol)
             else:
-                inp = Input(value=display(value), placeholder=field.placeholder, id=f"f{i}")
+                derived = from_config(self.draft, field.path)
+                hint = _("from {file}: {value}", file=config_name(self.draft), value=derived) if derived else field.placeholder
+                inp = Input(value=display(value), placeholder=hint, id=f"f{i}")
                 inp.cursor_blink = self.state.cursor_blink
                 widgets.append(inp)
         await box.mount_all(widgets)
@@ -358,7 +360,8 @@ class QuestionScreen(Screen[None]):
                         shown_value = picked.label.split(" — ", 1)[1]  # 'not training yet', not the file's 'none' (user try 8)
 
                 else:
-                    shown_value = display(value) or "—"
+                    derived = from_config(self.draft, f.path)
+                    shown_value = display(value) or (_("{value} (from {file})", value=derived, file=config_name(self.draft)) if derived else "—")
                 parts.append(f"{f.label}: {shown_value}")
             rows.append(f"{i + 1:>2}. {'; '.join(parts)}")
 
