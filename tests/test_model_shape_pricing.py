@@ -302,3 +302,17 @@ def test_a_new_project_with_nothing_runnable_is_not_told_about_a_today_it_does_n
         # the blocked plan shown is neither "Can run: yes" nor "Deadline: met" beside "cannot be met with up to 32 GPUs"
         assert ("blocked: see the warnings" if lang == "en" else "被阻止：见警告") in out
         assert not any(line.split()[:2] == ["Deadline", "7"] and line.split()[-1] == "met" for line in out.splitlines())
+
+
+@pytest.mark.parametrize("lang, says", [("en", ["Shape   attention priced at 64 heads of 64 (4,096 wide; hidden 2,880)",
+                                                 "Shape   a 128-token sliding window on 50% of the layers"]),
+                                        ("zh", ["形状    注意力按 64 个头、每头 64 估算", "形状    50% 的层用 128 token 的滑动窗口"])])
+def test_the_text_output_says_the_attention_shape_it_priced(tmp_path, lang, says):
+    """User try 10: only the markdown memo said the head size and window; `advise` in text said neither."""
+    from .conftest import run_cli
+
+    answers = tmp_path / "a.yaml"
+    answers.write_text(f"model: {{config: '{HF / 'gpt-oss-20b.json'}', seq_len: 8192}}\ntraining: {{tokens: 10B}}\n"
+                       "cluster: {gpu: h100, gpus: 8}\nbudget: {price_per_gpu_hour: 2}\n")
+    out = run_cli("--lang", lang, "advise", str(answers)).stdout
+    assert all(s in out for s in says), out

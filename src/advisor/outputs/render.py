@@ -153,6 +153,18 @@ def summary_rows(report: Report | Advice, user_text: Callable[[str], str] = str)
     return rows
 
 
+def shape_notes(d: Report) -> list[str]:
+    """The attention shape the estimate priced where it is not the hidden size's (user try 10: only the memo said it)."""
+    sh, out = d.shape, []
+    if sh.head_dim and sh.head_dim * sh.attention_heads != sh.hidden_size:
+        out.append(_("attention priced at {heads} heads of {size} ({width} wide; hidden {hidden})", heads=sh.attention_heads, size=sh.head_dim,
+                     width=f"{sh.head_dim * sh.attention_heads:,}", hidden=f"{sh.hidden_size:,}"))
+    if sh.sliding_window and sh.sliding_window_layers_pct:
+        out.append(_("a {window}-token sliding window on {pct}% of the layers, priced at that window", window=f"{sh.sliding_window:,}",
+                     pct=f"{sh.sliding_window_layers_pct:.0f}"))
+    return out
+
+
 def per_month_label(d: Report) -> str | None:
     """The per-month row's label: the runs a month as asked; where they were not asked, the row is there only to check a
     monthly ceiling, and says what it assumes (the GPUs kept busy: a sub-hour LoRA job would otherwise 'cost' a thousand
@@ -529,6 +541,7 @@ def to_text(report: Report | Advice) -> str:
     if e.tensor_parallel > 1 or e.pipeline_parallel > 1 or e.context_parallel > 1:
         lines.append(_("  Layout  ") + layout_text(e))
     lines.extend(_("  Note    ") + note for note in scale_notes(e, a, d.plan.runs_per_month, d.plan.greenfield))
+    lines.extend(_("  Shape   ") + note for note in shape_notes(d))
     lines.append("")
 
     def cited(item) -> str:
