@@ -316,3 +316,19 @@ def test_the_text_output_says_the_attention_shape_it_priced(tmp_path, lang, says
                        "cluster: {gpu: h100, gpus: 8}\nbudget: {price_per_gpu_hour: 2}\n")
     out = run_cli("--lang", lang, "advise", str(answers)).stdout
     assert all(s in out for s in says), out
+
+
+def test_a_relative_config_beside_the_answers_file_is_found_from_anywhere(tmp_path):
+    """User try 10: `cd / && advisor advise /tmp/x/a.yaml` with `config: gemma3.json` next to a.yaml said 'no such file'."""
+    import shutil
+
+    from .conftest import run_cli
+
+    where = tmp_path / "project"
+    where.mkdir()
+    shutil.copy(HF / "qwen3-30b-a3b.json", where / "qwen3.json")
+    (where / "a.yaml").write_text("model: {config: qwen3.json}\ntraining: {tokens: 10B}\ncluster: {gpu: h100, gpus: 8}\n"
+                                  "budget: {price_per_gpu_hour: 2}\n")
+    out = run_cli("advise", str(where / "a.yaml"), "--format", "json")  # run from the repository, not from `project`
+    assert out.returncode == 0, out.stderr
+    assert __import__("json").loads(out.stdout)["shape"]["head_dim"] == 128

@@ -419,14 +419,13 @@ def _out(text: str) -> None:
 
 def _run_tui(answers_path: str | None, extra: list[Path]) -> int:
     from advisor.knowledge.rules import load_rules
-    from advisor.base.safeload import load_mapping
 
     rules = load_rules(extra)  # bad rules fail here, before the screen opens
     answers, draft = None, None
     if answers_path:  # the answers model (pydantic) only for a file: without one, it loads after the first paint
-        from advisor.inputs.answers import answers_from_mapping
+        from advisor.inputs.answers import answers_from_mapping, load_answers_mapping
 
-        name, draft = load_mapping(answers_path)
+        name, draft = load_answers_mapping(answers_path)
         try:
             answers = answers_from_mapping(draft, name)
         except AnswerError as exc:
@@ -536,12 +535,11 @@ def _render(args: argparse.Namespace) -> int:
 def _ask(args: argparse.Namespace, extra: list[Path]) -> int:
     """One follow-up question about the advice (advisor.outputs.ask); the answer as text, JSON or in the memo's appendix."""
     from advisor.decision.advice import advise
-    from advisor.inputs.answers import answers_from_mapping
+    from advisor.inputs.answers import answers_from_mapping, load_answers_mapping
     from advisor.outputs.ask import ask, turn, with_change
     from advisor.outputs.io import Staged, check_writable, commit_all, same_file, shown, stage_atomic
     from advisor.outputs.render import to_markdown
     from advisor.knowledge.rules import load_rules
-    from advisor.base.safeload import load_mapping
 
     question = _question(args.question)
     to_file = _output_path(args.output)
@@ -563,7 +561,7 @@ def _ask(args: argparse.Namespace, extra: list[Path]) -> int:
     if question is not None and args.lang is None and not os.environ.get("ADVISOR_LANG", "").strip() \
             and written_in_chinese(question):
         set_language("zh")  # asked in Chinese, with no language chosen: answered in Chinese (the locale is no choice)
-    name, draft = load_mapping(args.answers_file)
+    name, draft = load_answers_mapping(args.answers_file)
     answers = answers_from_mapping(draft, name)
     rules = load_rules(extra)
     advice = advise(answers, rules)

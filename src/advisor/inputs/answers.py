@@ -299,7 +299,7 @@ class ModelSection(_Section):
         description="Path to the model's Hugging Face config.json (Llama, Qwen, Mistral, Mixtral, Gemma, GPT-OSS, DeepSeek "
         "families), read from disk: params, layers, hidden size, heads, key-value heads, head size, sliding window, "
         "vocabulary, tied embeddings and experts come from it; a value given here as well wins (sliding_window: null "
-        "turns the config's window off). A relative path is read from the working directory.",
+        "turns the config's window off). A relative path is read from the working directory, else beside the answers file.",
     )
     params: Annotated[Quantity, PARAMS_RANGE] = Field(description="Total parameter count, e.g. 7B, 1.3b, 70e9. Drives memory and compute.")
     layers: Count | None = Field(default=None, description="Transformer layers. If omitted, taken from the nearest published shape (Megatron-LM 2021 Table 1).")
@@ -1079,8 +1079,21 @@ REWARD_BYTES_PER_PARAM = 2.0
 
 def load_answers(path: str | Path) -> Answers:
     """Read and validate an answers file (YAML or JSON; '-' reads stdin)."""
-    name, data = load_mapping(path)
+    name, data = load_answers_mapping(path)
     return answers_from_mapping(data, name)
+
+
+def load_answers_mapping(path: str | Path) -> tuple[str, dict[str, Any]]:
+    """An answers file as its mapping, a relative model.config found beside the file where it is not in the working
+    directory: 'config: qwen3.json' next to the answers read from elsewhere (user try 10: 'gemma3.json: no such file')."""
+    name, data = load_mapping(path)
+    model = data.get("model")
+    if str(path) != "-" and isinstance(model, dict) and isinstance(model.get("config"), str) and model["config"].strip():
+        cfg = Path(model["config"]).expanduser()
+        beside = Path(path).expanduser().parent / cfg
+        if not cfg.is_absolute() and not cfg.exists() and beside.exists():
+            data = {**data, "model": {**model, "config": str(beside)}}
+    return name, data
 
 
 def answers_from_text(text: str, name: str = "<answers>") -> Answers:
