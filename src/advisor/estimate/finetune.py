@@ -111,7 +111,7 @@ def mlp_width(w: Workload) -> float:
     its config: the untied output matrix is counted in the layers)."""
     h, layers = float(w.shape.hidden), float(max(1, w.shape.layers))
     per_layer = (w.active_params - float(w.vocab) * h - 13.0 * layers * h - 2.0 * h) / layers
-    attention = (2.0 + 2.0 * w.shape.kv_share) * h * h
+    attention = 2.0 * h * w.shape.attention_width + 2.0 * h * w.shape.kv_width  # q and o, k and v (head_dim where set)
     return max(h, (per_layer - attention) / (3.0 * h))
 
 

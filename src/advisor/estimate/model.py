@@ -220,7 +220,7 @@ def _work(strategy: str, w: Workload, n: np.ndarray, tp: np.ndarray, pp: np.ndar
     rf = np.where(code < 0, 1.0, (1.0 - full_share) * SELECTIVE_RECOMPUTE_FLOPS + full_share * full_rf)
     work = w.flops_per_token * share * w.seq_len * rf / (tp * pp * cp) * (stage_factor(w, pp) if sp else 1.0)
     if w.fp8:
-        work = work * fp8_time_factor(w, sp)  # the linear layers at the recipe's FP8 speedup (workload.FP8_RECIPES)
+        work = work * fp8_time_factor(w, sp, tp, w.seq_len * mb / cp)  # the linear layers at the recipe's FP8 speedup, at this shard
     return dp, share, accumulation, work, _bubble(pp, vpp, accumulation)
 
 
@@ -690,7 +690,8 @@ def gpu_hours_floor(answers: Answers) -> float | None:
     peak = hw.spec.peak_tflops * 1e12 * kernel_scale(w.shape.hidden) * hw.efficiency_scale
     if w.stack == "eager":
         peak = peak * EAGER_EFFICIENCY
-    fp8 = min(fp8_time_factor(w, False), fp8_time_factor(w, True)) if w.fp8 else 1.0
+    # FP8 at its best here: one GPU's whole layer (no TP) and micro-batches long enough that the weight casts vanish
+    fp8 = min(fp8_time_factor(w, False, 1.0, 1e12), fp8_time_factor(w, True)) if w.fp8 else 1.0
     floor = tokens * w.flops_per_token * fp8 / (peak * mfu_band(hw.spec.band).mid) / 3600.0
     if t.baseline_hours is not None:
         if t.current_strategy not in STRATEGIES:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from msgspec import Struct
 from msgspec.structs import replace
 import math
+from typing import Any
 
 import numpy as np
 
@@ -227,11 +228,67 @@ def fp8_recipe_of(w: Workload, megatron: bool = False) -> str:
     return "te" if megatron else w.fp8_default
 
 
-def fp8_time_factor(w: Workload, megatron: bool = False) -> float:
-    """Compute time under FP8 as a share of bf16's: the linear layers at the recipe's GEMM speedup, attention unchanged."""
-    recipe = FP8_RECIPES[fp8_recipe_of(w, megatron)]
+FP8_ROOFLINE = {"bf16_flops": 989e12 * 0.78, "fp8_flops": 1979e12 * 0.78, "bytes_per_s": 2.4e12 * 0.92}
+"""torchao's float8 roofline (pytorch/ao torchao/testing/training/roofline_utils.py, 'NVIDIA H100'): bf16 989 and FP8
+1,979 TFLOP/s at 'pct_achievable_gemm_tops' 0.78, memory 2.4 TB/s at 'pct_achievable_mem_bw' 0.92. Its own H100 figures
+serve every GPU here [obs: the shape effect is priced with Hopper's balance of FLOPs to bytes]."""
+
+FP8_CAST_BYTES: dict[str, tuple[float, float, float]] = {"tensorwise": (6.0, 8.0, 6.0), "rowwise": (8.0, 10.0, 8.0),
+                                                          "mxfp8": (6.0, 6.0, 6.0)}
+"""Bytes per element torchao's recipes read and write to cast a linear layer's input, weight and output gradient to
+float8 over forward and backward (roofline_utils.py get_tensor_memory_traffic_ovhd_s, unfused): tensorwise reads the
+bf16 tensor for its max and again to write two float8 copies (2 + 2 + 2 for activations and gradients; the weight's two
+casts 2 + 3 + 3); rowwise adds a transposed bf16 copy (2 + 1 + 2, then 2 + 1; the weight 3 + 4 + 3); MXFP8 casts each
+tensor twice, 2 + 1 apiece. TransformerEngine fuses its casts into the kernels around the products (TE_GEMM_SPEEDUP):
+no term."""
+
+FP8_ROOFLINE_REFERENCE: dict[str, tuple[float, float, float, float, float]] = {
+    "tensorwise": (4096.0, 4096.0, 1024.0, 15668.0, 16384.0), "rowwise": (8192.0, 8192.0, 1024.0, 29226.0, 8192.0),
+    "mxfp8": (8192.0, 8192.0, 1024.0, 29226.0, 8192.0)}
+"""The layer each recipe's measured speedup was read at (FP8_RECIPES): hidden, queries' width, keys' width, MLP width as
+finetune.mlp_width reads it from the parameter count (the plan's layer is read the same way) and tokens per micro-batch:
+Llama 3 8B at two sequences of 8,192 a GPU (torchtitan Table 1: 16 sequences over 8 GPUs), Llama 3 70B at one sequence of
+8,192 (the two blogs state no micro-batch [obs]); one GPU's whole layer (no tensor parallelism)."""
+
+
+def _fp8_roofline(recipe: str, h: float, q: float, kv: float, f: float, tokens: Any, tp: Any) -> Any:
+    """bf16 time over FP8 time of one layer's linear products, forward and backward (three GEMMs each), with the recipe's
+    casts at memory speed: torchao's roofline. Tensor parallelism splits q, k, v, gate and up by output and o and down
+    by input; the casts of each shard's activations do not shrink with it, which is why FP8 gains less at TP8."""
+    r = FP8_ROOFLINE
+    cast_in, cast_w, cast_out = FP8_CAST_BYTES[recipe]
+    m = np.asarray(tokens, dtype=float)
+    t = np.asarray(tp, dtype=float)
+    bf: Any = 0.0
+    fp: Any = 0.0
+    for k, n in ((h, q / t), (h, kv / t), (h, kv / t), (q / t, h), (h, f / t), (h, f / t), (f / t, h)):
+        flops = 6.0 * m * k * n
+        bf = bf + flops / r["bf16_flops"]
+        fp = fp + flops / r["fp8_flops"] + (cast_in * m * k + cast_w * k * n + cast_out * m * n) / r["bytes_per_s"]
+    return bf / fp
+
+
+def fp8_shape_factor(w: Workload, recipe: str, tp: Any = 1.0, tokens: Any = None) -> Any:
+    """How a torchao recipe's measured GEMM speedup carries to this layer at this tensor-parallel degree and micro-batch:
+    the roofline's speedup here over its speedup at the layer the recipe was measured on (FP8_ROOFLINE_REFERENCE). 1 for
+    TransformerEngine's fused recipe and for a mixture of experts (its experts' shapes are not modelled here)."""
+    if recipe not in FP8_CAST_BYTES or w.is_moe:
+        return np.ones(np.shape(tp)) if np.ndim(tp) else 1.0
+    from advisor.estimate.finetune import mlp_width
+
+    m = float(w.seq_len) if tokens is None else tokens
+    ref = _fp8_roofline(recipe, *FP8_ROOFLINE_REFERENCE[recipe][:4], FP8_ROOFLINE_REFERENCE[recipe][4], 1.0)
+    here = _fp8_roofline(recipe, float(w.shape.hidden), w.shape.attention_width, w.shape.kv_width, mlp_width(w), m, tp)
+    return here / ref
+
+
+def fp8_time_factor(w: Workload, megatron: bool = False, tp: Any = 1.0, tokens: Any = None) -> Any:
+    """Compute time under FP8 as a share of bf16's: the linear layers at the recipe's GEMM speedup, carried to this layer
+    and tensor-parallel degree by torchao's roofline for torchao's recipes (fp8_shape_factor), attention unchanged."""
+    name = fp8_recipe_of(w, megatron)
+    recipe = FP8_RECIPES[name]
     share = linear_share(w.shape.layers, w.shape.attention_width, w.shape.attention_context(w.seq_len), w.active_params)
-    return (1.0 - share) + share / recipe.gemm_speedup
+    return (1.0 - share) + share / (recipe.gemm_speedup * fp8_shape_factor(w, name, tp, tokens))
 
 
 FP8_ALLGATHER_BYTES = 1.0
