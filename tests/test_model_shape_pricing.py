@@ -24,6 +24,14 @@ def _answers(model: dict, **more) -> object:
     return answers_from_mapping(with_(MINIMAL, model={"params": None, **model}, **more))
 
 
+def _answers_file(tmp_path, config: str, model: str = "", training: str = "{tokens: 10B}", gpus: int = 8) -> str:
+    """An answers file whose model comes from tests/data/hf/CONFIG, on H100s at 2 a GPU-hour."""
+    path = tmp_path / "a.yaml"
+    path.write_text(f"model: {{config: '{HF / config}'{', ' + model if model else ''}}}\ntraining: {training}\n"
+                    f"cluster: {{gpu: h100, gpus: {gpus}}}\nbudget: {{price_per_gpu_hour: 2}}\n")
+    return str(path)
+
+
 @pytest.mark.parametrize("name, head_dim", [
     ("qwen3-30b-a3b", 128),  # config.json 'head_dim': 128 at hidden 2,048 and 32 heads
     ("deepseek-v3", 160),    # multi-head latent attention: (qk_nope 128 + qk_rope 64 + v 128) / 2
@@ -84,12 +92,10 @@ def test_the_memo_and_the_json_say_the_head_size_they_priced(tmp_path, lang, say
 
     from .conftest import run_cli
 
-    answers = tmp_path / "a.yaml"
-    answers.write_text(f"model: {{config: '{HF / 'qwen3-30b-a3b.json'}'}}\ntraining: {{tokens: 100B}}\n"
-                       "cluster: {gpu: h100, gpus: 16}\nbudget: {price_per_gpu_hour: 2}\n")
-    report = json.loads(run_cli("advise", str(answers), "--format", "json").stdout)
+    answers = _answers_file(tmp_path, "qwen3-30b-a3b.json", training="{tokens: 100B}", gpus=16)
+    report = json.loads(run_cli("advise", answers, "--format", "json").stdout)
     assert report["shape"]["head_dim"] == 128
-    memo = run_cli("--lang", lang, "advise", str(answers), "--format", "md").stdout
+    memo = run_cli("--lang", lang, "advise", answers, "--format", "md").stdout
     assert says in memo
 
 
@@ -190,10 +196,8 @@ def test_a_window_share_without_a_window_is_refused_in_one_line():
 def test_the_memo_says_the_window_it_priced(tmp_path, lang, says):
     from .conftest import run_cli
 
-    answers = tmp_path / "a.yaml"
-    answers.write_text(f"model: {{config: '{HF / 'gpt-oss-20b.json'}', seq_len: 8192}}\ntraining: {{tokens: 10B}}\n"
-                       "cluster: {gpu: h100, gpus: 8}\nbudget: {price_per_gpu_hour: 2}\n")
-    assert says in run_cli("--lang", lang, "advise", str(answers), "--format", "md").stdout
+    answers = _answers_file(tmp_path, "gpt-oss-20b.json", model="seq_len: 8192")
+    assert says in run_cli("--lang", lang, "advise", answers, "--format", "md").stdout
 
 
 def test_the_megatron_files_train_the_window_they_priced():
@@ -291,12 +295,10 @@ def test_a_new_project_with_nothing_runnable_is_not_told_about_a_today_it_does_n
     """User try 10: a LoRA of gpt-oss-20b at 32K with `current_strategy: none` read "Today's megatron-3d is ruled out here"."""
     from .conftest import run_cli
 
-    answers = tmp_path / "a.yaml"
-    answers.write_text(f"model: {{config: '{HF / 'gpt-oss-20b.json'}', seq_len: 32k}}\n"
-                       "training: {method: lora, examples: 50k, tokens_per_example: 16000, current_strategy: none, deadline_days: 7}\n"
-                       "cluster: {gpu: h100, gpus: 8}\nbudget: {price_per_gpu_hour: 20}\n")
+    answers = _answers_file(tmp_path, "gpt-oss-20b.json", model="seq_len: 32k",
+                            training="{method: lora, examples: 50k, tokens_per_example: 16000, current_strategy: none, deadline_days: 7}")
     for lang in ("en", "zh"):
-        out = run_cli("--lang", lang, "advise", str(answers)).stdout
+        out = run_cli("--lang", lang, "advise", answers).stdout
         assert "Today's" not in out and "现在的 megatron-3d" not in out
         assert ("Liger Kernel" in out) and ("92.2 GB" in out)  # what crowds the GPU, and what takes it away
         # the blocked plan shown is neither "Can run: yes" nor "Deadline: met" beside "cannot be met with up to 32 GPUs"
@@ -311,10 +313,8 @@ def test_the_text_output_says_the_attention_shape_it_priced(tmp_path, lang, says
     """User try 10: only the markdown memo said the head size and window; `advise` in text said neither."""
     from .conftest import run_cli
 
-    answers = tmp_path / "a.yaml"
-    answers.write_text(f"model: {{config: '{HF / 'gpt-oss-20b.json'}', seq_len: 8192}}\ntraining: {{tokens: 10B}}\n"
-                       "cluster: {gpu: h100, gpus: 8}\nbudget: {price_per_gpu_hour: 2}\n")
-    out = run_cli("--lang", lang, "advise", str(answers)).stdout
+    answers = _answers_file(tmp_path, "gpt-oss-20b.json", model="seq_len: 8192")
+    out = run_cli("--lang", lang, "advise", answers).stdout
     assert all(s in out for s in says), out
 
 
