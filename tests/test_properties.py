@@ -23,8 +23,11 @@ numbers = st.one_of(
 )
 plausible = st.fixed_dictionaries({
     "model": st.fixed_dictionaries({"params": st.sampled_from(["125M", "1.3B", "7B", "13B", "70B", "175B"])},
-                                   optional={"seq_len": st.sampled_from([1024, 2048, 8192, 32768]),
-                                             "active_params": st.sampled_from(["1B", "13B"])}),
+                                   optional={"seq_len": st.sampled_from([1024, 2048, 8192, 32768, "32k"]),
+                                             "active_params": st.sampled_from(["1B", "13B"]),
+                                             "head_dim": st.sampled_from([64, 128, 256]),
+                                             "sliding_window": st.sampled_from([128, 4096]),
+                                             "sliding_window_layers_pct": st.sampled_from([50, 100])}),
     "training": st.fixed_dictionaries({}, optional={"tokens": st.sampled_from(["1B", "100B", "1T"]),
                                                     "duration_days": st.sampled_from([0.5, 3, 30]),
                                                     "deadline_days": st.sampled_from([1, 2, 10]),
