@@ -362,3 +362,68 @@ def test_a_torchao_recipe_gains_less_at_tp8_and_exactly_its_measured_speedup_whe
     te = replace(w, fp8_recipe="current")
     assert float(fp8_time_factor(te, True, 8.0, 16384.0)) == pytest.approx(float(fp8_time_factor(te, True, 1.0, 16384.0)))
     assert FP8_RECIPES["te"].measured_gemm is not None
+
+
+# ---- packed fine-tuning examples: attention per example, not per sequence (issue 32)
+
+
+def _lora(example: int, seq: int = 4096, method: str = "lora", **training) -> object:
+    return answers_from_mapping(with_(MINIMAL, model={"params": "8B", "layers": 32, "hidden_size": 4096, "attention_heads": 32,
+                                                      "seq_len": seq},
+                                      training={"tokens": None, "method": method, "examples": "200k", "tokens_per_example": example,
+                                                **training},
+                                      cluster={"gpu": "h100", "gpus": 8}))
+
+
+@pytest.mark.parametrize("method", ["finetune", "lora", "qlora"])
+def test_packed_short_examples_price_attention_per_example(method):
+    # 512-token dialogues, 8 to a 4,096-token sequence: each attends within itself (NeMo / Megatron-Bridge packed
+    # sequences, Transformers 4.44): the quadratic work is 512/4,096 of a whole sequence's
+    packed = estimate_all(_lora(512, method=method))[1]["workload"]
+    assert packed.attention_tokens == 512
+    assert packed.attention_flops_per_token == pytest.approx(12.0 * 32 * 4096 * 512)
+    whole = estimate_all(_lora(4096, method=method))[1]["workload"]
+    assert whole.attention_tokens == 4096 and whole.attention_flops_per_token == pytest.approx(12.0 * 32 * 4096 * 4096)
+
+
+def test_packed_examples_take_less_compute_per_token_than_whole_sequences():
+    short, long = estimate_all(_lora(512))[0], estimate_all(_lora(4096))[0]
+    for k, e in short.items():  # the same batch of 4,096-token sequences a step: less attention work in each
+        assert e.batch_tokens[0] == long[k].batch_tokens[0]
+        assert e.compute_s[0] < long[k].compute_s[0], k
+
+
+def test_pretraining_and_a_fine_tune_given_in_tokens_keep_the_whole_sequence():
+    pre = estimate_all(_answers({"params": "8B", "seq_len": 4096}))[1]["workload"]
+    assert pre.attention_tokens == 4096
+    tokens = answers_from_mapping(with_(MINIMAL, model={"params": "8B", "seq_len": 4096},
+                                        training={"tokens": "1B", "method": "lora"}, cluster={"gpu": "h100", "gpus": 8}))
+    assert estimate_all(tokens)[1]["workload"].attention_tokens == 4096
+
+
+def test_a_sliding_window_inside_a_packed_example_is_priced_at_the_example():
+    # a 1,024-token window over 512-token examples saves nothing: the example is the span
+    w = estimate_all(answers_from_mapping(with_(MINIMAL, model={"params": "8B", "layers": 32, "hidden_size": 4096,
+                                                                "attention_heads": 32, "seq_len": 4096, "sliding_window": 1024},
+                                                training={"tokens": None, "method": "lora", "examples": "200k",
+                                                          "tokens_per_example": 512},
+                                                cluster={"gpu": "h100", "gpus": 8})))[1]["workload"]
+    assert w.attention_flops_per_token == pytest.approx(12.0 * 32 * 4096 * 512)
+
+
+def test_the_fp8_share_reads_the_packed_attention():
+    from advisor.decision.facts import compute_facts
+
+    short = compute_facts(_lora(512, precision="fp8")).facts
+    long = compute_facts(_lora(4096, precision="fp8")).facts
+    assert short["fp8_linear_share"] > long["fp8_linear_share"]
+
+
+def test_the_memo_says_attention_is_priced_per_packed_example(rules):
+    from advisor.decision.advice import advise
+    from advisor.outputs.render import to_markdown as render_memo
+
+    memo = render_memo(advise(_lora(512), rules))
+    assert "Examples of 512 tokens are packed about 8 to each 4,096-token sequence" in memo
+    assert "(12% of a whole sequence's attention work)" in memo
+    assert "Examples of" not in render_memo(advise(_lora(4096), rules))

@@ -384,7 +384,7 @@ def test_a_sweep_of_short_runs_gives_the_time_in_hours():
     assert "time (h)" in text.splitlines()[0] and "time (days)" not in text, text
     cells = [line.split()[2] for line in text.splitlines()[1:5]]
     assert all(float(c) > 0 for c in cells), cells  # '0.00' would be the same defect in hours
-    assert "Cheapest feasible: ddp on 64 GPUs, 0.6 min, 1.37 USD" in text, text  # the footer says the time in its own unit
+    assert "Cheapest feasible: ddp on 64 GPUs, 0.6 min, 1.25 USD" in text, text  # the footer says the time in its own unit
 
 
 async def test_results_asked_before_a_fine_tunes_data_say_which_step_wants_it(rules, tmp_path):

@@ -330,8 +330,8 @@ def test_the_chinese_memo_describes_its_launch_files_in_chinese(pm):
 
 
 @pytest.mark.parametrize("lang, question, says", [
-    ("en", "what's the fastest option", "Faster on another GPU type: ddp on 8 × NVIDIA H100 SXM 80GB takes 5.3 h"),
-    ("zh", "最快要多久", "换一种 GPU 更快：8 × NVIDIA H100 SXM 80GB 上的 ddp 每次需要 5.3 小时"),
+    ("en", "what's the fastest option", "Faster on another GPU type: ddp on 8 × NVIDIA H100 SXM 80GB takes 5.1 h"),
+    ("zh", "最快要多久", "换一种 GPU 更快：8 × NVIDIA H100 SXM 80GB 上的 ddp 每次需要 5.1 小时"),
 ])
 def test_the_fastest_option_looks_at_every_gpu_type_compared(pm, rules, lang, question, says):
     """'what's the fastest option' named 8 4090s at 31.2 h and never the 8 H100s at 5.3 h the sweep showed; '最快要多久'

@@ -481,6 +481,13 @@ def assumptions(ev: Evaluation) -> list[str]:
         out.append(_("Sliding-window attention: {pct}% of the layers attend to the last {window} tokens only, so their attention "
                      "work is priced at that window ({share}% of a full layer's at {seq} tokens).", pct=f"{100 * shape.window_share:.0f}",
                      window=f"{shape.sliding_window:,}", seq=f"{seq:,}", share=f"{100 * shape.window_work(seq):.0f}"))
+    packed = ev.context["workload"].attention_tokens
+    if packed < seq:
+        out.append(_("Examples of {example} tokens are packed about {per} to each {seq}-token sequence and attend only within "
+                     "themselves, so attention is priced per example ({share}% of a whole sequence's attention work), as NeMo's "
+                     "and Megatron-Bridge's packed sequences and Hugging Face's packing (Transformers 4.44, arXiv:2407.09105) "
+                     "run them.", example=f"{packed:,}", per=f"{seq / packed:,.0f}", seq=f"{seq:,}",
+                     share=f"{100 * shape.attention_context(packed) / shape.attention_context(seq):.0f}"))
     measured = ev.context.get("measured")
     if measured:
         out.append(_("Calibrated to the measured step: {strategy} on {gpus} GPUs ran {measured} tokens/s where the estimate said "

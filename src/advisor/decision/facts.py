@@ -133,7 +133,7 @@ def _fp8_facts(ctx: dict[str, Any]) -> dict[str, float]:
     linear layers at the recipe's measured speedup, attention unchanged) — the figure the precision rule quotes, so the
     Questions tab and the FP8 what-if read one model (user try 8: 'up to 22%' beside a what-if's 38%)."""
     w = ctx["workload"]
-    return {"fp8_linear_share": linear_share(w.shape.layers, w.shape.attention_width, w.shape.attention_context(w.seq_len), w.active_params),
+    return {"fp8_linear_share": linear_share(w.shape.layers, w.shape.attention_width, w.shape.attention_context(w.attention_tokens), w.active_params),
             "fp8_compute_saving_megatron": 1.0 - fp8_time_factor(w, megatron=True),
             # 'up to': torchao's recipes at their best, the weight casts spread over a long micro-batch (fp8_shape_factor)
             "fp8_compute_saving_other": 1.0 - float(fp8_time_factor(w, megatron=False, tokens=1e12))}

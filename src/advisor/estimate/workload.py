@@ -287,7 +287,7 @@ def fp8_time_factor(w: Workload, megatron: bool = False, tp: Any = 1.0, tokens: 
     and tensor-parallel degree by torchao's roofline for torchao's recipes (fp8_shape_factor), attention unchanged."""
     name = fp8_recipe_of(w, megatron)
     recipe = FP8_RECIPES[name]
-    share = linear_share(w.shape.layers, w.shape.attention_width, w.shape.attention_context(w.seq_len), w.active_params)
+    share = linear_share(w.shape.layers, w.shape.attention_width, w.shape.attention_context(w.attention_tokens), w.active_params)
     return (1.0 - share) + share / (recipe.gemm_speedup * fp8_shape_factor(w, name, tp, tokens))
 
 
@@ -453,10 +453,26 @@ class Workload(Struct, frozen=True):
     """The software stack (STACKS): 'eager' for Hugging Face Trainer fine-tunes, 'fused' otherwise (workload_from)."""
     main_grad_bytes: float = 4.0
     """Bytes of each gradient in Megatron's gradient buffer, which it accumulates and reduces (MEGATRON_MAIN_GRAD_BYTES)."""
+    example_tokens: int = 0
+    """Tokens of one fine-tuning example where the examples are shorter than the sequence (training.tokens_per_example):
+    packed several to a sequence, each attending only within itself (attention_tokens); 0 where a sequence is one
+    document (pre-training, post-training, or a fine-tune given in tokens)."""
 
     @property
     def is_moe(self) -> bool:
         return self.active_params < self.params
+
+    @property
+    def attention_tokens(self) -> int:
+        """Tokens a token's attention can span: the example where short examples are packed into a sequence, else the
+        whole sequence. Packed fine-tunes keep each example's attention to itself: NeMo's sequence packing for SFT/PEFT,
+        as 'each input sequence should be treated individually' (NeMo 24.07 docs, features/optimizations/
+        sequence_packing); Megatron-Bridge 'while preserving sequence boundaries for attention' (docs/training/
+        packed-sequences.md); Hugging Face since Transformers 4.44 (arXiv:2407.09105). s/e examples of e tokens do
+        (s/e)·e² = s·e query-key products: e/s of a whole sequence's quadratic work."""
+        if 0 < self.example_tokens < self.seq_len:
+            return self.example_tokens
+        return self.seq_len
 
     @property
     def dense_params(self) -> float:
@@ -486,7 +502,7 @@ class Workload(Struct, frozen=True):
     @property
     def attention_flops_per_token(self) -> float:
         """Attention scores and their product with the values, over the queries' width (Shape.attention_width)."""
-        return ATTENTION_FLOPS_PER_LAYER_TOKEN * self.shape.layers * self.shape.attention_width * self.shape.attention_context(self.seq_len)
+        return ATTENTION_FLOPS_PER_LAYER_TOKEN * self.shape.layers * self.shape.attention_width * self.shape.attention_context(self.attention_tokens)
 
     @property
     def flops_per_token(self) -> float:
@@ -623,6 +639,8 @@ def workload_from(answers: Answers) -> Workload:
     else:
         batch, batch_source = default_batch_tokens(m.params)
     peft = method in ("lora", "qlora")
+    # a fine-tune's examples, where shorter than the sequence, are packed into it with their attention kept apart
+    packed = t.method in ("finetune", "lora", "qlora") and t.examples is not None and t.tokens_per_example is not None
     rank = (t.lora_rank or DEFAULT_RANK[method]) if peft else 0
     targets = (t.lora_targets or DEFAULT_TARGETS[method]) if peft else "qv"
     return Workload(
@@ -649,6 +667,7 @@ def workload_from(answers: Answers) -> Workload:
         # Fine-tunes run on Hugging Face Trainer / accelerate (the published fine-tune recipes' stack); pre-training on
         # Megatron-LM / torchtitan / llm-foundry, the stacks the efficiency bands come from.
         stack="eager" if t.method != "pretrain" else "fused",
+        example_tokens=int(t.tokens_per_example or 0) if packed else 0,
     )
 
 
