@@ -427,3 +427,20 @@ def test_the_memo_says_attention_is_priced_per_packed_example(rules):
     assert "Examples of 512 tokens are packed about 8 to each 4,096-token sequence" in memo
     assert "(12% of a whole sequence's attention work)" in memo
     assert "Examples of" not in render_memo(advise(_lora(4096), rules))
+
+
+def test_examples_longer_than_the_sequence_are_said_to_be_cut(rules):
+    # 8,000-token examples at the default 2,048-token sequence: TRL's SFTTrainer truncates past max_length (its default
+    # packing too), so a quarter of each example trains; the estimate prices every token and says so
+    from advisor.decision.advice import advise
+    from advisor.outputs.render import to_text
+
+    long = answers_from_mapping(with_(MINIMAL, model={"params": "8B"},
+                                      training={"tokens": None, "method": "lora", "examples": "50k", "tokens_per_example": 8000},
+                                      cluster={"gpu": "h100", "gpus": 8}))
+    text = to_text(advise(long, rules))
+    assert "Each example is 8,000 tokens, longer than the 2,048-token training sequence" in text
+    assert "only 26% of each example would train" in text and "set the sequence length to 8,000" in text
+    w = estimate_all(long)[1]["workload"]
+    assert w.example_tokens == 8000 and w.attention_tokens == 2048  # the pieces attend within the sequence
+    assert "longer than the" not in to_text(advise(_lora(512), rules))

@@ -232,7 +232,8 @@ def finetune_facts(w: Workload) -> dict[str, object]:
         "adapter_params_m": w.adapter_params / 1e6 if peft else None,
         "adapter_params": w.adapter_params if peft else None,
         "frozen_base_gb": frozen_base_bytes(w) / 1e9 if peft else None,
-        # examples shorter than the sequence: packed, their attention kept apart (workload.PACKED_EXAMPLES_SOURCE)
-        "example_tokens": float(w.attention_tokens) if w.attention_tokens < w.seq_len else None,
-        "examples_per_sequence": w.seq_len / w.attention_tokens if w.attention_tokens < w.seq_len else None,
+        # a fine-tune given in examples: shorter ones are packed, their attention kept apart (Workload.attention_tokens);
+        # longer ones are cut at the sequence by default (TRL's SFTConfig max_length)
+        "example_tokens": float(w.example_tokens) if w.example_tokens else None,
+        "examples_per_sequence": w.seq_len / w.example_tokens if w.example_tokens else None,
     }

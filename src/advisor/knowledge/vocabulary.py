@@ -128,8 +128,8 @@ def _registry() -> dict[str, FactSpec]:
         FactSpec("logits_gb", NUMBER, "The loss's output logits for one sequence on a Hugging Face (eager) stack, GB: sequence x vocabulary x 14 bytes (workload.EAGER_LOGITS_BYTES_PER_VOCAB); 0 on fused stacks."),
         FactSpec("logits_share", NUMBER, "logits_gb / gpu_memory_gb: above ~0.25 the logits alone crowd the GPU whatever the sharding."),
         FactSpec("vocab_size", NUMBER, "Vocabulary entries of the model."),
-        FactSpec("example_tokens", NUMBER, "Tokens of one fine-tuning example, where examples are shorter than the sequence and packed into it (only then)."),
-        FactSpec("examples_per_sequence", NUMBER, "seq_len / example_tokens: examples packed into one sequence (only where example_tokens is known)."),
+        FactSpec("example_tokens", NUMBER, "Tokens of one fine-tuning example (training.tokens_per_example; only where the data is given in examples)."),
+        FactSpec("examples_per_sequence", NUMBER, "seq_len / example_tokens: examples packed into one sequence; below 1 an example is longer than the sequence (only where example_tokens is known)."),
         FactSpec("frozen_base_gb", NUMBER, "The frozen base weights, GB: bf16 for lora, NF4 + double quantisation for qlora (only when is_peft)."),
     ]
     per_strategy = [
