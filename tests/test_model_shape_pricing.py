@@ -444,3 +444,18 @@ def test_examples_longer_than_the_sequence_are_said_to_be_cut(rules):
     w = estimate_all(long)[1]["workload"]
     assert w.example_tokens == 8000 and w.attention_tokens == 2048  # the pieces attend within the sequence
     assert "longer than the" not in to_text(advise(_lora(512), rules))
+
+
+@pytest.mark.parametrize("question, says", [
+    ("what if each example is 256 tokens?", "What if tokens per example = 256 (was 512)"),
+    ("what about 2k tokens per conversation", "What if tokens per example = 2000 (was 512)"),
+])
+def test_ask_reads_an_examples_length_as_the_examples_length_not_the_training_data(rules, question, says):
+    # 'what if each example is 256 tokens?' was read as training.tokens = 256 and refused ('must be between 1 million ...')
+    from advisor.decision.advice import advise
+    from advisor.outputs.ask import ask
+
+    mapping = with_(MINIMAL, model={"params": "8B", "seq_len": 4096},
+                    training={"tokens": None, "method": "lora", "examples": "200k", "tokens_per_example": 512},
+                    cluster={"gpu": "h100", "gpus": 8})
+    assert says in ask(question, mapping, advise(answers_from_mapping(mapping), rules), rules).text()
