@@ -459,3 +459,15 @@ def test_ask_reads_an_examples_length_as_the_examples_length_not_the_training_da
                     training={"tokens": None, "method": "lora", "examples": "200k", "tokens_per_example": 512},
                     cluster={"gpu": "h100", "gpus": 8})
     assert says in ask(question, mapping, advise(answers_from_mapping(mapping), rules), rules).text()
+
+
+def test_an_examples_length_asked_of_data_given_in_tokens_counts_the_same_data_in_examples(rules):
+    # it was refused in one line ('tokens_per_example needs examples'): the same 100M tokens are now 390,625 examples
+    from advisor.decision.advice import advise
+    from advisor.outputs.ask import ask
+
+    mapping = with_(MINIMAL, model={"params": "8B", "seq_len": 4096}, training={"tokens": "100M", "method": "lora"},
+                    cluster={"gpu": "h100", "gpus": 8})
+    text = ask("what if each example is 256 tokens?", mapping, advise(answers_from_mapping(mapping), rules), rules).text()
+    assert "The data stays 100M tokens, counted as 390,625 examples of 256 tokens." in text, text
+    assert "(18% less)" in text and "counted in examples now" not in text, text  # attention per 256-token example

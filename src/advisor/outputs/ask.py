@@ -1464,13 +1464,25 @@ def _settle(ctx: Context, change: dict[str, Any], alone: bool = False) -> tuple[
                 assumed.append(_("Today's {gpu} stays among the GPU types compared, at {price} a GPU-hour.",
                                  gpu=a.cluster.spec.name, price=_price_text(today_price, cur)))
     training = _section(ctx.draft, "training")
+    per_example = _number(change.get("training.tokens_per_example"))
+    data_tokens = a.training.data_tokens
+    counted = False
+    if per_example and per_example >= 1 and "training.examples" not in change and training.get("examples") is None \
+            and a.training.tokens is not None and data_tokens and a.training.method in FINETUNE_METHODS:
+        # an example's length where the data is given in tokens: the same data, counted in examples of that length (it
+        # was refused: 'tokens_per_example needs examples')
+        examples = max(1, round(data_tokens / per_example))
+        change["training.examples"] = examples
+        assumed.append(_("The data stays {tokens} tokens, counted as {examples} examples of {length} tokens.",
+                         tokens=token_text(data_tokens), examples=count(examples), length=count(per_example)))
+        counted = True
     for given, replaced, said in (
             ("training.tokens", ("examples", "tokens_per_example", "epochs"), _("The data is counted in tokens now, in place of the examples.")),
             ("training.examples", ("tokens",), _("The data is counted in examples now, in place of the tokens.")),
             ("training.duration_hours", ("duration_days",), ""), ("training.duration_days", ("duration_hours",), "")):
         if given in change and any(training.get(k) is not None for k in replaced):
             change.update({f"training.{k}": None for k in replaced if f"training.{k}" not in change})
-            if said:
+            if said and not (counted and given == "training.examples"):  # said once, with the counts, above
                 assumed.append(said)
     asked_method = str(change.get("training.method", "")).lower()
     own_method = ctx.advice.asked_method or a.training.method  # the answers' own (the plan may have moved to a lighter one)
