@@ -64,6 +64,9 @@ def test_counts_percentages_changes_and_plurals():
     assert percent(0.513) == "51%" and percent(0.513, 1) == "51.3%" and days(15.1) == "0.63" and days(740) == "30.8"
     assert pct_change(112, 100) == "12% more" and pct_change(70, 100) == "30% less" and pct_change(100.2, 100) == "about the same"
     assert same_unit(24.6, 15.1) == ("24.6 h", "15.1 h") and same_unit(24.6 * 24, 15.1) == ("24.6 days", "0.6 days")
+    # user try 11: a 5.9-minute run's range read '0.1 h – 0.1 h'
+    assert same_unit(4.4 / 60, 7.8 / 60) == ("4.4 min", "7.8 min")
+    assert same_unit(1.02, 1.04) == ("1.02 h", "1.04 h") and same_unit(2.0, 2.0) == ("2.0 h", "2.0 h")
     one, many = N_(" (and 1 more problem, at {where})"), N_(" (and {n} more problems, at {where})")
     assert plural(1, one, many, where="budget") == " (and 1 more problem, at budget)"
     assert plural(3, one, many, where="a, b") == " (and 3 more problems, at a, b)"

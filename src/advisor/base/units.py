@@ -366,9 +366,11 @@ def same_unit(a: float, b: float) -> tuple[str, str]:
     """Two durations in one unit, so they compare at a glance: both in days when either is two days or more."""
     if max(a, b) >= 48:
         return _("{n} days", n=f"{a / 24:,.1f}"), _("{n} days", n=f"{b / 24:,.1f}")
-    if max(a, b) < SHORT_HOURS:
+    if max(a, b) < SHORT_HOURS or (min(a, b) < SHORT_HOURS and max(a, b) < 1.0):
+        # a range around a few minutes in minutes: '5.9 min (range 0.1 h – 0.1 h)' said nothing (user try 11)
         return _("{n} min", n=f"{a * 60:,.1f}"), _("{n} min", n=f"{b * 60:,.1f}")
-    return _("{n} h", n=f"{a:,.1f}"), _("{n} h", n=f"{b:,.1f}")
+    places = 1 if f"{a:,.1f}" != f"{b:,.1f}" or a == b else 2  # two ends that read alike at one decimal get a second
+    return _("{n} h", n=f"{a:,.{places}f}"), _("{n} h", n=f"{b:,.{places}f}")
 
 
 def days(hours: float) -> str:
