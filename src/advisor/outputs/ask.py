@@ -1476,6 +1476,20 @@ def _settle(ctx: Context, change: dict[str, Any], alone: bool = False) -> tuple[
         assumed.append(_("The data stays {tokens} tokens, counted as {examples} examples of {length} tokens.",
                          tokens=token_text(data_tokens), examples=count(examples), length=count(per_example)))
         counted = True
+    if ("training.tokens_per_example" in change or "model.seq_len" in change) and a.training.method in FINETUNE_METHODS:
+        # whether the examples fit the sequence, before and after: a trainer cuts a longer one (TRL's max_length), which
+        # the estimate, pricing every token, does not show (user try 11)
+        before_e, before_s = a.training.tokens_per_example, a.model.seq_len
+        after_e = per_example or before_e
+        after_s = _number(change.get("model.seq_len")) or before_s
+        if after_e and (a.training.examples is not None or counted):
+            if after_e > after_s:
+                assumed.append(_("Examples of {example} tokens are longer than the {seq}-token sequence: a trainer cuts each there by "
+                                 "default (TRL's max_length), while the estimate prices every token.", example=count(after_e),
+                                 seq=count(after_s)))
+            elif before_e and before_e > before_s:
+                assumed.append(_("At {seq} tokens the {example}-token examples train whole, where {before} tokens cut them.",
+                                 seq=count(after_s), example=count(after_e), before=count(before_s)))
     for given, replaced, said in (
             ("training.tokens", ("examples", "tokens_per_example", "epochs"), _("The data is counted in tokens now, in place of the examples.")),
             ("training.examples", ("tokens",), _("The data is counted in examples now, in place of the tokens.")),
