@@ -424,7 +424,7 @@ def test_the_memo_says_attention_is_priced_per_packed_example(rules):
     from advisor.outputs.render import to_markdown as render_memo
 
     memo = render_memo(advise(_lora(512), rules))
-    assert "Examples of 512 tokens are packed about 8 to each 4,096-token sequence" in memo
+    assert "Examples of 512 tokens are packed 8.0 to each 4,096-token sequence on average" in memo
     assert "(12% of a whole sequence's attention work)" in memo
     assert "Examples of" not in render_memo(advise(_lora(4096), rules))
 
@@ -471,3 +471,28 @@ def test_an_examples_length_asked_of_data_given_in_tokens_counts_the_same_data_i
     text = ask("what if each example is 256 tokens?", mapping, advise(answers_from_mapping(mapping), rules), rules).text()
     assert "The data stays 100M tokens, counted as 390,625 examples of 256 tokens." in text, text
     assert "(18% less)" in text and "counted in examples now" not in text, text  # attention per 256-token example
+
+
+@pytest.mark.parametrize("training, question, says", [
+    ({"examples": "200k", "tokens_per_example": 512}, "what if each example is 5000 tokens?",
+     "Examples of 5,000 tokens are longer than the 4,096-token sequence: a trainer cuts each there by default"),
+    ({"examples": "50k", "tokens_per_example": 8000}, "what if the sequence length is 8192?",
+     "At 8,192 tokens the 8,000-token examples train whole, where 4,096 tokens cut them."),
+])
+def test_a_what_if_says_when_the_examples_stop_or_start_fitting_the_sequence(rules, training, question, says):
+    # user try 11: 'what if each example is 5000 tokens?' at 4,096 only said '1080% more', not that every example is cut
+    from advisor.decision.advice import advise
+    from advisor.outputs.ask import ask
+
+    mapping = with_(MINIMAL, model={"params": "8B", "seq_len": 4096}, training={"tokens": None, "method": "lora", **training},
+                    cluster={"gpu": "h100", "gpus": 8})
+    assert says in ask(question, mapping, advise(answers_from_mapping(mapping), rules), rules).text()
+
+
+def test_the_memo_formula_shows_the_packed_examples_span(rules):
+    # user try 11: the formula said '× 4096 seq' while the step was priced at 512-token examples
+    from advisor.decision.advice import advise
+    from advisor.outputs.render import to_markdown
+
+    assert "× 512 tokens per packed example) FLOPs per token" in to_markdown(advise(_lora(512), rules))
+    assert "× 4096 seq) FLOPs per token" in to_markdown(advise(_lora(4096), rules))

@@ -483,10 +483,10 @@ def assumptions(ev: Evaluation) -> list[str]:
                      window=f"{shape.sliding_window:,}", seq=f"{seq:,}", share=f"{100 * shape.window_work(seq):.0f}"))
     packed = ev.context["workload"].attention_tokens
     if packed < seq:
-        out.append(_("Examples of {example} tokens are packed about {per} to each {seq}-token sequence and attend only within "
+        out.append(_("Examples of {example} tokens are packed {per} to each {seq}-token sequence on average and attend only within "
                      "themselves, so attention is priced per example ({share}% of a whole sequence's attention work), as NeMo's "
                      "and Megatron-Bridge's packed sequences and Hugging Face's packing (Transformers 4.44, arXiv:2407.09105) "
-                     "run them.", example=f"{packed:,}", per=f"{seq / packed:,.0f}", seq=f"{seq:,}",
+                     "run them.", example=f"{packed:,}", per=f"{seq / packed:,.1f}", seq=f"{seq:,}",
                      share=f"{100 * shape.attention_context(packed) / shape.attention_context(seq):.0f}"))
     measured = ev.context.get("measured")
     if measured:

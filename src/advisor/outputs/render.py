@@ -19,7 +19,7 @@ from advisor.decision.policy import COST_TIE
 from advisor.decision.deployment import layout_lines
 from advisor.decision.advice import Advice
 from advisor.decision.facts import HOURS_PER_MONTH
-from advisor.estimate.workload import CUDA_OVERHEAD_BYTES
+from advisor.estimate.workload import CUDA_OVERHEAD_BYTES, workload_from
 from advisor.estimate.layout import MEMORY_HEADROOM
 from advisor.decision.explain import PLAN_SOURCE, budget_word, deadline_word, lost_text, method_names, point_inside, spot_name
 from advisor.outputs.posttrain_report import memo_lines as posttrain_memo_lines, summary_rows as posttrain_rows
@@ -937,11 +937,14 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
                    base=format_number(d.scale.active_params), trained=f"{TRAINED_FLOPS_PER_PARAM:g}", adapters=format_number(m.adapter_params))
     else:
         params = f"{TRAINED_FLOPS_PER_PARAM:g} × {format_number(d.scale.active_params)}"
-    add(_("Time comes from compute = ({params} params + 12 × {layers} layers × {hidden} hidden × {seq} seq) FLOPs per token × tokens ÷ "
+    # the attention's span as the estimate priced it: the example where short examples are packed (Workload.attention_tokens)
+    span = workload_from(a).attention_tokens
+    seq_words = _("{n} tokens per packed example", n=span) if span < a.model.seq_len else _("{n} seq", n=a.model.seq_len)
+    add(_("Time comes from compute = ({params} params + 12 × {layers} layers × {hidden} hidden × {seq}) FLOPs per token × tokens ÷ "
           "({gpus} GPUs × {peak} TFLOP/s × MFU), plus communication that cannot overlap it (ring all-reduce 2(n−1)/n × S/B over each "
           "link). One step of {tokens} tokens takes {step} s ({compute} s compute, {comm} s of communication before overlap, {exposed} s "
           "of it exposed), {steps} steps; time off training (restarts, checkpoints, evaluation) adds {restarts}.", params=params,
-          layers=d.shape.layers, hidden=d.shape.hidden_size, seq=a.model.seq_len, gpus=r.gpus, peak=f"{d.hardware.peak_tflops:g}",
+          layers=d.shape.layers, hidden=d.shape.hidden_size, seq=seq_words, gpus=r.gpus, peak=f"{d.hardware.peak_tflops:g}",
           tokens=count(e.global_batch_tokens), step=f"{e.step_seconds:.2f}", compute=f"{e.compute_seconds_per_step:.2f}",
           comm=f"{e.communication_seconds_per_step:.2f}", exposed=f"{e.exposed_communication_seconds_per_step:.2f}",
           steps=count(e.steps), restarts=_restart_pct(e.time_off_training)))
