@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import copy
+import gc
 import io
 import os
 import subprocess
@@ -46,6 +47,15 @@ HEAVY = (
 )
 """The longest tests, ~30-45 s of CPU each: they run first, so that under pytest-xdist each worker starts on one while
 the others share out the many short ones, instead of one worker finishing them alone at the end (issue 19)."""
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Keep the garbage collector off what collection loaded, and let it run less often: the modules, rules and Textual
+    classes loaded by then live to the end, and the default threshold (700 allocations) re-scans them thousands of times
+    while the property and TUI tests allocate. Measured on tests/test_properties.py + tests/test_tui.py in one process:
+    45.6 s of CPU before, 35.3 s after (two runs each). Nothing a test asserts depends on when garbage is collected."""
+    gc.freeze()
+    gc.set_threshold(50_000, 50, 100)
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
