@@ -88,3 +88,16 @@ async def test_today_is_not_marked_on_another_gpu_types_line(rules, tmp_path):
     screen, _texts, key = await chart_text(rules, tmp_path, "gpu-choice.yaml")
     assert not any(p.today for p in screen.view.chart), "the line is the plan's H100 (spot): 128 of them are not today's A100s"
     assert "A100" in key, key
+
+
+@pytest.mark.parametrize("lang, title", [("en", "Time per run (hours) by GPU count"), ("zh", None)])
+async def test_a_run_of_hours_is_charted_in_hours(rules, tmp_path, lang, title):
+    """User try 11: a 0.3 h LoRA drew 'Time per run (days)' on an axis of 0-0.015; the memo's chart already said hours."""
+    from advisor.base.i18n import _ as tr
+
+    screen, (time_text, _cost), _key = await chart_text(rules, tmp_path, "customer-service-finetune.yaml", lang)
+    with language(lang):
+        hours_title = title or tr("Time per run (hours) by GPU count")
+    assert max(q.days for q in screen.view.chart) < 2.0
+    assert hours_title in time_text, time_text[:300]
+    assert all(re.fullmatch(r"[0-9][0-9,.]*", label) for label in y_labels(time_text))

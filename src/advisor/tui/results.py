@@ -240,8 +240,13 @@ class ResultsScreen(Screen[None]):
         cur = self.view.report.estimate.currency
         deadline = answers.training.deadline_days
         limit = answers.budget.limit
+        # a run of hours in hours, as the memo's chart says it: a 0.3 h run drew on an axis of 0-0.015 days (user try 11)
+        in_hours = bool(pts) and max(q.days for q in pts) < 2.0
+        time_chart = (("#chart-days", _("Time per run (hours) by GPU count"), [q.days * 24.0 for q in pts],
+                       deadline * 24.0 if deadline is not None else None) if in_hours else
+                      ("#chart-days", _("Time per run (days) by GPU count"), [q.days for q in pts], deadline))
         for widget_id, title, values, line in (
-            ("#chart-days", _("Time per run (days) by GPU count"), [q.days for q in pts], deadline),
+            time_chart,
             ("#chart-cost", _("Cost per run ({currency}) by GPU count", currency=money_unit(cur)), [q.cost for q in pts], limit),
         ):
             plot = self.query_one(widget_id, PlotextPlot)
