@@ -20,7 +20,7 @@ from advisor.estimate import GB, StrategyEstimate, cost, estimate_all, judged_li
 from advisor.estimate.communication import powersgd_volume
 from advisor.estimate.finetune import finetune_facts
 from advisor.estimate.memory import logits_bytes, powersgd_bytes
-from advisor.estimate.workload import INTERRUPTIONS_PER_GPU_HOUR, fp8_time_factor, linear_share
+from advisor.estimate.workload import INTERRUPTIONS_PER_GPU_HOUR, fp8_time_factor
 from advisor.knowledge.strategies import STATE_BYTES_PER_PARAM, powersgd_start_iter, spec
 from advisor.knowledge.vocabulary import FACTS
 
@@ -133,7 +133,7 @@ def _fp8_facts(ctx: dict[str, Any]) -> dict[str, float]:
     linear layers at the recipe's measured speedup, attention unchanged) — the figure the precision rule quotes, so the
     Questions tab and the FP8 what-if read one model (user try 8: 'up to 22%' beside a what-if's 38%)."""
     w = ctx["workload"]
-    return {"fp8_linear_share": linear_share(w.shape.layers, w.shape.attention_width, w.shape.attention_context(w.attention_tokens), w.active_params),
+    return {"fp8_linear_share": w.linear_share,
             "fp8_compute_saving_megatron": 1.0 - fp8_time_factor(w, megatron=True),
             # 'up to': torchao's recipes at their best, the weight casts spread over a long micro-batch (fp8_shape_factor)
             "fp8_compute_saving_other": 1.0 - float(fp8_time_factor(w, megatron=False, tokens=1e12))}

@@ -12,7 +12,7 @@ import numpy as np
 from advisor.inputs.answers import Answers
 from advisor.knowledge.catalog import efficiency_data, GpuSpec
 from advisor.base.i18n import N_
-from advisor.estimate.finetune import DEFAULT_RANK, DEFAULT_TARGETS, FINETUNE_BATCH_SEQUENCES, TRAINED_FLOPS_PER_PARAM, adapter_params
+from advisor.estimate.finetune import DEFAULT_RANK, DEFAULT_TARGETS, FINETUNE_BATCH_SEQUENCES, FINETUNE_METHODS, TRAINED_FLOPS_PER_PARAM, adapter_params
 
 
 GB = 1e9
@@ -287,7 +287,7 @@ def fp8_time_factor(w: Workload, megatron: bool = False, tp: Any = 1.0, tokens: 
     and tensor-parallel degree by torchao's roofline for torchao's recipes (fp8_shape_factor), attention unchanged."""
     name = fp8_recipe_of(w, megatron)
     recipe = FP8_RECIPES[name]
-    share = linear_share(w.shape.layers, w.shape.attention_width, w.shape.attention_context(w.attention_tokens), w.active_params)
+    share = w.linear_share
     return (1.0 - share) + share / (recipe.gemm_speedup * fp8_shape_factor(w, name, tp, tokens))
 
 
@@ -454,9 +454,9 @@ class Workload(Struct, frozen=True):
     main_grad_bytes: float = 4.0
     """Bytes of each gradient in Megatron's gradient buffer, which it accumulates and reduces (MEGATRON_MAIN_GRAD_BYTES)."""
     example_tokens: int = 0
-    """Tokens of one fine-tuning example where the examples are shorter than the sequence (training.tokens_per_example):
-    packed several to a sequence, each attending only within itself (attention_tokens); 0 where a sequence is one
-    document (pre-training, post-training, or a fine-tune given in tokens)."""
+    """Tokens of one fine-tuning example (training.tokens_per_example) where the data is given in examples: shorter ones
+    are packed several to a sequence, each attending only within itself (attention_tokens); longer ones are cut or split
+    at the sequence. 0 where a sequence is one document (pre-training, post-training, or a fine-tune given in tokens)."""
 
     @property
     def is_moe(self) -> bool:
@@ -473,6 +473,12 @@ class Workload(Struct, frozen=True):
         if 0 < self.example_tokens < self.seq_len:
             return self.example_tokens
         return self.seq_len
+
+    @property
+    def linear_share(self) -> float:
+        """The share of this model's FLOPs in its linear layers (linear_share), attention at the span it is priced at."""
+        return linear_share(self.shape.layers, self.shape.attention_width, self.shape.attention_context(self.attention_tokens),
+                            self.active_params)
 
     @property
     def dense_params(self) -> float:
@@ -639,8 +645,8 @@ def workload_from(answers: Answers) -> Workload:
     else:
         batch, batch_source = default_batch_tokens(m.params)
     peft = method in ("lora", "qlora")
-    # a fine-tune's examples, where shorter than the sequence, are packed into it with their attention kept apart
-    packed = t.method in ("finetune", "lora", "qlora") and t.examples is not None and t.tokens_per_example is not None
+    # a fine-tune counted in examples knows their length: shorter ones are packed (Workload.attention_tokens)
+    in_examples = t.method in FINETUNE_METHODS and t.examples is not None and t.tokens_per_example is not None
     rank = (t.lora_rank or DEFAULT_RANK[method]) if peft else 0
     targets = (t.lora_targets or DEFAULT_TARGETS[method]) if peft else "qv"
     return Workload(
@@ -667,7 +673,7 @@ def workload_from(answers: Answers) -> Workload:
         # Fine-tunes run on Hugging Face Trainer / accelerate (the published fine-tune recipes' stack); pre-training on
         # Megatron-LM / torchtitan / llm-foundry, the stacks the efficiency bands come from.
         stack="eager" if t.method != "pretrain" else "fused",
-        example_tokens=int(t.tokens_per_example or 0) if packed else 0,
+        example_tokens=int(t.tokens_per_example or 0) if in_examples else 0,
     )
 
 
