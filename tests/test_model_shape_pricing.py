@@ -478,6 +478,8 @@ def test_an_examples_length_asked_of_data_given_in_tokens_counts_the_same_data_i
      "Examples of 5,000 tokens are longer than the 4,096-token sequence: a trainer cuts each there by default"),
     ({"examples": "50k", "tokens_per_example": 8000}, "what if the sequence length is 8192?",
      "At 8,192 tokens the 8,000-token examples train whole, where 4,096 tokens cut them."),
+    ({"examples": "50k", "tokens_per_example": 8000}, "what if the context is 8k?",  # '8k' is 8,192 as the answers read it
+     "At 8,192 tokens the 8,000-token examples train whole, where 4,096 tokens cut them."),
 ])
 def test_a_what_if_says_when_the_examples_stop_or_start_fitting_the_sequence(rules, training, question, says):
     # user try 11: 'what if each example is 5000 tokens?' at 4,096 only said '1080% more', not that every example is cut

@@ -35,7 +35,7 @@ from advisor.estimate.residuals import deadline_hours
 from advisor.estimate.workload import workload_from
 from advisor.decision.decide import COST_TIE, Plan, best_at, choose, dominates, preference
 from advisor.decision.explain import PLAN_SOURCE, best_option_at, budget_word, deadline_reason, deadline_word, gpu_type_name, lost_text, method_names, notes, point_inside, today_cannot_run, type_name
-from advisor.inputs.answers import STRATEGIES, Answers, _fields_at, answers_from_mapping
+from advisor.inputs.answers import STRATEGIES, Answers, _fields_at, _seq_len, answers_from_mapping
 from advisor.knowledge.catalog import gpu_catalog, resolve_gpu
 from advisor.base.errors import AdvisorError, AnswerError
 from advisor.base.i18n import N_, _, width, written_in_chinese, zh
@@ -1350,6 +1350,14 @@ def _number(raw: Any) -> float | None:
         return None  # the answers' own parser words the error on the re-run
 
 
+def _sequence(raw: Any) -> float | None:
+    """A sequence length as the answers read it ('8k' is 8,192: answers._seq_len), None where it is not one."""
+    try:
+        return float(_seq_len(raw)) if raw is not None else None
+    except (TypeError, ValueError):
+        return None  # the answers' own parser words the error on the re-run
+
+
 def _price_said(raw: Any, currency: str) -> str:
     """A price from the raw answers as written ('9元', '¥18', 9): read as the answers read it, else as written (user try
     8: '9元' typed for a compared GPU's price crashed the what-if that named that GPU)."""
@@ -1481,7 +1489,7 @@ def _settle(ctx: Context, change: dict[str, Any], alone: bool = False) -> tuple[
         # the estimate, pricing every token, does not show (user try 11)
         before_e, before_s = a.training.tokens_per_example, a.model.seq_len
         after_e = per_example or before_e
-        after_s = _number(change.get("model.seq_len")) or before_s
+        after_s = _sequence(change.get("model.seq_len")) or before_s
         if after_e and (a.training.examples is not None or counted):
             if after_e > after_s:
                 assumed.append(_("Examples of {example} tokens are longer than the {seq}-token sequence: a trainer cuts each there by "
