@@ -1091,6 +1091,10 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
             return _("{asked}, planned as {planned}", asked=old, planned=method_names().get(base.method, base.method))
         if path == "training.tokens" and _today_value(base, path) is None and base.today_answers.training.baseline_hours is not None:
             return _shown(_run_tokens(base), path, base)  # the measured run's work, not '—'
+        if path == "cluster.inter_node_gbps" and _today_value(base, path) is None:
+            # the network the plan was priced over, not '—' ('what if we had a 100G network?': 'was —', user try 2026-12-07)
+            return _("{value}, assumed for the {gpu}", value=format_number(base.today_answers.cluster.network_gbps),
+                     gpu=base.today_answers.cluster.spec.name)
         return old
 
     said = _(", ").join(  # what did not move is left out ('GPU type = a100-80gb (was a100-80gb)'), unless nothing moved
@@ -1670,10 +1674,30 @@ def _why(ctx: Context, slots: dict[str, list[str]], negative: bool = False) -> R
         reply.lines.insert(0, _("advisor does not choose the GPU type: it prices the GPUs you name. The same job on {gpu}:", gpu=gpu))
         reply.intent = "why_not" if negative else "why"
         return reply
+    if "term" in slots:  # 'why packing?', '为什么要打包': the term explained, not why the plan (user try 2026-12-07)
+        return _explain(ctx, slots)
+    if "epochs" in slots and a.today_answers.training.epochs:
+        return _why_epochs(ctx)
     lines = [_("Why {plan}:", plan=_plan_text(a)), *(f"• {n['text']}" for n in notes(a))]
     lines += [f"• {r['text']}" for r in a.rationale()]
     return Reply(ctx.question, "why", lines=lines, columns=(_("today"), _("recommended")),
                  figures=[(lbl, t, r) for lbl, t, r in _today_rows(a)], sources=[PLAN_SOURCE])
+
+
+def _why_epochs(ctx: Context) -> Reply:
+    """'why 3 epochs?': the epochs are the team's answer, not advisor's choice; what one pass costs in this plan (user try
+    2026-12-07: answered with why the plan's framework)."""
+    a, cur = ctx.advice, ctx.currency
+    c, epochs = a.plan.chosen, a.today_answers.training.epochs or 1
+    lines = [_("{epochs} epochs is what the answers give (training.epochs): advisor prices the passes over the data you name "
+               "and does not choose how many; that is a question of model quality for the team's evaluation.",
+               epochs=format_number(epochs)),
+             _("In this plan each pass over the data takes {time} and costs {cost}, of the run's {total} and {total_cost}.",
+               time=hours_text(c.hours / epochs), cost=money(c.cost / epochs, cur), total=hours_text(c.hours),
+               total_cost=money(c.cost, cur))]
+    fewer = max(1, round(epochs) - 1)
+    return Reply(ctx.question, "why", lines=lines, sources=[PLAN_SOURCE],
+                 suggestions=[_("what if {n} epochs?", n=fewer)] if fewer < epochs else [])
 
 
 def _why_gpu_type(ctx: Context, gpu: str, negative: bool) -> Reply | None:
