@@ -3,6 +3,7 @@ a PM would: each as a test that failed on the code before the fix."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -76,3 +77,39 @@ def test_why_the_epochs_says_they_are_the_teams_and_what_a_pass_costs(finetune, 
     c = advice.plan.chosen
     assert reply.intent == "why" and "training.epochs" in reply.text(), reply.text()
     assert f"{c.hours / 3:.1f}" in reply.text(), reply.text()
+
+
+@pytest.mark.parametrize(("question", "lang"), [("what GPU should we buy?", "en"), ("which gpu is best?", "en"), ("用什么卡好？", "zh")])
+def test_which_gpu_prices_the_job_on_other_types_with_the_break_even_price(finetune, rules, question, lang):
+    """'what GPU should we buy?' was not read at all. advisor has no prices of its own, so the answer is the same job on a
+    few catalog types by time and GPU-hours, with the price per GPU-hour below which each is the cheaper rental:
+    today's price x today's GPU-hours / its own."""
+    answers, advice = finetune
+    with language(lang):
+        reply = ask(question, answers.model_dump(mode="json"), advice, rules)
+    assert reply.intent == "which_gpu" and len(reply.figures) == 5, reply.text()
+    c = advice.plan.chosen
+    mine = c.hours * c.gpus
+    for name, _plan, _time, gpu_hours, cheaper in reply.figures[1:]:
+        hours = float(gpu_hours.replace(",", ""))
+        assert name != reply.figures[0][0]
+        price = float(re.search(r"([0-9.]+)\s*(?:CNY|元)", cheaper).group(1))
+        assert price == pytest.approx(10 * mine / hours, rel=0.02), (name, cheaper, hours)
+
+
+def test_which_gpu_with_a_list_of_types_is_the_comparison_the_plan_made(rules):
+    answers = load_answers(EXAMPLES / "gpu-choice.yaml")
+    advice = advise(answers, rules)
+    reply = ask("which GPU should we use?", answers.model_dump(mode="json"), advice, rules)
+    assert reply.intent == "which_gpu" and any(row[-1] == "chosen" for row in reply.figures), reply.text()
+    assert len(reply.figures) == len(advice.plan.gpu_types)
+
+
+def test_which_gpu_says_a_type_that_misses_the_deadline_rather_than_a_price(rules):
+    """A break-even price for a type whose plan misses the date (an A10 taking 40 days for a 30-day pre-training) reads as
+    a bargain; it is marked as missing the deadline instead."""
+    answers = load_answers(EXAMPLES / "pretrain-7b-h100.yaml")
+    advice = advise(answers, rules)
+    reply = ask("which GPU should we use?", answers.model_dump(mode="json"), advice, rules)
+    row = next(r for r in reply.figures if r[0].startswith("NVIDIA A10 "))
+    assert row[-1] == "misses the deadline", reply.text()

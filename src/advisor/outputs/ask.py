@@ -1684,6 +1684,61 @@ def _why(ctx: Context, slots: dict[str, list[str]], negative: bool = False) -> R
                  figures=[(lbl, t, r) for lbl, t, r in _today_rows(a)], sources=[PLAN_SOURCE])
 
 
+WHICH_GPU_OTHERS = {"CNY": ("a10", "l20", "a800", "h800", "h20"), "": ("a10", "l40s", "a100-80gb", "h100-sxm", "h200")}
+"""The catalog types 'which GPU should we buy?' prices the job on beside the answers' own, by the answers' currency (the
+parts sold in China where the quotes are in yuan: the catalog's H800, A800, H20 and L20 entries); at most WHICH_GPU_SHOWN."""
+WHICH_GPU_SHOWN = 4
+
+
+def _which_gpu(ctx: Context, slots: dict[str, list[str]]) -> Reply:
+    """'what GPU should we buy?', '用什么卡好': where the answers list GPU types with their prices, the comparison the plan made;
+    otherwise the same job on a few catalog types, by time and GPU-hours, with the price below which each is the cheaper
+    rental (user try 2026-12-07: not read). advisor has no prices of its own: they are the team's quotes."""
+    a = ctx.advice
+    if len(a.plan.gpu_types) >= 2:
+        compared = _why_gpu_type(ctx, a.plan.chosen.gpu, False)
+        if compared is not None:
+            compared.intent = "which_gpu"
+            return compared
+    today = a.today_answers.cluster
+    gid_now = today.gpu if isinstance(today.gpu, str) else "custom"
+    others = [g for g in WHICH_GPU_OTHERS.get(ctx.currency, WHICH_GPU_OTHERS[""]) if g != gid_now][:WHICH_GPU_SHOWN]
+    c, cur = a.plan.chosen, ctx.currency
+    price = a.today_answers.budget.price_per_gpu_hour
+    rows: list[tuple[str, ...]] = [(today.spec.name, _plan_cell(c.strategy, c.gpus), hours_text(c.hours), count(c.hours * c.gpus),
+                                    _("today's, at {price}", price=_price_text(price, cur)))]
+    best: list[tuple[float, str]] = []
+    for g in others:
+        change: dict[str, Any] = {"cluster.gpu": g, "budget.price_per_gpu_hour": price}
+        settled = _settle(ctx, change, alone=True)
+        if isinstance(settled, Reply):
+            continue
+        try:
+            o = _rerun(ctx, change).plan.chosen
+        except AdvisorError:
+            continue
+        name = gpu_catalog()[g].name
+        if not o.runnable:
+            rows.append((name, _("does not run"), "—", "—", "—"))
+            continue
+        ratio = (c.hours * c.gpus) / (o.hours * o.gpus)
+        late = o.meets_deadline is False and c.meets_deadline is not False
+        rows.append((name, _plan_cell(o.strategy, o.gpus), hours_text(o.hours), count(o.hours * o.gpus),
+                     _("misses the deadline") if late else _("under {price}", price=_price_text(price * ratio, cur))))
+        if not late:
+            best.append((ratio, g))
+    lines = [_("advisor does not choose the GPU type by itself: it prices the types you name at your quotes (list them with "
+               "their prices in cluster.candidates, and the plan compares them). The same job on a few types in its catalog, "
+               "each with the best plan on it:"),
+             _("A type is the cheaper rental when its price per GPU-hour is below the last column: today's {price} × the {gpu}'s "
+               "GPU-hours ÷ its own.", price=_price_text(price, cur), gpu=today.spec.name)]
+    if a.answers.training.deadline_days is not None:
+        lines.append(_("Each plan is chosen for a deadline of {deadline}, as today's is.", deadline=hours_text(a.answers.training.deadline_days * 24)))
+    return Reply(ctx.question, "which_gpu", lines=lines,
+                 columns=(_("plan"), _("time per run"), _("GPU-hours"), _("cheaper at a GPU-hour")), figures=rows,
+                 sources=[PLAN_SOURCE], suggestions=[_("compare {a} and {b}", a=gid_now, b=max(best)[1])] if best else [])
+
+
 def _why_epochs(ctx: Context) -> Reply:
     """'why 3 epochs?': the epochs are the team's answer, not advisor's choice; what one pass costs in this plan (user try
     2026-12-07: answered with why the plan's framework)."""
@@ -2338,7 +2393,7 @@ def _spot(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     return Reply(ctx.question, "spot", lines=lines, sources=list(term.source))
 
 
-ANSWERERS = {"compare": _compare, "without": _without_strategy, "instead": _instead, "why_not": _why_not, "why": _why, "explain": _explain, "what_if": _what_if_asked, "spot": _spot,
+ANSWERERS = {"compare": _compare, "without": _without_strategy, "instead": _instead, "why_not": _why_not, "why": _why, "explain": _explain, "which_gpu": _which_gpu, "what_if": _what_if_asked, "spot": _spot,
              "worth_it": _worth_it, "brief": _brief, "risks": _risks, "cheaper": _cheaper, "faster": _faster, "how_long": _how_long,
              "cost": _cost, "day_cost": _day_cost, "runs_a_month": _runs_a_month, "memory": _memory}
 
