@@ -1690,6 +1690,10 @@ parts sold in China where the quotes are in yuan: the catalog's H800, A800, H20 
 WHICH_GPU_SHOWN = 4
 
 
+def _short_gpu(name: str) -> str:
+    return name.removeprefix("NVIDIA ")
+
+
 def _which_gpu(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     """'what GPU should we buy?', '用什么卡好': where the answers list GPU types with their prices, the comparison the plan made;
     otherwise the same job on a few catalog types, by time and GPU-hours, with the price below which each is the cheaper
@@ -1705,7 +1709,9 @@ def _which_gpu(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     others = [g for g in WHICH_GPU_OTHERS.get(ctx.currency, WHICH_GPU_OTHERS[""]) if g != gid_now][:WHICH_GPU_SHOWN]
     c, cur = a.plan.chosen, ctx.currency
     price = a.today_answers.budget.price_per_gpu_hour
-    rows: list[tuple[str, ...]] = [(today.spec.name, _plan_cell(c.strategy, c.gpus), hours_text(c.hours), count(c.hours * c.gpus),
+    # GPUs rather than the plan cell, and names without 'NVIDIA ': five columns in the Ask box's 78 (the strategy is a
+    # 'compare a10 and h800' away)
+    rows: list[tuple[str, ...]] = [(_short_gpu(today.spec.name), count(c.gpus), hours_text(c.hours), count(c.hours * c.gpus),
                                     _("today's, at {price}", price=_price_text(price, cur)))]
     best: list[tuple[float, str]] = []
     for g in others:
@@ -1717,25 +1723,25 @@ def _which_gpu(ctx: Context, slots: dict[str, list[str]]) -> Reply:
             o = _rerun(ctx, change).plan.chosen
         except AdvisorError:
             continue
-        name = gpu_catalog()[g].name
+        name = _short_gpu(gpu_catalog()[g].name)
         if not o.runnable:
             rows.append((name, _("does not run"), "—", "—", "—"))
             continue
         ratio = (c.hours * c.gpus) / (o.hours * o.gpus)
         late = o.meets_deadline is False and c.meets_deadline is not False
-        rows.append((name, _plan_cell(o.strategy, o.gpus), hours_text(o.hours), count(o.hours * o.gpus),
+        rows.append((name, count(o.gpus), hours_text(o.hours), count(o.hours * o.gpus),
                      _("misses the deadline") if late else _("under {price}", price=_price_text(price * ratio, cur))))
         if not late:
             best.append((ratio, g))
     lines = [_("advisor does not choose the GPU type by itself: it prices the types you name at your quotes (list them with "
                "their prices in cluster.candidates, and the plan compares them). The same job on a few types in its catalog, "
-               "each with the best plan on it:"),
+               "each with the best plan on it (ask 'compare' for the framework each uses):"),
              _("A type is the cheaper rental when its price per GPU-hour is below the last column: today's {price} × the {gpu}'s "
                "GPU-hours ÷ its own.", price=_price_text(price, cur), gpu=today.spec.name)]
     if a.answers.training.deadline_days is not None:
         lines.append(_("Each plan is chosen for a deadline of {deadline}, as today's is.", deadline=hours_text(a.answers.training.deadline_days * 24)))
     return Reply(ctx.question, "which_gpu", lines=lines,
-                 columns=(_("plan"), _("time per run"), _("GPU-hours"), _("cheaper at a GPU-hour")), figures=rows,
+                 columns=(_("GPUs"), _("time per run"), _("GPU-hours"), _("cheaper at a GPU-hour")), figures=rows,
                  sources=[PLAN_SOURCE], suggestions=[_("compare {a} and {b}", a=gid_now, b=max(best)[1])] if best else [])
 
 
