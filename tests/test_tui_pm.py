@@ -178,3 +178,45 @@ async def test_the_review_says_a_new_projects_framework_in_words(rules, tmp_path
             await back_to_the_review(pilot, app)
             row = next(r for r in app.screen.rows if "团队现在用的框架" in r)
             assert "团队现在用的框架: 还没开始训练" in row and ": none" not in row, row
+
+
+async def test_keys_typed_ahead_of_the_step_onto_ask_go_into_the_question_box(rules, tmp_path):
+    """']' onto Ask and a question typed at once, as a terminal delivers them (all queued before the app has drawn the
+    tab): the letters reached the screen's keys before the box took the focus — '?' opened the help, 'a' the launch
+    dialog, 'q' quit (user try at 80x24, 2026-12-07). Keys queued behind the step now go into the box."""
+    from textual import events
+
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        await to_results(pilot)
+        tabs = pilot.app.screen.query_one("#tabs")
+        tabs.active = "chart"
+        await settle(pilot)
+        for key, char in [("right_square_bracket", "]"), *((c if c.isalnum() else {" ": "space", "?": "question_mark"}[c], c)
+                                                            for c in "what gpu should we buy?")]:
+            event = events.Key(key, char)
+            event.set_sender(app)
+            app._driver.send_message(event)  # no wait between keys: a fast typist, a slow machine
+        await settle(pilot)
+        await pilot.pause(0.2)
+        assert type(app.screen).__name__ == "ResultsScreen", app.screen_stack
+        assert tabs.active == "ask"
+        assert app.focused is not None and app.focused.id == "ask-input" and app.focused.value == "what gpu should we buy?"
+        assert not (tmp_path / "launch").exists()
+
+
+async def test_a_late_focus_of_a_pane_stepped_past_does_not_pull_the_tabs_back(rules, tmp_path):
+    """] pressed fast from Summary stopped on Chart: each step focuses its pane after the next refresh, the memo's landed
+    behind its drawing, after the tabs had moved on, and Textual's TabbedContent shows the pane of a focused widget
+    (TabPane.Focused) — one ] was lost and the question typed next went to the screen's keys (user try at 80x24,
+    2026-12-07). The late focus of the memo, with Ask showing, now leaves Ask showing and its box focused."""
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        await to_results(pilot)
+        tabs = await step_onto(pilot, "ask")
+        app.screen._focus_pane("memo")  # what the step onto Memo had scheduled, run late
+        await settle(pilot)
+        assert tabs.active == "ask", tabs.active
+        assert app.focused is not None and app.focused.id == "ask-input"

@@ -114,3 +114,11 @@ def test_which_gpu_says_a_type_that_misses_the_deadline_rather_than_a_price(rule
     reply = ask("which GPU should we use?", answers.model_dump(mode="json"), advice, rules)
     row = next(r for r in reply.figures if r[0] == "A10 24GB")
     assert row[-1] == "misses the deadline", reply.text()
+
+
+def test_should_we_pack_shows_the_plans_example_and_sequence_lengths(finetune, rules):
+    """The packing answer was the same words for every plan; with 1,024-token examples in 1,024-token sequences there is
+    nothing to pack, and the reply now shows the two lengths it turns on."""
+    answers, advice = finetune
+    reply = ask("should we pack examples?", answers.model_dump(mode="json"), advice, rules)
+    assert ("tokens per example", "1,024") in reply.figures and ("sequence length", "1,024") in reply.figures, reply.figures

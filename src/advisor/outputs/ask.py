@@ -1981,6 +1981,10 @@ def _term_figures(ctx: Context, term: str) -> list[tuple[str, ...]]:
         "zero": [(_("memory per GPU"), f"{e['memory_per_gpu_gb']:,.1f} GB")],
         "offload": [(_("memory per GPU"), f"{e['memory_per_gpu_gb']:,.1f} GB")],
     }
+    t, m = ctx.advice.answers.training, ctx.advice.answers.model
+    if t.tokens_per_example:  # 'should we pack?' with examples as long as the sequence: nothing to pack, and it shows
+        getters["packing"] = getters["truncation"] = [(_("tokens per example"), count(t.tokens_per_example)),
+                                                      (_("sequence length"), count(m.seq_len))]
     return [(label, value) for label, value in getters.get(term, [])]
 
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from msgspec import Struct
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, VerticalScroll
@@ -109,6 +109,8 @@ class ResultsScreen(Screen[None]):
         self.tab = tab
         self.change: dict[str, object] = {}
         """The last what-if's change (answers field -> value as written): what Adopt sets."""
+        self._typing_ahead = False
+        """Stepped onto Ask and the box has not the focus yet: keys go into the box (on_key)."""
 
     def compose(self) -> ComposeResult:
         v = self.view
@@ -314,12 +316,45 @@ class ResultsScreen(Screen[None]):
         # the pane takes the keys, so PageDown and the arrows scroll it (a user try found they did nothing until Tab); on Ask,
         # the question box: its empty box invites typing, and letters typed outside it ran shortcuts ('s' in 'what is MFU'
         # opened the save dialog; user try 2026-12-06). Esc gives the keys back.
-        if tabs.active == "ask":
-            self.call_after_refresh(self.query_one("#ask-input", Input).focus)
+        self._typing_ahead = tabs.active == "ask"
+        self.call_after_refresh(self._focus_pane, tabs.active)
+
+    def on_key(self, event: events.Key) -> None:
+        """Keys typed right behind the step onto Ask, before the box has the focus (a terminal queues them while the tab
+        is drawn): into the box, not the screen's keys — '?' opened the help, 'a' the launch dialog, 'q' quit (user try at
+        80x24, 2026-12-07). Until the box takes the focus or Esc."""
+        if not self._typing_ahead:
+            return
+        box = self.query_one("#ask-input", Input)
+        if self.focused is box or event.key == "escape":
+            self._typing_ahead = False
+            return
+        if event.is_printable and event.character:
+            box.insert_text_at_cursor(event.character)
+        elif event.key == "backspace":
+            box.action_delete_left()
+        elif event.key == "enter":
+            box.post_message(Input.Submitted(box, box.value))
         else:
-            self.call_after_refresh(self._focus_pane, tabs.active)
+            return
+        event.stop()
+        event.prevent_default()
+
+    @on(events.DescendantFocus)
+    def _focus_moved(self, event: events.DescendantFocus) -> None:
+        if event.widget.id == "ask-input":
+            self._typing_ahead = False
 
     def _focus_pane(self, pane_id: str) -> None:
+        """The pane's first focusable widget (on Ask, the question box) — unless the tabs have moved on: a focus in a pane
+        makes Textual's TabbedContent show that pane again (TabPane.Focused), so a late focus of a pane stepped past
+        pulled the tabs back to it, and ] pressed fast from Summary stopped on Chart with the keys typed for the question
+        going to the screen (user try at 80x24, 2026-12-07)."""
+        if self.query_one("#tabs", TabbedContent).active != pane_id:
+            return
+        if pane_id == "ask":
+            self.query_one("#ask-input", Input).focus()
+            return
         pane = self.query_one(f"#{pane_id}", TabPane)
         target = next((w for w in pane.query("*") if w.focusable), None)
         if target is not None:
