@@ -317,7 +317,7 @@ class ResultsScreen(Screen[None]):
         # the question box: its empty box invites typing, and letters typed outside it ran shortcuts ('s' in 'what is MFU'
         # opened the save dialog; user try 2026-12-06). Esc gives the keys back.
         self._typing_ahead = tabs.active == "ask"
-        self.call_after_refresh(self._focus_pane, tabs.active)
+        self.call_after_refresh(self._focus_pane, tabs.active, self._typing_ahead)
 
     def on_key(self, event: events.Key) -> None:
         """Keys typed right behind the step onto Ask, before the box has the focus (a terminal queues them while the tab
@@ -345,14 +345,14 @@ class ResultsScreen(Screen[None]):
         if event.widget.id == "ask-input":
             self._typing_ahead = False
 
-    def _focus_pane(self, pane_id: str) -> None:
+    def _focus_pane(self, pane_id: str, box: bool = False) -> None:
         """The pane's first focusable widget (on Ask, the question box) — unless the tabs have moved on: a focus in a pane
         makes Textual's TabbedContent show that pane again (TabPane.Focused), so a late focus of a pane stepped past
         pulled the tabs back to it, and ] pressed fast from Summary stopped on Chart with the keys typed for the question
         going to the screen (user try at 80x24, 2026-12-07)."""
         if self.query_one("#tabs", TabbedContent).active != pane_id:
             return
-        if pane_id == "ask":
+        if box:  # stepped onto Ask: the question box (a screen opened on Ask, after Adopt, keeps its keys: s saves)
             self.query_one("#ask-input", Input).focus()
             return
         pane = self.query_one(f"#{pane_id}", TabPane)
