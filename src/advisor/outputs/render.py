@@ -313,6 +313,15 @@ def chart_rows(d: Report) -> list[WhatIfPoint]:
     return [rows[i] for i in sorted(keep)]
 
 
+CHART_HOURS_BELOW = 48.0
+"""A time chart whose longest run is under this many hours is drawn in hours, else in days: one threshold for the memo's
+chart and the screen's (they were 48 h and 2.0 days, written twice)."""
+
+
+def chart_in_hours(longest_hours: float) -> bool:
+    return longest_hours < CHART_HOURS_BELOW
+
+
 def what_if_charts(report: Report | Advice) -> list[str]:
     """The what-if table as two Mermaid xychart-beta charts GitHub renders (time, then cost, against GPU count), the
     deadline and the run budget drawn as flat lines, in colours set by an init directive; the y axis runs from 0 to a
@@ -363,7 +372,7 @@ def what_if_charts(report: Report | Advice) -> list[str]:
     costs = [wi.cost or 0.0 for wi in rows]
     deadline = a.training.deadline_days
     deadline_name = _("the {days}-day deadline", days=format_number(deadline or 0))
-    if max(hours) < 48:  # a run of hours in hours: a 0.6 h run read 'Plan: 64 GPUs, 0.0 days' (user try 8)
+    if chart_in_hours(max(hours)):  # a run of hours in hours: a 0.6 h run read 'Plan: 64 GPUs, 0.0 days' (user try 8)
         out = chart(_("Time per run (hours) by GPU count"), _("hours"), hours, deadline * 24 if deadline is not None else None, deadline_name,
                     lambda h, _c: _("{n} h", n=f"{h:,.2f}" if h < 10 else f"{h:,.1f}"))
     else:

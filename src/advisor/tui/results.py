@@ -22,7 +22,7 @@ from advisor.base.text import join_reasons
 from advisor.base.i18n import _, N_, clip, width, written_in_chinese, zh
 from advisor.base.units import count, format_number, money_column, money_pair, money_unit, same_unit
 from advisor.estimate.posttrain import stage_name
-from advisor.outputs.render import (answers_of, axis_ticks, count_word, decision_notes, hours_text, money, memo_for_screen,
+from advisor.outputs.render import (answers_of, chart_in_hours, axis_ticks, count_word, decision_notes, hours_text, money, memo_for_screen,
                                     option_rows, row_at_risk, runs, source_words, spread, summary_rows, tight, to_markdown, today_on_the_line)
 from advisor.decision.report import Report
 from advisor.tui.ask import AskBox
@@ -243,7 +243,7 @@ class ResultsScreen(Screen[None]):
         deadline = answers.training.deadline_days
         limit = answers.budget.limit
         # a run of hours in hours, as the memo's chart says it: a 0.3 h run drew on an axis of 0-0.015 days (user try 11)
-        in_hours = bool(pts) and max(q.days for q in pts) < 2.0
+        in_hours = bool(pts) and chart_in_hours(max(q.days for q in pts) * 24.0)
         time_chart = (("#chart-days", _("Time per run (hours) by GPU count"), [q.days * 24.0 for q in pts],
                        deadline * 24.0 if deadline is not None else None) if in_hours else
                       ("#chart-days", _("Time per run (days) by GPU count"), [q.days for q in pts], deadline))
