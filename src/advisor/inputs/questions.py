@@ -154,7 +154,8 @@ def steps() -> tuple[Step, ...]:
               Field("training.global_batch_tokens", _("Global batch (tokens per step)"), "text", _("e.g. 4M"), optional=True),
               Field("training.examples", _("Fine-tuning examples"), "text", _("e.g. 200k"), optional=True),
               # needed with examples, and an empty epochs is one pass: said where they are typed (user try 2026-12-06)
-              Field("training.tokens_per_example", _("Tokens per example (needed with examples)"), "text", _("e.g. 512"), optional=True,
+              # the label read 'Tokens per example (needed with examples)  (optional)': the need is said in the hint
+              Field("training.tokens_per_example", _("Tokens per example"), "text", _("e.g. 512; needed with examples"), optional=True,
                     number="int"),
               Field("training.epochs", _("Epochs"), "text", _("e.g. 3 (empty: 1)"), optional=True, number="float"),
               Field("training.precision", _("Precision"), "choice",
