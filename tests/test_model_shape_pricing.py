@@ -475,7 +475,8 @@ def test_an_examples_length_asked_of_data_given_in_tokens_counts_the_same_data_i
 
 @pytest.mark.parametrize("training, question, says", [
     ({"examples": "200k", "tokens_per_example": 512}, "what if each example is 5000 tokens?",
-     "Examples of 5,000 tokens are longer than the 4,096-token sequence: a trainer cuts each there by default"),
+     # the rule's own warning, shown as new in the what-if (it was also written a second time in the ask code)
+     "New warning: Each 5,000-token example is longer than the 4,096-token training sequence: by default a trainer cuts it"),
     ({"examples": "50k", "tokens_per_example": 8000}, "what if the sequence length is 8192?",
      "At 8,192 tokens the 8,000-token examples train whole, where 4,096 tokens cut them."),
     ({"examples": "50k", "tokens_per_example": 8000}, "what if the context is 8k?",  # '8k' is 8,192 as the answers read it

@@ -122,3 +122,19 @@ def test_should_we_pack_shows_the_plans_example_and_sequence_lengths(finetune, r
     answers, advice = finetune
     reply = ask("should we pack examples?", answers.model_dump(mode="json"), advice, rules)
     assert ("tokens per example", "1,024") in reply.figures and ("sequence length", "1,024") in reply.figures, reply.figures
+
+
+def test_a_what_if_shows_the_warnings_it_sets_off(finetune, rules):
+    """A what-if said only what the ask code knew to say: halving the sequence below the examples' length raised the
+    rules' warning about cut examples, and the reply was silent about it unless the ask code wrote its own copy."""
+    answers, advice = finetune
+    reply = ask("what if seq_len 512", answers.model_dump(mode="json"), advice, rules).text()
+    assert "New warning: Each 1,024-token example is longer than the 512-token training sequence" in reply, reply
+    assert reply.count("longer than the 512-token") == 1, reply
+
+
+def test_the_warnings_a_what_if_says_itself_are_shipped_rules(rules):
+    from advisor.outputs.ask import SAID_BY_THE_WHAT_IF
+
+    ids = {r.id for r in rules.rules}
+    assert SAID_BY_THE_WHAT_IF <= ids, SAID_BY_THE_WHAT_IF - ids

@@ -1124,6 +1124,7 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
                        old=_plan_text(base, new.method), time=hours_text(cn.hours), dt=pct_change(cn.hours, cb.hours),
                        cost=money(cn.cost, str(new.facts["currency"])), dc=pct_change(cn.cost, cb.cost)))
     lines += _asked_type_alone(ctx, alone, new)
+    lines += _new_warnings(base, new)
     lines += _limits_lost(base, new)
     lines += _more_machines(base, new)
     monthly = _month_claimed(ctx, {k: v for k, v in change.items() if k in asked})
@@ -1147,6 +1148,19 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
     lines.append(headline(new, count_asked="cluster.gpus" in asked))
     return Reply(ctx.question, "what_if", lines=lines, columns=(_("now"), _("what if")), figures=_outcome_rows(base, new, monthly),
                  sources=[PLAN_SOURCE, "seed:K14"], change=change)
+
+
+def _new_warnings(base: Advice, new: Advice) -> list[str]:
+    """The rules' warnings the what-if raises that today's plan does not (by rule): each what-if said only what the
+    ask code knew to say ('examples longer than the sequence' was written twice, once as a rule and once here), and a
+    change that set off any other warning was silent about it (review, 2026-12-07)."""
+    had = {w["rule"] for w in base.warnings} | SAID_BY_THE_WHAT_IF
+    return [_("New warning: {text}", text=w["text"]) for w in new.warnings if w["rule"] not in had and not w["blocking"]]
+
+
+SAID_BY_THE_WHAT_IF = frozenset({"over-deadline", "over-budget", "over-monthly-limit", "plan-needs-more-gpus"})
+"""Rules whose warning a what-if already says in its own words (the deadline, the budgets, the GPUs the plan needs: the
+outcome rows and _limits_lost): not repeated as a new warning. tests/test_user_try10.py checks each id is a shipped rule."""
 
 
 def _more_machines(base: Advice, new: Advice) -> list[str]:
@@ -1495,11 +1509,8 @@ def _settle(ctx: Context, change: dict[str, Any], alone: bool = False) -> tuple[
         after_e = per_example or before_e
         after_s = _sequence(change.get("model.seq_len")) or before_s
         if after_e and (a.training.examples is not None or counted):
-            if after_e > after_s:
-                assumed.append(_("Examples of {example} tokens are longer than the {seq}-token sequence: a trainer cuts each there by "
-                                 "default (TRL's max_length), while the estimate prices every token.", example=count(after_e),
-                                 seq=count(after_s)))
-            elif before_e and before_e > before_s:
+            # examples longer than the sequence: the rule's warning, which every what-if shows where it is new (_new_warnings)
+            if after_e <= after_s and before_e and before_e > before_s:
                 assumed.append(_("At {seq} tokens the {example}-token examples train whole, where {before} tokens cut them.",
                                  seq=count(after_s), example=count(after_e), before=count(before_s)))
     for given, replaced, said in (
