@@ -35,10 +35,16 @@ PRETRAIN_7B = {"model": {"params": "7B"}, "training": {"tokens": "1T"}, "cluster
 LORA_7B = {"model": {"params": "7B"}, "training": {"method": "lora", "lora_rank": 8, "lora_targets": "all-linear", "tokens": "50M"},
            "cluster": {"gpu": "a100-80gb", "gpus": 8}, "budget": {"price_per_gpu_hour": 2}}
 
+# A 70B on GB200: FSDP keeps some layers' activations on the Grace CPU (train.py --offload-activations, save_on_cpu)
+GB200_70B = {"model": {"params": "70B", "layers": 80, "hidden_size": 8192, "attention_heads": 64, "kv_heads": 8, "seq_len": 8192},
+             "training": {"tokens": "100B", "global_batch_tokens": "2M", "current_strategy": "none", "deadline_days": 30},
+             "cluster": {"gpu": "gb200", "gpus": 64, "gpus_per_node": 4}, "budget": {"price_per_gpu_hour": 6}}
+
 PLANS = {
     # DDP and PEFT in one launch: the LoRA plan runs on DDP (its adapter from peft_lora_config.json).
     "ddp-lora": (LORA_7B, "ddp"),
     "fsdp": (PRETRAIN_7B, "fsdp"),
+    "fsdp-offload": (GB200_70B, "fsdp"),
     "hsdp": (PRETRAIN_7B, "fsdp-hybrid"),
     # ZeRO-1 is not launched apart from ZeRO-2: the same launch line and the same DeepSpeed optimizer class
     # (runtime/zero/stage_1_and_2.py), ds_config.json differing in the stage alone (test_zero1_differs_from_zero2_in_the_stage_alone).
@@ -106,6 +112,8 @@ def test_launch_sh_runs_a_few_steps_on_cpu(tmp_path, plan):
     assert "step 3 loss" in run.stdout, run.stdout[-2000:]
     if "lora" in plan:
         assert "--lora peft_lora_config.json" in (folder / "launch.sh").read_text()
+    if "offload" in plan:
+        assert "--offload-activations 0." in (folder / "launch.sh").read_text()
 
 
 FULL_FT_7B = {"model": {"params": "7B", "seq_len": 2048}, "training": {"method": "finetune", "tokens": "200M"},

@@ -19,6 +19,7 @@ import numpy as np
 
 from advisor.inputs.answers import STRATEGIES, Answers
 from advisor.knowledge.catalog import MEMORY_MIB_CITE, efficiency_data, mfu_band
+from advisor.knowledge.vocabulary import offload_share
 from advisor.decision.decide import COST_TIE, Option, Plan, choose
 from advisor.decision.search import candidate_counts as search_counts, every_count
 from advisor.estimate import (ASSUMPTIONS, GB, INTERRUPTIONS_PER_GPU_HOUR, StrategyEstimate, cost, deadline_hours, deepspeed_table,
@@ -488,6 +489,13 @@ def assumptions(ev: Evaluation) -> list[str]:
                      "and Megatron-Bridge's packed sequences and Hugging Face's packing (Transformers 4.44, arXiv:2407.09105) "
                      "run them.", example=f"{packed:,}", per=f"{seq / packed:,.1f}", seq=f"{seq:,}",
                      share=f"{100 * shape.attention_context(packed) / shape.attention_context(seq):.0f}"))
+    offloaded = offload_share(str(ev.facts.get("chosen_recompute") or ""))
+    if offloaded is not None and spec.c2c_gbs is not None:
+        out.append(_("No recomputation: the saved activations of {share} of the layers wait in the CPU's memory during each step "
+                     "and come back for the backward over the {gpu}'s chip-to-chip link, {link} GB/s each way per GPU ({source}), "
+                     "as NVIDIA's GB200 recipes do in place of recomputation (Megatron-Bridge's cpu_offloading_num_layers); the "
+                     "launch files' train.py does it with PyTorch's save_on_cpu.", share=offloaded, gpu=spec.name,
+                     link=f"{spec.c2c_gbs:g}", source=spec.c2c_source))
     measured = ev.context.get("measured")
     if measured:
         out.append(_("Calibrated to the measured step: {strategy} on {gpus} GPUs ran {measured} tokens/s where the estimate said "

@@ -12,7 +12,7 @@ import numpy as np
 from advisor.inputs.answers import POST_TRAINING_METHODS, Answers
 from advisor.knowledge.catalog import kernel_scale, mfu_band
 from advisor.knowledge.strategies import spec, STRATEGIES
-from advisor.knowledge.vocabulary import PARTIAL_RECOMPUTE_NAMES
+from advisor.knowledge.vocabulary import OFFLOAD_NAMES, PARTIAL_RECOMPUTE_NAMES
 from advisor.estimate.finetune import dequant_seconds, is_peft, lora_activation_bytes
 from advisor.estimate.posttrain import add_post_training
 from advisor.estimate.communication import Collective, communication_plan, exposed_communication, megatron_gradient_seconds
@@ -116,16 +116,45 @@ PARTIAL_RECOMPUTE: dict[str, float] = dict(zip(PARTIAL_RECOMPUTE_NAMES, (0.25, 0
 subset of blocks the same way (apply_activation_checkpointing's check_fn)."""
 
 
-RECOMPUTE_CODE: dict[str, float] = {"none": -1.0, "selective": 0.0, **PARTIAL_RECOMPUTE, "full": 1.0}
-"""Each recomputation as a number: -1 none, else the share of layers fully recomputed (the rest selective)."""
+OFFLOAD_MODES: dict[str, float] = dict(zip(OFFLOAD_NAMES, (0.25, 0.5, 0.75), strict=True))
+"""No recomputation, the saved activations of that share of the layers held in the CPU's memory during the step and
+copied back for the backward: NVIDIA's GB200 recipes do this in place of recomputation (Megatron-Bridge
+scripts/performance/configs/llama/llama3_workload_base_configs.py, LLAMA3_70B_PRETRAIN_CONFIG_GB200_FP8_CS_V1:
+'micro_batch_size=2, use_megatron_fsdp=True, cpu_offloading_num_layers=40', no recomputation; megatron-core 0.16.1
+refuses cpu_offloading with recomputation or pipeline parallelism). Offered where the GPU has a coherent CPU link
+(GpuSpec.c2c_gbs: Grace's NVLink-C2C) to the sharded data-parallel strategies of a pre-training, whose train.py keeps
+the first layers' activations on the CPU (torch.autograd.graph.save_on_cpu)."""
+OFFLOAD_STRATEGIES = ("fsdp", "fsdp-hybrid")
+OFFLOAD_FORWARD_SHARE = 1.0 / 3.0
+"""The forward's share of a layer's training FLOPs (2 of 6 per parameter per token): the copy to the CPU hides behind
+the forward, the copy back behind the backward's other two thirds."""
+
+RECOMPUTE_CODE: dict[str, float] = {"none": -1.0, "selective": 0.0, **PARTIAL_RECOMPUTE, "full": 1.0,
+                                    **{name: -1.0 - share for name, share in OFFLOAD_MODES.items()}}
+"""Each recomputation as a number: -1 none, below -1 none with 1 - code's share of layers offloaded (-1.5: half), else
+the share of layers fully recomputed (the rest selective)."""
 _RECOMPUTE_NAME = {v: k for k, v in RECOMPUTE_CODE.items()}
 
 
-def _recompute_modes(w: Workload) -> tuple[str, ...]:
+def offloaded_share(code: np.ndarray | float) -> np.ndarray:
+    """The share of layers whose activations sit in CPU memory under recomputation ``code`` (0 for every other mode)."""
+    return np.clip(-1.0 - np.asarray(code, dtype=float), 0.0, 1.0)
+
+
+def offload_offered(strategy: str, w: Workload, hw: Hardware) -> bool:
+    return (w.recompute == "auto" and strategy in OFFLOAD_STRATEGIES and w.method == "pretrain"
+            and hw.spec.c2c_gbs is not None and hw.spec.host_memory_gb_per_gpu is not None)
+
+
+def _recompute_modes(w: Workload, strategy: str = "", hw: Hardware | None = None) -> tuple[str, ...]:
     """Least recomputation first: the first that fits a layout is its fastest."""
     # With a fused attention kernel selective recomputation keeps as much as none and costs 2.7% more, so "auto" starts
-    # from none; the partial modes recompute some layers fully and the rest selectively (Megatron-LM's recipe).
-    return ("none", *PARTIAL_RECOMPUTE, "full") if w.recompute == "auto" else (w.recompute,)
+    # from none; the partial modes recompute some layers fully and the rest selectively (Megatron-LM's recipe). Where the
+    # CPU sits on a chip-to-chip link, keeping some layers' activations there comes before recomputing any (OFFLOAD_MODES).
+    if w.recompute != "auto":
+        return (w.recompute,)
+    offload = tuple(OFFLOAD_MODES) if hw is not None and offload_offered(strategy, w, hw) else ()
+    return ("none", *offload, *PARTIAL_RECOMPUTE, "full")
 
 
 class _Eval(Struct):
@@ -172,7 +201,10 @@ def _activations_by_code(strategy: str, w: Workload, tp: np.ndarray, pp: np.ndar
         if np.any(code < 0):
             if none is None:
                 none = activation_bytes(w, "none", tp, seq_parallel=sp, micro_batch=mb)
-            act = np.where(code < 0, none, act)
+            # offloaded layers leave the GPU, but for the one whose copy is in flight
+            off = offloaded_share(code)
+            kept = 1.0 - off + np.minimum(off, 1.0 / w.shape.layers)
+            act = np.where(code < 0, none * kept, act)
         if stage is not None:
             act = act * stage * interleave
         return act + lora + logits
@@ -205,8 +237,31 @@ def _evaluate(strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.nd
         attention = compute[name] * (w.attention_flops_per_token / w.flops_per_token)  # what the K/V exchange hides behind
         gemm = (compute[name] - attention) * (tp - 1.0) / tp  # what overlapped TP chunks hide behind (TENSOR_OVERLAP)
         exposed[name] = exposed_communication(plan, compute[name], accumulation, attention, gemm)
+        exposed[name] = exposed[name] + offload_exposed_seconds(w, hw, tp, code, mb, compute[name], accumulation)
         step[name] = compute[name] * (1.0 + bubble) + exposed[name]
     return _Eval(states, act, memory, dp, share, accumulation, compute, bubble, plan, exposed, step)
+
+
+def offloaded_bytes(w: Workload, tp: np.ndarray | float, code: np.ndarray | float, mb: np.ndarray | float) -> np.ndarray:
+    """Activation bytes per GPU held in CPU memory under ``code``: the offloaded layers' saved inputs of one micro-batch
+    (the data-parallel strategies offered offloading run one micro-batch at a time)."""
+    off = offloaded_share(code)
+    if not np.any(off > 0):
+        return np.zeros(np.shape(off))
+    return activation_bytes(w, "none", tp, seq_parallel=False, micro_batch=mb) * off
+
+
+def offload_exposed_seconds(w: Workload, hw: Hardware, tp: np.ndarray | float, code: np.ndarray | float, mb: np.ndarray | float,
+                            compute: np.ndarray, accumulation: np.ndarray) -> np.ndarray:
+    """Seconds per step the activation copies are not hidden: each micro-batch copies its offloaded bytes to the CPU
+    behind the forward and back behind the backward, over the GPU's share of the chip-to-chip link (GpuSpec.c2c_gbs)."""
+    held = offloaded_bytes(w, tp, code, mb)
+    if not np.any(held > 0) or hw.spec.c2c_gbs is None:
+        return np.zeros(np.shape(compute))
+    copy = held / (hw.spec.c2c_gbs * GB)
+    per_micro = compute / accumulation
+    late = np.maximum(0.0, copy - per_micro * OFFLOAD_FORWARD_SHARE) + np.maximum(0.0, copy - per_micro * (1.0 - OFFLOAD_FORWARD_SHARE))
+    return late * accumulation
 
 
 def _work(strategy: str, w: Workload, n: np.ndarray, tp: np.ndarray, pp: np.ndarray, vpp: np.ndarray, code: np.ndarray,
@@ -438,7 +493,7 @@ def estimate_strategy(
     """
     n = np.asarray(gpus, dtype=float)
     mem_cap = hw.spec.capacity_gb * GB
-    modes = _recompute_modes(w)
+    modes = _recompute_modes(w, strategy, hw)
     seqs = float(w.global_batch_seqs)
     ones = np.ones_like(n)
     if spec(strategy).model_parallel:
@@ -467,6 +522,10 @@ def estimate_strategy(
         # Activations depend on the candidate alone, not on the GPU count: each recomputation's, per candidate, computed
         # once and gathered (the same arithmetic on the same values, so the same bytes).
         act_by_code = _activation_table(strategy, w, table, codes)
+        if any(c < -1.0 for c in codes):  # an offload the CPU's memory cannot hold never fits
+            host = float(hw.spec.host_memory_gb_per_gpu or 0.0) * GB
+            act_by_code = {c: np.where(offloaded_bytes(w, table[:, 0], c, table[:, 3]) > host, np.inf, a) if c < -1.0 else a
+                           for c, a in act_by_code.items()}
         for lo in range(0, flat.size, step_rows):
             rows = np.arange(lo, min(flat.size, lo + step_rows))
             cols = np.arange(len(candidates))[None, :]
@@ -512,7 +571,9 @@ def estimate_strategy(
     ev = picked if picked is not None else _evaluate(strategy, w, hw, n, tp, pp, vpp, best_code, mb, cp)
     fits = ev.memory <= mem_cap
     cpu = cpu_bytes_per_node(strategy, w, n, hw)
-    cpu_fits = np.ones(n.shape, dtype=bool) if hw.cpu_memory_per_node is None else cpu <= hw.cpu_memory_per_node
+    held = offloaded_bytes(w, tp, best_code, mb) * ones
+    cpu_fits = np.ones(n.shape, dtype=bool) if hw.cpu_memory_per_node is None else cpu + held * hw.gpus_per_node <= hw.cpu_memory_per_node
+    cpu = cpu + held * hw.gpus_per_node  # offloaded activations: the node's GPUs' share of its CPUs' memory
     batch_ok = ev.dp <= seqs
 
     # Largest micro-batch that would fit (seed:K17 "is GPU memory limiting the batch size?").

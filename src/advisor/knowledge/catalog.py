@@ -62,6 +62,12 @@ class GpuSpec(BaseModel):
                                       "fewer than the NVLink domain: GB200 NVL72's compute tray has 4. None: the node is the host.")
     nvlink_domain: int | None = Field(default=None, gt=0, description="GPUs in one NVLink domain across hosts (GB200 NVL72: 72).")
     host_source: str | None = Field(default=None, description="Where the host shape comes from.")
+    c2c_gbs: float | None = Field(default=None, gt=0, description="A coherent CPU-GPU link (Grace's NVLink-C2C), GB/s each way "
+                                  "per GPU when every GPU uses it: where set, a pre-training plan may keep some layers' "
+                                  "activations in the CPU's memory instead of recomputing them (model.OFFLOAD_MODES).")
+    host_memory_gb_per_gpu: float | None = Field(default=None, gt=0, description="The CPU memory behind each GPU on such a link "
+                                                 "(a Grace's LPDDR5X over its GPUs), GB: where offloaded activations go.")
+    c2c_source: str | None = Field(default=None, description="Where the chip-to-chip link and the CPU memory come from.")
     efficiency_band: str | None = Field(default=None, description="The MFU band (data/efficiency.yaml mfu) where this GPU's "
                                         "own published runs set one apart from its generation's (RTX 4090); None: its generation's.")
 
@@ -69,6 +75,10 @@ class GpuSpec(BaseModel):
     def _bandwidth_is_cited(self) -> "GpuSpec":
         if self.hbm_gbs is not None and not self.hbm_source:
             raise ValueError(f"{self.id}: hbm_gbs {self.hbm_gbs:g} has no hbm_source; add where the bandwidth was read")
+        if (self.c2c_gbs is not None or self.host_memory_gb_per_gpu is not None) and not self.c2c_source:
+            raise ValueError(f"{self.id}: c2c_gbs / host_memory_gb_per_gpu have no c2c_source; add where they were read")
+        if (self.c2c_gbs is None) != (self.host_memory_gb_per_gpu is None):
+            raise ValueError(f"{self.id}: c2c_gbs and host_memory_gb_per_gpu go together (the link and the memory behind it)")
         return self
 
     @property

@@ -12,6 +12,9 @@ from advisor.knowledge.strategies import STRATEGIES
 
 PARTIAL_RECOMPUTE_NAMES = ("full on 25% of layers", "full on 50% of layers", "full on 75% of layers")
 """The partial-recomputation settings by name (advisor.estimate.PARTIAL_RECOMPUTE gives their fractions)."""
+OFFLOAD_NAMES = ("offload 25% of layers", "offload 50% of layers", "offload 75% of layers")
+"""No recomputation, with the saved activations of that share of the layers kept in the CPU's memory over a chip-to-chip
+link (advisor.estimate.OFFLOAD_MODES; Megatron-Core's cpu_offloading_num_layers, PyTorch's save_on_cpu)."""
 
 NUMBER, BOOL, TEXT = "number", "bool", "text"
 
@@ -30,7 +33,17 @@ def recompute_said(value: str) -> str:
     share = partial_share(value)
     if share is not None:
         return _("full recomputation on {share} of layers", share=share)
+    offloaded = offload_share(value)
+    if offloaded is not None:
+        return _("no recomputation, with {share} of layers' activations in CPU memory", share=offloaded)
     return value
+
+
+def offload_share(value: str) -> str | None:
+    """'50%' of 'offload 50% of layers', else None: the one parser of that name."""
+    if value.startswith("offload ") and value.endswith(" of layers"):
+        return value.removeprefix("offload ").removesuffix(" of layers")
+    return None
 
 
 def partial_share(value: str) -> str | None:
@@ -163,7 +176,7 @@ def _registry() -> dict[str, FactSpec]:
         FactSpec("chosen_memory_gb", NUMBER, "Memory per GPU of the recommended plan, GB."),
         FactSpec("chosen_micro_batch", NUMBER, "Micro-batch of the recommended plan."),
         FactSpec("chosen_accumulation", NUMBER, "Gradient-accumulation steps of the recommended plan."),
-        FactSpec("chosen_recompute", TEXT, "Activation recomputation of the recommended plan.", ("none", "selective", *PARTIAL_RECOMPUTE_NAMES, "full")),
+        FactSpec("chosen_recompute", TEXT, "Activation recomputation of the recommended plan.", ("none", "selective", *PARTIAL_RECOMPUTE_NAMES, "full", *OFFLOAD_NAMES)),
         FactSpec("chosen_tp", NUMBER, "Tensor-parallel degree of the recommended plan."),
         FactSpec("chosen_pp", NUMBER, "Pipeline-parallel degree of the recommended plan."),
         FactSpec("chosen_vpp", NUMBER, "Virtual pipeline stages per GPU (interleaving) of the recommended plan."),

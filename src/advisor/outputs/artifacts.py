@@ -26,7 +26,7 @@ from advisor.estimate.stages import stages_before
 from advisor.estimate.workload import Workload, workload_from
 from advisor.base.errors import OutputError
 from advisor.base.i18n import _
-from advisor.knowledge.vocabulary import partial_share
+from advisor.knowledge.vocabulary import offload_share, partial_share
 from advisor.knowledge.strategies import POWERSGD_MIN_COMPRESSION_RATE, POWERSGD_WARMUP_SHARE, powersgd_start_iter, spec
 from advisor.outputs.io import check_writable, shown, write_atomic
 from advisor.outputs.train_template import TRAIN_PY
@@ -144,7 +144,8 @@ def accelerate_fsdp_config(d: Deployment) -> dict:
             "fsdp_state_dict_type": "SHARDED_STATE_DICT",
             "fsdp_offload_params": False,
             "fsdp_use_orig_params": True,
-            "fsdp_activation_checkpointing": d.recompute != "none",
+            # an offload plan recomputes nothing: train.py keeps the offloaded layers' activations on the CPU (--offload-activations)
+            "fsdp_activation_checkpointing": recompute_arg(d.recompute) != "none",
         },
     }
 
@@ -335,7 +336,10 @@ def batch_args(d: Deployment) -> str:
 
 def plan_args(d: Deployment) -> str:
     """The plan's recomputation and batch as train.py takes them: what launch.sh and the accelerate line both pass."""
-    return f" --recompute {recompute_arg(d.recompute)} --micro-batch {d.micro_batch} --accumulation {d.accumulation} --seq-len {d.seq_len}"
+    share = offload_share(d.recompute)
+    offload = f" --offload-activations {float(share.removesuffix('%')) / 100.0:g}" if share is not None else ""
+    return (f" --recompute {recompute_arg(d.recompute)}{offload} --micro-batch {d.micro_batch} --accumulation {d.accumulation}"
+            f" --seq-len {d.seq_len}")
 
 
 def recompute_share(recompute: str) -> float | None:

@@ -28,7 +28,7 @@ from advisor.estimate import BATCH_NOT_GIVEN, GB, judged_limits
 from advisor.estimate.finetune import FROZEN_MATMUL_FLOPS_PER_PARAM, TRAINED_FLOPS_PER_PARAM
 from advisor.decision.report import Alternative, Estimate, MethodReport, Report, TraceNode, WhatIfPoint
 from advisor.knowledge.strategies import FRAMEWORKS, spec
-from advisor.knowledge.vocabulary import partial_share
+from advisor.knowledge.vocabulary import offload_share, partial_share
 from advisor.base.i18n import N_, _, pad, width, zh
 from advisor.base.text import join_reasons
 from advisor.base.yamlread import whole_numbers
@@ -507,7 +507,10 @@ def recompute_word(setting: str) -> str:
     if setting in RECOMPUTE_WORDS:
         return _(RECOMPUTE_WORDS[setting])
     share = partial_share(setting)
-    return _("full recompute on {share} of layers", share=share) if share is not None else setting
+    if share is not None:
+        return _("full recompute on {share} of layers", share=share)
+    offloaded = offload_share(setting)
+    return _("no recompute, {share} of layers' activations in CPU memory", share=offloaded) if offloaded is not None else setting
 
 
 def to_text(report: Report | Advice) -> str:

@@ -54,11 +54,20 @@ class ToyModel(nn.Module):
         self.layers = nn.ModuleList(Block(width) for _ in range(layers))
         self.lm_head = nn.Linear(width, vocab, bias=False)
         self.full_recompute = 0  # the first N blocks recompute whole in the backward (full recomputation of N layers)
+        self.offload = 0  # the first N blocks keep their saved activations in CPU memory (the plan's offload, no recompute)
 
     def forward(self, tokens):
         x = self.embed_tokens(tokens)
         for i, layer in enumerate(self.layers):
-            x = checkpoint(layer, x, use_reentrant=False) if i < self.full_recompute and self.training else layer(x)
+            if i < self.full_recompute and self.training:
+                x = checkpoint(layer, x, use_reentrant=False)
+            elif i < self.offload and self.training:
+                # what the block saves for its backward goes to the CPU now and comes back then (over Grace's NVLink-C2C
+                # on a GB200); pinned where there is a GPU, so the copies run beside the compute
+                with torch.autograd.graph.save_on_cpu(pin_memory=torch.cuda.is_available()):
+                    x = layer(x)
+            else:
+                x = layer(x)
         return self.lm_head(x)
 
 
@@ -118,6 +127,8 @@ def main():
     parser.add_argument("--seq-len", type=int, default=16)
     parser.add_argument("--precision", choices=["fp32", "bf16", "fp16", "fp8"], help="the plan's: autocast (default fp32)")
     parser.add_argument("--recompute", help="the plan's: none, selective, full, or the share of blocks recomputed (0.25)")
+    parser.add_argument("--offload-activations", type=float, default=0.0,
+                        help="the plan's share of blocks whose saved activations wait in CPU memory (0.5), in place of recompute")
     args = parser.parse_args()
     from_accelerate(args)
 
@@ -136,6 +147,8 @@ def main():
         kwargs.pop("task_type", None)  # CAUSAL_LM wraps a transformers model; the toy model is a plain module
         model = get_peft_model(model, LoraConfig(**kwargs))
     set_recompute(model.get_base_model() if args.lora else model, args.recompute)
+    base = model.get_base_model() if args.lora else model
+    base.offload = round(args.offload_activations * len(base.layers))
 
     if args.deepspeed:
         import deepspeed
