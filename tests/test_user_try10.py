@@ -138,3 +138,24 @@ def test_the_warnings_a_what_if_says_itself_are_shipped_rules(rules):
 
     ids = {r.id for r in rules.rules}
     assert SAID_BY_THE_WHAT_IF <= ids, SAID_BY_THE_WHAT_IF - ids
+
+
+def test_the_report_carries_the_attention_span_the_memo_formula_shows(rules):
+    """The memo's formula rebuilt the workload from the answers (render called estimate.workload_from) to learn the
+    attention span: the report now carries it (Shape.attention_tokens), so `advisor render` of a saved report says what
+    the estimate priced without re-deriving it."""
+    import json
+
+    from advisor.decision.report import Report
+    from advisor.inputs.answers import answers_from_mapping
+    from advisor.outputs import render
+
+    from .conftest import MINIMAL, with_
+
+    answers = answers_from_mapping(with_(MINIMAL, model={"params": "8B", "seq_len": 4096}, training={
+        "tokens": None, "method": "lora", "examples": "100k", "tokens_per_example": 512}, cluster={"gpu": "h100", "gpus": 8}))
+    report = advise(answers, rules).report()
+    assert report.shape.attention_tokens == 512
+    saved = Report.model_validate(json.loads(report.model_dump_json()))
+    assert not hasattr(render, "workload_from")
+    assert "× 512 tokens per packed example) FLOPs per token" in render.to_markdown(saved)

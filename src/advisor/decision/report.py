@@ -276,6 +276,9 @@ class Shape(_Part):
     head_dim: int | None = Field(default=None, description="Width of one attention head where the model sets it apart from hidden_size / attention_heads (model.head_dim).")
     sliding_window: int | None = Field(default=None, description="Tokens a sliding-window attention layer attends back (model.sliding_window); null: full attention.")
     sliding_window_layers_pct: float | None = Field(default=None, description="Percent of the layers with the sliding window.")
+    attention_tokens: int | None = Field(default=None, description="Tokens each token's attention spans as the estimate priced it: "
+                                         "the example where shorter examples are packed into a sequence, else the sequence "
+                                         "(null in reports saved before it was kept: the sequence).")
 
 
 class MethodReport(_Part):

@@ -19,7 +19,7 @@ from advisor.decision.policy import COST_TIE
 from advisor.decision.deployment import layout_lines
 from advisor.decision.advice import Advice
 from advisor.decision.facts import HOURS_PER_MONTH
-from advisor.estimate.workload import CUDA_OVERHEAD_BYTES, workload_from
+from advisor.estimate.workload import CUDA_OVERHEAD_BYTES
 from advisor.estimate.layout import MEMORY_HEADROOM
 from advisor.decision.explain import PLAN_SOURCE, budget_word, deadline_word, lost_text, method_names, point_inside, spot_name
 from advisor.outputs.posttrain_report import memo_lines as posttrain_memo_lines, summary_rows as posttrain_rows
@@ -950,7 +950,7 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
     else:
         params = f"{TRAINED_FLOPS_PER_PARAM:g} × {format_number(d.scale.active_params)}"
     # the attention's span as the estimate priced it: the example where short examples are packed (Workload.attention_tokens)
-    span = workload_from(a).attention_tokens
+    span = d.shape.attention_tokens or a.model.seq_len
     seq_words = _("{n} tokens per packed example", n=span) if span < a.model.seq_len else _("{n} seq", n=a.model.seq_len)
     add(_("Time comes from compute = ({params} params + 12 × {layers} layers × {hidden} hidden × {seq}) FLOPs per token × tokens ÷ "
           "({gpus} GPUs × {peak} TFLOP/s × MFU), plus communication that cannot overlap it (ring all-reduce 2(n−1)/n × S/B over each "
