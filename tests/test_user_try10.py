@@ -159,3 +159,30 @@ def test_the_report_carries_the_attention_span_the_memo_formula_shows(rules):
     saved = Report.model_validate(json.loads(report.model_dump_json()))
     assert not hasattr(render, "workload_from")
     assert "× 512 tokens per packed example) FLOPs per token" in render.to_markdown(saved)
+
+
+def test_the_chinese_template_is_commented_in_chinese_for_every_field():
+    """`advisor --lang zh init` wrote every comment in English (review, 2026-12-07): the Chinese PM got a template they
+    had to translate. Each field's description now has its Chinese line, and nothing there names a field that is gone."""
+    from pydantic import BaseModel
+
+    from advisor.inputs.answers import Answers, answers_from_mapping
+    from advisor.inputs.template import answers_template, descriptions_zh
+    from advisor.base.safeload import parse_trusted
+
+    paths = set()
+    for section, field in Answers.model_fields.items():
+        paths.add(section)
+        sub = field.annotation
+        if not isinstance(sub, type):
+            sub = next(a for a in getattr(sub, "__args__", ()) if isinstance(a, type) and issubclass(a, BaseModel))
+        paths |= {f"{section}.{name}" for name in sub.model_fields}
+    said = descriptions_zh()["fields"]
+    assert set(said) == paths, (paths - set(said), set(said) - paths)
+    with language("zh"):
+        text = answers_template()
+    assert answers_from_mapping(parse_trusted(text))  # it loads as it is
+    comments = [line.split("#", 2)[-1] for line in text.splitlines() if "#" in line]
+    assert all(re.search(r"[\u4e00-\u9fff]", c) for c in comments), [c for c in comments if not re.search(r"[\u4e00-\u9fff]", c)][:3]
+    with language("en"):
+        assert "Total parameter count" in answers_template()

@@ -6,10 +6,12 @@ a test checks that the template loads as valid answers.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
+from advisor.base.i18n import zh
 from advisor.inputs.answers import Answers
 
 EXAMPLE_VALUES: dict[str, dict[str, Any]] = {
@@ -31,12 +33,24 @@ def _yaml_scalar(value: Any) -> str:
     return str(value)
 
 
+ANSWERS_ZH = Path(__file__).resolve().parents[1] / "data" / "i18n" / "answers_zh.yaml"
+"""Each field's description in Chinese, by path ('model.params'), and the header: what `advisor --lang zh init` writes
+(a Chinese PM got a template commented in English; review 2026-12-07)."""
+
+
+def descriptions_zh() -> dict[str, Any]:
+    from advisor.base.safeload import parse_trusted_cached
+
+    return dict(parse_trusted_cached(ANSWERS_ZH) or {})
+
+
 def answers_template() -> str:
-    lines = [
-        "# advisor answers file. Required: model.params, cluster.gpu, cluster.gpus, budget.price_per_gpu_hour,",
-        "# and training.tokens or training.duration_hours / duration_days. Lines starting with # are defaults",
-        "# or optional fields: uncomment to change them. Run: advisor advise answers.yaml",
-    ]
+    said = descriptions_zh() if zh() else {}
+    words: dict[str, str] = said.get("fields", {})
+    header = said.get("header") or ("advisor answers file. Required: model.params, cluster.gpu, cluster.gpus, budget.price_per_gpu_hour,\n"
+                                    "and training.tokens or training.duration_hours / duration_days. Lines starting with # are defaults\n"
+                                    "or optional fields: uncomment to change them. Run: advisor advise answers.yaml")
+    lines = [f"# {line}" for line in str(header).splitlines()]
     for section, field in Answers.model_fields.items():
         sub = field.annotation
         if not isinstance(sub, type):  # an optional section (operations): the model inside it
@@ -45,9 +59,9 @@ def answers_template() -> str:
         given = EXAMPLE_VALUES.get(section, {})
         lines.append("")
         # A header with only commented keys under it would read as null, so comment it too.
-        lines.append(f"{'' if given else '# '}{section}:  # {field.description}")
+        lines.append(f"{'' if given else '# '}{section}:  # {words.get(section, field.description)}")
         for name, f in sub.model_fields.items():
-            desc = (f.description or "").replace("\n", " ")
+            desc = words.get(f"{section}.{name}") or (f.description or "").replace("\n", " ")
             if name in given:
                 lines.append(f"  {name}: {_yaml_scalar(given[name])}  # {desc}")
             else:
