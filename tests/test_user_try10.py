@@ -186,3 +186,38 @@ def test_the_chinese_template_is_commented_in_chinese_for_every_field():
     assert all(re.search(r"[\u4e00-\u9fff]", c) for c in comments), [c for c in comments if not re.search(r"[\u4e00-\u9fff]", c)][:3]
     with language("en"):
         assert "Total parameter count" in answers_template()
+
+
+@pytest.mark.parametrize(("question", "lang", "intent"), [
+    ("how accurate is this estimate?", "en", "accuracy"), ("how confident are you?", "en", "accuracy"),
+    ("估算准不准", "zh", "accuracy"), ("这个方案靠谱吗", "zh", "accuracy"),
+    ("what should we check first?", "en", "checklist"), ("先做什么检查", "zh", "checklist"),
+    ("is our network fast enough?", "en", "network"), ("do we need InfiniBand?", "en", "network"), ("网络够快吗", "zh", "network"),
+])
+def test_everyday_questions_about_trust_checks_and_network_are_answered(finetune, rules, question, lang, intent):
+    """Each was 'I could not read that question' (or 'fast enough' read as 'make it faster'), user try 2026-12-07."""
+    answers, advice = finetune
+    with language(lang):
+        reply = ask(question, answers.model_dump(mode="json"), advice, rules)
+    assert reply.intent == intent and reply.understood, reply.text()
+
+
+def test_the_accuracy_answer_states_the_published_spread_and_how_to_narrow_it(finetune, rules):
+    answers, advice = finetune
+    text = ask("how accurate is this estimate?", answers.model_dump(mode="json"), advice, rules).text()
+    assert "Published runs of this kind came in within ±" in text and "training.measured" in text, text
+
+
+def test_the_network_answer_prices_half_and_twice_the_network(finetune, rules):
+    answers, advice = finetune
+    reply = ask("is our network fast enough?", answers.model_dump(mode="json"), advice, rules)
+    assert reply.figures[0] == ("network per node", "100 Gbit/s", "200 Gbit/s", "400 Gbit/s"), reply.figures
+    times = next(r for r in reply.figures if r[0] == "time per run")[1:]
+    assert times[0] != times[2], times  # this plan's step has exposed communication: the network moves its time
+
+
+def test_a_network_what_if_stays_a_what_if(finetune, rules):
+    answers, advice = finetune
+    assert ask("what if we had a 100G network?", answers.model_dump(mode="json"), advice, rules).intent == "what_if"
+    with language("zh"):
+        assert ask("如果网络是100G呢", answers.model_dump(mode="json"), advice, rules).intent == "what_if"

@@ -2237,6 +2237,78 @@ def _first_sentence(text: str) -> str:
     return m.group(1) if m else text
 
 
+def _accuracy(ctx: Context, slots: dict[str, list[str]]) -> Reply:
+    """'how accurate is this estimate?', '估算准不准': how far published runs of this kind fell from the model, this plan's
+    range, what is judged on it, and how a measured smoke test narrows it (user try 2026-12-07: not read)."""
+    from advisor.outputs.render import range_sentence
+
+    a, cur = ctx.advice, ctx.currency
+    e = a.estimate_dict(a.strategy)
+    lo_c, hi_c = e["range"]["cost"]
+    anchored = not range_sentence(a)
+    lines = [range_sentence(a) or _("This estimate is anchored to the run the answers give (a known duration or a measured step): "
+                                     "advisor scales its efficiency to match it, so its figures carry that run's accuracy rather "
+                                     "than the spread of published runs.")]
+    if money(lo_c, cur) != money(hi_c, cur):
+        lines.append(_("On that range a run of {plan} costs {lo_cost} to {hi_cost}.", plan=_plan_text(a), lo_cost=money(lo_c, cur),
+                       hi_cost=money(hi_c, cur)))
+    lines.append(_("The figures are a model: memory from each framework's published formula, time from the FLOPs at a published "
+                   "efficiency for the GPU, and each collective over the links; the memo's Assumptions section lists every one "
+                   "with its source."))
+    if not anchored:
+        lines.append(_("To narrow it, run the plan for a few hundred steps and give the measured tokens per second as "
+                       "training.measured: advisor refits its efficiency to it, and the memo shows the estimate before and after."))
+    return Reply(ctx.question, "accuracy", lines=lines, sources=[PLAN_SOURCE, "bench/heldout.py"])
+
+
+def _checklist(ctx: Context, slots: dict[str, list[str]]) -> Reply:
+    """'what should we check first?', '先做什么检查': the plan's pre-launch checklist and the questions for the engineers,
+    the first few of each (user try 2026-12-07: not read)."""
+    a = ctx.advice
+    checks, questions = [c["text"] for c in a.checklist], [q["text"] for q in a.questions]
+    lines = [_("Before launching {plan}, the checklist ({n} items; the memo and the Checklist tab have them all):", plan=_plan_text(a),
+               n=len(checks))]
+    lines += [f"• {text}" for text in checks[:CHECKS_SHOWN]]
+    if questions:
+        lines.append(_("And to ask the engineers ({n} questions):", n=len(questions)))
+        lines += [f"• {text}" for text in questions[:QUESTIONS_SHOWN]]
+    return Reply(ctx.question, "checklist", lines=lines, sources=sorted({c["source"] for c in a.checklist[:CHECKS_SHOWN] if c.get("source")}))
+
+
+CHECKS_SHOWN, QUESTIONS_SHOWN = 5, 3
+"""How many checklist items and engineers' questions the 'what should we check?' reply quotes; the rest are a tab away."""
+
+
+def _network(ctx: Context, slots: dict[str, list[str]]) -> Reply:
+    """'is our network fast enough?', 'do we need InfiniBand?', '网络够快吗': the network the plan is priced over, the share
+    of each step it leaves exposed, and the plan on twice and half that network (user try 2026-12-07: not read, or read
+    as 'faster')."""
+    a, cur = ctx.advice, ctx.currency
+    gbps = float(a.today_answers.cluster.network_gbps)
+    e = a.estimate_dict(a.strategy)
+    given = a.today_answers.cluster.inter_node_gbps is not None
+    lines = [_("The plan is priced over {gbps} Gbit/s per node{how}; {share} of each step is communication it cannot hide "
+               "behind compute.", gbps=format_number(gbps), how="" if given else _(" (not given: the {gpu}'s usual)",
+                                                                                    gpu=a.today_answers.cluster.spec.name),
+               share=f"{e['communication_share']:.0%}")]
+    rows: list[tuple[str, ...]] = [(_("network per node"), *(_("{n} Gbit/s", n=format_number(gbps * f)) for f in (0.5, 1.0, 2.0)))]
+    plans, times, costs = [], [], []
+    for factor in (0.5, 1.0, 2.0):
+        new = a if factor == 1.0 else _rerun(ctx, {"cluster.inter_node_gbps": gbps * factor})
+        cn = new.plan.chosen
+        plans.append(_plan_cell(cn.strategy, cn.gpus))
+        times.append(hours_text(cn.hours))
+        costs.append(money(cn.cost, cur))
+    rows += [(_("plan"), *plans), (_("time per run"), *times), (_("cost per run"), *costs)]
+    if len(set(times)) == 1 and len(set(plans)) == 1:
+        lines.append(_("The network is not what limits this plan: on half or twice it the same plan takes the same time."))
+    else:
+        lines.append(_("Half and twice the network, the plan chosen the same way: what a slower network costs and what a faster "
+                       "one would buy (set cluster.inter_node_gbps to your own)."))
+    return Reply(ctx.question, "network", lines=lines, columns=(_("half"), _("today"), _("twice")), figures=rows,
+                 sources=[PLAN_SOURCE, "seed:K14"])
+
+
 def _risks(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     a = ctx.advice
     items = [w["text"] for w in sorted(a.warnings, key=lambda w: not w["blocking"])] + [t["text"] for t in a.tradeoffs()]
@@ -2414,7 +2486,7 @@ def _spot(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     return Reply(ctx.question, "spot", lines=lines, sources=list(term.source))
 
 
-ANSWERERS = {"compare": _compare, "without": _without_strategy, "instead": _instead, "why_not": _why_not, "why": _why, "explain": _explain, "which_gpu": _which_gpu, "what_if": _what_if_asked, "spot": _spot,
+ANSWERERS = {"compare": _compare, "without": _without_strategy, "instead": _instead, "why_not": _why_not, "why": _why, "explain": _explain, "which_gpu": _which_gpu, "accuracy": _accuracy, "checklist": _checklist, "network": _network, "what_if": _what_if_asked, "spot": _spot,
              "worth_it": _worth_it, "brief": _brief, "risks": _risks, "cheaper": _cheaper, "faster": _faster, "how_long": _how_long,
              "cost": _cost, "day_cost": _day_cost, "runs_a_month": _runs_a_month, "memory": _memory}
 
