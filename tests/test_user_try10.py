@@ -221,3 +221,14 @@ def test_a_network_what_if_stays_a_what_if(finetune, rules):
     assert ask("what if we had a 100G network?", answers.model_dump(mode="json"), advice, rules).intent == "what_if"
     with language("zh"):
         assert ask("如果网络是100G呢", answers.model_dump(mode="json"), advice, rules).intent == "what_if"
+
+
+@pytest.mark.parametrize(("question", "intent"), [
+    ("what happens if a GPU fails?", "explain"), ("GPU坏了怎么办", "explain"), ("一个月能跑几次", "runs_a_month"),
+    ("what happens when the deadline is 2 days", "what_if"),
+])
+def test_failures_runs_a_month_and_what_happens_are_read(question, intent):
+    """'what happens if a GPU fails?', 'GPU坏了怎么办' and '一个月能跑几次' were not read (user try 2026-12-07); 'what happens
+    when ...' with a value is a what-if."""
+    parsed = parse(question)
+    assert parsed is not None and parsed.intent == intent, parsed
