@@ -232,3 +232,38 @@ def test_failures_runs_a_month_and_what_happens_are_read(question, intent):
     when ...' with a value is a what-if."""
     parsed = parse(question)
     assert parsed is not None and parsed.intent == intent, parsed
+
+
+def test_today_s_count_with_a_ceiling_is_not_said_to_leave_the_advice_as_it_is(finetune, rules):
+    """'can we do it on the 8 GPUs we have?' opened 'The answers already say GPUs = 8: the advice stays as it is.' above a
+    plan that changed (the question caps the plan at today's 8; user try 12)."""
+    answers, advice = finetune
+    text = ask("can we do it on the 8 GPUs we have?", answers.model_dump(mode="json"), advice, rules).text()
+    assert "stays as it is" not in text and "What if we use no more than today's 8 GPUs" in text, text
+    with language("zh"):
+        assert ask("用现有的8张卡能做吗", answers.model_dump(mode="json"), advice, rules).intent == "what_if"
+
+
+def test_why_lora_is_the_plans_reason_not_the_glossary(finetune, rules):
+    """'why LoRA and not full fine-tuning?' got the glossary entry once 'why' read terms; the method is the plan's own
+    choice, answered with its figures as in Chinese (user try 12)."""
+    answers, advice = finetune
+    text = ask("why LoRA and not full fine-tuning?", answers.model_dump(mode="json"), advice, rules).text()
+    assert "a full fine-tune takes" in text and "Low-Rank Adaptation" not in text, text
+
+
+def test_the_packing_answer_says_what_it_means_for_this_plan(finetune, rules):
+    answers, advice = finetune
+    text = ask("why packing?", answers.model_dump(mode="json"), advice, rules).text()
+    assert "there is nothing to pack" in text, text
+
+
+def test_the_network_table_fits_the_ask_box(finetune, rules):
+    answers, advice = finetune
+    for lang, question in (("en", "is our network fast enough?"), ("zh", "网络够快吗")):
+        with language(lang):
+            from advisor.base.i18n import width
+
+            text = ask(question, answers.model_dump(mode="json"), advice, rules).text()
+        table = text.split("\n\n", 1)[1].splitlines()[:5]
+        assert all(width(line) <= 76 for line in table), table

@@ -1101,8 +1101,12 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
         shown_as.get(path) or _("{what} = {new} (was {old})", what=_label(ctx, path), new=_shown(_today_value(new, path), path, new),
                                 old=was(path))
         for path in (moved or said_paths))
+    if not moved and "cluster.gpus" in asked and "cluster.max_gpus" in change and not unchanged_ceiling(base, new):
+        said = _("we use no more than today's {n} GPUs", n=count(_today_value(base, "cluster.gpus")))  # not 'GPUs = 8 (was 8)'
     cb, cn = base.plan.chosen, new.plan.chosen
-    unchanged = all(_today_value(new, p) == _today_value(base, p) for p in asked)
+    # the count asked may be today's while the ceiling it sets is not ('can we do it on the 8 GPUs we have?' with room for 16
+    # said 'the advice stays as it is' above a plan that changed; user try 2026-12-07)
+    unchanged = all(_today_value(new, p) == _today_value(base, p) for p in asked | ({"cluster.max_gpus"} & set(change)))
     direct = _can_we_finish(ctx, base, new, asked)
     if unchanged and not shown_as:  # 'can we finish in 2 days?' with 2 days asked: 'deadline = 2.0 days (was 2.0 days)' read oddly
         said = _(", ").join(f"{_label(ctx, path)} = {_shown(_today_value(new, path), path, new)}" for path in said_paths)
@@ -1148,6 +1152,10 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
     lines.append(headline(new, count_asked="cluster.gpus" in asked))
     return Reply(ctx.question, "what_if", lines=lines, columns=(_("now"), _("what if")), figures=_outcome_rows(base, new, monthly),
                  sources=[PLAN_SOURCE, "seed:K14"], change=change)
+
+
+def unchanged_ceiling(base: Advice, new: Advice) -> bool:
+    return bool(_today_value(new, "cluster.max_gpus") == _today_value(base, "cluster.max_gpus"))
 
 
 def _new_warnings(base: Advice, new: Advice) -> list[str]:
@@ -1972,6 +1980,15 @@ def _explain(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     lines = [term.text[lang]]
     if term.id in PEFT_METHODS and QUALITY.search(normalise(ctx.question).lower()):
         lines.append(peft_caveat(term.id))  # 'is QLoRA worse?' / 'QLoRA 会影响效果吗？': what it trades, cited
+    t, m = ctx.advice.answers.training, ctx.advice.answers.model
+    if term.id == "packing" and t.tokens_per_example:  # what it means for this plan (user try 2026-12-07: the same words for any)
+        if t.tokens_per_example >= m.seq_len:
+            lines.append(_("Here the {example}-token examples fill the {seq}-token sequence: there is nothing to pack.",
+                           example=count(t.tokens_per_example), seq=count(m.seq_len)))
+        else:
+            lines.append(_("Here {per} examples of {example} tokens go to each {seq}-token sequence on average, and the estimate "
+                           "assumes they are packed.", per=format_number(round(m.seq_len / t.tokens_per_example, 1)),
+                           example=count(t.tokens_per_example), seq=count(m.seq_len)))
     figures = _term_figures(ctx, term.id)
     return Reply(ctx.question, "explain", lines=lines, columns=(_("in this plan"),) if figures else (), figures=figures,
                  sources=list(term.source))
@@ -2292,19 +2309,25 @@ def _network(ctx: Context, slots: dict[str, list[str]]) -> Reply:
                                                                                     gpu=a.today_answers.cluster.spec.name),
                share=f"{e['communication_share']:.0%}")]
     rows: list[tuple[str, ...]] = [(_("network per node"), *(_("{n} Gbit/s", n=format_number(gbps * f)) for f in (0.5, 1.0, 2.0)))]
-    plans, times, costs = [], [], []
+    counts, frameworks, times, costs = [], [], [], []
     for factor in (0.5, 1.0, 2.0):
         new = a if factor == 1.0 else _rerun(ctx, {"cluster.inter_node_gbps": gbps * factor})
         cn = new.plan.chosen
-        plans.append(_plan_cell(cn.strategy, cn.gpus))
+        counts.append(count(cn.gpus))
+        frameworks.append(cn.strategy)
         times.append(hours_text(cn.hours))
         costs.append(money(cn.cost, cur))
-    rows += [(_("plan"), *plans), (_("time per run"), *times), (_("cost per run"), *costs)]
-    if len(set(times)) == 1 and len(set(plans)) == 1:
+    # GPUs, not the plan cell: three 'deepspeed-zeropp, 16 GPUs' columns wrapped at 80 (user try 2026-12-07)
+    rows += [(_("GPUs"), *counts), (_("time per run"), *times), (_("cost per run"), *costs)]
+    framework = (_("The framework changes with the network: {half} on half, {today} today, {twice} on twice.", half=frameworks[0],
+                   today=frameworks[1], twice=frameworks[2]) if len(set(frameworks)) > 1 else
+                 _("Each runs {framework}.", framework=frameworks[1]))
+    if len(set(times)) == 1 and len(set(counts)) == 1 and len(set(frameworks)) == 1:
         lines.append(_("The network is not what limits this plan: on half or twice it the same plan takes the same time."))
     else:
         lines.append(_("Half and twice the network, the plan chosen the same way: what a slower network costs and what a faster "
                        "one would buy (set cluster.inter_node_gbps to your own)."))
+    lines.append(framework)
     return Reply(ctx.question, "network", lines=lines, columns=(_("half"), _("today"), _("twice")), figures=rows,
                  sources=[PLAN_SOURCE, "seed:K14"])
 
