@@ -9,6 +9,7 @@ import pytest
 from advisor.base.i18n import language
 from advisor.inputs.answers import load_answers
 from advisor.inputs.questions import default_draft, steps
+from advisor.tui.results import MEMO_SETTLE_S
 from advisor.tui.app import AdvisorApp, AnswersChanged, ConfirmDialog, LivePanel, PathDialog, QuestionScreen, ResultsScreen
 from advisor.tui.question import first_problem
 
@@ -275,11 +276,27 @@ async def test_memo_preview_appears_on_its_tab(rules, tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await open_results_tab(pilot, "memo")
+        await pilot.pause(MEMO_SETTLE_S + 0.2)  # drawn once the tab has stayed chosen a moment
         preview = app.screen.query_one("#memo-preview")
         assert "Decision memo" in preview.source
         # Textual's Markdown has no footnotes: '[^3]' would show as typed. References read [3], the sources a numbered list.
         assert "[^" not in preview.source and "[1]" in preview.source
         assert re.search(r"^1\. \S", preview.source, re.M)
+
+
+async def test_stepping_past_the_memo_does_not_draw_it(rules, tmp_path):
+    """] held through the tabs drew the memo preview on the way (the slowest widget), and every later step waited behind
+    it: the screen sat on an earlier tab with Ask already chosen (user try 12). The preview waits until the tab stays."""
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await show_results(pilot)
+        tabs = app.screen.query_one("#tabs")
+        tabs.active = "memo"
+        await pilot.pause(0.05)
+        tabs.active = "chart"  # on past it before the preview is due
+        await pilot.pause(MEMO_SETTLE_S + 0.2)
+        assert not app.screen.query("#memo-preview")
 
 
 async def test_checklist_items_can_be_ticked(rules, tmp_path):

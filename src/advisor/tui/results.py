@@ -77,6 +77,10 @@ class ChartPoint(Struct, frozen=True):
     under the deadline as if met."""
 
 
+MEMO_SETTLE_S = 0.15
+"""How long the Memo tab must stay chosen before its preview is drawn: longer than keys held or pressed in a burst."""
+
+
 class ResultsScreen(Screen[None]):
     """Recommendation, options, questions, checklist (tickable), warnings and the memo preview."""
 
@@ -296,10 +300,17 @@ class ResultsScreen(Screen[None]):
         self.query_one("#checklist-detail", Static).update(Text(f"{item.text}  ({'; '.join(source_words(x) for x in item.source.split(', '))})"))
 
     @on(TabbedContent.TabActivated)
-    async def _tab(self, event: TabbedContent.TabActivated) -> None:
-        """The memo preview is built when first shown: it is the slowest widget on the screen."""
+    def _tab(self, event: TabbedContent.TabActivated) -> None:
+        """The memo preview is built when first shown: it is the slowest widget on the screen. Built a moment later, and
+        only if the memo is still showing: ] pressed through the tabs drew it on the way and held every later step behind
+        it (user try 12: the screen sat on Options for seconds with Ask already chosen)."""
         if event.pane.id == "memo" and not self.query("#memo-preview"):
-            await self.query_one("#memo-scroll", VerticalScroll).mount(Markdown(self.view.memo(self.size.width), id="memo-preview"))
+            self.set_timer(MEMO_SETTLE_S, self._mount_memo)
+
+    async def _mount_memo(self) -> None:
+        if self.query_one("#tabs", TabbedContent).active != "memo" or self.query("#memo-preview"):
+            return
+        await self.query_one("#memo-scroll", VerticalScroll).mount(Markdown(self.view.memo(self.size.width), id="memo-preview"))
 
     def action_next_tab(self) -> None:
         """] and [ step through the tabs from anywhere but a question being typed (a new user found only Tab, then
