@@ -184,8 +184,9 @@ def test_the_chinese_template_is_commented_in_chinese_for_every_field():
     assert answers_from_mapping(parse_trusted(text))  # it loads as it is
     comments = [line.split("#", 2)[-1] for line in text.splitlines() if "#" in line]
     assert all(re.search(r"[\u4e00-\u9fff]", c) for c in comments), [c for c in comments if not re.search(r"[\u4e00-\u9fff]", c)][:3]
+    assert "currency: CNY" in text  # as its comment says the Chinese default is (user try 12: it wrote USD)
     with language("en"):
-        assert "Total parameter count" in answers_template()
+        assert "Total parameter count" in answers_template() and "currency: USD" in answers_template()
 
 
 @pytest.mark.parametrize(("question", "lang", "intent"), [

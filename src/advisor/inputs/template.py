@@ -13,6 +13,7 @@ from pydantic import BaseModel
 
 from advisor.base.i18n import zh
 from advisor.inputs.answers import Answers
+from advisor.inputs.questions import DEFAULT_DRAFT_ZH_BUDGET
 
 EXAMPLE_VALUES: dict[str, dict[str, Any]] = {
     "model": {"params": "7B"},
@@ -57,6 +58,8 @@ def answers_template() -> str:
             sub = next(a for a in getattr(sub, "__args__", ()) if isinstance(a, type) and issubclass(a, BaseModel))
         assert isinstance(sub, type) and issubclass(sub, BaseModel)
         given = EXAMPLE_VALUES.get(section, {})
+        if section == "budget" and said:  # in Chinese the guided Q&A's price in yuan, as the currency comment says
+            given = DEFAULT_DRAFT_ZH_BUDGET
         lines.append("")
         # A header with only commented keys under it would read as null, so comment it too.
         lines.append(f"{'' if given else '# '}{section}:  # {words.get(section, field.description)}")
