@@ -1166,7 +1166,7 @@ def _new_warnings(base: Advice, new: Advice) -> list[str]:
     return [_("New warning: {text}", text=w["text"]) for w in new.warnings if w["rule"] not in had and not w["blocking"]]
 
 
-SAID_BY_THE_WHAT_IF = frozenset({"over-deadline", "over-budget", "over-monthly-limit", "plan-needs-more-gpus"})
+SAID_BY_THE_WHAT_IF = frozenset({"over-deadline", "deadline-at-risk", "over-budget", "over-monthly-limit", "plan-needs-more-gpus"})
 """Rules whose warning a what-if already says in its own words (the deadline, the budgets, the GPUs the plan needs: the
 outcome rows and _limits_lost): not repeated as a new warning. tests/test_user_try10.py checks each id is a shipped rule."""
 
