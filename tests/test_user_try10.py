@@ -281,3 +281,14 @@ def test_a_plan_at_risk_of_the_deadline_outranks_one_that_misses_it(rules):
     assert advice.plan.chosen.hours <= 30.0
     reply = ask("can we do it on the 8 GPUs we have?", answers.model_dump(mode="json"), advise(answers, rules), rules).text()
     assert "New warning" not in reply or "at risk" not in reply.split("New warning", 1)[1].split("\n", 1)[0], reply
+
+
+def test_failure_and_network_answers_lead_with_what_a_pm_asked(finetune, rules):
+    """'what happens if a GPU fails?' showed 'time lost to restarts 0.0%' and nothing on how often; 'is our network fast
+    enough?' gave a table and no answer (user try 12)."""
+    answers, advice = finetune
+    failure = ask("what happens if a GPU fails?", answers.model_dump(mode="json"), advice, rules)
+    said = dict((row[0], row[1]) for row in failure.figures)
+    assert said["interruptions expected in a run"].startswith("about 1 in "), said
+    network = ask("is our network fast enough?", answers.model_dump(mode="json"), advice, rules)
+    assert re.match(r"Twice the network would save \d+% of a run; half of it would cost \d+% more\.", network.lines[0]), network.lines

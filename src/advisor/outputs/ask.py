@@ -2004,7 +2004,9 @@ def _term_figures(ctx: Context, term: str) -> list[tuple[str, ...]]:
         "tensor-parallel": [(_("tensor parallel"), str(e["tensor_parallel"]))],
         "pipeline-parallel": [(_("pipeline parallel"), str(e["pipeline_parallel"]))],
         "expert-parallel": [(_("expert parallel"), str(e["expert_parallel"]))],
-        "checkpoint-resume": [(_("time lost to restarts"), f"{e['interruption_overhead']:.1%}")],
+        # 'what happens if a GPU fails?': how often it is expected, not only what it costs (user try 12)
+        "checkpoint-resume": [(_("interruptions expected in a run"), _interruptions_said(e["expected_interruptions"])),
+                              (_("time lost to restarts"), f"{e['interruption_overhead']:.1%}")],
         "activation-recompute": [(_("recomputation"), str(e["activation_recompute"]))],
         "zero": [(_("memory per GPU"), f"{e['memory_per_gpu_gb']:,.1f} GB")],
         "offload": [(_("memory per GPU"), f"{e['memory_per_gpu_gb']:,.1f} GB")],
@@ -2014,6 +2016,13 @@ def _term_figures(ctx: Context, term: str) -> list[tuple[str, ...]]:
         getters["packing"] = getters["truncation"] = [(_("tokens per example"), count(t.tokens_per_example)),
                                                       (_("sequence length"), count(m.seq_len))]
     return [(label, value) for label, value in getters.get(term, [])]
+
+
+def _interruptions_said(expected: float) -> str:
+    """Interruptions a run expects, as a PM reads them: '0.00' read as 'never', where it is about one run in 250."""
+    if 0 < expected < 0.95:
+        return _("about 1 in {n} runs", n=count(max(2, round(1.0 / expected))))
+    return f"{expected:,.1f}"
 
 
 def _compare(ctx: Context, slots: dict[str, list[str]]) -> Reply:
@@ -2309,13 +2318,14 @@ def _network(ctx: Context, slots: dict[str, list[str]]) -> Reply:
                                                                                     gpu=a.today_answers.cluster.spec.name),
                share=f"{e['communication_share']:.0%}")]
     rows: list[tuple[str, ...]] = [(_("network per node"), *(_("{n} Gbit/s", n=format_number(gbps * f)) for f in (0.5, 1.0, 2.0)))]
-    counts, frameworks, times, costs = [], [], [], []
+    counts, frameworks, times, costs, hours = [], [], [], [], []
     for factor in (0.5, 1.0, 2.0):
         new = a if factor == 1.0 else _rerun(ctx, {"cluster.inter_node_gbps": gbps * factor})
         cn = new.plan.chosen
         counts.append(count(cn.gpus))
         frameworks.append(cn.strategy)
         times.append(hours_text(cn.hours))
+        hours.append(cn.hours)
         costs.append(money(cn.cost, cur))
     # GPUs, not the plan cell: three 'deepspeed-zeropp, 16 GPUs' columns wrapped at 80 (user try 2026-12-07)
     rows += [(_("GPUs"), *counts), (_("time per run"), *times), (_("cost per run"), *costs)]
@@ -2325,6 +2335,10 @@ def _network(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     if len(set(times)) == 1 and len(set(counts)) == 1 and len(set(frameworks)) == 1:
         lines.append(_("The network is not what limits this plan: on half or twice it the same plan takes the same time."))
     else:
+        # the answer first, in what the network buys and costs (user try 12: 'is our network fast enough?' got a table and
+        # no answer); whether 5% is worth an upgrade is the team's call, not a threshold of advisor's
+        lines.insert(0, _("Twice the network would save {saved} of a run; half of it would cost {more} more.",
+                          saved=f"{1.0 - hours[2] / hours[1]:.0%}", more=f"{hours[0] / hours[1] - 1.0:.0%}"))
         lines.append(_("Half and twice the network, the plan chosen the same way: what a slower network costs and what a faster "
                        "one would buy (set cluster.inter_node_gbps to your own)."))
     lines.append(framework)
