@@ -59,9 +59,9 @@ def test_the_copies_hide_behind_compute_until_the_link_is_slower_than_the_forwar
     w, hw = ctx["workload"], ctx["hardware"]
     held = float(offloaded_bytes(w, 1.0, -1.5, 1.0))
     copy = held / (hw.spec.c2c_gbs * 1e9)
-    hidden = offload_exposed_seconds(w, hw, 1.0, -1.5, 1.0, np.array([copy * 6.0]), np.array([1.0]))
+    hidden = offload_exposed_seconds(hw, np.array([held]), np.array([copy * 6.0]), np.array([1.0]))
     assert float(hidden[0]) == 0.0  # the forward (a third of 6x the copy) covers it both ways
-    late = offload_exposed_seconds(w, hw, 1.0, -1.5, 1.0, np.array([copy * 1.5]), np.array([1.0]))
+    late = offload_exposed_seconds(hw, np.array([held]), np.array([copy * 1.5]), np.array([1.0]))
     assert float(late[0]) == pytest.approx(copy - copy * 0.5 + max(0.0, copy - copy * 1.0), rel=1e-6)
 
 

@@ -230,6 +230,7 @@ def _evaluate(strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.nd
     band = mfu_band(hw.spec.band)
     plan = communication_plan(strategy, w, hw, n, tp, pp, mb, accumulation, vpp, cp)
     compute, exposed, step = {}, {}, {}
+    held = offloaded_bytes(w, tp, code, mb)  # once, not per band: the same bytes copy behind each band's compute
     for name, mfu in (("low", band.high), ("mid", band.mid), ("high", band.low)):
         if name not in bands:
             continue
@@ -237,7 +238,7 @@ def _evaluate(strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.nd
         attention = compute[name] * (w.attention_flops_per_token / w.flops_per_token)  # what the K/V exchange hides behind
         gemm = (compute[name] - attention) * (tp - 1.0) / tp  # what overlapped TP chunks hide behind (TENSOR_OVERLAP)
         exposed[name] = exposed_communication(plan, compute[name], accumulation, attention, gemm)
-        exposed[name] = exposed[name] + offload_exposed_seconds(w, hw, tp, code, mb, compute[name], accumulation)
+        exposed[name] = exposed[name] + offload_exposed_seconds(hw, held, compute[name], accumulation)
         step[name] = compute[name] * (1.0 + bubble) + exposed[name]
     return _Eval(states, act, memory, dp, share, accumulation, compute, bubble, plan, exposed, step)
 
@@ -251,11 +252,10 @@ def offloaded_bytes(w: Workload, tp: np.ndarray | float, code: np.ndarray | floa
     return activation_bytes(w, "none", tp, seq_parallel=False, micro_batch=mb) * off
 
 
-def offload_exposed_seconds(w: Workload, hw: Hardware, tp: np.ndarray | float, code: np.ndarray | float, mb: np.ndarray | float,
-                            compute: np.ndarray, accumulation: np.ndarray) -> np.ndarray:
-    """Seconds per step the activation copies are not hidden: each micro-batch copies its offloaded bytes to the CPU
-    behind the forward and back behind the backward, over the GPU's share of the chip-to-chip link (GpuSpec.c2c_gbs)."""
-    held = offloaded_bytes(w, tp, code, mb)
+def offload_exposed_seconds(hw: Hardware, held: np.ndarray, compute: np.ndarray, accumulation: np.ndarray) -> np.ndarray:
+    """Seconds per step the activation copies are not hidden: each micro-batch copies its offloaded bytes (``held``,
+    offloaded_bytes) to the CPU behind the forward and back behind the backward, over the GPU's share of the chip-to-chip
+    link (GpuSpec.c2c_gbs)."""
     if not np.any(held > 0) or hw.spec.c2c_gbs is None:
         return np.zeros(np.shape(compute))
     copy = held / (hw.spec.c2c_gbs * GB)

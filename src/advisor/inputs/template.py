@@ -46,7 +46,8 @@ def descriptions_zh() -> dict[str, Any]:
 
 
 def answers_template() -> str:
-    said = descriptions_zh() if zh() else {}
+    chinese = zh()
+    said = descriptions_zh() if chinese else {}
     words: dict[str, str] = said.get("fields", {})
     header = said.get("header") or ("advisor answers file. Required: model.params, cluster.gpu, cluster.gpus, budget.price_per_gpu_hour,\n"
                                     "and training.tokens or training.duration_hours / duration_days. Lines starting with # are defaults\n"
@@ -58,7 +59,7 @@ def answers_template() -> str:
             sub = next(a for a in getattr(sub, "__args__", ()) if isinstance(a, type) and issubclass(a, BaseModel))
         assert isinstance(sub, type) and issubclass(sub, BaseModel)
         given = EXAMPLE_VALUES.get(section, {})
-        if section == "budget" and said:  # in Chinese the guided Q&A's price in yuan, as the currency comment says
+        if section == "budget" and chinese:  # in Chinese the guided Q&A's price in yuan, as the currency comment says
             given = DEFAULT_DRAFT_ZH_BUDGET
         lines.append("")
         # A header with only commented keys under it would read as null, so comment it too.

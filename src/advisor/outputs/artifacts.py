@@ -336,16 +336,20 @@ def batch_args(d: Deployment) -> str:
 
 def plan_args(d: Deployment) -> str:
     """The plan's recomputation and batch as train.py takes them: what launch.sh and the accelerate line both pass."""
-    share = offload_share(d.recompute)
-    offload = f" --offload-activations {float(share.removesuffix('%')) / 100.0:g}" if share is not None else ""
+    share = _fraction(offload_share(d.recompute))
+    offload = f" --offload-activations {share:g}" if share is not None else ""
     return (f" --recompute {recompute_arg(d.recompute)}{offload} --micro-batch {d.micro_batch} --accumulation {d.accumulation}"
             f" --seq-len {d.seq_len}")
 
 
+def _fraction(percent: str | None) -> float | None:
+    """'25%' (as the vocabulary's share parsers give it) as 0.25; None stays None."""
+    return float(percent.removesuffix("%")) / 100.0 if percent is not None else None
+
+
 def recompute_share(recompute: str) -> float | None:
     """The share of layers recomputed whole under 'full on 25% of layers' (0.25), else None (vocabulary.partial_share)."""
-    share = partial_share(recompute)
-    return float(share.removesuffix("%")) / 100.0 if share is not None else None
+    return _fraction(partial_share(recompute))
 
 
 def recompute_arg(recompute: str) -> str:

@@ -1101,12 +1101,13 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
         shown_as.get(path) or _("{what} = {new} (was {old})", what=_label(ctx, path), new=_shown(_today_value(new, path), path, new),
                                 old=was(path))
         for path in (moved or said_paths))
-    if not moved and "cluster.gpus" in asked and "cluster.max_gpus" in change and not unchanged_ceiling(base, new):
-        said = _("we use no more than today's {n} GPUs", n=count(_today_value(base, "cluster.gpus")))  # not 'GPUs = 8 (was 8)'
-    cb, cn = base.plan.chosen, new.plan.chosen
     # the count asked may be today's while the ceiling it sets is not ('can we do it on the 8 GPUs we have?' with room for 16
     # said 'the advice stays as it is' above a plan that changed; user try 2026-12-07)
-    unchanged = all(_today_value(new, p) == _today_value(base, p) for p in asked | ({"cluster.max_gpus"} & set(change)))
+    ceiling_moved = "cluster.max_gpus" in change and _today_value(new, "cluster.max_gpus") != _today_value(base, "cluster.max_gpus")
+    if not moved and "cluster.gpus" in asked and ceiling_moved:
+        said = _("we use no more than today's {n} GPUs", n=count(_today_value(base, "cluster.gpus")))  # not 'GPUs = 8 (was 8)'
+    cb, cn = base.plan.chosen, new.plan.chosen
+    unchanged = not ceiling_moved and all(_today_value(new, p) == _today_value(base, p) for p in asked)
     direct = _can_we_finish(ctx, base, new, asked)
     if unchanged and not shown_as:  # 'can we finish in 2 days?' with 2 days asked: 'deadline = 2.0 days (was 2.0 days)' read oddly
         said = _(", ").join(f"{_label(ctx, path)} = {_shown(_today_value(new, path), path, new)}" for path in said_paths)
@@ -1152,10 +1153,6 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
     lines.append(headline(new, count_asked="cluster.gpus" in asked))
     return Reply(ctx.question, "what_if", lines=lines, columns=(_("now"), _("what if")), figures=_outcome_rows(base, new, monthly),
                  sources=[PLAN_SOURCE, "seed:K14"], change=change)
-
-
-def unchanged_ceiling(base: Advice, new: Advice) -> bool:
-    return bool(_today_value(new, "cluster.max_gpus") == _today_value(base, "cluster.max_gpus"))
 
 
 def _new_warnings(base: Advice, new: Advice) -> list[str]:
@@ -1445,7 +1442,7 @@ def _settle(ctx: Context, change: dict[str, Any], alone: bool = False) -> tuple[
     assumed: list[str] = []
     cluster = _section(ctx.draft, "cluster")
     listed = [dict(c) for c in (cluster.get("candidates") or []) if isinstance(c, dict)]
-    today_gpu = a.cluster.gpu if isinstance(a.cluster.gpu, str) else "custom"  # a GPU given inline has no catalog id
+    today_gpu = _gpu_id(a)
     today_price = a.budget.price_per_gpu_hour
 
     same = _same_gpu
@@ -1709,6 +1706,11 @@ parts sold in China where the quotes are in yuan: the catalog's H800, A800, H20 
 WHICH_GPU_SHOWN = 4
 
 
+def _gpu_id(answers: Answers) -> str:
+    """Today's GPU type as the catalog names it; 'custom' for one given inline (it has no catalog id)."""
+    return answers.cluster.gpu if isinstance(answers.cluster.gpu, str) else "custom"
+
+
 def _short_gpu(name: str) -> str:
     return name.removeprefix("NVIDIA ")
 
@@ -1724,7 +1726,7 @@ def _which_gpu(ctx: Context, slots: dict[str, list[str]]) -> Reply:
             compared.intent = "which_gpu"
             return compared
     today = a.today_answers.cluster
-    gid_now = today.gpu if isinstance(today.gpu, str) else "custom"
+    gid_now = _gpu_id(a.today_answers)
     others = [g for g in WHICH_GPU_OTHERS.get(ctx.currency, WHICH_GPU_OTHERS[""]) if g != gid_now][:WHICH_GPU_SHOWN]
     c, cur = a.plan.chosen, ctx.currency
     price = a.today_answers.budget.price_per_gpu_hour
@@ -2271,8 +2273,9 @@ def _accuracy(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     a, cur = ctx.advice, ctx.currency
     e = a.estimate_dict(a.strategy)
     lo_c, hi_c = e["range"]["cost"]
-    anchored = not range_sentence(a)
-    lines = [range_sentence(a) or _("This estimate is anchored to the run the answers give (a known duration or a measured step): "
+    spread = range_sentence(a)
+    anchored = not spread
+    lines = [spread or _("This estimate is anchored to the run the answers give (a known duration or a measured step): "
                                      "advisor scales its efficiency to match it, so its figures carry that run's accuracy rather "
                                      "than the spread of published runs.")]
     if money(lo_c, cur) != money(hi_c, cur):
@@ -2318,17 +2321,14 @@ def _network(ctx: Context, slots: dict[str, list[str]]) -> Reply:
                                                                                     gpu=a.today_answers.cluster.spec.name),
                share=f"{e['communication_share']:.0%}")]
     rows: list[tuple[str, ...]] = [(_("network per node"), *(_("{n} Gbit/s", n=format_number(gbps * f)) for f in (0.5, 1.0, 2.0)))]
-    counts, frameworks, times, costs, hours = [], [], [], [], []
-    for factor in (0.5, 1.0, 2.0):
-        new = a if factor == 1.0 else _rerun(ctx, {"cluster.inter_node_gbps": gbps * factor})
-        cn = new.plan.chosen
-        counts.append(count(cn.gpus))
-        frameworks.append(cn.strategy)
-        times.append(hours_text(cn.hours))
-        hours.append(cn.hours)
-        costs.append(money(cn.cost, cur))
+    half, today, twice = (a.plan.chosen if f == 1.0 else _rerun(ctx, {"cluster.inter_node_gbps": gbps * f}).plan.chosen
+                          for f in (0.5, 1.0, 2.0))
+    chosen = (half, today, twice)
+    counts = [count(c.gpus) for c in chosen]
+    frameworks = [c.strategy for c in chosen]
+    times = [hours_text(c.hours) for c in chosen]
     # GPUs, not the plan cell: three 'deepspeed-zeropp, 16 GPUs' columns wrapped at 80 (user try 2026-12-07)
-    rows += [(_("GPUs"), *counts), (_("time per run"), *times), (_("cost per run"), *costs)]
+    rows += [(_("GPUs"), *counts), (_("time per run"), *times), (_("cost per run"), *(money(c.cost, cur) for c in chosen))]
     framework = (_("The framework changes with the network: {half} on half, {today} today, {twice} on twice.", half=frameworks[0],
                    today=frameworks[1], twice=frameworks[2]) if len(set(frameworks)) > 1 else
                  _("Each runs {framework}.", framework=frameworks[1]))
@@ -2338,7 +2338,7 @@ def _network(ctx: Context, slots: dict[str, list[str]]) -> Reply:
         # the answer first, in what the network buys and costs (user try 12: 'is our network fast enough?' got a table and
         # no answer); whether 5% is worth an upgrade is the team's call, not a threshold of advisor's
         lines.insert(0, _("Twice the network would save {saved} of a run; half of it would cost {more} more.",
-                          saved=f"{1.0 - hours[2] / hours[1]:.0%}", more=f"{hours[0] / hours[1] - 1.0:.0%}"))
+                          saved=f"{1.0 - twice.hours / today.hours:.0%}", more=f"{half.hours / today.hours - 1.0:.0%}"))
         lines.append(_("Half and twice the network, the plan chosen the same way: what a slower network costs and what a faster "
                        "one would buy (set cluster.inter_node_gbps to your own)."))
     lines.append(framework)

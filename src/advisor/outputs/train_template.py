@@ -146,8 +146,8 @@ def main():
             kwargs = json.load(f)
         kwargs.pop("task_type", None)  # CAUSAL_LM wraps a transformers model; the toy model is a plain module
         model = get_peft_model(model, LoraConfig(**kwargs))
-    set_recompute(model.get_base_model() if args.lora else model, args.recompute)
     base = model.get_base_model() if args.lora else model
+    set_recompute(base, args.recompute)
     base.offload = round(args.offload_activations * len(base.layers))
 
     if args.deepspeed:

@@ -336,10 +336,10 @@ class ResultsScreen(Screen[None]):
         80x24, 2026-12-07). Until the box takes the focus or Esc."""
         if not self._typing_ahead:
             return
-        box = self.query_one("#ask-input", Input)
-        if self.focused is box or event.key == "escape":
+        if event.key == "escape":  # the box's own focus ends it too (_focus_moved): keys then go to the box itself
             self._typing_ahead = False
             return
+        box = self.query_one("#ask-input", Input)
         if event.is_printable and event.character:
             box.insert_text_at_cursor(event.character)
         elif event.key == "backspace":
