@@ -85,3 +85,27 @@ def test_the_plan_and_its_launch_files_say_the_offload(rules):
     d = deployment(advice.evaluation, advice.strategy)
     assert "--offload-activations 0." in plan_args(d) and "--recompute none" in plan_args(d)
     assert accelerate_fsdp_config(d)["fsdp_config"]["fsdp_activation_checkpointing"] is False
+
+
+def _offload_collectives(gpu: str):
+    est, ctx = estimate_all(_answers(gpu))
+    return {c.name: c for c in est["deepspeed-zero3-offload"].collectives}, ctx
+
+
+def test_zero_offload_on_gb200_moves_its_shards_over_nvlink_c2c_not_pcie():
+    """ZeRO-Offload's gradients, parameters and parameter fetches take the GPU's CPU link: on GB200 that is Grace's
+    NVLink-C2C (225 GB/s each way per GPU), not a 63 GB/s PCIe slot; the CPU Adam step reads the Grace's LPDDR5X (250 GB/s
+    per GPU). The plan said 'over PCIe' and priced PCIe before."""
+    grace, ctx = _offload_collectives("gb200")
+    step = grace["optimizer step over NVLink-C2C (gradients out, parameters back)"]
+    assert step.kind == "c2c" and "optimizer step over PCIe (gradients out, parameters back)" not in grace
+    assert float(step.seconds[0]) == pytest.approx(float(step.payload[0]) / 225e9)
+    assert "parameter fetch from CPU over NVLink-C2C" in grace
+    w = ctx["workload"]
+    adam = grace["CPU Adam step (host memory)"]
+    assert float(adam.seconds[0]) == pytest.approx(28.0 * w.trainable_params / 64 / 250e9, rel=0.01)  # CPU_ADAM_BYTES_PER_PARAM
+    pcie, _ = _offload_collectives("b200")
+    assert "optimizer step over PCIe (gradients out, parameters back)" in pcie
+    assert pcie["optimizer step over PCIe (gradients out, parameters back)"].kind == "pcie"
+    # Same bytes, 225 / 63 times as fast over the chip-to-chip link.
+    assert float(step.seconds[0]) < 0.3 * float(pcie["optimizer step over PCIe (gradients out, parameters back)"].seconds[0])

@@ -12,7 +12,7 @@ from advisor.base.i18n import N_
 from advisor.knowledge.strategies import POWERSGD_MIN_COMPRESSION_RATE, POWERSGD_WARMUP_SHARE, spec
 from advisor.estimate.finetune import is_peft
 from advisor.estimate.layout import expert_degree
-from advisor.estimate.workload import CPU_ADAM_BYTES_PER_PARAM, FP8_ALLGATHER_BYTES, HOST_MEMORY_BW, Hardware, OVERLAP_BACKWARD, Workload
+from advisor.estimate.workload import CPU_ADAM_BYTES_PER_PARAM, FP8_ALLGATHER_BYTES, GB, HOST_MEMORY_BW, Hardware, OVERLAP_BACKWARD, Workload
 
 
 QWZ_BYTES = 1.0
@@ -113,7 +113,7 @@ class Collective(Struct):
 
     name: str
     kind: str
-    """all-reduce, reduce-scatter, all-gather, all-to-all, send/recv or pcie."""
+    """all-reduce, reduce-scatter, all-gather, all-to-all, send/recv, pcie or c2c (the GPU's CPU link), cpu."""
     payload: np.ndarray
     """Bytes per call (nccl-tests' S)."""
     calls: np.ndarray
@@ -261,18 +261,25 @@ def communication_plan(
         if sp.offload:
             # ZeRO-Offload's schedule (arXiv:2101.06840 Sec 4.1): gradient shards go to the CPU, Adam runs there, and the
             # updated 16-bit parameters come back before the next forward — on the critical path once per step; with
-            # offload_param the parameter shards also cross PCIe for every forward and backward, behind compute.
+            # offload_param the parameter shards also cross the CPU link for every forward and backward, behind compute.
+            # The link is PCIe, or Grace's NVLink-C2C where the GPU has one (Hardware.host_link).
+            c2c = hw.host_link == "c2c"
             shard = 2.0 * w.trainable_params / n
             zeros = np.zeros_like(n)
             step_bytes = 2.0 * shard
-            plan.append(Collective(N_("optimizer step over PCIe (gradients out, parameters back)"), "pcie", step_bytes, np.ones_like(n),
-                                   zeros, zeros, step_bytes / hw.host_bw, "none"))
-            # The Adam update itself runs on the host, bound by its memory bandwidth: each node updates its GPUs' shards.
-            per_node = np.minimum(n, g)
-            cpu_s = CPU_ADAM_BYTES_PER_PARAM * w.trainable_params / n * per_node / HOST_MEMORY_BW
+            plan.append(Collective(N_("optimizer step over NVLink-C2C (gradients out, parameters back)") if c2c
+                                   else N_("optimizer step over PCIe (gradients out, parameters back)"), hw.host_link, step_bytes,
+                                   np.ones_like(n), zeros, zeros, step_bytes / hw.host_bw, "none"))
+            # The Adam update itself runs on the host, bound by its memory bandwidth: on an x86 node each node updates its
+            # GPUs' shards from HOST_MEMORY_BW; behind a Grace each GPU's shard has its share of the Grace's LPDDR5X.
+            if hw.spec.host_memory_gbs_per_gpu:
+                cpu_s = CPU_ADAM_BYTES_PER_PARAM * w.trainable_params / n / (hw.spec.host_memory_gbs_per_gpu * GB)
+            else:
+                cpu_s = CPU_ADAM_BYTES_PER_PARAM * w.trainable_params / n * np.minimum(n, g) / HOST_MEMORY_BW
             plan.append(Collective(N_("CPU Adam step (host memory)"), "cpu", zeros, np.ones_like(n), zeros, zeros, cpu_s, "none"))
             fetch = 2.0 * micro * w.weight_bytes / n
-            plan.append(Collective(N_("parameter fetch from CPU over PCIe"), "pcie", w.weight_bytes / n, 2.0 * micro, zeros, zeros, fetch / hw.host_bw, "compute"))
+            plan.append(Collective(N_("parameter fetch from CPU over NVLink-C2C") if c2c else N_("parameter fetch from CPU over PCIe"),
+                                   hw.host_link, w.weight_bytes / n, 2.0 * micro, zeros, zeros, fetch / hw.host_bw, "compute"))
     elif sp.gradient_sync == "hybrid-sharded":
         # HSDP (PyTorch FSDP HYBRID_SHARD, arXiv:2304.11277 Sec 3.2.2): shard inside the node, replicate across nodes. The
         # per-unit all-gathers and reduce-scatters stay on NVLink/PCIe; across nodes each GPU all-reduces only its

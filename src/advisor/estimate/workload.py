@@ -548,8 +548,11 @@ class Hardware(Struct, frozen=True):
     intra_bw: float
     inter_bw: float
     host_bw: float
+    """GPU to CPU memory, bytes/s each way: the GPU's PCIe, or its coherent chip-to-chip link where it has one (host_link)."""
     cpu_memory_per_node: float | None
     intra_link: str
+    host_link: str = "pcie"
+    """"pcie", or "c2c" on a GPU with a coherent CPU link (GpuSpec.c2c_gbs: Grace's NVLink-C2C)."""
     data_tokens_per_sec: float | None = None
     """The data loader's measured throughput, if given: no step is faster than it can feed the batch."""
     efficiency_scale: float = 1.0
@@ -724,9 +727,10 @@ def hardware_from(answers: Answers) -> Hardware:
         gpus_per_node=c.gpus_per_node,
         intra_bw=intra * GB * link["intra_node"],
         inter_bw=c.network_gbps / 8.0 * GB * link["inter_node"],
-        host_bw=spec.pcie_gbs * GB,
+        host_bw=(spec.c2c_gbs or spec.pcie_gbs) * GB,  # ZeRO-Offload's copies take the CPU link the GPU has
         cpu_memory_per_node=c.cpu_memory_gb_per_node * GB if c.cpu_memory_gb_per_node else None,
         intra_link=intra_link,
+        host_link="c2c" if spec.c2c_gbs else "pcie",
         data_tokens_per_sec=c.data_pipeline_tokens_per_sec,
         spot_reclaims_per_node_hour=(c.spot_interruptions_pct_per_month or 0.0) / 100.0 / HOURS_PER_MONTH,
         tp_overlap=False,  # advisor's Megatron files do not pass --tp-comm-overlap: the plan is priced as it will run

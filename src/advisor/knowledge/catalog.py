@@ -67,6 +67,9 @@ class GpuSpec(BaseModel):
                                   "activations in the CPU's memory instead of recomputing them (model.OFFLOAD_MODES).")
     host_memory_gb_per_gpu: float | None = Field(default=None, gt=0, description="The CPU memory behind each GPU on such a link "
                                                  "(a Grace's LPDDR5X over its GPUs), GB: where offloaded activations go.")
+    host_memory_gbs_per_gpu: float | None = Field(default=None, gt=0, description="That CPU memory's bandwidth per GPU, GB/s: "
+                                                  "where ZeRO-Offload's CPU Adam step runs (communication.communication_plan); "
+                                                  "None: a two-socket x86 host's (workload.HOST_MEMORY_BW).")
     c2c_source: str | None = Field(default=None, description="Where the chip-to-chip link and the CPU memory come from.")
     efficiency_band: str | None = Field(default=None, description="The MFU band (data/efficiency.yaml mfu) where this GPU's "
                                         "own published runs set one apart from its generation's (RTX 4090); None: its generation's.")
@@ -75,8 +78,9 @@ class GpuSpec(BaseModel):
     def _bandwidth_is_cited(self) -> "GpuSpec":
         if self.hbm_gbs is not None and not self.hbm_source:
             raise ValueError(f"{self.id}: hbm_gbs {self.hbm_gbs:g} has no hbm_source; add where the bandwidth was read")
-        if (self.c2c_gbs is not None or self.host_memory_gb_per_gpu is not None) and not self.c2c_source:
-            raise ValueError(f"{self.id}: c2c_gbs / host_memory_gb_per_gpu have no c2c_source; add where they were read")
+        if (self.c2c_gbs is not None or self.host_memory_gb_per_gpu is not None or self.host_memory_gbs_per_gpu is not None) \
+                and not self.c2c_source:
+            raise ValueError(f"{self.id}: c2c_gbs / host_memory_gb_per_gpu(s) have no c2c_source; add where they were read")
         if (self.c2c_gbs is None) != (self.host_memory_gb_per_gpu is None):
             raise ValueError(f"{self.id}: c2c_gbs and host_memory_gb_per_gpu go together (the link and the memory behind it)")
         return self
