@@ -280,9 +280,15 @@ class Advice(Struct):
             elif o.cost > c.cost * (1 + COST_TIE):
                 reasons.append(_("costs {cost} a run ({change}) and takes {time}", cost=money(o.cost, cur), change=pct_change(o.cost, c.cost),
                                  time=hours_text(o.hours)))
-        for fr in self.fired:
-            if fr.rule.then.score.get(strategy, 0) < 0 and fr.rationale:
-                reasons.append(fr.rationale)
+        against = [fr.rationale for fr in self.fired if fr.rule.then.score.get(strategy, 0) < 0 and fr.rationale]
+        if not reasons and against and o is not None and self.scores[strategy] < self.scores[self.strategy]:
+            # Within the tie the rules decided: say so, with the figures, before the rules' own words (a rule's
+            # rationale alone read as the whole reason, e.g. the MVP rule's 'favours DDP' where DDP does not fit).
+            reasons.append(_("within {tie} of the plan's cost ({cost} a run, {change}; {time}), so the rules decided: they score it "
+                             "{theirs} against {mine} for {strategy}", tie=percent(COST_TIE), cost=money(o.cost, cur),
+                             change=pct_change(o.cost, c.cost), time=hours_text(o.hours), theirs=format_number(self.scores[strategy]),
+                             mine=format_number(self.scores[self.strategy]), strategy=self.strategy))
+        reasons.extend(against)
         if not reasons:
             mine, theirs = self.scores[self.strategy], self.scores[strategy]
             if strategy != self.answers.training.current_strategy and self.strategy == self.answers.training.current_strategy:
