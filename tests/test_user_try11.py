@@ -35,3 +35,18 @@ def test_the_roles_rule_does_not_say_all_reduce_keeps_every_copy_under_sharding(
     memo = to_markdown(_advice(rules))
     assert "all-reduce keeps every copy of the weights consistent" not in memo
     assert "reduce-scatter and all-gather where the weights are sharded" in memo
+
+
+def test_a_what_if_on_the_examples_length_is_read_as_tokens_per_example(rules):
+    """'what if examples were 5000 tokens?' set the training data to 5,000 tokens and failed ('must be between 1 million
+    and ...'); it is the examples' length."""
+    from advisor.inputs.answers import load_answers
+    from advisor.outputs.ask import ask
+
+    answers = load_answers("examples/customer-service-finetune.yaml")
+    a = advise(answers, rules)
+    for q in ("what if examples were 5000 tokens?", "what if each conversation was 5000 tokens"):
+        text = "\n".join(ask(q, answers.model_dump(mode="json"), a, rules).lines)
+        assert "tokens per example = 5000" in text, text
+        # The new warning says the price covers every token while a trainer would cut the examples.
+        assert "the time and cost priced here are for all of it" in text, text
