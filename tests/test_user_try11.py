@@ -50,3 +50,29 @@ def test_a_what_if_on_the_examples_length_is_read_as_tokens_per_example(rules):
         assert "tokens per example = 5000" in text, text
         # The new warning says the price covers every token while a trainer would cut the examples.
         assert "the time and cost priced here are for all of it" in text, text
+
+
+A72_LORA = {"model": {"params": "72B"},
+            "training": {"current_strategy": "none", "method": "lora", "deadline_days": "2周", "runs_per_month": 2, "examples": "20万",
+                         "tokens_per_example": 1024, "epochs": 3, "precision": "bf16"},
+            "cluster": {"gpu": "a800", "gpus": 8, "gpus_per_node": 8, "max_gpus": 16,
+                        "candidates": [{"gpu": "h800", "price_per_gpu_hour": "¥15", "max_gpus": 16}], "multi_tenant": False},
+            "budget": {"price_per_gpu_hour": "¥8", "currency": "CNY", "limit": "5万", "monthly_limit": "20万"},
+            "team": {"experience": "some"}, "project": {"stage": "mvp"}}
+
+
+def _ask_a72(rules, question: str) -> str:
+    from advisor.outputs.ask import ask
+
+    answers = answers_from_mapping(A72_LORA)
+    reply = ask(question, A72_LORA, advise(answers, rules), rules)
+    return "\n".join(reply.lines)
+
+
+def test_how_long_with_a_gpu_count_says_what_that_count_gives(rules):
+    """'how long with 16 GPUs?' answered 'The plan stays ... on 8 ...: 17.0 h', and 'compare 8 GPUs and 16 GPUs' showed 8
+    GPUs under '16 GPUs': the plan, allowed 16, takes 8 (cheapest within the deadline). The reply now says what all 16 give."""
+    for q in ("how long with 16 GPUs?", "what if we run it on 16 GPUs?", "compare 8 GPUs and 16 GPUs", "compare 8 vs 16 GPUs"):
+        text = _ask_a72(rules, q)
+        assert "On all 16 GPUs: deepspeed-zeropp takes 9.1 h a run" in text, (q, text)
+        assert "the plan takes 8 because its goal is to meet the 14-day deadline" in text, (q, text)

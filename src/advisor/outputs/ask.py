@@ -1129,6 +1129,8 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
                        old=_plan_text(base, new.method), time=hours_text(cn.hours), dt=pct_change(cn.hours, cb.hours),
                        cost=money(cn.cost, str(new.facts["currency"])), dc=pct_change(cn.cost, cb.cost)))
     lines += _asked_type_alone(ctx, alone, new)
+    if "cluster.gpus" in asked:
+        lines += _on_all_of_them(new, new.answers.cluster.gpus)
     lines += _new_warnings(base, new)
     lines += _limits_lost(base, new)
     lines += _more_machines(base, new)
@@ -1161,6 +1163,22 @@ def _new_warnings(base: Advice, new: Advice) -> list[str]:
     change that set off any other warning was silent about it (review, 2026-12-07)."""
     had = {w["rule"] for w in base.warnings} | SAID_BY_THE_WHAT_IF
     return [_("New warning: {text}", text=w["text"]) for w in new.warnings if w["rule"] not in had and not w["blocking"]]
+
+
+def _on_all_of_them(advice: Advice, n: int) -> list[str]:
+    """'how long with 16 GPUs?' where the plan, allowed 16, takes 8: what all 16 would give, beside why the plan takes
+    fewer ('The plan stays on 8 GPUs: 17.0 h' answered a question about 16, and a 'compare 8 and 16' showed 8 under
+    '16 GPUs'; user try 2026-12-07)."""
+    c = advice.plan.chosen
+    if c.gpus >= n:
+        return []
+    o = best_option_at(advice, n)
+    cur = str(advice.facts["currency"])
+    if o is None:
+        return [_("Nothing the search priced runs on all {n} GPUs; the plan takes {m}.", n=n, m=c.gpus)]
+    return [_("On all {n} GPUs: {strategy} takes {time} a run for {cost} ({change} against the plan on {m}); the plan takes {m} "
+              "because its goal is to {objective}.", n=n, strategy=o.strategy, time=hours_text(o.hours), cost=money(o.cost, cur),
+              change=pct_change(o.cost, c.cost), m=c.gpus, objective=advice.plan.objective)]
 
 
 SAID_BY_THE_WHAT_IF = frozenset({"over-deadline", "deadline-at-risk", "over-budget", "over-monthly-limit", "plan-needs-more-gpus"})
@@ -2048,6 +2066,7 @@ def _compare(ctx: Context, slots: dict[str, list[str]]) -> Reply:
         if len(slots["gpus"]) > 2 or n1 == n2:
             notes.append(_("Compared: the first two counts named."))
         r1, r2 = (_rerun(ctx, c) for c in changes)
+        notes += [line for r, n in ((r1, n1), (r2, n2)) for line in _on_all_of_them(r, n)]
         return Reply(ctx.question, "compare", lines=[_("The advice with {a} GPUs and with {b} GPUs, no more, side by side:", a=n1, b=n2),
                                                      *notes],
                      columns=(_("{n} GPUs", n=n1), _("{n} GPUs", n=n2)), figures=_outcome_rows(r1, r2, _month_claimed(ctx)),
