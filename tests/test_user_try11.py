@@ -76,3 +76,24 @@ def test_how_long_with_a_gpu_count_says_what_that_count_gives(rules):
         text = _ask_a72(rules, q)
         assert "On all 16 GPUs: deepspeed-zeropp takes 9.1 h a run" in text, (q, text)
         assert "the plan takes 8 because its goal is to meet the 14-day deadline" in text, (q, text)
+
+
+def test_the_links_row_names_the_plans_gpu_type_beside_the_network_given_for_todays(rules):
+    """An H20 cluster with 400 Gbit/s given, an A800 offer priced cheaper: the memo's Context row read '1600 Gbit/s per node
+    (the GPU's usual fabric)' under 'Cluster: 16 x H20', as if the answers' 400 had been replaced."""
+    from advisor.base.i18n import language
+
+    draft = {"model": {"params": "32B", "seq_len": 4096},
+             "training": {"current_strategy": "none", "method": "lora", "deadline_days": 10, "runs_per_month": 4, "examples": "50万",
+                          "tokens_per_example": 800, "epochs": 2, "precision": "bf16"},
+             "cluster": {"gpu": "h20", "gpus": 16, "gpus_per_node": 8, "max_gpus": 32, "inter_node_gbps": 400,
+                         "candidates": [{"gpu": "a800", "price_per_gpu_hour": "8元", "max_gpus": 16}], "multi_tenant": True},
+             "budget": {"price_per_gpu_hour": "6元", "currency": "CNY", "limit": "3万", "monthly_limit": "10万"}}
+    a = advise(answers_from_mapping(draft), rules)
+    assert a.plan.chosen.gpu == "a800"
+    row = next(line for line in to_markdown(a).splitlines() if line.startswith("| Links |"))
+    assert "the plan's NVIDIA A800 SXM 80GB: nvlink inside a node, 1600 Gbit/s per node" in row, row
+    assert "today's NVIDIA H20 96GB: 400 Gbit/s per node" in row, row
+    with language("zh"):
+        row = next(line for line in to_markdown(a).splitlines() if line.startswith("| 链路 |"))
+    assert "目前的 NVIDIA H20 96GB：每节点 400 Gbit/s" in row, row

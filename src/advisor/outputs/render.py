@@ -433,6 +433,19 @@ def _network_note(a: Any, source: str | None = None) -> str:
     return _(" (not given: one 200 Gb/s port per node assumed; it matters only past one node)")
 
 
+def _links_cell(d: Any, a: Any) -> str:
+    """The Context table's links: the plan's, and where the plan runs on another GPU type, named as that type's beside
+    today's cluster's (the row read '3200 Gbit/s per node (the GPU's usual fabric)' under 'Cluster: 8 x A800' where the
+    answers gave 400 for the A800s and the 3200 was the plan's H800 fabric; user try 2026-12-07)."""
+    gbps = d.hardware.network_gbps if d.hardware.network_gbps is not None else a.cluster.network_gbps
+    plan = _("{link} inside a node, {gbps} Gbit/s per node", link=d.hardware.intra_link, gbps=f"{gbps:g}") + _network_note(a, d.hardware.network_source)
+    if d.hardware.gpu == a.cluster.spec.name:
+        return plan
+    today = _("{gbps} Gbit/s per node", gbps=f"{a.cluster.network_gbps:g}") + _network_note(a)
+    return _("the plan's {gpu}: {links}; today's {today_gpu}: {today}", gpu=_md_text(plan_gpu_name(d)), links=plan,
+             today_gpu=_md_text(a.cluster.spec.name), today=today)
+
+
 # ------------------------------------------------------------------------------ text
 
 
@@ -917,9 +930,7 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
                                                                           N_("{gpus} × {gpu}, {per_node} per node, {n} nodes"), gpus=a.cluster.gpus,
                                                                           gpu=_md_text(a.cluster.spec.name), per_node=a.cluster.gpus_per_node)
          + (_("; up to {n} available", n=a.cluster.max_gpus) if a.cluster.max_gpus else "")),
-        (_("Links"), _("{link} inside a node, {gbps} Gbit/s per node", link=d.hardware.intra_link,
-                       gbps=f"{d.hardware.network_gbps if d.hardware.network_gbps is not None else a.cluster.network_gbps:g}")
-         + _network_note(a, d.hardware.network_source)),
+        (_("Links"), _links_cell(d, a)),
         (_("Price"), _("{price} {currency} per GPU-hour", price=format_number(a.budget.price_per_gpu_hour), currency=money_unit(cur))
          + ("" if d.hardware.price_per_gpu_hour == a.budget.price_per_gpu_hour and d.hardware.gpu == a.cluster.spec.name
             else _("; the plan's {gpu}: {price} {currency}", gpu=_md_text(plan_gpu_name(d)),
