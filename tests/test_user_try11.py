@@ -97,3 +97,19 @@ def test_the_links_row_names_the_plans_gpu_type_beside_the_network_given_for_tod
     with language("zh"):
         row = next(line for line in to_markdown(a).splitlines() if line.startswith("| 链路 |"))
     assert "目前的 NVIDIA H20 96GB：每节点 400 Gbit/s" in row, row
+
+
+def test_what_it_takes_within_the_monthly_ceiling_names_both_bills_and_the_runs_that_fit(rules):
+    """'What it takes within the monthly ceiling of 30,000 CNY: 61,159 CNY a month at 76.2 runs (... 605 CNY a run)' sat
+    under a monthly row of 46,080 CNY: two bills, no word that one is the range's upper end, and no way to stay within."""
+    from advisor.decision.explain import what_it_takes_notes
+
+    draft = {"model": {"params": "14B"}, "training": {"method": "lora", "examples": "20万", "tokens_per_example": 1024, "epochs": 3},
+             "cluster": {"gpu": "a800", "gpus": 8}, "budget": {"price_per_gpu_hour": "¥8", "monthly_limit": "3万"}}
+    a = advise(answers_from_mapping(draft), rules)
+    text = next(n["text"] for n in what_it_takes_notes(a) if n["code"] == "what-it-takes-bigger-monthly")
+    point = a.plan.runs_per_month * a.plan.chosen.cost
+    assert f"({point:,.0f} CNY at the estimate, judged at its upper end)" in text, text
+    fit = int(text.split("no more than ")[1].split(" runs")[0])
+    upper = float(text.split("a ceiling of ")[1].split(" CNY")[0].replace(",", "")) / point
+    assert fit * a.plan.chosen.cost * upper <= 30_000 < (fit + 1) * a.plan.chosen.cost * upper

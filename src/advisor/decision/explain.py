@@ -199,8 +199,16 @@ def what_it_takes_notes(advice: Advice) -> list[dict[str, Any]]:
             text = _("What it takes within the run budget of {limit}: a budget of {cost} ({plan}).",
                      limit=money(a.budget.limit or 0, cur), cost=money(c.target, cur), plan=plan)
         else:
-            text = _("What it takes within the monthly ceiling of {limit}: {cost} a month at {runs} runs ({plan}).",
-                     limit=money(a.budget.monthly_limit or 0, cur), cost=money(c.target, cur), runs=f"{p.runs_per_month:,.1f}", plan=plan)
+            # The ceiling it takes at the range's upper end, beside the point the summary's monthly row shows, and the other
+            # lever: fewer runs ('61,159 CNY a month at 76.2 runs (... 605 CNY a run)' under a monthly row of 46,080 read as
+            # two different bills, and named no way to stay within 30,000; user try 2026-12-07).
+            point = p.runs_per_month * c.cost
+            upper = c.target / point if point > 0 else 1.0
+            fit = int((a.budget.monthly_limit or 0) // (c.cost * upper)) if c.cost > 0 else 0
+            text = _("What it takes within the monthly ceiling of {limit}: a ceiling of {cost} a month for {runs} runs ({point} at the "
+                     "estimate, judged at its upper end), or no more than {fit} runs a month ({plan}).",
+                     limit=money(a.budget.monthly_limit or 0, cur), cost=money(c.target, cur), runs=f"{p.runs_per_month:,.1f}",
+                     point=money(point, cur), fit=f"{fit:,}", plan=plan)
         out.append(_note(f"what-it-takes-{c.kind}", text))
     return out
 
