@@ -350,7 +350,7 @@ def what_if_charts(report: Report | Advice) -> list[str]:
         return _("{plan}; today: {gpus} GPUs, {value}.", plan=plan, gpus=f"{p.today.gpus:,}", value=value)
 
     def chart(title: str, unit: str, values: list[float], limit: float | None, limit_name: str, value_of: Callable[[float, float], str]) -> list[str]:
-        far = limit is not None and limit > LIMIT_OFF_CHART * max(values)
+        far = limit is not None and drawn_limit(limit, values) is None
         if far:  # drawn, a 504 h deadline flattened runs of 0.4-5 h onto the axis (user try 8b): said instead
             limit = None
         top = max(values + ([limit] if limit is not None else []))
@@ -386,6 +386,15 @@ def what_if_charts(report: Report | Advice) -> list[str]:
 LIMIT_OFF_CHART = 3.0
 """A deadline or budget more than this many times the chart's largest point is said under the chart, not drawn: the axis
 would run to it and every point would sit near zero."""
+
+
+def drawn_limit(limit: float | None, values: list[float]) -> float | None:
+    """The deadline or budget line a chart draws: None where there is none, or where it is more than LIMIT_OFF_CHART times
+    the largest point (the memo and the TUI's Chart tab decide alike: the TUI drew a 14-day line over runs of 3.4 h,
+    which sat on the zero line, while the memo said it was not drawn; user try 2026-12-07)."""
+    if limit is None or not values or limit > LIMIT_OFF_CHART * max(values):
+        return None
+    return float(limit)
 
 
 def _plain(v: float) -> str:

@@ -22,7 +22,7 @@ from advisor.base.text import join_reasons
 from advisor.base.i18n import _, N_, clip, width, written_in_chinese, zh
 from advisor.base.units import count, format_number, money_column, money_pair, money_unit, same_unit
 from advisor.estimate.posttrain import stage_name
-from advisor.outputs.render import (answers_of, chart_in_hours, axis_ticks, count_word, decision_notes, hours_text, money, memo_for_screen,
+from advisor.outputs.render import (answers_of, chart_in_hours, axis_ticks, count_word, decision_notes, drawn_limit, hours_text, money, memo_for_screen,
                                     option_rows, row_at_risk, runs, source_words, spread, summary_rows, tight, to_markdown, today_on_the_line)
 from advisor.decision.report import Report
 from advisor.tui.ask import AskBox
@@ -228,10 +228,17 @@ class ResultsScreen(Screen[None]):
             marks.append("[yellow]●[/] " + _("deadline at risk"))
         if today_shown:
             marks.append("[#ffa500]●[/] " + _esc(count_word(report)))
-        lines = (_("[blue]━[/] best option at each GPU count   [red]━[/] deadline or run budget")
-                 if answers.training.deadline_days is not None or answers.budget.limit is not None
-                 else _("[blue]━[/] best option at each GPU count"))  # no red line is drawn: none named (user try)
+        deadline, limit = answers.training.deadline_days, answers.budget.limit
+        drawn = (drawn_limit(deadline, [q.days for q in pts]) is not None, drawn_limit(limit, [q.cost for q in pts]) is not None)
+        lines = (_("[blue]━[/] best option at each GPU count   [red]━[/] deadline or run budget") if any(drawn)
+                 else _("[blue]━[/] best option at each GPU count"))  # no red line is drawn: none named, or none near (user try)
         key = lines + "\n" + "   ".join(marks)
+        far = [_("the {days}-day deadline", days=format_number(deadline)) if deadline is not None and not drawn[0] else "",
+               _("the run budget of {limit}", limit=money(limit, report.estimate.currency)) if limit is not None and not drawn[1] else ""]
+        far = [f for f in far if f]
+        if far:  # the memo's words: a line drawn there flattened every point onto zero
+            what = _(" and ").join(far)
+            key += "\n" + _("{what} is far above every point, so it is not drawn.", what=what[:1].upper() + what[1:])
         if not today_shown and not p.greenfield and not today_on_the_line(report):
             key += "\n" + _("Today's {gpus} × {gpu} are another GPU type, not on these lines.", gpus=f"{p.today.gpus:,}",
                              gpu=_esc(answers.cluster.spec.name))
@@ -268,6 +275,7 @@ class ResultsScreen(Screen[None]):
             # No plotext legend: it indexes past a series whose points all fall outside the canvas (a hidden tab lays out
             # at zero height), so the colours are named in the caption above instead.
             plt.plot(xs, values, marker="braille", color="blue")
+            line = drawn_limit(line, values)  # far above every point it is said in the key, not drawn (render.drawn_limit)
             if line is not None:
                 plt.plot([xs[0], xs[-1]], [float(line), float(line)], marker="braille", color="red")
             marks = [(lambda q: q.today, "orange"), (lambda q: q.plan, "green")]
