@@ -142,3 +142,30 @@ async def test_the_tui_chart_leaves_a_far_deadline_and_budget_off_the_axis_as_th
             labels = [line.split("┤")[0].strip() for line in text.splitlines() if "┤" in line]
             axis_top = max(float(x.replace(",", "")) for x in labels if x)
             assert axis_top < 3 * top, (widget, labels)
+
+
+async def test_a_price_typed_in_yuan_over_the_prefilled_dollar_sets_the_currency(rules, tmp_path):
+    """English Q&A, price step: '¥8' was refused ('budget: price_per_gpu_hour is written in CNY but currency is USD'), the
+    currency being only the prefilled default; an answers file with no currency takes '¥8' as CNY."""
+    from advisor.tui.app import QuestionScreen
+
+    from .test_tui_trust import SMALL, error_text, make_app, settle, step_to
+
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        screen = await step_to(pilot, "price")
+        screen.query_one("#f0").value = "¥8"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, QuestionScreen) and app.screen.step.id != "price", error_text(screen)
+        assert app.screen.draft["budget"]["currency"] == "CNY"
+        # A currency typed on the step against the mark is still the answers' own error (the mark sets only a currency left as it was).
+        app.screen.index = [s.id for s in app.screen.state.steps].index("price")
+        await app.screen.render_step()
+        await settle(pilot)
+        app.screen.query_one("#f0").value = "$8"
+        app.screen.query_one("#f1").value = "EUR"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen.step.id == "price" and "currency" in error_text(app.screen)

@@ -170,7 +170,9 @@ def test_the_memos_links_and_price_are_the_plans_machine(pm):
         memo = to_markdown(pm["en"])
     links = next(line for line in memo.splitlines() if line.startswith("| Links |"))
     price = next(line for line in memo.splitlines() if line.startswith("| Price |"))
-    assert "pcie inside a node, 200 Gbit/s per node" in links and "3200" not in links, links
+    plan, today = links.split("; today's ")  # each machine's own links, named (user try 13: today's beside the plan's)
+    assert "the plan's NVIDIA GeForce RTX 4090 24GB: pcie inside a node, 200 Gbit/s per node" in plan and "3200" not in plan, links
+    assert today.startswith("NVIDIA H100 SXM 80GB: 3200 Gbit/s per node"), links
     assert "NVIDIA GeForce RTX 4090 24GB: 2.5 CNY" in price, price
 
 

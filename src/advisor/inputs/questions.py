@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from advisor.knowledge.gpurows import gpu_rows
 from advisor.knowledge.strategies import STATE_BYTES_PER_PARAM, STRATEGIES
 from advisor.base.i18n import _, zh
-from advisor.base.units import as_written, parse_duration, parse_quantity
+from advisor.base.units import as_written, parse_duration, parse_quantity, split_money, strip_per_hour
 
 if TYPE_CHECKING:  # the answers model needs pydantic: loaded at the first validation, after the first question is drawn
     from advisor.inputs.answers import Answers
@@ -104,8 +104,8 @@ def steps() -> tuple[Step, ...]:
                              Choice("xgmi", "AMD XGMI"), Choice("hccs", _("Huawei HCCS")))),
               Field("cluster.inter_node_gbps", _("Network per node (Gbit/s)"), "text", _("e.g. 200"), optional=True, number="float"))),
         Step("price", _("What does a GPU-hour cost?"),
-             _("Cost = training time x price per GPU-hour x number of GPUs. At 10 CNY per GPU-hour, 1,000 GPUs for a day "
-               "cost 240,000 CNY; 20% faster saves 48,000 CNY a day."),
+             _("Cost = training time x price per GPU-hour x number of GPUs. At 2 USD per GPU-hour, 1,000 GPUs for a day "
+               "cost 48,000 USD; 20% faster saves 9,600 USD a day. A price typed with its mark (¥8, 8元, $2) sets the currency."),
              (Field("budget.price_per_gpu_hour", _("Price per GPU-hour"), "text", _("e.g. 2.5"), number="money"),
               Field("budget.currency", _("Currency"), "text", _("e.g. USD")))),
         Step("other_gpu", _("Another GPU type to compare? (optional)"),
@@ -205,6 +205,9 @@ def reconcile(draft: dict[str, Any], before: dict[str, Any]) -> str | None:
     becomes an answer silently); returns a note saying so, or None. Without it a fine-tune given as examples in the last
     step was refused ('give tokens or examples, not both'), and clearing the default at step 2 was refused too (no
     examples yet): no way through (user try 2026-12-06)."""
+    currency = _currency_from_marks(draft, before)
+    if currency:
+        return currency
     training = draft.get("training", {})
     was = before.get("training", {})
     if (training.get("method") in FINE_TUNES and was.get("method") not in FINE_TUNES and training.get("tokens") == DEFAULT_TOKENS
@@ -228,6 +231,33 @@ def reconcile(draft: dict[str, Any], before: dict[str, Any]) -> str | None:
             days = display(training["duration_days"])  # the answers' own check words the error
         return _("Using the known {days}-day run; the default {tokens} tokens were dropped.", days=days, tokens=DEFAULT_TOKENS)
     return None
+
+
+def _currency_from_marks(draft: dict[str, Any], before: dict[str, Any]) -> str | None:
+    """A price typed with its currency ('¥8', '8元') over the prefilled currency, which this step did not change, sets the
+    currency: the English Q&A refused '¥8' ('written in CNY but currency is USD') where an answers file without a
+    currency takes it (user try 2026-12-07). A currency typed on the step, or marks that disagree, are left to the answers'
+    own check."""
+    budget, was = draft.get("budget", {}), before.get("budget", {})
+    if budget.get("currency") != was.get("currency"):
+        return None
+    codes = set()
+    for key in ("price_per_gpu_hour", "limit", "monthly_limit"):
+        if budget.get(key) == was.get(key):
+            continue  # only what was typed on this step
+        try:
+            _amount, mark = split_money(strip_per_hour(budget.get(key)))
+        except ValueError:
+            continue
+        if mark:
+            codes.add(mark)
+    if len(codes) != 1:
+        return None
+    code = codes.pop()
+    if str(budget.get("currency") or "").upper() == code:
+        return None
+    budget["currency"] = code
+    return _("Currency set to {code}: the amount is written in it.", code=code)
 
 
 def draft_from(answers: Answers | None) -> dict[str, Any]:
