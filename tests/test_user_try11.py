@@ -169,3 +169,11 @@ async def test_a_price_typed_in_yuan_over_the_prefilled_dollar_sets_the_currency
         await pilot.press("enter")
         await settle(pilot)
         assert app.screen.step.id == "price" and "currency" in error_text(app.screen)
+
+
+def test_why_lora_says_what_the_full_fine_tune_would_take(rules):
+    """'why LoRA?' answered 'LoRA is the method the answers ask for, and the plan keeps it.' and nothing else, where
+    'why not full fine-tuning?' gave the figures."""
+    text = _ask_a72(rules, "why LoRA?")
+    assert text.startswith("LoRA is the method the answers ask for, and the plan keeps it.\nBeside it, the same data with full fine-tune:")
+    assert "a full fine-tune takes 2.5 days and costs 7,312 CNY a run" in text and "takes 17.0 h for 2,037 CNY a run" in text, text

@@ -1141,6 +1141,9 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
                        "from scratch, which trains every weight.", method=method_names()[new.answers.training.method]))
     if base.method_changed and not new.method_changed:
         lines.append(_method_policy(base.method, new.method))
+    elif new.method_changed and not base.method_changed and new.method == base.method:
+        # 'what if a full fine-tune?' planned as today's LoRA: the reply showed the same figures and no reason (user try 13)
+        lines.append(new.method_reason() or "")
     elif _lighter_not_planned(base, new):  # 'why not LoRA?' where the plan keeps the full fine-tune: why it was not planned
         lines.append(_method_policy(new.method, base.method))
     elif (base.method, new.method) == ("lora", "qlora") and cn.cost > cb.cost and base.estimate_dict(base.strategy)["fits"]:
@@ -1901,7 +1904,15 @@ def _why_method(ctx: Context, method: str, negative: bool) -> Reply:
         return Reply(ctx.question, "why_not" if negative else "why", lines=lines, sources=[PLAN_SOURCE, "seed:K4"])
     if method == a.method:
         lines = [_("{method} is the method the answers ask for, and the plan keeps it.", method=names.get(method, method))]
-        return Reply(ctx.question, "why_not" if negative else "why", lines=lines, sources=[PLAN_SOURCE])
+        other = {"lora": "finetune", "qlora": "lora", "finetune": "lora"}.get(method)
+        if other is None or negative:
+            return Reply(ctx.question, "why_not" if negative else "why", lines=lines, sources=[PLAN_SOURCE])
+        # 'why LoRA?' answered only that the answers ask for it (user try 2026-12-07): beside it, what the method it
+        # spares (a full fine-tune) or the lighter one (LoRA for a full fine-tune, LoRA for QLoRA) would take.
+        reply = _what_if(ctx, {"train_method": [other]})
+        reply.lines = [*lines, _("Beside it, the same data with {other}:", other=names[other]), *reply.lines]
+        reply.intent = "why"
+        return reply
     reply = _what_if(ctx, {"train_method": [method]})
     reply.intent = "why_not" if negative else "why"
     return reply
