@@ -177,3 +177,10 @@ def test_why_lora_says_what_the_full_fine_tune_would_take(rules):
     text = _ask_a72(rules, "why LoRA?")
     assert text.startswith("LoRA is the method the answers ask for, and the plan keeps it.\nBeside it, the same data with full fine-tune:")
     assert "a full fine-tune takes 2.5 days and costs 7,312 CNY a run" in text and "takes 17.0 h for 2,037 CNY a run" in text, text
+
+
+def test_twice_as_much_data_and_2x_data_are_read(rules):
+    """'what if we have twice as much data?' and '2x data' were not read; 'double the data' was."""
+    for q in ("what if we have twice as much data?", "2x data"):
+        text = _ask_a72(rules, q)
+        assert "What if fine-tuning examples = 400,000 (was 200,000)" in text, (q, text)
