@@ -184,3 +184,14 @@ def test_twice_as_much_data_and_2x_data_are_read(rules):
     for q in ("what if we have twice as much data?", "2x data"):
         text = _ask_a72(rules, q)
         assert "What if fine-tuning examples = 400,000 (was 200,000)" in text, (q, text)
+
+
+def test_the_memory_answer_adds_up_to_its_total(rules):
+    """'how much memory per GPU?' on a LoRA under FSDP listed parts 0.9 GB short of the total: the layers in flight."""
+    import re
+
+    text = _ask_a72(rules, "how much memory per GPU?")
+    total = float(re.search(r"holds ([0-9.,]+) GB", text).group(1))
+    parts = re.search(r"Of which: (.*)\.", text).group(1)
+    assert "layers in flight" in parts, parts
+    assert sum(float(x) for x in re.findall(r"([0-9.]+) GB", parts)) == __import__("pytest").approx(total, abs=0.15), text

@@ -2258,8 +2258,11 @@ def _memory(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     m = a.method_dict() or {}
     runtime = need - float(e["model_states_gb_per_gpu"]) - float(e["activations_gb_per_gpu"])
     if m.get("frozen_base_gb_per_gpu") is not None:
-        lines.append(_("Of which: frozen base {base} GB, adapters with their optimizer states {adapters} GB, activations {act} GB, "
-                       "CUDA runtime {runtime} GB.", base=gb(m["frozen_base_gb_per_gpu"]), adapters=f"{m.get('adapter_states_gb_per_gpu') or 0:,.2f}",
+        # the layers gathered in flight too, as the memo's breakdown has them: without them the parts fell short of the
+        # total by their 0.9 GB (user try 2026-12-07)
+        lines.append(_("Of which: frozen base {base} GB, adapters with their optimizer states {adapters} GB, layers in flight {flight} GB, "
+                       "activations {act} GB, CUDA runtime {runtime} GB.", base=gb(m["frozen_base_gb_per_gpu"]),
+                       adapters=f"{m.get('adapter_states_gb_per_gpu') or 0:,.2f}", flight=gb(m.get("layers_in_flight_gb_per_gpu") or 0.0),
                        act=gb(e["activations_gb_per_gpu"]), runtime=gb(runtime)))
     else:
         lines.append(_("Of which: weights, gradients and optimizer states {states} GB, activations {act} GB, CUDA runtime {runtime} GB.",
