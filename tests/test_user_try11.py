@@ -195,3 +195,11 @@ def test_the_memory_answer_adds_up_to_its_total(rules):
     parts = re.search(r"Of which: (.*)\.", text).group(1)
     assert "layers in flight" in parts, parts
     assert sum(float(x) for x in re.findall(r"([0-9.]+) GB", parts)) == __import__("pytest").approx(total, abs=0.15), text
+
+
+def test_the_a800_has_the_a100_80gbs_usable_memory():
+    """The A800 (an A100 80GB with NVLink cut) was given 80.0 GB usable where the A100 80GB and H800 get 85.9 and 85.5."""
+    from advisor.knowledge.catalog import gpu_catalog
+
+    c = gpu_catalog()
+    assert c["a800"].capacity_gb == c["a100-80gb"].capacity_gb > 85.0

@@ -19,7 +19,8 @@ wordings, one never translated)."""
 
 MEMORY_MIB_SOURCE = ("Modal, 'Why does an NVIDIA H100 80GB card offer 85.52 GB?' (thundergolfer.com/blog/nvidia-gpu-memory-capacity): "
                      "NVML totals H200 143,771 MiB, H100 81,559, A100 80GB 81,920, A100 40GB 40,960, A10 23,028, L40S 46,068, "
-                     "L4 23,034; B200 183,359, RTX 4090 24,564 and H800 81,559 as nvidia-smi prints them in public logs; on the "
+                     "L4 23,034; B200 183,359, RTX 4090 24,564 and H800 81,559 as nvidia-smi prints them in public logs; the A800, an "
+                     "A100 80GB with only NVLink cut, the A100 80GB's 81,920; on the "
                      "H200 lent to issue 32, torch's total_memory was 150.1 GB (bench/measured/h200-2026-12-04.jsonl) against "
                      "the 141 the datasheet names")
 """Why capacity is not the datasheet figure: HBM stacks are sized in GiB and NVIDIA names them in GB (issue 32: NeMo's
