@@ -203,3 +203,20 @@ def test_the_a800_has_the_a100_80gbs_usable_memory():
 
     c = gpu_catalog()
     assert c["a800"].capacity_gb == c["a100-80gb"].capacity_gb > 85.0
+
+
+def test_a_refused_question_exits_2_with_one_line_and_saves_nothing(tmp_path, capsys):
+    """'what if price is $3' on a CNY plan printed its refusal on stdout and exited 0, so a script took it as answered."""
+    import json
+
+    from advisor.cli import main
+
+    f = tmp_path / "a.json"
+    f.write_text(json.dumps({"model": {"params": "14B"}, "training": {"method": "lora", "examples": "20万", "tokens_per_example": 1024},
+                             "cluster": {"gpu": "a800", "gpus": 8}, "budget": {"price_per_gpu_hour": "¥8"}}), encoding="utf-8")
+    saved = tmp_path / "kept.yaml"
+    code = main(["ask", str(f), "what if price is $3", "--save", str(saved)])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "does not convert currencies" in err, (code, out, err)
+    assert not saved.exists()
+    assert main(["ask", str(f), "what if price is ¥3"]) == 0

@@ -575,6 +575,11 @@ def _ask(args: argparse.Namespace, extra: list[Path]) -> int:
         asked = asked if len(asked) <= 80 else asked[:79] + "…"
         raise InputFileError(_("QUESTION: could not read {question}; ask e.g. {examples}", question=quote.format(asked),
                                examples=" / ".join(quote.format(s) for s in reply.suggestions)))
+    if reply is not None and reply.refused:
+        # read, but not answerable as asked (an amount in another currency, a family of strategies, FP8 on a GPU without
+        # it): the reply asks again, so a script must not take it as an answer (it printed on stdout and exited 0; user
+        # try 2026-12-07). One line on stderr, exit 2, nothing saved or written, as an unread question.
+        raise InputFileError(" ".join(line for line in reply.lines if line))
     conversation = kept + ([turn(reply)] if reply is not None else [])
     adopted = reply.adoptable() if args.adopt and reply is not None else {}
     saved_text = None

@@ -521,6 +521,9 @@ class Reply(Struct):
     """answers field path ('cluster.gpus') -> the value as written ('128'): what the what-if priced"""
     understood: bool = True
     """False where the question was not read at all (no intent matched): the CLI exits non-zero on it"""
+    refused: bool = False
+    """Read, but not answerable as asked: the reply asks the question again another way (an amount in another currency,
+    a family of strategies); the CLI exits non-zero on it, as on an unread question"""
     held: tuple[str, ...] = ()
     """paths in ``change`` set only to compare like with like (an assumed runs a month kept at today's): not adopted"""
 
@@ -973,7 +976,7 @@ def _without(ctx: Context, what: str) -> Reply:
     names = method_names()
     if a.method_changed and what.lower() in (a.method, names.get(a.method, "").lower()):
         return Reply(ctx.question, "what_if", lines=[a.method_reason() or ""], sources=[PLAN_SOURCE])
-    return Reply(ctx.question, None, lines=[_("A what-if sets what to use, not what to leave out: name what to use instead of {what}.", what=what)],
+    return Reply(ctx.question, None, refused=True, lines=[_("A what-if sets what to use, not what to leave out: name what to use instead of {what}.", what=what)],
                  suggestions=suggestions("", ctx.data, advice=a))
 
 
@@ -1023,7 +1026,7 @@ def _then_stage(ctx: Context, change: dict[str, Any]) -> Reply:
     names = method_names()
     method = str(change.get("training.method", "finetune")).lower()
     if "training.tokens" not in change:
-        return Reply(ctx.question, None, lines=[_("How much data does the {method} after this run train on? Say it in tokens, e.g. 'what if we "
+        return Reply(ctx.question, None, refused=True, lines=[_("How much data does the {method} after this run train on? Say it in tokens, e.g. 'what if we "
                                                   "also run a {method} of 200M tokens after?'", method=names.get(method, method))])
     earlier = [dict(s) for s in (_section(ctx.draft, "training").get("stages_before") or []) if isinstance(s, dict)]
     this = {"method": t.method, "tokens": float(t.data_tokens or _run_tokens(base)), "name": names.get(t.method, t.method)}
@@ -1063,7 +1066,7 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
         return _from_scratch(ctx)  # 'what if we pre-train instead?': not the fine-tune's data from random weights
     method = slots.get("method")
     if method and method[0] in ctx.data.groups:
-        return Reply(ctx.question, None, lines=[_("'{name}' covers several strategies; name one.", name=method[0])],
+        return Reply(ctx.question, None, refused=True, lines=[_("'{name}' covers several strategies; name one.", name=method[0])],
                      suggestions=[_("what if we currently run {strategy}?", strategy=m) for m in ctx.data.groups[method[0]]][:3])
     if method:
         change["training.current_strategy"] = method[0]
@@ -1430,7 +1433,7 @@ def _other_currency(ctx: Context, raw: Any) -> Reply | None:
         return None  # two marks in one amount: the answers' own parser words it on the re-run
     if not mark or mark == ctx.currency:
         return None
-    return Reply(ctx.question, None, lines=[_("'{question}' gives {value} in {theirs}, but this plan counts in {ours}; ask again with "
+    return Reply(ctx.question, None, refused=True, lines=[_("'{question}' gives {value} in {theirs}, but this plan counts in {ours}; ask again with "
                                               "the amount in {ours} (advisor does not convert currencies).",
                                               question=ctx.question, value=raw, theirs=mark, ours=ctx.currency)])
 
