@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from advisor.decision.advice import COST_TIE, advise
 from advisor.inputs.answers import answers_from_mapping
 from advisor.outputs.render import to_markdown
@@ -220,3 +222,18 @@ def test_a_refused_question_exits_2_with_one_line_and_saves_nothing(tmp_path, ca
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "does not convert currencies" in err, (code, out, err)
     assert not saved.exists()
     assert main(["ask", str(f), "what if price is ¥3"]) == 0
+
+
+@pytest.mark.parametrize("section, key, value, wrong", [("model", "params", 1e30, "1,000,000 trillion)"),
+                                                        ("cluster", "gpus", 99999999999999999999999, "at most 10,000,000")])
+def test_a_huge_value_names_no_limit_its_field_does_not_have(section, key, value, wrong):
+    """'params: 1e30' read 'is too large (at most 1,000,000 trillion)' where params stop at 100 trillion, and a 23-digit GPU
+    count 'at most 10,000,000' where the search stops at 800,000."""
+    from advisor.base.errors import AnswerError
+
+    draft = {"model": {"params": "7B"}, "cluster": {"gpu": "h100", "gpus": 8}, "budget": {"price_per_gpu_hour": 2}}
+    draft[section][key] = value
+    with pytest.raises(AnswerError) as info:
+        answers_from_mapping(draft)
+    message = str(info.value)
+    assert "far too large for any real training run" in message and wrong not in message.split("(got")[0], message

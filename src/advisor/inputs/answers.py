@@ -57,12 +57,23 @@ def _got(value: Any) -> str:
     return repr(as_written(value)) if isinstance(value, float) else repr(value)
 
 
+def _too_large(value: Any) -> str:
+    """A number past what any field takes (MAX_NUMBER, MAX_COUNT), without a limit of its own: 'at most 1,000,000
+    trillion' beside the parameters' real bound of 100 trillion, and 'at most 10,000,000' GPUs beside the search's
+    800,000, named limits a field does not have (user try 2026-12-07). The field's own range is said for values below."""
+    try:
+        shown = readable_figure(float(value))
+    except (OverflowError, ValueError, TypeError):
+        shown = repr(value)
+    return _("is far too large for any real training run (got {value})", value=shown)
+
+
 def _quantity(value: Any) -> float:
     number = parse_quantity(value)
     if number < 1:
         raise ValueError(_("must be at least 1 (got {value}); write counts in full or with a suffix, e.g. 7B, 1T, 70亿", value=repr(value)))
     if number > MAX_NUMBER:
-        raise ValueError(_("is too large (at most {most})", most=readable_figure(MAX_NUMBER)))
+        raise ValueError(_too_large(value))
     return number
 
 
@@ -74,13 +85,13 @@ def _positive_number(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(_("expected a number, got {what}", what=_describe(value)))
     if isinstance(value, int) and value > MAX_NUMBER:
-        raise ValueError(_("is too large (at most {most})", most=readable_figure(MAX_NUMBER)))
+        raise ValueError(_too_large(value))
     if not math.isfinite(value):
         raise ValueError(_("must be a finite number (NaN and infinity are not allowed)"))
     if value <= 0:
         raise ValueError(_("must be greater than zero (got {value})", value=_got(value)))
     if value > MAX_NUMBER:
-        raise ValueError(_("is too large (at most {most})", most=readable_figure(MAX_NUMBER)))
+        raise ValueError(_too_large(value))
     return float(value)
 
 
@@ -100,13 +111,13 @@ def _count(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(_("expected a whole number, got {what}", what=_describe(value)))
     if isinstance(value, int) and value > MAX_COUNT:
-        raise ValueError(_("is too large (at most {most})", most=count(MAX_COUNT)))
+        raise ValueError(_too_large(value))
     if isinstance(value, float) and (not math.isfinite(value) or not value.is_integer()):
         raise ValueError(_("expected a whole number, got {what}", what=repr(value)))
     if value <= 0:
         raise ValueError(_("must be a positive whole number (got {value})", value=_got(value)))
     if value > MAX_COUNT:
-        raise ValueError(_("is too large (at most {most})", most=count(MAX_COUNT)))
+        raise ValueError(_too_large(value))
     return int(value)
 
 
