@@ -237,3 +237,19 @@ def test_a_huge_value_names_no_limit_its_field_does_not_have(section, key, value
         answers_from_mapping(draft)
     message = str(info.value)
     assert "far too large for any real training run" in message and wrong not in message.split("(got")[0], message
+
+
+def test_the_sweep_says_the_batch_not_the_rules_where_the_batch_cannot_feed_the_ranks(rules):
+    """A LoRA with a 16-sequence default batch on 24-64 GPUs read 'the rules exclude every strategy that runs here':
+    every data-parallel strategy fits but cannot feed the ranks; only Megatron could, and the rules exclude it for PEFT."""
+    from advisor.outputs.sweep import sweep, sweep_text
+
+    draft = {"model": {"params": "32B", "seq_len": 4096},
+             "training": {"current_strategy": "none", "method": "lora", "examples": "50万", "tokens_per_example": 800, "epochs": 2},
+             "cluster": {"gpu": "h20", "gpus": 16, "gpus_per_node": 8, "max_gpus": 32},
+             "budget": {"price_per_gpu_hour": "6元"}}
+    import numpy as np
+
+    text = sweep_text(sweep(answers_from_mapping(draft), np.arange(8, 72, 8, dtype=float), rules=rules))
+    row = next(line for line in text.splitlines() if line.strip().startswith("24 "))
+    assert "the global batch has too few sequences for this many data-parallel ranks; the rules exclude megatron-3d" in row, row

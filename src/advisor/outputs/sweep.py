@@ -354,7 +354,10 @@ def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False, today_mark: bo
         else:
             fitting = [t for t in STRATEGIES if sw.fits[t][i]]
             running = [t for t in STRATEGIES if sw.runnable[t][i]]
-            why = (_("the rules exclude every strategy that runs here") if running else
+            fed = [t for t in running if sw.batch_ok[t][i]]  # a batch too small for the ranks is not the rules' doing (user try 13)
+            why = (_("the global batch has too few sequences for this many data-parallel ranks; the rules exclude {strategies}, "
+                     "which could use them", strategies=_(", ").join(fed)) if fed and len(fed) < len(fitting) else
+                   _("the rules exclude every strategy that runs here") if fed else
                    _("the global batch has too few sequences for this many data-parallel ranks") if fitting else _("none fits in memory"))
             out.append(f"| {count(g)} | {why} | | | {_(', ').join(notes)} |" if markdown else f"{pad(count(g), 7, right=True)}  {why}  {_(', ').join(notes)}".rstrip())
             prev = None
