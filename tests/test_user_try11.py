@@ -253,3 +253,12 @@ def test_the_sweep_says_the_batch_not_the_rules_where_the_batch_cannot_feed_the_
     text = sweep_text(sweep(answers_from_mapping(draft), np.arange(8, 72, 8, dtype=float), rules=rules))
     row = next(line for line in text.splitlines() if line.strip().startswith("24 "))
     assert "the global batch has too few sequences for this many data-parallel ranks; the rules exclude megatron-3d" in row, row
+
+
+def test_chinese_counts_in_hundreds_of_wan_carry_no_false_decimals():
+    """'1,192.76 万个适配器参数': a count of hundreds of 万 to a hundredth of one."""
+    from advisor.base.i18n import language
+    from advisor.base.units import readable_figure
+
+    with language("zh"):
+        assert readable_figure(11_927_552) == "1,193 万" and readable_figure(7.2e6) == "720 万" and readable_figure(614.4e6) == "6.14 亿"

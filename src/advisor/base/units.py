@@ -323,7 +323,8 @@ def readable_figure(value: float) -> str:
         return _("more than {n}", n=sign + readable_figure(1e18))
     if zh():  # Chinese counts in 万 (10^4), 亿 (10^8) and 万亿 (10^12), as money() writes yuan
         scale, word = (1e12, "万亿") if v >= 1e12 else (1e8, "亿") if v >= 1e8 else (1e4, "万")
-        return f"{sign}{_trim(v / scale)} {word}"
+        n = v / scale  # hundreds of 万 to the whole one: '1,192.76 万个适配器参数' read as false precision (user try 13)
+        return f"{sign}{n:,.0f} {word}" if n >= 100 else f"{sign}{_trim(n)} {word}"
     if v >= 1e12:
         return sign + _("{n} trillion", n=_trim(v / 1e12))
     if v >= 1e9:
