@@ -262,3 +262,12 @@ def test_chinese_counts_in_hundreds_of_wan_carry_no_false_decimals():
 
     with language("zh"):
         assert readable_figure(11_927_552) == "1,193 万" and readable_figure(7.2e6) == "720 万" and readable_figure(614.4e6) == "6.14 亿"
+
+
+def test_a_chinese_what_if_writes_the_old_and_the_new_count_alike(rules):
+    """'假如微调样本数 = 1M（原为 500,000）': the new count in M, the old in digits."""
+    from advisor.base.i18n import language
+
+    with language("zh"):
+        text = _ask_a72(rules, "数据量翻倍呢")
+    assert "假如微调样本数 = 40 万（原为 20 万）" in text, text

@@ -42,7 +42,7 @@ from advisor.base.i18n import N_, _, width, written_in_chinese, zh
 from advisor.base.text import plain
 from advisor.knowledge.rules import RuleSet, format_number
 from advisor.knowledge.strategies import FRAMEWORKS
-from advisor.base.units import as_written, cn_number, count, money_column, money_pair, parse_duration, parse_money, parse_quantity, same_unit, strip_per_hour, token_amount, token_text
+from advisor.base.units import as_written, cn_number, count, money_column, money_pair, parse_duration, parse_money, parse_quantity, readable_figure, same_unit, strip_per_hour, token_amount, token_text
 from advisor.decision.facts import HOURS_PER_MONTH
 from advisor.outputs.render import recompute_word, runs_note
 
@@ -866,6 +866,10 @@ def _shown(value: Any, path: str = "", advice: Advice | None = None) -> str:
         return _("yes") if value else _("no")
     if path == "training.method" and isinstance(value, str):
         return method_names().get(value, value)  # 'was pre-training run', not 'was pretrain'
+    if zh() and isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 1e5:
+        # in 万 and 亿 as the Chinese reader counts, the old value and the new alike ('微调样本数 = 1M（原为 500,000）' mixed
+        # two ways of writing; user try 13)
+        return readable_figure(value) if value >= 1e6 else f"{format_number(value / 1e4)} 万"
     if isinstance(value, (int, float)) and value >= 1e6:
         # a model size, tokens or a batch as people write them: 13B, 2T, 4M (not 13,000,000,000)
         big, mark = next((value / unit, m) for unit, m in ((1e12, "T"), (1e9, "B"), (1e6, "M")) if value >= unit)
