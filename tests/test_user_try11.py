@@ -271,3 +271,17 @@ def test_a_chinese_what_if_writes_the_old_and_the_new_count_alike(rules):
     with language("zh"):
         text = _ask_a72(rules, "数据量翻倍呢")
     assert "假如微调样本数 = 40 万（原为 20 万）" in text, text
+
+
+def test_why_not_lists_only_the_rules_that_score_the_option_below_the_plan(rules):
+    """'为什么不用DeepSpeed' beside an FSDP plan on a shared cluster listed the shared-cluster rule, which docks FSDP and
+    ZeRO-3 alike: no reason to prefer one."""
+    draft = {"model": {"params": "32B", "seq_len": 4096},
+             "training": {"current_strategy": "none", "method": "lora", "deadline_days": 10, "runs_per_month": 4, "examples": "50万",
+                          "tokens_per_example": 800, "epochs": 2, "precision": "bf16"},
+             "cluster": {"gpu": "a800", "gpus": 16, "gpus_per_node": 8, "multi_tenant": True},
+             "budget": {"price_per_gpu_hour": "8元", "currency": "CNY"}, "project": {"stage": "stable"}}
+    a = advise(answers_from_mapping(draft), rules)
+    assert a.strategy == "fsdp"
+    reasons = a.why_not("deepspeed-zero3")
+    assert not any("noisy neighbours" in r for r in reasons), reasons

@@ -280,7 +280,10 @@ class Advice(Struct):
             elif o.cost > c.cost * (1 + COST_TIE):
                 reasons.append(_("costs {cost} a run ({change}) and takes {time}", cost=money(o.cost, cur), change=pct_change(o.cost, c.cost),
                                  time=hours_text(o.hours)))
-        against = [fr.rationale for fr in self.fired if fr.rule.then.score.get(strategy, 0) < 0 and fr.rationale]
+        # A rule counts against an option only where it scores it below the plan: the shared-cluster rule docks ZeRO-3 and
+        # FSDP alike, and read as a reason not to use DeepSpeed beside an FSDP plan (user try 2026-12-07).
+        against = [fr.rationale for fr in self.fired
+                   if fr.rationale and (sc := fr.rule.then.score).get(strategy, 0) < 0 and sc.get(strategy, 0) < sc.get(self.strategy, 0)]
         if not reasons and against and o is not None and self.scores[strategy] < self.scores[self.strategy]:
             # Within the tie the rules decided: say so, with the figures, before the rules' own words (a rule's
             # rationale alone read as the whole reason, e.g. the MVP rule's 'favours DDP' where DDP does not fit).
