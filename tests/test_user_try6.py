@@ -24,7 +24,7 @@ def test_a_fine_tune_picked_over_the_default_tokens_drops_them(method):
     draft["training"]["method"] = method
     note = reconcile(draft, before)
     assert "tokens" not in draft["training"], draft
-    assert note == (f"A fine-tune is sized by its data: give its examples on the Advanced step (or its tokens here); the "
+    assert note == (f"A fine-tune is sized by its data: give its examples on the Advanced step (or its tokens on the 'How much training?' step); the "
                     f"default {DEFAULT_TOKENS} tokens were dropped.")
     # the missing data is the Advanced step's to ask for, not step 2's (there it would block the way to it)
     assert step_error(draft, _step("training")) is None

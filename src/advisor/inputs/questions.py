@@ -215,7 +215,7 @@ def reconcile(draft: dict[str, Any], before: dict[str, Any]) -> str | None:
         # A fine-tune is sized by its data, not by the pre-training default: left in place, a LoRA picked at step 2 and
         # Entered through was priced over 1T tokens (user try 2026-12-06). Its data is asked on the Advanced step.
         training.pop("tokens", None)
-        return _("A fine-tune is sized by its data: give its examples on the Advanced step (or its tokens here); the default "
+        return _("A fine-tune is sized by its data: give its examples on the Advanced step (or its tokens on the 'How much training?' step); the default "
                  "{tokens} tokens were dropped.", tokens=DEFAULT_TOKENS)
     had_examples = was.get("examples") is not None
     if training.get("examples") is not None and not had_examples and training.get("tokens") == DEFAULT_TOKENS:

@@ -134,6 +134,7 @@ class HelpScreen(ModalScreen[None]):
 
         with VerticalScroll(classes="dialog help"):
             yield Markdown(_(GLOSSARY, bytes=f"{STATE_BYTES_PER_PARAM:g}"))
+        yield Footer()  # 'Esc Close': the help never said how to leave it (user try 13)
 
     def action_close(self) -> None:
         self.dismiss(None)
