@@ -285,3 +285,16 @@ def test_why_not_lists_only_the_rules_that_score_the_option_below_the_plan(rules
     assert a.strategy == "fsdp"
     reasons = a.why_not("deepspeed-zero3")
     assert not any("noisy neighbours" in r for r in reasons), reasons
+
+
+def test_a_gpu_type_asked_without_its_price_says_the_rate_that_breaks_even(rules):
+    """'how much would H100 cost instead?' led with a cost at today's A800 rate, a price nobody gave for the H100; the
+    reply now says up to which rate the H100 plan costs no more than the recommended one."""
+    import re
+
+    text = _ask_a72(rules, "how much would H100 cost instead?")
+    m = re.search(r"The NVIDIA H100 SXM 80GB plan costs no more a run than the recommended plan \(([0-9,]+) CNY\) at up to ([0-9.]+) CNY a GPU-hour", text)
+    assert m, text
+    # the rate times the H100 plan's GPU-hours is the recommended plan's cost
+    a = advise(answers_from_mapping(A72_LORA), rules)
+    assert float(m.group(1).replace(",", "")) == round(a.plan.chosen.cost)

@@ -783,6 +783,23 @@ def _asked_type_alone(ctx: Context, change: dict[str, Any], new: Advice) -> list
               other=money(k.cost, cur))]
 
 
+def _break_even(ctx: Context, change: dict[str, Any], base: Advice, new: Advice) -> list[str]:
+    """'how much would H100 cost instead?' with no H100 price: the plan on it is priced at today's rate, so beside that
+    figure, the rate at which it would cost what today's plan costs (the reply led with a cost at a price nobody gave;
+    user try 2026-12-07). A run's cost is its GPU-hours times the rate, so the rate scales the cost alone."""
+    if "cluster.gpu" not in change or "budget.price_per_gpu_hour" in change or "cluster.candidates" in change:
+        return []
+    gid = resolve_gpu(str(change["cluster.gpu"])) or str(change["cluster.gpu"])
+    listed = [c for c in _section(ctx.draft, "cluster").get("candidates") or [] if isinstance(c, dict) and _same_gpu(c, gid)]
+    cn, cb = new.plan.chosen, base.plan.chosen
+    if listed or (cn.gpu or new.answers.cluster.gpu) != gid or cn.cost <= 0 or not cn.runnable:
+        return []
+    cur = str(new.facts["currency"])
+    rate = new.answers.budget.price_per_gpu_hour * cb.cost / cn.cost
+    return [_("The {gpu} plan costs no more a run than the recommended plan ({cost}) at up to {rate} a GPU-hour.", gpu=gpu_type_name(new),
+              cost=money(cb.cost, cur), rate=_price_text(rate, cur))]
+
+
 def _rerun(ctx: Context, change: dict[str, Any]) -> Advice:
     answers = answers_from_mapping(with_change(ctx.draft, change), ctx.name)
     return advise(answers, ctx.rules)
@@ -1136,6 +1153,7 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
                        old=_plan_text(base, new.method), time=hours_text(cn.hours), dt=pct_change(cn.hours, cb.hours),
                        cost=money(cn.cost, str(new.facts["currency"])), dc=pct_change(cn.cost, cb.cost)))
     lines += _asked_type_alone(ctx, alone, new)
+    lines += _break_even(ctx, alone, base, new)
     if "cluster.gpus" in asked:
         lines += _on_all_of_them(new, new.answers.cluster.gpus)
     lines += _new_warnings(base, new)
