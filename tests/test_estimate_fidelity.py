@@ -136,7 +136,8 @@ def test_the_advice_says_when_fewer_gpus_would_be_cheaper_and_what_time_it_costs
     """Issue 10: a "cheaper" claim states the time it costs. Over 25 Gbit/s the 256 GPUs wait on the network: fewer
     finish about as fast for less; cheaper still, and slower, is said with its time. Since issue 24 ZeRO++ compresses the
     traffic enough to keep all 256 GPUs busy (2.6x cheaper than today's DDP), and fewer GPUs stay the cheaper, slower option."""
-    a = _answers(model={"params": "1.3B"}, cluster={"gpu": "a10", "gpus": 256, "inter_node_gbps": 25})
+    a = _answers(model={"params": "1.3B"}, cluster={"gpu": "a10", "gpus": 256, "inter_node_gbps": 25},
+                 training={"current_strategy": "ddp"})  # a team on DDP today (a file that does not say so plans anew)
     advice = advise(a, rules)
     cheaper = advice.to_dict()["plan"]["cheaper_slower"]
     assert advice.plan.chosen.hours <= 1.05 * advice.plan.today.hours and advice.plan.chosen.cost < advice.plan.today.cost
@@ -212,7 +213,7 @@ def test_expert_parallelism_spreads_expert_weights_in_megatron_memory():
 
 
 def test_the_memo_has_a_what_if_table_with_the_cheapest_point(rules):
-    a = _answers(model={"params": "7B"}, cluster={"gpus": 64}, training={"tokens": "1T"})
+    a = _answers(model={"params": "7B"}, cluster={"gpus": 64}, training={"tokens": "1T", "current_strategy": "ddp"})
     memo = to_markdown(advise(a, rules))
     section = memo[memo.index("## What if: other GPU counts"):memo.index("## Trade-offs")]
     assert "| GPUs | Best strategy |" in section and "today" in section and "| 256 |" in section and "| 8 |" in section

@@ -106,7 +106,8 @@ def test_what_it_takes_within_the_monthly_ceiling_names_both_bills_and_the_runs_
     under a monthly row of 46,080 CNY: two bills, no word that one is the range's upper end, and no way to stay within."""
     from advisor.decision.explain import what_it_takes_notes
 
-    draft = {"model": {"params": "14B"}, "training": {"method": "lora", "examples": "20万", "tokens_per_example": 1024, "epochs": 3},
+    draft = {"model": {"params": "14B"}, "training": {"method": "lora", "examples": "20万", "tokens_per_example": 1024, "epochs": 3,
+                                                      "current_strategy": "ddp"},
              "cluster": {"gpu": "a800", "gpus": 8}, "budget": {"price_per_gpu_hour": "¥8", "monthly_limit": "3万"}}
     a = advise(answers_from_mapping(draft), rules)
     text = next(n["text"] for n in what_it_takes_notes(a) if n["code"] == "what-it-takes-bigger-monthly")
@@ -298,3 +299,20 @@ def test_a_gpu_type_asked_without_its_price_says_the_rate_that_breaks_even(rules
     # the rate times the H100 plan's GPU-hours is the recommended plan's cost
     a = advise(answers_from_mapping(A72_LORA), rules)
     assert float(m.group(1).replace(",", "")) == round(a.plan.chosen.cost)
+
+
+def test_a_file_that_does_not_say_what_the_team_runs_plans_a_new_project(rules):
+    """A minimal LoRA file read 'Decision: No change needed: keep PyTorch DDP on 8 GPUs' with a 'Today' column, for a team
+    that never said it trains today, where the guided Q&A starts from 'none — not training yet'. A known run without
+    its framework is still DDP's (the seed's team)."""
+    from advisor.outputs.render import to_text
+
+    draft = {"model": {"params": "14B"}, "training": {"method": "lora", "examples": "20万", "tokens_per_example": 1024, "epochs": 3},
+             "cluster": {"gpu": "a800", "gpus": 8}, "budget": {"price_per_gpu_hour": "¥8"}}
+    answers = answers_from_mapping(draft)
+    assert answers.training.current_strategy == "none"
+    a = advise(answers, rules)
+    assert a.plan.greenfield and not to_text(a).startswith("Decision: No change needed")
+    known = answers_from_mapping({"model": {"params": "7B"}, "training": {"duration_days": 3}, "cluster": {"gpu": "a100-80gb", "gpus": 64},
+                                  "budget": {"price_per_gpu_hour": 2}})
+    assert known.training.current_strategy == "ddp"

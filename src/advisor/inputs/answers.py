@@ -643,9 +643,10 @@ class TrainingSection(_Section):
     duration_hours: Annotated[Hours, HOURS_RANGE] | None = Field(default=None, description="Known wall-clock hours of one run on this cluster today (the baseline).")
     duration_days: Annotated[Days, DAYS_RANGE] | None = Field(default=None, description="Known wall-clock days of one run on this cluster today (the baseline, seed K1: '3 days').")
     current_strategy: Literal[Strategy, "none"] = Field(  # one Literal: a union named its branch in errors
-        default="ddp",
-        description="What the team runs today; a known duration is taken to be measured with it. 'none': not training yet "
-        "(a new project): the advice is a plan, not a switch, and there is no known duration to give.",
+        default="none",
+        description="What the team runs today; a known duration is taken to be measured with it. 'none' (the default): not "
+        "training yet (a new project): the advice is a plan, not a switch. Left out beside a known duration or a measured "
+        "step, it is ddp.",
     )
     deadline_days: Annotated[Days, DAYS_RANGE] | None = Field(default=None, description="Calendar days the run must finish in (2, 2d, 48h, 2天).")
     runs_per_month: Annotated[PositiveNumber, RUNS_RANGE] | None = Field(
@@ -673,6 +674,18 @@ class TrainingSection(_Section):
     activation_recompute: Literal["auto", "none", "selective", "full"] = Field(
         default="auto", description="Activation recomputation: auto (least that fits), none, selective (FlashAttention-style) or full."
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _ddp_under_a_known_run(cls, data: Any) -> Any:
+        """A known duration or a measured step without the framework it ran with is taken as DDP's, as the seed's team ran
+        it (seed:K1: 'DDP ... 3 days'); without one, a file that does not say what the team runs plans a new project, as
+        the guided Q&A does (a minimal LoRA file read 'No change needed: keep PyTorch DDP' with a 'Today' column for a
+        team that never said it trains; user try 2026-12-07)."""
+        if isinstance(data, dict) and data.get("current_strategy") is None and any(
+                data.get(k) is not None for k in ("duration_hours", "duration_days", "measured")):
+            return {**data, "current_strategy": "ddp"}
+        return data
 
     @model_validator(mode="after")
     def _one_duration(self) -> "TrainingSection":

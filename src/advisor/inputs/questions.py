@@ -79,7 +79,8 @@ def steps() -> tuple[Step, ...]:
                              Choice("qlora", _("qlora — LoRA on a 4-bit base: least memory, slower")))),
               Field("training.tokens", _("Training tokens"), "text", _("e.g. 1T"), optional=True),
               Field("training.duration_days", _("or: days one run takes today"), "text", _("e.g. 3"), optional=True, number="float"),
-              Field("training.current_strategy", _("Framework the team runs today"), "choice", choices=_strategy_choices()))),
+              Field("training.current_strategy", _("Framework the team runs today"), "choice", choices=_strategy_choices(),
+                    unanswered="none"))),
         Step("gpu", _("Which GPU?"),
              _("GPU memory decides which frameworks fit at all; peak speed decides how long the run takes. "
                "Memory optimisation can let a bigger model train on cheaper GPUs. Give the GPUs the team trains on today (a "
@@ -174,7 +175,8 @@ DEFAULT_DRAFT: dict[str, Any] = {
     "model": {"params": "7B"},
     # A new Q&A plans a new project: Enter past the framework list had saved ddp, and a PM whose LoRA was not yet started
     # read 'No change needed: keep PyTorch DDP' (user try 2026-12-06). A team that trains today picks its framework; a
-    # known duration without one is refused on its step. An answers file without the key keeps the answers' default, ddp.
+    # known duration without one is refused on its step. An answers file without the key plans a new project too, unless
+    # it gives a known run (then ddp: TrainingSection._ddp_under_a_known_run).
     "training": {"tokens": "1T", "current_strategy": "none"},
     "cluster": {"gpu": "a100-80gb", "gpus": 64, "gpus_per_node": 8},
     "budget": {"price_per_gpu_hour": 2.0, "currency": "USD"},
