@@ -13,6 +13,12 @@ from textual.widgets import Button, Checkbox, Input, Static
 from advisor.base.i18n import _
 
 
+
+def memo_label(on: bool) -> str:
+    """The memo checkbox's words say its state: ticked and unticked differed only in colour, and an export went out
+    without the questions nobody saw were off (user try 2026-12-07)."""
+    return _("Questions in the memo: yes") if on else _("Questions in the memo: no")
+
 class QuestionInput(Input):
     """The question box. Empty, it leaves ] and [ to the screen, which steps through the tabs with them: Textual drops
     every printable key an Input could take from the screen's bindings, so a further ] on the Ask tab typed itself
@@ -46,7 +52,7 @@ class AskBox(Vertical):
         yield inp
         with Horizontal(id="ask-actions"):
             yield Button(_("Adopt the what-if"), id="ask-adopt", disabled=True)
-            yield Checkbox(_("Questions in the memo"), self.in_memo, id="ask-memo")
+            yield Checkbox(memo_label(self.in_memo), self.in_memo, id="ask-memo")
 
     @staticmethod
     def turn(question: str, answer: str, error: bool = False) -> list[Static]:

@@ -433,6 +433,9 @@ class ResultsScreen(Screen[None]):
 
     @on(Checkbox.Changed, "#ask-memo")
     def _memo_questions(self, event: Checkbox.Changed) -> None:
+        from advisor.tui.ask import memo_label
+
+        event.checkbox.label = memo_label(event.value)
         self.post_message(MemoQuestions(event.value))
 
     def action_export(self) -> None:
