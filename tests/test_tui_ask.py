@@ -120,9 +120,11 @@ async def test_the_memo_gets_the_questions_only_when_ticked(rules, tmp_path):
         await pilot.pause()
         plain = (tmp_path / "decision-memo.md").read_text()
         assert "questions asked" not in plain
-        app.screen.query_one("#ask-memo").toggle()
+        box = app.screen.query_one("#ask-memo")
+        assert str(box.label) == "Questions in the memo: no"  # its words say its state, not only its colour (user try 13)
+        box.toggle()
         await pilot.pause()
-        assert app.memo_questions
+        assert app.memo_questions and str(box.label) == "Questions in the memo: yes"
         await pilot.press("e", "enter", "y")
         await pilot.pause()
         memo = (tmp_path / "decision-memo.md").read_text()
