@@ -316,3 +316,25 @@ def test_a_file_that_does_not_say_what_the_team_runs_plans_a_new_project(rules):
     known = answers_from_mapping({"model": {"params": "7B"}, "training": {"duration_days": 3}, "cluster": {"gpu": "a100-80gb", "gpus": 64},
                                   "budget": {"price_per_gpu_hour": 2}})
     assert known.training.current_strategy == "ddp"
+
+
+def test_hsdp_with_one_gpu_a_node_shards_nothing(rules):
+    """Two RTX 4090 workstations (one GPU a machine): an 8B LoRA under HSDP was counted with its frozen base split over
+    both machines (8.0 GB a GPU) while HSDP shards inside the node only, and train.py builds a (2, 1) mesh: every GPU holds
+    the whole 16 GB base, and the plan that 'fits' ran out of memory as launched."""
+    from advisor.estimate.finetune import peft_breakdown
+
+    draft = {"model": {"params": "8B"},
+             "training": {"method": "lora", "examples": "200k", "tokens_per_example": 600, "epochs": 3, "deadline_days": 2},
+             "cluster": {"gpu": "rtx4090", "gpus": 2, "max_gpus": 2, "gpus_per_node": 1, "inter_node_gbps": 10},
+             "budget": {"price_per_gpu_hour": "$0.3", "limit": "$500"}}
+    a = advise(answers_from_mapping(draft), rules)
+    w = a.evaluation.context["workload"]
+    import numpy as np
+
+    base, _adapters, in_flight = peft_breakdown("fsdp-hybrid", w, np.array([2.0]), 1.0, 1.0, gpus_per_node=1)
+    whole, *_ = peft_breakdown("ddp", w, np.array([2.0]))
+    assert float(base[0]) == float(whole[0]) and float(in_flight[0]) == 0.0
+    hsdp, ddp = a.estimate_dict("fsdp-hybrid"), a.estimate_dict("ddp")
+    assert hsdp["memory_per_gpu_gb"] >= ddp["memory_per_gpu_gb"] - 0.5, (hsdp["memory_per_gpu_gb"], ddp["memory_per_gpu_gb"])
+    assert a.strategy != "fsdp-hybrid"

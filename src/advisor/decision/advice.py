@@ -311,7 +311,7 @@ class Advice(Struct):
         per_gpu: dict[str, float | None] = {"frozen_base_gb_per_gpu": None, "adapter_states_gb_per_gpu": None, "layers_in_flight_gb_per_gpu": None}
         if peft:
             e = self.evaluation.estimates[self.strategy]
-            parts = peft_breakdown(self.strategy, w, e.gpus, e.tp, e.pp)
+            parts = peft_breakdown(self.strategy, w, e.gpus, e.tp, e.pp, self.answers.cluster.gpus_per_node)
             per_gpu = {k: float(v[0]) / GB for k, v in zip(per_gpu, parts, strict=True)}
         return {
             **per_gpu,

@@ -157,7 +157,7 @@ def frozen_base_bytes(w: Workload) -> float:
 
 
 def peft_breakdown(strategy: str, w: Workload, gpus: np.ndarray, tp: np.ndarray | float = 1.0,
-                   pp: np.ndarray | float = 1.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                   pp: np.ndarray | float = 1.0, gpus_per_node: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(frozen base, adapters with gradients and Adam states, layers in flight) per GPU, bytes. The base is replicated,
     or sharded where the strategy shards parameters — FSDP / ZeRO-3 + LoRA, and FSDP-QLoRA
     (answer.ai/posts/2024-03-06-fsdp-qlora); ZeRO-1/2 shard only the adapters' optimizer states (and ZeRO-2 gradients)."""
@@ -179,12 +179,17 @@ def peft_breakdown(strategy: str, w: Workload, gpus: np.ndarray, tp: np.ndarray 
     in_flight = 4.0 * w.largest_layer * ones  # two unsharded layers in flight (DeepSpeed's 4 x largest layer)
     if sp.offload:  # ZeRO-3 with parameters offloaded: base and adapter states in host memory
         return zeros, zeros, in_flight
-    return base / n, ADAPTER_BYTES_PER_PARAM * a / n, in_flight
+    # HSDP shards inside the node and replicates across nodes: its shard group is the node's GPUs, not all of them (one GPU
+    # a node shards nothing: the base was divided over two workstations and the plan ran out of memory as launched;
+    # user try 2026-12-07)
+    group = np.minimum(n, gpus_per_node) if sp.states == "hsdp" and gpus_per_node else n
+    return base / group, ADAPTER_BYTES_PER_PARAM * a / group, np.where(group > 1, in_flight, 0.0)  # a group of one gathers nothing
 
 
-def peft_state_bytes(strategy: str, w: Workload, gpus: np.ndarray, tp: np.ndarray, pp: np.ndarray) -> np.ndarray:
+def peft_state_bytes(strategy: str, w: Workload, gpus: np.ndarray, tp: np.ndarray, pp: np.ndarray,
+                     gpus_per_node: int | None = None) -> np.ndarray:
     """Per GPU: the frozen base plus the adapters with their gradients and Adam states (peft_breakdown, summed)."""
-    base, adapters, in_flight = peft_breakdown(strategy, w, gpus, tp, pp)
+    base, adapters, in_flight = peft_breakdown(strategy, w, gpus, tp, pp, gpus_per_node)
     return base + adapters + in_flight
 
 

@@ -123,7 +123,7 @@ def model_state_bytes(strategy: str, w: Workload, gpus: np.ndarray, tp: np.ndarr
     ZeRO-2/3 and offload are DeepSpeed's own estimators (dsmem.py), evaluated elementwise.
     """
     if is_peft(w):
-        return peft_state_bytes(strategy, w, gpus, tp, pp)
+        return peft_state_bytes(strategy, w, gpus, tp, pp, gpus_per_node)
     P = w.params
     n = gpus.astype(float)
     ll = w.largest_layer
