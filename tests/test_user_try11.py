@@ -338,3 +338,19 @@ def test_hsdp_with_one_gpu_a_node_shards_nothing(rules):
     hsdp, ddp = a.estimate_dict("fsdp-hybrid"), a.estimate_dict("ddp")
     assert hsdp["memory_per_gpu_gb"] >= ddp["memory_per_gpu_gb"] - 0.5, (hsdp["memory_per_gpu_gb"], ddp["memory_per_gpu_gb"])
     assert a.strategy != "fsdp-hybrid"
+
+
+def test_the_gpu_type_comparison_names_each_plans_method_where_they_differ(rules):
+    """Two 4090 workstations (LoRA: a full fine-tune cannot run) against A100s (a full fine-tune): 'beats NVIDIA A100 SXM
+    80GB at 1.8 USD (fsdp on 2 GPUs, 22.2 h, 79.9 USD)' set LoRA against an unlabelled full fine-tune."""
+    from advisor.decision.explain import gpu_type_notes
+
+    draft = {"model": {"params": "8B"},
+             "training": {"method": "finetune", "examples": "200k", "tokens_per_example": 600, "epochs": 3, "deadline_days": 2},
+             "cluster": {"gpu": "rtx4090", "gpus": 2, "max_gpus": 2, "gpus_per_node": 1, "inter_node_gbps": 10,
+                         "candidates": [{"gpu": "a100-80gb", "price_per_gpu_hour": 1.8, "max_gpus": 8}]},
+             "budget": {"price_per_gpu_hour": "$0.3", "limit": "$500"}}
+    a = advise(answers_from_mapping(draft), rules)
+    text = gpu_type_notes(a)[0]["text"]
+    assert "(LoRA with ddp on 2 GPUs" in text and "(full fine-tune with fsdp on 2 GPUs" in text, text
+    assert {t["method"] for t in a.to_dict()["plan"]["gpu_types"]} == {"lora", "finetune"}

@@ -50,13 +50,17 @@ class TypeBest(Struct, frozen=True):
     fastest: Option | None = None
     """The fastest option that runs on this type, whatever it costs: 'what's the fastest option?' named only the plan's
     type (user try 9: 8 H100s at 5.3 h went unmentioned beside 4090s at 31 h)."""
+    method: str = ""
+    """The fine-tuning method this type's plan trains with (a full fine-tune may run on one type where another needs
+    LoRA): the comparison names it where it differs from the plan's (user try 2026-12-07: LoRA on 4090s against an
+    unlabelled full fine-tune on A100s)."""
 
     def to_dict(self) -> dict[str, Any]:
         o = self.option
         return {"gpu": self.gpu, "name": self.name, "spot": self.spot, "price_per_gpu_hour": self.price, "strategy": o.strategy,
                 "gpus": o.gpus, "wall_clock_hours": o.hours, "cost": o.cost, "meets_deadline": o.meets_deadline,
                 "within_budget": o.within_budget and o.within_monthly, "blocked": self.blocked, "chosen": self.lost is None,
-                "lost": self.lost}
+                "lost": self.lost, "method": self.method or None}
 
 
 def gpu_id(a: Answers) -> str:
@@ -147,7 +151,7 @@ def pick(found: list[tuple[GpuType, Advice]], a: Answers) -> tuple[int, list[Typ
                 lost = by
             else:
                 lost = "tie"
-        out.append(TypeBest(t.gpu, t.name, t.spot, t.price, o, blocked, lost, found[i][1].plan.fastest))
+        out.append(TypeBest(t.gpu, t.name, t.spot, t.price, o, blocked, lost, found[i][1].plan.fastest, found[i][1].method))
     return win, out
 
 

@@ -261,10 +261,18 @@ def gpu_type_notes(advice: Advice) -> list[dict[str, Any]]:
     cur = advice.facts["currency"]
     win = next(t for t in types if t.lost is None)
     unit = money_unit(str(cur))  # 元 in Chinese, as money() writes it: '每卡时 18 CNY' beside 万元 (user try 8)
+    names = method_names()
+
+    def plan_of(t: Any) -> str:  # the method named where the types' plans train differently
+        text = _type_plan(t.option, cur)
+        return _("{method} with {plan}", method=names.get(t.method, t.method), plan=text) if t.method and t.method != win.method else text
+
     others = _("; ").join(_("{name} at {price} ({plan}: {why})", name=type_name(t.gpu, t.spot), price=f"{format_number(t.price)} {unit}",
-                         plan=_type_plan(t.option, cur), why=lost_text(t.lost, t.option.cost, win.option.cost, advice.answers.training.deadline_days)) for t in types if t.lost is not None)
+                         plan=plan_of(t), why=lost_text(t.lost, t.option.cost, win.option.cost, advice.answers.training.deadline_days)) for t in types if t.lost is not None)
+    mixed = any(t.method and t.method != win.method for t in types)
+    own = _("{method} with {plan}", method=names.get(win.method, win.method), plan=_type_plan(win.option, cur)) if mixed else _type_plan(win.option, cur)
     out = [_note("gpu-type", _("GPU type: {name} at {price} {currency}/GPU-hour ({plan}) beats {others}.", name=type_name(win.gpu, win.spot),
-                               price=format_number(win.price), currency=unit, plan=_type_plan(win.option, cur), others=others))]
+                               price=format_number(win.price), currency=unit, plan=own, others=others))]
     if advice.plan.chosen.spot:
         e = advice.estimate_dict(advice.strategy)
         out.append(_note("spot", _("Spot capacity: about {n} reclaims over the run at {pct}% of instances a month, each a restart from the "

@@ -97,6 +97,8 @@ class GpuTypeResult(_Part):
     lost: Literal["blocked", "deadline", "budget", "cost", "time", "tie"] | None = Field(
         description="Why another type won: it runs where this one cannot, meets the deadline or the budget this one misses, "
         "costs (or, with no type meeting the deadline, takes) more than 5% less, or ties and is the smaller change.")
+    method: Literal["pretrain", "finetune", "lora", "qlora", "dpo", "grpo", "ppo"] | None = Field(
+        default=None, description="The training method this type's plan uses (a full fine-tune may run on one type where another needs LoRA).")
 
 
 class ChoiceStage(_Part):
