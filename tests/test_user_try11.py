@@ -354,3 +354,25 @@ def test_the_gpu_type_comparison_names_each_plans_method_where_they_differ(rules
     text = gpu_type_notes(a)[0]["text"]
     assert "(LoRA with ddp on 2 GPUs" in text and "(full fine-tune with fsdp on 2 GPUs" in text, text
     assert {t["method"] for t in a.to_dict()["plan"]["gpu_types"]} == {"lora", "finetune"}
+
+
+H800_7B = {"model": {"params": "70亿", "seq_len": 4096},
+           "training": {"tokens": "1万亿", "deadline_days": "3周", "runs_per_month": 1, "global_batch_tokens": "4M"},
+           "cluster": {"gpu": "h800", "gpus": 64, "max_gpus": 128, "inter_node_gbps": 3200, "cpu_memory_gb_per_node": 2048,
+                       "candidates": [{"gpu": "a800", "price_per_gpu_hour": 8, "max_gpus": 128}]},
+           "budget": {"price_per_gpu_hour": "15元", "limit": "50万"}, "team": {"experience": "expert"}}
+
+
+def test_a_faster_option_for_no_more_is_named_when_the_plan_misses_the_budget_too(rules):
+    """88 GPUs at 16.6 days, over the budget, stood silent beside 128 GPUs at 11.1 days for 3% less (equally over): the
+    'faster for no more' note required the faster option to be within a budget the plan itself misses."""
+    from advisor.decision.explain import notes
+
+    a = advise(answers_from_mapping(H800_7B), rules)
+    assert not a.plan.chosen.within_budget
+    f = a.plan.faster_same_cost
+    assert f is not None and f.gpus > a.plan.chosen.gpus and f.hours < a.plan.chosen.hours and f.cost <= a.plan.chosen.cost * 1.05
+    texts = [n["text"] for n in notes(a)]
+    assert any(t.startswith("Faster for no more per run:") for t in texts), texts
+    tie = next(t for t in texts if "costs within 5% are a tie" in t)
+    assert "(4.5% less)" in tie, tie

@@ -392,7 +392,10 @@ def pct_change(new: float, old: float) -> str:
     d = new / old - 1.0
     if abs(d) < 0.005:
         return _("about the same")
-    return _("{pct} more", pct=percent(d)) if d > 0 else _("{pct} less", pct=percent(-d))
+    # Around 5% (the cost tie, decide.COST_TIE) to a tenth: '(5% less): costs within 5% are a tie' read as a contradiction
+    # for 4.5% (user try 2026-12-07).
+    places = 1 if 0.045 <= abs(d) < 0.055 else 0
+    return _("{pct} more", pct=percent(d, places)) if d > 0 else _("{pct} less", pct=percent(-d, places))
 
 
 def plural(n: float, one: str, many: str, **values: Any) -> str:
