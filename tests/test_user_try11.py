@@ -376,3 +376,14 @@ def test_a_faster_option_for_no_more_is_named_when_the_plan_misses_the_budget_to
     assert any(t.startswith("Faster for no more per run:") for t in texts), texts
     tie = next(t for t in texts if "costs within 5% are a tie" in t)
     assert "(4.5% less)" in tie, tie
+
+
+def test_an_option_outside_the_tie_band_is_not_said_to_be_as_cheap(rules):
+    """FSDP on the plan's 88 GPUs, 1% dearer than ZeRO-2 and scored 6 against 2, was rejected 'as cheap within 5%;
+    deepspeed-zero2 is simpler to run': the tie is anchored on the cheapest option meeting the goal (ZeRO-2 on 112), and
+    FSDP was more than 5% above it."""
+    a = advise(answers_from_mapping(H800_7B), rules)
+    assert a.strategy == "deepspeed-zero2" and a.scores["fsdp"] > a.scores["deepspeed-zero2"]
+    reasons = a.why_not("fsdp")
+    assert not any("simpler to run" in r for r in reasons), reasons
+    assert reasons[0].startswith("costs ") and "more than 5% above the cheapest option that meets the goal" in reasons[0], reasons

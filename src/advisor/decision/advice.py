@@ -292,6 +292,15 @@ class Advice(Struct):
                              change=pct_change(o.cost, c.cost), time=hours_text(o.hours), theirs=format_number(self.scores[strategy]),
                              mine=format_number(self.scores[self.strategy]), strategy=self.strategy))
         reasons.extend(against)
+        cm = self.plan.cheapest_meeting_deadline
+        if not reasons and o is not None and cm is not None and o.cost > cm.cost * (1 + COST_TIE) and c.cost <= cm.cost * (1 + COST_TIE):
+            # within the tie of the plan but not of the cheapest option meeting the goal, which anchors the tie: FSDP 1%
+            # dearer than the ZeRO-2 plan read 'as cheap within 5%; ZeRO-2 is simpler to run' beside FSDP's higher score
+            # (user try 2026-12-07)
+            reasons.append(_("costs {cost} a run ({change}), more than {tie} above the cheapest option that meets the goal ({cheapest}, "
+                             "{strategy} on {gpus} GPUs), so it was not among the options the tie-break weighed", cost=money(o.cost, cur),
+                             change=pct_change(o.cost, c.cost), tie=percent(COST_TIE), cheapest=money(cm.cost, cur), strategy=cm.strategy,
+                             gpus=f"{cm.gpus:,}"))
         if not reasons:
             mine, theirs = self.scores[self.strategy], self.scores[strategy]
             if strategy != self.answers.training.current_strategy and self.strategy == self.answers.training.current_strategy:
