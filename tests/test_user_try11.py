@@ -387,3 +387,21 @@ def test_an_option_outside_the_tie_band_is_not_said_to_be_as_cheap(rules):
     reasons = a.why_not("fsdp")
     assert not any("simpler to run" in r for r in reasons), reasons
     assert reasons[0].startswith("costs ") and "more than 5% above the cheapest option that meets the goal" in reasons[0], reasons
+
+
+def test_the_ds_config_checklist_names_what_ds_config_sets(rules):
+    """'ds_config.json sets ... gradient_accumulation_steps = 6': the file sets train_batch_size and the micro-batch, from
+    which DeepSpeed derives the accumulation; an engineer looking for the key found none."""
+    import json
+
+    from advisor.inputs.answers import load_answers
+    from advisor.outputs.artifacts import build_artifacts
+
+    a = advise(load_answers("examples/customer-service.yaml"), rules)
+    assert a.strategy.startswith("deepspeed")
+    ds = json.loads(next(f.text for f in build_artifacts(a) if f.name == "ds_config.json"))
+    item = next(c.text for c in a.report().checklist if c.text.startswith("ds_config.json sets"))
+    assert "gradient_accumulation_steps" not in ds and "gradient_accumulation_steps =" not in item, item
+    e = a.estimate_dict(a.strategy)
+    derived = ds["train_batch_size"] // (ds["train_micro_batch_size_per_gpu"] * a.gpus)
+    assert f"derives {derived} gradient accumulation steps on {a.gpus} GPUs" in item and derived == e["gradient_accumulation_steps"], item

@@ -11,7 +11,7 @@ It runs as launch.sh starts it, so the launch files can be tried first (a few st
     train.py --deepspeed --deepspeed_config ds_config.json
                                                DeepSpeed's engine: ZeRO stage, batch and AdamW from ds_config.json
     ... --lora peft_lora_config.json           a PEFT LoRA adapter on the toy model's Llama-named projections
-    accelerate launch --config_file accelerate_fsdp.yaml train.py ...
+    accelerate launch --config_file accelerate_fsdp.yaml (or accelerate_finetune.yaml) train.py ...
                                                FSDP as accelerate's config sets it (its sharding, precision, checkpointing)
 """
 
