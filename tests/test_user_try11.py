@@ -405,3 +405,15 @@ def test_the_ds_config_checklist_names_what_ds_config_sets(rules):
     e = a.estimate_dict(a.strategy)
     derived = ds["train_batch_size"] // (ds["train_micro_batch_size_per_gpu"] * a.gpus)
     assert f"derives {derived} gradient accumulation steps on {a.gpus} GPUs" in item and derived == e["gradient_accumulation_steps"], item
+
+
+def test_the_loader_rate_is_the_steps_rate_not_the_whole_runs(rules):
+    """'每秒提供约 697,315 个 token' was 1T over the whole 16.6 days, time off training included; the loader feeds only the
+    steps, 11% faster."""
+    a = advise(answers_from_mapping(H800_7B), rules)
+    e = a.evaluation.estimates[a.strategy]
+    factor = float(e.wallclock_factor[0])
+    assert factor > 1.05
+    needed = a.facts["tokens_per_sec_needed"]
+    whole_run = a.evaluation.context["tokens"] / (float(e.gpu_bound_hours[0]) * 3600.0)
+    assert needed >= whole_run * factor * 0.999
