@@ -1237,7 +1237,7 @@ def _more_machines(base: Advice, new: Advice) -> list[str]:
 
 _CAN_WE_FINISH = re.compile(r"\b(?:can|could|will|would) (?:we|it|the run|training) (?:finish|be done|be ready|make it|train)\b|\bin time\b"
                             r"|(?:能|可以|能不能|可不可以).{0,8}(?:完成|训完|跑完|练完|交付|搞定)|(?:训|跑|练|做)得?完|完成吗|完吗|搞定吗"
-                            r"|\benough\b|\bsufficient\b|够吗|够不够|够用吗|来得及")
+                            r"|\benough\b|\bsufficient\b|\b(?:realistic|doable|feasible|achievable)\b|够吗|够不够|够用吗|来得及")
 """'can we finish in 3 days?', '2天能训完吗': a yes-or-no question about the recommended plan, before the what-if."""
 
 
