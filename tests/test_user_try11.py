@@ -417,3 +417,12 @@ def test_the_loader_rate_is_the_steps_rate_not_the_whole_runs(rules):
     needed = a.facts["tokens_per_sec_needed"]
     whole_run = a.evaluation.context["tokens"] / (float(e.gpu_bound_hours[0]) * 3600.0)
     assert needed >= whole_run * factor * 0.999
+
+
+def test_the_over_budget_risk_names_the_option_its_figure_is_from(rules):
+    """'The cheapest option at any GPU count searched costs 488,453 CNY' quoted a figure found in no table: it now names
+    the option (strategy, GPUs, time) so it can be traced."""
+    a = advise(answers_from_mapping(H800_7B), rules)
+    w = next(x["text"] for x in a.warnings if x["rule"] == "over-budget")
+    low = min((o for o in a.plan.options if o.runnable), key=lambda o: (o.cost, o.hours))
+    assert f"({low.strategy} on {low.gpus:,} GPUs, " in w and "a run) costs" in w, w

@@ -957,14 +957,18 @@ def _plan_facts(plan: Plan, ev: Evaluation, today_ev: Evaluation) -> dict[str, A
     d = estimate_dict(ev, c.strategy)
     cheaper = plan.cheaper_slower
     tokens = ev.context["tokens"]
-    runnable = [o.cost for o in plan.options if o.runnable]
-    cheapest = min(runnable) if runnable else c.cost
+    runnable = [o for o in plan.options if o.runnable]
+    low = min(runnable, key=lambda o: (o.cost, o.hours)) if runnable else c
+    cheapest = low.cost
     limit = judged_limits(ev.answers)[0]
     days = ev.answers.training.deadline_days
     upper = upper_factor(ev.answers)  # the range's upper end (P80), on which deadlines and budgets are judged
     return {
         "cheapest_cost_searched": cheapest,
         "cheapest_cost_upper": cheapest * upper,
+        "cheapest_strategy_searched": low.strategy,
+        "cheapest_gpus_searched": float(low.gpus),
+        "cheapest_hours_searched": low.hours,
         "over_budget_everywhere": limit is not None and cheapest > limit,
         "chosen_strategy": c.strategy,
         "chosen_framework": FRAMEWORKS[c.strategy],
