@@ -426,3 +426,14 @@ def test_the_over_budget_risk_names_the_option_its_figure_is_from(rules):
     w = next(x["text"] for x in a.warnings if x["rule"] == "over-budget")
     low = min((o for o in a.plan.options if o.runnable), key=lambda o: (o.cost, o.hours))
     assert f"({low.strategy} on {low.gpus:,} GPUs, " in w and "a run) costs" in w, w
+
+
+def test_the_ask_approves_the_upper_end_where_budgets_and_deadlines_are_judged(rules):
+    """'The ask: approve 88 x H800 for 16.6 days a run, 525,827 CNY a run' beside a budget needed of 653,453 CNY and a
+    range to 20.6 days: a reservation of the point estimate is too short for the range the deadline is judged on."""
+    from advisor.outputs.render import the_ask
+
+    a = advise(answers_from_mapping(H800_7B), rules)
+    text = the_ask(a)
+    e = a.report().estimate
+    assert f"(reserve up to {e.range.wall_clock_hours[1] / 24:.1f} days)" in text and f"(up to {e.range.cost[1]:,.0f} CNY)" in text, text

@@ -821,6 +821,13 @@ def the_ask(report: Report | Advice) -> str:
                if asked and round(runs, 1) != 1 else "")
     if r.blocked:
         return _("**The ask:** nothing can run as asked; decide on the blocking warnings below before any GPUs are committed.")
+    hi_h, hi_c = e.range.wall_clock_hours[1], e.range.cost[1]
+    if hi_c > e.cost * (1 + 1e-9) and d.scale.baseline_hours is None:
+        # the reservation and the money approved at the range's upper end, where deadlines and budgets are judged: 'approve
+        # 16.6 days, 52.58 万元' beside a budget needed of 65.35 万元 and a range to 20.6 days (user try 2026-12-07)
+        return _("**The ask:** approve {gpus} × {gpu} for {time} a run (reserve up to {time_hi}), {cost} a run (up to {cost_hi}){monthly}.",
+                 gpus=f"{r.gpus:,}", gpu=_md_text(d.hardware.gpu), time=hours_text(e.wall_clock_hours), time_hi=hours_text(hi_h),
+                 cost=money(e.cost, cur), cost_hi=money(hi_c, cur), monthly=monthly)
     return _("**The ask:** approve {gpus} × {gpu} for {time} a run, {cost} a run{monthly}.", gpus=f"{r.gpus:,}", gpu=_md_text(d.hardware.gpu),
              time=hours_text(e.wall_clock_hours), cost=money(e.cost, cur), monthly=monthly)
 
