@@ -437,3 +437,22 @@ def test_the_ask_approves_the_upper_end_where_budgets_and_deadlines_are_judged(r
     text = the_ask(a)
     e = a.report().estimate
     assert f"(reserve up to {e.range.wall_clock_hours[1] / 24:.1f} days)" in text and f"(up to {e.range.cost[1]:,.0f} CNY)" in text, text
+
+
+WORKSTATIONS = {"model": {"params": "8B"},
+                "training": {"method": "finetune", "examples": "200k", "tokens_per_example": 600, "epochs": 3, "deadline_days": 2},
+                "cluster": {"gpu": "rtx4090", "gpus": 2, "max_gpus": 2, "gpus_per_node": 1, "inter_node_gbps": 10,
+                            "candidates": [{"gpu": "a100-80gb", "price_per_gpu_hour": 1.8, "max_gpus": 8}]},
+                "budget": {"price_per_gpu_hour": "$0.3", "limit": "$500"}}
+
+
+def test_a_count_and_a_listed_type_in_one_question_go_together(rules):
+    """'what if we rent 8 A100s at $1.5?' made 8 of today's RTX 4090s (two workstations) and priced no A100; 'what if we
+    use A100s at $1.5 instead?' then priced 'the RTX 4090 alone'."""
+    from advisor.outputs.ask import ask
+
+    a = advise(answers_from_mapping(WORKSTATIONS), rules)
+    text = "\n".join(ask("what if we rent 8 A100s at $1.5?", WORKSTATIONS, a, rules).lines)
+    assert "A100 SXM 80GB at 1.5 USD a GPU-hour, up to 8 of them (was 1.8 USD)" in text, text
+    assert "8 × NVIDIA GeForce RTX 4090" not in text, text
+    assert "On the NVIDIA A100 SXM 80GB alone the plan would be full fine-tune with" in text, text

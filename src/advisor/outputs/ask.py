@@ -778,8 +778,12 @@ def _asked_type_alone(ctx: Context, change: dict[str, Any], new: Advice) -> list
     if blocking:
         return [_("On the {gpu} alone nothing runs: {why}", gpu=gpu_type_name(own), why=blocking[0])]
     cur = str(own.facts["currency"])
+    # the method named where the two plans train differently (a full fine-tune on the A100 beside LoRA on 4090s read as
+    # the same job; user try 2026-12-07)
+    strategy = (_("{method} with {plan}", method=method_names().get(own.method, own.method), plan=c.strategy)
+                if own.method != new.method else c.strategy)
     return [_("On the {gpu} alone the plan would be {strategy} on {gpus} GPUs: {time} a run for {cost} (the plan above: {other}).",
-              gpu=gpu_type_name(own), strategy=c.strategy, gpus=count(c.gpus), time=hours_text(c.hours), cost=money(c.cost, cur),
+              gpu=gpu_type_name(own), strategy=strategy, gpus=count(c.gpus), time=hours_text(c.hours), cost=money(c.cost, cur),
               other=money(k.cost, cur))]
 
 
@@ -1504,15 +1508,24 @@ def _settle(ctx: Context, change: dict[str, Any], alone: bool = False) -> tuple[
                 change["cluster.candidates"] = [c for c in listed if same(c, gid) and c.get("spot_price_per_gpu_hour") is not None] or None
                 shown_as["cluster.candidates"] = _("only the {gpu}, the GPU type you have today (the other types listed are left out)",
                                                     gpu=name)
-        elif entry is not None and priced:
-            # 'the H100 costs 3.5': that listed type's price; the search still compares it with today's
+        elif entry is not None and priced and not alone:
+            # 'the H100 costs 3.5': that listed type's price; the search still compares it with today's (alone, as one side
+            # of a comparison, the type itself at that price: it priced today's type there; user try 2026-12-07)
             price = change.pop("budget.price_per_gpu_hour")
             del change["cluster.gpu"]
             old = entry.get("price_per_gpu_hour")
             entry["price_per_gpu_hour"] = price
             change["cluster.candidates"] = listed
             shown_as["cluster.candidates"] = _("{gpu} at {price} a GPU-hour (was {old})", gpu=name,
-                                                price=_price_said(price, cur), old=_price_said(old, cur))  # '8 元', not '8块
+                                                price=_price_said(price, cur), old=_price_said(old, cur))  # '8 元', not '8块'
+            if "cluster.gpus" in change:
+                # 'rent 8 A100s at $1.5': the count is the listed type's, not today's (it made 8 of today's 4090s from two
+                # workstations; user try 2026-12-07)
+                n = change.pop("cluster.gpus")
+                change.pop("cluster.max_gpus", None)
+                entry["max_gpus"] = n
+                shown_as["cluster.candidates"] = _("{gpu} at {price} a GPU-hour, up to {n} of them (was {old})", gpu=name,
+                                                    price=_price_said(price, cur), n=n, old=_price_said(old, cur))
         else:
             if not priced:
                 if entry is not None:
