@@ -37,12 +37,12 @@ async def test_the_chart_tab_draws_time_and_cost_with_today_and_the_plan(rules, 
             assert getattr(app, "internal_error", None) is None
 
 
-async def chart_text(rules, tmp_path, example, lang="en", view=None):
-    """The two plots' text at 80x24 (or the view given, for a made-up one)."""
+async def chart_text(rules, tmp_path, example, lang="en", view=None, answers=None):
+    """The two plots' text at 80x24 (or the view given, for a made-up one; ``answers`` in place of an example's)."""
     from advisor.tui.results import ResultsView
 
     with language(lang):
-        answers = load_answers(EXAMPLES / example)
+        answers = answers if answers is not None else load_answers(EXAMPLES / example)
         advice = advise(answers, rules)
         app = AdvisorApp(rules=rules, answers=answers, cursor_blink=False, workdir=tmp_path)
         async with app.run_test(size=(80, 24)) as pilot:

@@ -121,30 +121,21 @@ def test_what_it_takes_within_the_monthly_ceiling_names_both_bills_and_the_runs_
 async def test_the_tui_chart_leaves_a_far_deadline_and_budget_off_the_axis_as_the_memo_does(rules, tmp_path):
     """A 14B LoRA of a few hours with a 14-day deadline and a 50,000 CNY budget: the Chart tab ran its time axis to 400 h
     and its cost axis to 50,000, every point on the zero line, while the memo said the deadline was not drawn."""
-    from advisor.tui.app import AdvisorApp
-    from advisor.tui.results import ResultsScreen
+    from .test_tui_chart import chart_text, y_labels
 
     draft = {"model": {"params": "14B"},
              "training": {"current_strategy": "none", "method": "lora", "deadline_days": 14, "examples": "20万", "tokens_per_example": 1024,
                           "epochs": 3},
              "cluster": {"gpu": "a800", "gpus": 8, "max_gpus": 16}, "budget": {"price_per_gpu_hour": "¥15", "limit": "5万"}}
-    answers = answers_from_mapping(draft)
-    advice = advise(answers, rules)
-    app = AdvisorApp(rules=rules, answers=answers, cursor_blink=False, workdir=tmp_path)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await app.push_screen(ResultsScreen(advice, tab="chart"))
-        await pilot.pause()
-        screen = app.screen
-        pts = screen.view.chart
-        assert len(pts) >= 2 and max(p.days for p in pts) * 24 * 3 < 14 * 24
-        key = str(screen.query_one("#chart-key").render())
-        assert "far above every point, so it is not drawn" in key and "14-day deadline" in key and "run budget" in key, key
-        assert "deadline or run budget" not in key, key
-        for widget, top in (("#chart-days", max(p.days for p in pts) * 24), ("#chart-cost", max(p.cost for p in pts))):
-            text = screen.query_one(widget).render().plain
-            labels = [line.split("┤")[0].strip() for line in text.splitlines() if "┤" in line]
-            axis_top = max(float(x.replace(",", "")) for x in labels if x)
-            assert axis_top < 3 * top, (widget, labels)
+    screen, plots, key = await chart_text(rules, tmp_path, None, answers=answers_from_mapping(draft))
+    pts = screen.view.chart
+    assert len(pts) >= 2 and max(p.days for p in pts) * 24 * 3 < 14 * 24
+    assert "far above every point, so it is not drawn" in key and "14-day deadline" in key and "run budget" in key, key
+    assert "deadline or run budget" not in key, key
+    for text, top in zip(plots, (max(p.days for p in pts) * 24, max(p.cost for p in pts)), strict=True):
+        labels = y_labels(text)
+        axis_top = max(float(x.replace(",", "")) for x in labels if x)
+        assert axis_top < 3 * top, labels
 
 
 async def test_a_price_typed_in_yuan_over_the_prefilled_dollar_sets_the_currency(rules, tmp_path):

@@ -231,6 +231,12 @@ def gpu_type_name(advice: Advice) -> str:
     return spot_name(advice.answers.cluster.spec.name, advice.plan.chosen.spot)
 
 
+def plan_with_method(method: str, plan: str) -> str:
+    """'full fine-tune with fsdp on 2 GPUs, ...': a plan named with its training method, where plans compared side by
+    side train differently (the GPU-type comparison, ask's 'on the A100 alone')."""
+    return _("{method} with {plan}", method=method_names().get(method, method), plan=plan)
+
+
 def _type_plan(o: Any, cur: str) -> str:
     return _("{strategy} on {gpus} GPUs, {time}, {cost}", strategy=o.strategy, gpus=f"{o.gpus:,}", time=hours_text(o.hours),
              cost=money(o.cost, cur))
@@ -261,18 +267,18 @@ def gpu_type_notes(advice: Advice) -> list[dict[str, Any]]:
     cur = advice.facts["currency"]
     win = next(t for t in types if t.lost is None)
     unit = money_unit(str(cur))  # 元 in Chinese, as money() writes it: '每卡时 18 CNY' beside 万元 (user try 8)
-    names = method_names()
+    # the method named where the types' plans train differently: on the types whose method differs from the plan's, and
+    # then on the plan's too
+    mixed = any(t.method and t.method != win.method for t in types)
 
-    def plan_of(t: Any) -> str:  # the method named where the types' plans train differently
+    def plan_of(t: Any) -> str:
         text = _type_plan(t.option, cur)
-        return _("{method} with {plan}", method=names.get(t.method, t.method), plan=text) if t.method and t.method != win.method else text
+        return plan_with_method(t.method, text) if t.method and (t.method != win.method or (t is win and mixed)) else text
 
     others = _("; ").join(_("{name} at {price} ({plan}: {why})", name=type_name(t.gpu, t.spot), price=f"{format_number(t.price)} {unit}",
                          plan=plan_of(t), why=lost_text(t.lost, t.option.cost, win.option.cost, advice.answers.training.deadline_days)) for t in types if t.lost is not None)
-    mixed = any(t.method and t.method != win.method for t in types)
-    own = _("{method} with {plan}", method=names.get(win.method, win.method), plan=_type_plan(win.option, cur)) if mixed else _type_plan(win.option, cur)
     out = [_note("gpu-type", _("GPU type: {name} at {price} {currency}/GPU-hour ({plan}) beats {others}.", name=type_name(win.gpu, win.spot),
-                               price=format_number(win.price), currency=unit, plan=own, others=others))]
+                               price=format_number(win.price), currency=unit, plan=plan_of(win), others=others))]
     if advice.plan.chosen.spot:
         e = advice.estimate_dict(advice.strategy)
         out.append(_note("spot", _("Spot capacity: about {n} reclaims over the run at {pct}% of instances a month, each a restart from the "

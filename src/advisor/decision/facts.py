@@ -79,11 +79,16 @@ def runs_per_month(answers: Answers, today_hours: float) -> float:
 HOURS_PER_MONTH = 24.0 * 30.0
 
 
-def gpu_bound_hours(e: StrategyEstimate) -> float:
-    """Mid-band hours of training steps at this count were data loading to keep up: the time off training (restarts,
+def step_hours(e: StrategyEstimate) -> np.ndarray:
+    """Mid-band hours of training steps per count were data loading to keep up: the time off training (restarts,
     checkpoints, evaluation; StrategyEstimate.wallclock_factor) taken out, since the loader feeds the steps only (the rate
     it must deliver read 697,315 tokens/s, 1T over the whole 16.6 days, where the steps take 775k; user try 2026-12-07)."""
-    return float(e.gpu_bound_hours[0] / e.wallclock_factor[0])
+    return e.gpu_bound_hours / e.wallclock_factor
+
+
+def gpu_bound_hours(e: StrategyEstimate) -> float:
+    """step_hours at this count."""
+    return float(step_hours(e)[0])
 
 
 def _cadence_hours(answers: Answers, estimates: dict[str, StrategyEstimate], today: int) -> float:
@@ -150,7 +155,7 @@ def _columns(a: Answers, estimates: dict[str, StrategyEstimate], counts: np.ndar
         out[s] = {"hours": hours.tolist(), "cost": cost(hours, price, counts.astype(int)).tolist(), "step": e.step_s["mid"].tolist(),
                   "fits": e.fits.tolist(), "cpu_fits": e.cpu_fits.tolist(), "batch_ok": e.batch_ok.tolist(),
                   "usable": e.usable.tolist(), "memory": e.memory.tolist(), "comm_share": e.communication_share.tolist(),
-                  "compute": e.compute_s.tolist(), "gpu_bound_hours": (e.gpu_bound_hours / e.wallclock_factor).tolist()}
+                  "compute": e.compute_s.tolist(), "gpu_bound_hours": step_hours(e).tolist()}
     return out
 
 

@@ -571,9 +571,8 @@ def estimate_strategy(
     ev = picked if picked is not None else _evaluate(strategy, w, hw, n, tp, pp, vpp, best_code, mb, cp)
     fits = ev.memory <= mem_cap
     cpu = cpu_bytes_per_node(strategy, w, n, hw)
-    held = offloaded_bytes(w, tp, best_code, mb) * ones
-    cpu_fits = np.ones(n.shape, dtype=bool) if hw.cpu_memory_per_node is None else cpu + held * hw.gpus_per_node <= hw.cpu_memory_per_node
-    cpu = cpu + held * hw.gpus_per_node  # offloaded activations: the node's GPUs' share of its CPUs' memory
+    cpu = cpu + offloaded_bytes(w, tp, best_code, mb) * ones * hw.gpus_per_node  # offloaded activations: the node's GPUs' share
+    cpu_fits = np.ones(n.shape, dtype=bool) if hw.cpu_memory_per_node is None else cpu <= hw.cpu_memory_per_node
     batch_ok = ev.dp <= seqs
 
     # Largest micro-batch that would fit (seed:K17 "is GPU memory limiting the batch size?").

@@ -551,8 +551,6 @@ class Hardware(Struct, frozen=True):
     """GPU to CPU memory, bytes/s each way: the GPU's PCIe, or its coherent chip-to-chip link where it has one (host_link)."""
     cpu_memory_per_node: float | None
     intra_link: str
-    host_link: str = "pcie"
-    """"pcie", or "c2c" on a GPU with a coherent CPU link (GpuSpec.c2c_gbs: Grace's NVLink-C2C)."""
     data_tokens_per_sec: float | None = None
     """The data loader's measured throughput, if given: no step is faster than it can feed the batch."""
     efficiency_scale: float = 1.0
@@ -572,6 +570,11 @@ class Hardware(Struct, frozen=True):
     communication.distinct_destinations) instead of once per chosen expert."""
     spot_reclaims_per_node_hour: float = 0.0
     """Spot / preemptible capacity: reclaims per node-hour (cluster.spot_interruptions_pct_per_month / 100 / 720); 0 on demand."""
+
+    @property
+    def host_link(self) -> str:
+        """"pcie", or "c2c" on a GPU with a coherent CPU link (GpuSpec.c2c_gbs: Grace's NVLink-C2C)."""
+        return "c2c" if self.spec.c2c_gbs else "pcie"
 
     @property
     def inter_bw_per_gpu(self) -> float:
@@ -730,7 +733,6 @@ def hardware_from(answers: Answers) -> Hardware:
         host_bw=(spec.c2c_gbs or spec.pcie_gbs) * GB,  # ZeRO-Offload's copies take the CPU link the GPU has
         cpu_memory_per_node=c.cpu_memory_gb_per_node * GB if c.cpu_memory_gb_per_node else None,
         intra_link=intra_link,
-        host_link="c2c" if spec.c2c_gbs else "pcie",
         data_tokens_per_sec=c.data_pipeline_tokens_per_sec,
         spot_reclaims_per_node_hour=(c.spot_interruptions_pct_per_month or 0.0) / 100.0 / HOURS_PER_MONTH,
         tp_overlap=False,  # advisor's Megatron files do not pass --tp-comm-overlap: the plan is priced as it will run

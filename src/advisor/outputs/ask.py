@@ -34,7 +34,7 @@ from advisor.estimate.layout import MEMORY_HEADROOM
 from advisor.estimate.residuals import deadline_hours
 from advisor.estimate.workload import workload_from
 from advisor.decision.decide import COST_TIE, Plan, best_at, choose, dominates, preference
-from advisor.decision.explain import PLAN_SOURCE, best_option_at, budget_word, deadline_reason, deadline_word, gpu_type_name, lost_text, method_names, notes, point_inside, today_cannot_run, type_name
+from advisor.decision.explain import PLAN_SOURCE, best_option_at, budget_word, deadline_reason, deadline_word, gpu_type_name, lost_text, method_names, notes, point_inside, today_cannot_run, type_name, plan_with_method
 from advisor.inputs.answers import STRATEGIES, Answers, _fields_at, _seq_len, answers_from_mapping
 from advisor.knowledge.catalog import gpu_catalog, resolve_gpu
 from advisor.base.errors import AdvisorError, AnswerError
@@ -780,8 +780,7 @@ def _asked_type_alone(ctx: Context, change: dict[str, Any], new: Advice) -> list
     cur = str(own.facts["currency"])
     # the method named where the two plans train differently (a full fine-tune on the A100 beside LoRA on 4090s read as
     # the same job; user try 2026-12-07)
-    strategy = (_("{method} with {plan}", method=method_names().get(own.method, own.method), plan=c.strategy)
-                if own.method != new.method else c.strategy)
+    strategy = plan_with_method(own.method, c.strategy) if own.method != new.method else c.strategy
     return [_("On the {gpu} alone the plan would be {strategy} on {gpus} GPUs: {time} a run for {cost} (the plan above: {other}).",
               gpu=gpu_type_name(own), strategy=strategy, gpus=count(c.gpus), time=hours_text(c.hours), cost=money(c.cost, cur),
               other=money(k.cost, cur))]

@@ -13,11 +13,11 @@ from textual.widgets import Button, Checkbox, Input, Static
 from advisor.base.i18n import _
 
 
-
 def memo_label(on: bool) -> str:
     """The memo checkbox's words say its state: ticked and unticked differed only in colour, and an export went out
     without the questions nobody saw were off (user try 2026-12-07)."""
     return _("Questions in the memo: yes") if on else _("Questions in the memo: no")
+
 
 class QuestionInput(Input):
     """The question box. Empty, it leaves ] and [ to the screen, which steps through the tabs with them: Textual drops
