@@ -163,8 +163,25 @@ def _money(value: Any) -> float:
 
 
 def _price(value: Any) -> float:
-    """A price per GPU-hour: an amount, with its unit of time or without ('20元/小时', '$2.5/h')."""
-    return _money(strip_per_hour(value))
+    """A price per GPU-hour: an amount, with its unit of time or without ('20元/小时', '$2.5/h'). Zero is refused with
+    what to give instead: a team on its own GPUs typed 0 and learnt only that it must be above zero (user try 12)."""
+    amount = strip_per_hour(value)
+    try:
+        return _money(amount)
+    except ValueError as exc:
+        if _at_most_zero(amount):
+            raise ValueError(_("{error}; for GPUs you own, give what one GPU-hour costs you (depreciation, power and hosting "
+                               "over the hours it runs)", error=str(exc))) from None
+        raise
+
+
+def _at_most_zero(value: Any) -> bool:
+    """A number, or an amount as typed ('¥0'), that is zero or below."""
+    try:
+        n = parse_money(value)[0] if isinstance(value, str) else value
+    except ValueError:
+        return False
+    return isinstance(n, (int, float)) and not isinstance(n, bool) and math.isfinite(n) and n <= 0
 
 
 def _days(value: Any) -> float:
