@@ -19,3 +19,20 @@ def test_a_zero_price_says_what_to_give_for_gpus_you_own(price):
     text = str(info.value)
     assert "must be greater than zero" in text
     assert "GPUs you own" in text and "depreciation" in text, text
+
+
+def test_the_interruption_warning_speaks_of_the_plans_run(rules):
+    """A 13B what-if read 'The plan becomes fsdp on 104 GPUs: 23.7 days a run' beside 'A run of about 23.5 days on 13
+    nodes should expect interruptions': the warning priced the fastest option, not the plan. It now gives the plan's
+    days, and the same count of interruptions the memo's checkpoint section gives."""
+    from advisor.decision.advice import advise
+
+    a = advise(answers_from_mapping({"model": {"params": "13B", "seq_len": 4096}, "training": {"tokens": "1T", "deadline_days": 30},
+                                     "cluster": {"gpu": "h100-sxm", "gpus": 64, "inter_node_gbps": 3200},
+                                     "budget": {"price_per_gpu_hour": 2.5, "limit": 150000},
+                                     "team": {"experience": "some"}, "project": {"stage": "mvp"}}), rules)
+    days = a.plan.chosen.hours / 24.0
+    [w] = [w for w in a.warnings if w["rule"] == "k18-long-run-failures"]
+    assert f"A run of about {days:.1f} days on {a.plan.chosen.gpus // 8} nodes" in w["text"], (days, w["text"])
+    expected = a.report().estimate.expected_interruptions
+    assert f"{expected:.1f} on average" in w["text"], (expected, w["text"])

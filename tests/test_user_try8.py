@@ -149,7 +149,7 @@ def test_node_failures_are_said_at_the_rate_the_estimate_charges(lead, rules):
     interruption up, and says how many."""
     texts = [w["text"] for w in lead.warnings]
     assert not any("interruptions" in t or "node failures" in t for t in texts), texts
-    assert lead.evaluation.facts["expected_interruptions"] == pytest.approx(0.12, abs=0.02)
+    assert lead.evaluation.facts["chosen_interruptions"] == pytest.approx(0.12, abs=0.02)
     long = advise(answers_from_mapping({**LEAD, "training": {**LEAD["training"], "tokens": "600B", "deadline_days": None}}), rules)
     said = [w["text"] for w in long.warnings if "interruptions" in w["text"]]
     assert said and "on average at Llama 3's rate" in said[0], [w["text"] for w in long.warnings]

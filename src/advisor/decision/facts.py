@@ -20,7 +20,7 @@ from advisor.estimate import GB, StrategyEstimate, cost, estimate_all, judged_li
 from advisor.estimate.communication import powersgd_volume
 from advisor.estimate.finetune import finetune_facts
 from advisor.estimate.memory import logits_bytes, powersgd_bytes
-from advisor.estimate.workload import INTERRUPTIONS_PER_GPU_HOUR, fp8_time_factor
+from advisor.estimate.workload import fp8_time_factor
 from advisor.knowledge.strategies import STATE_BYTES_PER_PARAM, powersgd_start_iter, spec
 from advisor.knowledge.vocabulary import FACTS
 
@@ -240,9 +240,6 @@ def _facts_at(a: Answers, estimates: dict[str, StrategyEstimate], columns: dict[
     f["best_cost"] = best_cost
     f["best_hours"] = min(f[f"hours.{s}"] for s in pool)
     f["best_days"] = f["best_hours"] / 24.0
-    # Llama 3's rate, the one the estimate's time off training charges (workload.INTERRUPTIONS_PER_GPU_HOUR): 64 GPUs for
-    # 3.8 days expect 0.1 interruptions, where the rule said 'will see node failures' (user try 8).
-    f["expected_interruptions"] = f["best_hours"] * f["gpus"] * INTERRUPTIONS_PER_GPU_HOUR
     f["monthly_spend"] = ctx["runs_per_month"] * best_cost
     for s in STRATEGIES:
         f[f"cost_vs_best.{s}"] = costs[s] / best_cost if best_cost > 0 else 1.0
