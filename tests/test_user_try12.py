@@ -36,3 +36,22 @@ def test_the_interruption_warning_speaks_of_the_plans_run(rules):
     assert f"A run of about {days:.1f} days on {a.plan.chosen.gpus // 8} nodes" in w["text"], (days, w["text"])
     expected = a.report().estimate.expected_interruptions
     assert f"{expected:.1f} on average" in w["text"], (expected, w["text"])
+
+
+ONE_GPU_NODES = {"model": {"params": "1.3B"}, "training": {"tokens": "20B"},
+                 "cluster": {"gpu": "rtx4090", "gpus": 4, "gpus_per_node": 1, "inter_node_gbps": 25},
+                 "budget": {"price_per_gpu_hour": 0.4}}
+
+
+def test_one_gpu_per_node_is_not_said_to_talk_over_pcie_inside_the_node(rules):
+    """Four one-GPU workstations: the memo's Links row read 'pcie inside a node', its assumptions 'pcie 31 GB/s inside a
+    node', and the K3 rule docked Megatron because 'GPUs in a node talk over PCIe' — no two GPUs share a node."""
+    from advisor.decision.advice import advise
+    from advisor.outputs.render import to_markdown
+
+    a = advise(answers_from_mapping(ONE_GPU_NODES), rules)
+    md = to_markdown(a)
+    assert "pcie inside a node" not in md and "GB/s inside a node" not in md, [line for line in md.splitlines() if "inside a node" in line]
+    assert "k3-intra-node-pcie" not in md
+    assert "| Links | one GPU per node, 25 Gbit/s per node |" in md
+    assert "Links: one GPU per node, 25 Gbit/s per node across nodes" in md

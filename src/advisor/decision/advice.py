@@ -484,8 +484,12 @@ def assumptions(ev: Evaluation) -> list[str]:
                  generation=spec.name if spec.efficiency_band else spec.generation,
                  low=f"{band.low:.2f}", mid=f"{band.mid:.2f}", high=f"{band.high:.2f}", source=band.source))
     given = "." if ev.answers.cluster.inter_node_gbps else _(" (not given: {source}).", source=spec.network_source_words)
-    out.append(_("Links: {link} {intra} GB/s inside a node, {network} Gbit/s per node across nodes, before efficiency{given}",
-                 link=hw.intra_link, intra=f"{hw.intra_bw / GB / link['intra_node']:g}", network=f"{ev.answers.cluster.network_gbps:g}", given=given))
+    if ev.answers.cluster.gpus_per_node == 1:  # workstations: every collective crosses the network
+        out.append(_("Links: one GPU per node, {network} Gbit/s per node across nodes, before efficiency{given}",
+                     network=f"{ev.answers.cluster.network_gbps:g}", given=given))
+    else:
+        out.append(_("Links: {link} {intra} GB/s inside a node, {network} Gbit/s per node across nodes, before efficiency{given}",
+                     link=hw.intra_link, intra=f"{hw.intra_bw / GB / link['intra_node']:g}", network=f"{ev.answers.cluster.network_gbps:g}", given=given))
     shape = ev.context["workload"].shape
     out.append(_("Model shape: {layers} layers, hidden {hidden}, {heads} heads ({source}).", layers=shape.layers, hidden=shape.hidden,
                  heads=shape.heads, source=shape_source_words(shape.source)))

@@ -447,8 +447,13 @@ def _links_cell(d: Any, a: Any) -> str:
     today's cluster's (the row read '3200 Gbit/s per node (the GPU's usual fabric)' under 'Cluster: 8 x A800' where the
     answers gave 400 for the A800s and the 3200 was the plan's H800 fabric; user try 2026-12-07)."""
     gbps = d.hardware.network_gbps if d.hardware.network_gbps is not None else a.cluster.network_gbps
-    plan = _("{link} inside a node, {gbps} Gbit/s per node", link=d.hardware.intra_link, gbps=f"{gbps:g}") + _network_note(a, d.hardware.network_source)
-    if d.hardware.gpu == a.cluster.spec.name:
+    same_type = d.hardware.gpu == a.cluster.spec.name
+    if same_type and a.cluster.gpus_per_node == 1:  # workstations: no two GPUs share a node, so no link inside one
+        plan = _("one GPU per node, {gbps} Gbit/s per node", gbps=f"{gbps:g}")
+    else:
+        plan = _("{link} inside a node, {gbps} Gbit/s per node", link=d.hardware.intra_link, gbps=f"{gbps:g}")
+    plan += _network_note(a, d.hardware.network_source)
+    if same_type:
         return plan
     today = _("{gbps} Gbit/s per node", gbps=f"{a.cluster.network_gbps:g}") + _network_note(a)
     return _("the plan's {gpu}: {links}; today's {today_gpu}: {today}", gpu=_md_text(plan_gpu_name(d)), links=plan,
