@@ -55,3 +55,22 @@ def test_one_gpu_per_node_is_not_said_to_talk_over_pcie_inside_the_node(rules):
     assert "k3-intra-node-pcie" not in md
     assert "| Links | one GPU per node, 25 Gbit/s per node |" in md
     assert "Links: one GPU per node, 25 Gbit/s per node across nodes" in md
+
+
+def test_out_is_not_taken_for_output_and_points_at_artifacts(tmp_path, capsys):
+    """`advise sam.yaml --out DIR` was read as --output (argparse's prefix matching): it wrote the text summary to a file
+    named DIR, exited 0 and wrote no launch files. An abbreviation is now refused, naming the options it may mean."""
+    from advisor.cli import main
+
+    answers = tmp_path / "a.yaml"
+    answers.write_text("model: {params: 7B}\ncluster: {gpu: h100-sxm, gpus: 8}\nbudget: {price_per_gpu_hour: 2}\ntraining: {tokens: 10B}\n")
+    target = tmp_path / "launch"
+    with pytest.raises(SystemExit) as done:  # usage errors leave through SystemExit, before any command ran
+        main(["advise", str(answers), "--out", str(target)])
+    assert done.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--out" in err and "--artifacts" in err and "--output" in err, err
+    assert not target.exists()
+    with pytest.raises(SystemExit) as done:  # no prefix of --format either
+        main(["advise", str(answers), "--form", "json"])
+    assert done.value.code == 2 and "did you mean --format?" in capsys.readouterr().err

@@ -7,6 +7,7 @@ starts fast. Every expected failure is an AdvisorError rendered as one stderr li
 from __future__ import annotations
 
 import argparse
+import difflib
 import functools
 import gc
 import json
@@ -28,10 +29,46 @@ EXIT_FAILED_CHECK = 1
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with one-line errors (its default prints the whole usage block)."""
+    """argparse with one-line errors (its default prints the whole usage block), and no abbreviated options: `advise
+    --out DIR` was taken for --output and wrote the text summary to a file named DIR (user try 12)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_BAD_INPUT, "advisor: " + _("{message} (see '{prog} --help')", message=_argparse_words(message), prog=self.prog) + "\n")
+        words = _argparse_words(message)
+        if message.startswith("unrecognized arguments: "):
+            words += _meant(message.split(": ", 1)[1].split()[0], self._option_names())
+        self.exit(EXIT_BAD_INPUT, "advisor: " + _("{message} (see '{prog} --help')", message=words, prog=self.prog) + "\n")
+
+    def _option_names(self) -> set[str]:
+        """Every long option this parser and its commands take."""
+        names = {o for a in self._actions for o in a.option_strings if o.startswith("--")}
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub in action.choices.values():
+                    names |= {o for a in sub._actions for o in a.option_strings if o.startswith("--")}
+        return names
+
+
+_DIRECTORY_WORDS = ("--out", "--outdir", "--out-dir", "--output-dir", "--dir", "--launch")
+"""What people type for an output directory: advise writes its launch files with --artifacts DIR."""
+
+
+def _meant(token: str, names: set[str]) -> str:
+    """' (did you mean ...?)' for an unknown option: the options it begins, else close spellings, and --artifacts for an
+    output directory's usual names."""
+    if not token.startswith("--"):
+        return ""
+    flag = token.split("=", 1)[0]
+    meant = sorted(n for n in names if n.startswith(flag) and n != flag)
+    meant = meant or difflib.get_close_matches(flag, sorted(names), n=2, cutoff=0.75)  # a prefix says it; else spelling
+    if flag in _DIRECTORY_WORDS and "--artifacts" in names and "--artifacts" not in meant:
+        meant.append("--artifacts")
+    if not meant:
+        return ""
+    return _(" (did you mean {options}?)", options=_(" or ").join(meant))
 
 
 _ARGPARSE = (
