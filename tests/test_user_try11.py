@@ -331,9 +331,10 @@ def test_hsdp_with_one_gpu_a_node_shards_nothing(rules):
     assert a.strategy != "fsdp-hybrid"
 
 
-def test_the_gpu_type_comparison_names_each_plans_method_where_they_differ(rules):
+def test_the_gpu_type_comparison_prices_every_type_at_the_plans_method(rules):
     """Two 4090 workstations (LoRA: a full fine-tune cannot run) against A100s (a full fine-tune): 'beats NVIDIA A100 SXM
-    80GB at 1.8 USD (fsdp on 2 GPUs, 22.2 h, 79.9 USD)' set LoRA against an unlabelled full fine-tune."""
+    80GB at 1.8 USD (fsdp on 2 GPUs, 22.2 h, 79.9 USD)' set LoRA against an unlabelled full fine-tune. First the methods
+    were named; since user try 12 every type is priced at the plan's method (test_user_try12), so the A100 is LoRA too."""
     from advisor.decision.explain import gpu_type_notes
 
     draft = {"model": {"params": "8B"},
@@ -343,8 +344,11 @@ def test_the_gpu_type_comparison_names_each_plans_method_where_they_differ(rules
              "budget": {"price_per_gpu_hour": "$0.3", "limit": "$500"}}
     a = advise(answers_from_mapping(draft), rules)
     text = gpu_type_notes(a)[0]["text"]
-    assert "(LoRA with ddp on 2 GPUs" in text and "(full fine-tune with fsdp on 2 GPUs" in text, text
-    assert {t["method"] for t in a.to_dict()["plan"]["gpu_types"]} == {"lora", "finetune"}
+    assert a.method == "lora" and {t["method"] for t in a.to_dict()["plan"]["gpu_types"]} == {"lora"}
+    a100 = advise(answers_from_mapping({**draft, "training": {**draft["training"], "method": "lora"},
+                                        "cluster": {"gpu": "a100-80gb", "gpus": 2, "max_gpus": 8}, "budget": {"price_per_gpu_hour": 1.8}}), rules)
+    assert f"{a100.plan.chosen.hours:.1f} h, {a100.plan.chosen.cost:,.2f} USD" in text, text
+    assert "full fine-tune" not in text, text
 
 
 H800_7B = {"model": {"params": "70亿", "seq_len": 4096},

@@ -248,15 +248,22 @@ def _not_dominated(pool: list[Option], chosen: Option, deadline: float | None, p
 def _tradeoffs(pool: list[Option], chosen: Option, deadline: float | None,
                prefer: Callable[[Option], Any]) -> dict[str, Option | None]:
     """What the plan is compared with: the cheapest option meeting the date, the fastest, the cheaper-but-slower trade a
-    PM would weigh (within CHEAPER_SLOWER_STRETCH, not giving up a met date), and the same framework faster for about
-    the same cost. Exact ties go to ``prefer``, the choice's own tie-break, so two lines of one summary never name two
+    PM would weigh (within CHEAPER_SLOWER_STRETCH, not giving up a met date), and the best option at a larger count that
+    is faster for about the same cost. Exact ties go to ``prefer``, the choice's own tie-break, so two lines of one summary never name two
     frameworks for one figure (ZeRO-1 and ZeRO-2 on 256 GPUs, user try 2026-12-05)."""
     meeting = [o for o in pool if o.meets_deadline] if deadline is not None else []
     slower = [o for o in pool if o.gpus < chosen.gpus and o.cost <= chosen.cost * (1 - CHEAPER_WORTH_SAYING)
               and o.hours <= chosen.hours * CHEAPER_SLOWER_STRETCH and (o.meets_deadline is not False or not chosen.meets_deadline)]
     # A budget the plan itself misses does not rule out a faster option for no more (88 GPUs over budget at 16.6 days stood
     # silent beside 128 at 11.1 days for 3% less, equally over; user try 2026-12-07).
-    quicker = [o for o in pool if o.strategy == chosen.strategy and o.gpus > chosen.gpus and o.cost <= chosen.cost * (1 + COST_TIE)
+    # The best option at each larger count, as the what-if row there names it (best_at): the note named fsdp on 512 GPUs
+    # where the row named deepspeed-zero3 at the same figures (user try 12).
+    larger: dict[int, list[Option]] = {}
+    for o in pool:
+        if o.gpus > chosen.gpus:
+            larger.setdefault(o.gpus, []).append(o)
+    at_count = [b for opts in larger.values() if (b := best_at(opts, prefer)) is not None]
+    quicker = [o for o in at_count if o.cost <= chosen.cost * (1 + COST_TIE)
                and (o.within_budget or not chosen.within_budget) and (o.within_monthly or not chosen.within_monthly)
                and o.hours <= chosen.hours * (1 - FASTER_WORTH_SAYING)]
     return {
