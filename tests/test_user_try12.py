@@ -74,3 +74,117 @@ def test_out_is_not_taken_for_output_and_points_at_artifacts(tmp_path, capsys):
     with pytest.raises(SystemExit) as done:  # no prefix of --format either
         main(["advise", str(answers), "--form", "json"])
     assert done.value.code == 2 and "did you mean --format?" in capsys.readouterr().err
+
+
+LI = {"model": {"params": "72B"},
+      "training": {"tokens": "30M", "method": "finetune", "deadline_days": 5, "precision": "bf16"},
+      "cluster": {"gpu": "h20", "gpus": 8, "candidates": [{"gpu": "h800", "price_per_gpu_hour": 22, "max_gpus": 8}]},
+      "budget": {"price_per_gpu_hour": 9, "currency": "CNY", "limit": "5万"}}
+
+
+def test_gpu_types_are_compared_on_the_method_the_plan_trains_with(rules):
+    """The H800 won at LoRA, 146 CNY, 'beating the H20 at 614 CNY: 321% more' — the H20 priced as a full fine-tune,
+    while LoRA on the H20s costs about 400: the method is now chosen over the best of every type, and every type is
+    then compared at that method."""
+    from advisor.decision.advice import advise
+
+    a = advise(answers_from_mapping(LI), rules)
+    assert a.method == "lora" and a.answers.cluster.gpu == "h800"
+    h20 = next(t for t in a.plan.gpu_types if t.gpu == "h20")
+    assert h20.method == "lora", h20
+    alone = advise(answers_from_mapping({**LI, "training": {**LI["training"], "method": "lora"},
+                                         "cluster": {"gpu": "h20", "gpus": 8}}), rules)
+    assert h20.option.cost == pytest.approx(alone.plan.chosen.cost, rel=1e-9)
+
+
+def test_the_method_reason_names_the_gpu_type_when_the_plan_moved_to_another(rules):
+    """'a full fine-tune takes 1.8 h and costs 323 CNY a run on 8 GPUs' read as the team's own H20s, two lines under
+    '8.5 h, 614 CNY' for the H20s: it was the H800s. The reason names the type where the plan runs on another."""
+    from advisor.decision.advice import advise
+
+    a = advise(answers_from_mapping(LI), rules)
+    reason = a.method_reason()
+    assert reason is not None and "8 × NVIDIA H800" in reason, reason
+
+
+@pytest.mark.parametrize("question", ["what if we use LoRA on the H20?", "如果在 H20 上用 LoRA 呢？"])
+def test_a_method_on_a_named_gpu_type_prices_that_type(rules, question):
+    """'LoRA on our H20?' — the plan was LoRA on the listed H800s — was answered 'the plan already fine-tunes with LoRA'
+    with the H800 reasoning again: the H20 in the question was dropped. It now prices LoRA on the H20."""
+    from advisor.decision.advice import advise
+    from advisor.outputs.ask import ask
+    from advisor.base.units import money
+
+    a = advise(answers_from_mapping(LI), rules)
+    text = "\n".join(ask(question, LI, a, rules).lines)
+    alone = advise(answers_from_mapping({**LI, "training": {**LI["training"], "method": "lora"}, "cluster": {"gpu": "h20", "gpus": 8}}), rules)
+    assert "already fine-tunes" not in text and "已经在用" not in text, text
+    assert "is planned only where" not in text, text  # the plan's own method asked: no policy line about switching to it
+    assert money(alone.plan.chosen.cost, "CNY") in text, (money(alone.plan.chosen.cost, "CNY"), text)
+
+
+SAM = {"model": {"params": "13B", "seq_len": 4096}, "training": {"tokens": "1.5T", "deadline_days": 30},
+       "cluster": {"gpu": "h100-sxm", "gpus": 256, "inter_node_gbps": 3200},
+       "budget": {"price_per_gpu_hour": 2.4, "currency": "USD", "limit": "2.5M"},
+       "team": {"experience": "expert"}, "project": {"stage": "frontier"}}
+
+
+def test_the_faster_option_for_no_more_is_the_best_option_at_its_count(rules):
+    """One memo named 512 GPUs twice with two frameworks at the same figures: 'Faster for no more per run: 512 GPUs with
+    fsdp take 7.1 days ... 209,869 USD' and the what-if row '512 deepspeed-zero3 7.1 days 209,869 USD'. The note now
+    names the option the chooser takes at that count, the row's."""
+    from advisor.decision.advice import advise
+    from advisor.decision.explain import best_option_at
+
+    a = advise(answers_from_mapping(SAM), rules)
+    fast = a.plan.faster_same_cost
+    assert fast is not None
+    row = best_option_at(a, fast.gpus)
+    assert row is not None and (row.strategy, row.cost) == (fast.strategy, fast.cost)
+    [point] = [r for r in a.report().what_if if r.gpus == fast.gpus]
+    assert point.strategy == fast.strategy and point.faster_same_cost
+
+
+def test_the_sweeps_cheapest_says_when_another_framework_costs_a_little_less_at_that_count():
+    """'Cheapest feasible: fsdp on 256 GPUs, 209,571 USD' where deepspeed-zero2 on the same 256 GPUs costs 208,304: the
+    line now names it and why the rules' choice stands (within the 5% tie)."""
+    import yaml
+
+    from advisor.cli import main
+
+    import io
+    from contextlib import redirect_stdout
+    import tempfile, pathlib
+    with tempfile.TemporaryDirectory() as d:
+        f = pathlib.Path(d) / "sam.yaml"
+        f.write_text(yaml.safe_dump(SAM))
+        out = io.StringIO()
+        with redirect_stdout(out):
+            assert main(["sweep", str(f), "--gpus", "256,512"]) == 0
+    [line] = [l for l in out.getvalue().splitlines() if l.startswith("Cheapest feasible")]
+    assert "fsdp on 256 GPUs" in line and "deepspeed-zero2 costs" in line and "the rules' score decides" in line, line
+
+
+@pytest.mark.parametrize("question", ["how big is a checkpoint?", "what does the checkpoint cost?", "检查点有多大？"])
+def test_a_checkpoints_size_is_answered(rules, question):
+    """'how big is a checkpoint?' was refused (exit 2) and 'what does the checkpoint cost?' got the glossary: the size
+    with the optimizer state (14 bytes a parameter: 13B -> 182 GB), the weights alone, and what the save time needs."""
+    from advisor.decision.advice import advise
+    from advisor.outputs.ask import ask
+
+    a = advise(answers_from_mapping(SAM), rules)
+    reply = ask(question, SAM, a, rules)
+    text = "\n".join(reply.lines)
+    assert reply.intent == "checkpoint" and not reply.refused, text
+    assert "182.0 GB" in text and "26.0 GB" in text and "operations.storage_gbps" in text, text
+
+
+def test_the_number_of_steps_is_answered(rules):
+    """'how many steps is the run?' was refused, though the memo prints 357,628 steps."""
+    from advisor.decision.advice import advise
+    from advisor.outputs.ask import ask
+
+    a = advise(answers_from_mapping(SAM), rules)
+    e = a.estimate_dict(a.strategy)
+    text = "\n".join(ask("how many steps is the run?", SAM, a, rules).lines)
+    assert f"{round(e['steps']):,} optimizer steps" in text and f"{e['step_seconds']:,.2f} s" in text, text

@@ -1080,7 +1080,10 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
     a = ctx.advice
     if change and set(change) <= {"training.tokens", "training.method"} and _THEN.search(normalise(ctx.question).lower()):
         return _then_stage(ctx, change)
-    if a.method_changed and str(change.get("training.method", "")).lower() == a.method:
+    named = resolve_gpu(str(change["cluster.gpu"])) if "cluster.gpu" in change else None
+    if a.method_changed and str(change.get("training.method", "")).lower() == a.method and named in (None, a.plan.chosen.gpu or a.answers.cluster.gpu):
+        # (a GPU type other than the plan's named beside it, 'LoRA on our H20' where the plan is LoRA on H800s, is a
+        # what-if on that type: user try 12)
         # 'what if we use QLoRA?' where the plan already does: say so, and what the method asked for costs
         names = method_names()
         return Reply(ctx.question, "what_if", sources=[PLAN_SOURCE], lines=[
@@ -1167,7 +1170,10 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
     if base.answers.training.method == "pretrain" and new.answers.training.method in ("lora", "qlora"):
         lines.append(_("{method} adapts an existing model: it fits continued training of a trained model, not pre-training one "
                        "from scratch, which trains every weight.", method=method_names()[new.answers.training.method]))
-    if base.method_changed and not new.method_changed:
+    if base.method_changed and not new.method_changed and new.method != base.method:
+        # the what-if keeps the method asked where the plan switched: why the lighter one no longer wins (not where the
+        # what-if asks for the plan's own method: 'LoRA on our H20' read 'LoRA is planned only where ...: here it does
+        # not' beside a LoRA plan; user try 12)
         lines.append(_method_policy(base.method, new.method))
     elif new.method_changed and not base.method_changed and new.method == base.method:
         # 'what if a full fine-tune?' planned as today's LoRA: the reply showed the same figures and no reason (user try 13)
@@ -2318,6 +2324,63 @@ def _memory(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     return Reply(ctx.question, "memory", lines=lines, sources=[PLAN_SOURCE])
 
 
+def _checkpoint(ctx: Context, slots: dict[str, list[str]]) -> Reply:
+    """A checkpoint of the plan: its size with the optimizer state and without, the storage to keep, and the save time
+    and interval where the storage's write bandwidth is given (estimate.posttrain.checkpoint_plan, which the memo's
+    operations section uses); the time restarts and saves take is already in the estimate (user try 12: 'how big is a
+    checkpoint?' was refused)."""
+    from advisor.estimate.posttrain import checkpoint_plan
+
+    if slots:
+        return _what_if(ctx, slots)
+    a = ctx.advice
+    c, e = a.plan.chosen, a.estimate_dict(a.strategy)
+    w = a.evaluation.context["workload"]
+    ck = checkpoint_plan(a.answers, w, c.hours, c.gpus)
+    def size(value_gb: float) -> str:  # LoRA's adapters are megabytes: '0.0 GB' said nothing (one format for every size)
+        return (_("{n} MB", n=f"{value_gb * 1000:,.0f}") if value_gb < 1 else _("{n} GB", n=f"{value_gb:,.1f}") if value_gb < 1000
+                else _("{n} GB", n=f"{value_gb:,.0f}"))
+
+    if a.method in ("lora", "qlora"):
+        lines = [_("A checkpoint of this plan saves the adapters and their optimizer state: {full} ({weights} of adapter weights "
+                   "in 16 bits plus Adam's fp32 master weights and two moments); the frozen base is not saved.",
+                   full=size(ck.full_gb), weights=size(ck.weights_gb))]
+    else:
+        lines = [_("A checkpoint to resume from holds {full}: {weights} of weights in 16 bits plus Adam's fp32 master weights and "
+                   "two moments (12 bytes a parameter, ZeRO's K); the final weights alone are {weights}.",
+                   full=size(ck.full_gb), weights=size(ck.weights_gb))]
+    keep = a.answers.operations.keep_checkpoints if a.answers.operations else 1
+    lines.append(_("Keeping {n} to resume from and the final weights takes {storage} of storage.", n=count(keep), storage=size(ck.storage_gb)))
+    if ck.save_seconds is not None and ck.every_hours is not None:
+        gbps = a.answers.operations.storage_gbps if a.answers.operations else None
+        lines.append(_("At {gbps} GB/s a save takes {seconds} s; saving every {every} ({how}) means about {saves} saves a run.",
+                       gbps=format_number(gbps or 0), seconds=format_number(round(ck.save_seconds)), every=hours_text(ck.every_hours),
+                       how=_("Young's optimum for advisor's interruption rate") if ck.young else _("as the answers set"),
+                       saves=count(ck.saves or 0)))
+    else:
+        lines.append(_("How long a save takes depends on the storage's write bandwidth: give operations.storage_gbps (GB/s) to have the "
+                       "save time and how often to save priced."))
+    lines.append(_("The estimate already counts restarts and the work lost since the last save as time off training: {lost} of "
+                   "the run (interruptions expected in a run: {n}).", lost=f"{e['interruption_overhead']:.1%}",
+                   n=_interruptions_said(e["expected_interruptions"])))
+    return Reply(ctx.question, "checkpoint", lines=lines, sources=[PLAN_SOURCE, "arXiv:1910.02054"])
+
+
+def _steps(ctx: Context, slots: dict[str, list[str]]) -> Reply:
+    """The run's optimizer steps: how many, the tokens each takes in, and how long one takes (the memo's figures)."""
+    if slots:
+        return _what_if(ctx, slots)
+    a = ctx.advice
+    e = a.estimate_dict(a.strategy)
+    seq = a.answers.model.seq_len
+    lines = [_("The run takes {steps} optimizer steps of {tokens} tokens each ({seqs} sequences of {seq}).",
+               steps=count(round(e["steps"])), tokens=count(round(e["global_batch_tokens"])),
+               seqs=count(round(e["global_batch_tokens"] / seq)), seq=count(seq)),
+             _("One step takes {seconds} s with {plan}: micro-batch {micro} and {acc} accumulation steps per GPU.",
+               seconds=f"{e['step_seconds']:,.2f}", plan=_plan_text(a), micro=e["micro_batch_size"], acc=e["gradient_accumulation_steps"])]
+    return Reply(ctx.question, "steps", lines=lines, sources=[PLAN_SOURCE])
+
+
 def _runs_a_month(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     """Where the runs a month come from: the cost answer, which says it (a value in the question is the figure asked
     about, not a what-if on it)."""
@@ -2595,7 +2658,8 @@ def _spot(ctx: Context, slots: dict[str, list[str]]) -> Reply:
 
 ANSWERERS = {"compare": _compare, "without": _without_strategy, "instead": _instead, "why_not": _why_not, "why": _why, "explain": _explain, "which_gpu": _which_gpu, "accuracy": _accuracy, "checklist": _checklist, "network": _network, "what_if": _what_if_asked, "spot": _spot,
              "worth_it": _worth_it, "brief": _brief, "risks": _risks, "cheaper": _cheaper, "faster": _faster, "how_long": _how_long,
-             "cost": _cost, "day_cost": _day_cost, "runs_a_month": _runs_a_month, "memory": _memory}
+             "cost": _cost, "day_cost": _day_cost, "runs_a_month": _runs_a_month, "memory": _memory, "checkpoint": _checkpoint,
+             "steps": _steps}
 
 
 # ------------------------------------------------------------------------------ conversation and test cases

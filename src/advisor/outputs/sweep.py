@@ -380,6 +380,8 @@ def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False, today_mark: bo
             said = _("{n} h", n=cell(h)) if in_hours and h >= SHORT_HOURS else hours_text(h)
             line = _("{label}: {strategy} on {gpus} GPUs, {time}, {cost}", label=label, strategy=p[0], gpus=count(p[1]),
                      time=said, cost=money(float(sw.cost[p[0]][i]), cur))
+            if first:
+                line += _framework_tie_note(sw, i, p[0], cur)
             line += _tie_note(sw, i, float((sw.cost if first else sw.hours)[p[0]][i]), cur, "cost" if first else "hours")
         elif not any(np.any(sw.runnable[t] & sw.batch_ok[t]) for t in STRATEGIES):
             # nothing runs at all (too few sequences, no memory): not a deadline missed (user try 2026-12-06: --gpus 1e9)
@@ -410,6 +412,21 @@ def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False, today_mark: bo
                      "{how} to price that here.",
                      method=stage_name(method), lighter=lighter, how=how))
     return "\n".join(out) + "\n"
+
+
+def _framework_tie_note(sw: Sweep, at: int, marked: str, cur: str) -> str:
+    """Where another framework at the cheapest count costs a little less than the one the chooser took there (within
+    COST_TIE, where the rules' score decides), name it: 'Cheapest feasible: fsdp on 256 GPUs, 209,571 USD' stood beside
+    deepspeed-zero2 on the same GPUs at 208,304 (user try 12)."""
+    cost = float(sw.cost[marked][at])
+    others = [(float(sw.cost[t][at]), t) for t in STRATEGIES if t != marked and sw.feasible[t][at]]
+    if not others:
+        return ""
+    low, t = min(others)
+    if low >= cost * (1 - 0.0005):
+        return ""
+    return _(" ({strategy} costs {cost} here, {pct} less: within {tie} a difference does not decide, and the rules' score decides, "
+             "as in the plan)", strategy=t, cost=money(low, cur), pct=percent(1.0 - low / cost, 1), tie=percent(COST_TIE))
 
 
 def _tie_note(sw: Sweep, at: int, marked: float, cur: str, by: str = "cost") -> str:
