@@ -188,3 +188,43 @@ def test_the_number_of_steps_is_answered(rules):
     e = a.estimate_dict(a.strategy)
     text = "\n".join(ask("how many steps is the run?", SAM, a, rules).lines)
     assert f"{round(e['steps']):,} optimizer steps" in text and f"{e['step_seconds']:,.2f} s" in text, text
+
+
+def test_the_memo_gives_one_count_of_interruptions(rules):
+    """The risk read '1.7 interruptions on average' and the estimate's note 'Expect about 2 interruptions': both now
+    give the plan's expected count to a tenth."""
+    from advisor.decision.advice import advise
+    from advisor.outputs.render import to_markdown
+
+    a = advise(answers_from_mapping(SAM), rules)
+    n = f"{a.report().estimate.expected_interruptions:.1f}"
+    md = to_markdown(a)
+    assert f"interruptions: {n} on average" in md and f"Expect {n} interruptions on average" in md, n
+    assert "Expect about" not in md
+
+
+def test_a_reason_outside_the_tie_gives_each_percentage_against_its_own_base(rules):
+    """'costs 219,646 USD a run (4.8% more), more than 5% above the cheapest option': the 4.8% was against the plan, the
+    5% against the cheapest; it read as a contradiction. The reason gives the plan's cost and the share above the
+    cheapest."""
+    from advisor.decision.advice import advise
+
+    a = advise(answers_from_mapping(SAM), rules)
+    [r] = [r for r in a.why_not("megatron-3d") if "above the cheapest option" in r]
+    o, cm = a.plan.option("megatron-3d", a.gpus), a.plan.cheapest_meeting_deadline
+    assert f"(the plan: {a.plan.chosen.cost:,.0f} USD)" in r and f"{100 * (o.cost / cm.cost - 1):.1f}% above" in r, r
+
+
+def test_the_chart_keeps_the_counts_either_side_of_the_deadline(rules):
+    """The memo's chart thinned 14 counts to 12 and dropped 128 GPUs, the last count that misses the deadline, next to
+    192, the first that meets it: where the deadline is crossed is what the chart is read for."""
+    from advisor.decision.advice import advise
+    from advisor.outputs.render import chart_rows
+
+    d = advise(answers_from_mapping(SAM), rules).report()
+    rows = [w for w in d.what_if if w.strategy is not None]
+    crossed = [(a.gpus, b.gpus) for a, b in zip(rows, rows[1:], strict=False) if a.meets_deadline != b.meets_deadline]
+    assert crossed and len(rows) > 12
+    shown = {w.gpus for w in chart_rows(d)}
+    assert all(a in shown and b in shown for a, b in crossed), (crossed, sorted(shown))
+    assert len(shown) <= 12

@@ -302,10 +302,12 @@ class Advice(Struct):
             # within the tie of the plan but not of the cheapest option meeting the goal, which anchors the tie: FSDP 1%
             # dearer than the ZeRO-2 plan read 'as cheap within 5%; ZeRO-2 is simpler to run' beside FSDP's higher score
             # (user try 2026-12-07)
-            reasons.append(_("costs {cost} a run ({change}), more than {tie} above the cheapest option that meets the goal ({cheapest}, "
-                             "{strategy} on {gpus} GPUs), so it was not among the options the tie-break weighed", cost=money(o.cost, cur),
-                             change=pct_change(o.cost, c.cost), tie=percent(COST_TIE), cheapest=money(cm.cost, cur), strategy=cm.strategy,
-                             gpus=f"{cm.gpus:,}"))
+            # both figures against one base each, said: '(4.8% more), more than 5% above the cheapest' read as a
+            # contradiction (user try 12)
+            reasons.append(_("costs {cost} a run (the plan: {plan}), {above} above the cheapest option that meets the goal ({cheapest}, "
+                             "{strategy} on {gpus} GPUs): beyond the {tie} tie that option anchors, so the tie-break did not weigh it",
+                             cost=money(o.cost, cur), plan=money(c.cost, cur), above=percent(o.cost / cm.cost - 1.0, 1),
+                             cheapest=money(cm.cost, cur), strategy=cm.strategy, gpus=f"{cm.gpus:,}", tie=percent(COST_TIE)))
         if not reasons:
             mine, theirs = self.scores[self.strategy], self.scores[strategy]
             if strategy != self.answers.training.current_strategy and self.strategy == self.answers.training.current_strategy:

@@ -298,11 +298,14 @@ def today_on_the_line(d: Report) -> bool:
 
 def chart_rows(d: Report) -> list[WhatIfPoint]:
     """The what-if rows a chart shows: every one that runs, thinned to MAX_CHART_POINTS evenly along the table, always
-    keeping the first, the last, the plan's and today's."""
+    keeping the first, the last, the plan's and today's, the rows the table marks, and both sides of where the deadline
+    stops being met (the chart left out 128 GPUs, the one count at risk, beside the table that marks it; user try 12)."""
     rows = [wi for wi in d.what_if if wi.strategy is not None]
     if len(rows) <= MAX_CHART_POINTS:
         return rows
-    keep = {0, len(rows) - 1} | {i for i, wi in enumerate(rows) if wi.chosen or (wi.today and today_on_the_line(d))}
+    keep = {0, len(rows) - 1} | {i for i, wi in enumerate(rows) if wi.chosen or (wi.today and today_on_the_line(d))
+                                 or wi.cheapest_meeting_deadline or wi.faster_same_cost}
+    keep |= {j for i in range(1, len(rows)) if rows[i].meets_deadline != rows[i - 1].meets_deadline for j in (i - 1, i)}
     spare = MAX_CHART_POINTS - len(keep)
     step = (len(rows) - 1) / (spare + 1)
     for k in range(1, spare + 1):
@@ -762,13 +765,9 @@ def scale_notes(e: Estimate, a: Answers, runs: float | None = None, greenfield: 
                        "{gpu} s, so the time above is the loader's.", rate=count(rate), load=f"{e.global_batch_tokens / rate:.2f}",
                        gpu=f"{e.compute_seconds_per_step + e.exposed_communication_seconds_per_step:.2f}"))
     if e.expected_interruptions >= 1:
-        pct = _restart_pct(e.interruption_overhead)
-        if round(e.expected_interruptions) == 1:
-            notes.append(_("Expect about one interruption over the run at Llama 3's rate (one per ~50,700 GPU-hours); restarts add {pct} "
-                           "to the wall-clock (arXiv:2407.21783).", pct=pct))
-        else:
-            notes.append(_("Expect about {n} interruptions over the run at Llama 3's rate (one per ~50,700 GPU-hours); restarts add {pct} to "
-                           "the wall-clock (arXiv:2407.21783).", n=count(e.expected_interruptions), pct=pct))
+        # to a tenth, as the long-run warning gives it beside it: '1.7 interruptions on average' above 'about 2' (user try 12)
+        notes.append(_("Expect {n} interruptions on average over the run at Llama 3's rate (one per ~50,700 GPU-hours); restarts add "
+                       "{pct} to the wall-clock (arXiv:2407.21783).", n=f"{e.expected_interruptions:.1f}", pct=_restart_pct(e.interruption_overhead)))
     return notes
 
 
