@@ -228,3 +228,14 @@ def test_the_chart_keeps_the_counts_either_side_of_the_deadline(rules):
     shown = {w.gpus for w in chart_rows(d)}
     assert all(a in shown and b in shown for a, b in crossed), (crossed, sorted(shown))
     assert len(shown) <= 12
+
+
+def test_what_a_faster_run_is_worth_is_asked_from_a_node_day_of_gpu_time(rules):
+    """A 0.8-hour, 146 CNY LoRA on 8 GPUs was asked 'which optimisation would take 20% off a run of 0.8 h, and is it worth
+    the engineering time?' — K16 prices days of training on a cluster. Asked from 192 GPU-hours (a node-day) up."""
+    from advisor.decision.advice import advise
+
+    short = advise(answers_from_mapping(LI), rules)
+    assert short.plan.chosen.hours * short.gpus < 192 and not any(q["rule"] == "k16-what-time-is-worth" for q in short.questions)
+    long = advise(answers_from_mapping(SAM), rules)
+    assert any(q["rule"] == "k16-what-time-is-worth" for q in long.questions)

@@ -1011,6 +1011,7 @@ def _plan_facts(plan: Plan, ev: Evaluation, today_ev: Evaluation) -> dict[str, A
         "chosen_nodes": ev.facts["nodes"],
         "chosen_hours": c.hours,
         "chosen_days": c.hours / 24.0,
+        "chosen_gpu_hours": float(c.gpus) * c.hours,
         # Llama 3's rate, the one the estimate's time off training charges (workload.INTERRUPTIONS_PER_GPU_HOUR), over the
         # plan's run: the warning gave the fastest option's days beside the plan's (user try 12), and 64 GPUs for 3.8 days
         # expect 0.1 interruptions where the rule said 'will see node failures' (user try 8).

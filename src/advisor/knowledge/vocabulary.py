@@ -165,6 +165,7 @@ def _registry() -> dict[str, FactSpec]:
         FactSpec("chosen_nodes", NUMBER, "Nodes in the recommended plan."),
         FactSpec("chosen_hours", NUMBER, "Wall-clock hours of the recommended plan."),
         FactSpec("chosen_days", NUMBER, "chosen_hours / 24."),
+        FactSpec("chosen_gpu_hours", NUMBER, "GPU-hours of the recommended plan's run: chosen_gpus x chosen_hours."),
         FactSpec("chosen_interruptions", NUMBER, "Interruptions the recommended plan's run can expect at Llama 3's rate: chosen_hours x chosen_gpus / 50,700 GPU-hours."),
         FactSpec("chosen_cost", NUMBER, "Cost per run of the recommended plan."),
         FactSpec("cheapest_cost_searched", NUMBER, "Cost per run of the cheapest option that runs, at any GPU count searched."),
