@@ -239,3 +239,18 @@ def test_what_a_faster_run_is_worth_is_asked_from_a_node_day_of_gpu_time(rules):
     assert short.plan.chosen.hours * short.gpus < 192 and not any(q["rule"] == "k16-what-time-is-worth" for q in short.questions)
     long = advise(answers_from_mapping(SAM), rules)
     assert any(q["rule"] == "k16-what-time-is-worth" for q in long.questions)
+
+
+def test_a_budget_out_of_reach_says_whether_a_lever_would_keep_it(rules):
+    """'what if the budget is 150k?' said only that no option searched keeps a run within it, though an FP8 plan comes
+    to 142,442 USD at the estimate: the reply now names the levers that keep it, or says that none does at the range's
+    upper end, where budgets are judged (FP8's 142,442 is 178k there)."""
+    from advisor.decision.advice import advise
+    from advisor.outputs.ask import ask
+
+    a = advise(answers_from_mapping(SAM), rules)
+    text = "\n".join(ask("what if the budget is 150k?", SAM, a, rules).lines)
+    assert "No option searched keeps a run within 150,000 USD" in text
+    assert "at the estimate's upper end, where budgets are judged" in text, text
+    text = "\n".join(ask("what if the budget is 200k?", SAM, a, rules).lines)
+    assert "Or train in FP8" in text, text

@@ -34,7 +34,7 @@ from advisor.estimate.layout import MEMORY_HEADROOM
 from advisor.estimate.residuals import deadline_hours
 from advisor.estimate.workload import workload_from
 from advisor.decision.decide import COST_TIE, Plan, best_at, choose, dominates, preference
-from advisor.decision.explain import PLAN_SOURCE, best_option_at, budget_word, deadline_reason, deadline_word, gpu_type_name, lost_text, method_names, notes, point_inside, today_cannot_run, type_name, plan_with_method
+from advisor.decision.explain import PLAN_SOURCE, best_option_at, budget_word, deadline_reason, deadline_word, gpu_type_name, lost_text, method_names, notes, point_inside, today_cannot_run, type_name, plan_with_method, what_it_takes_notes
 from advisor.inputs.answers import STRATEGIES, Answers, _fields_at, _seq_len, answers_from_mapping
 from advisor.knowledge.catalog import gpu_catalog, resolve_gpu
 from advisor.base.errors import AdvisorError, AnswerError
@@ -1361,6 +1361,12 @@ def _limits_lost(a: Advice, b: Advice) -> list[str]:
         elif limit != before and runnable:
             low = min(runnable, key=lambda o: getattr(o, figure))
             out.append(_(out_of_reach, limit=money(limit, cur), strategy=low.strategy, gpus=low.gpus, cost=money(getattr(low, figure), cur)))
+            # and the levers that would keep it (FP8, a lighter method, a bigger batch), as the memo's what it takes names
+            # them: 'no option keeps a run within 150,000 USD' stood beside an FP8 plan at 142,442 (user try 12)
+            levers = {f"what-it-takes-{k}" for k in ("fp8", "lighter-method", "bigger-batch")}
+            said = [n["text"] for n in what_it_takes_notes(b) if n["code"] in levers]
+            out += said if said or figure != "cost" else [_("Neither FP8, a lighter fine-tuning method nor a larger batch keeps a run within it at the estimate's upper end, where "
+                                                                  "budgets are judged.")]
     return out
 
 
