@@ -230,6 +230,8 @@ async def test_the_live_estimate_is_marked_while_the_typed_answer_does_not_read(
         await pilot.pause(0.4)
         await pilot.pause()
         assert "ot updated" in str(panel.render())  # 'Not updated' (wide) / '[not updated' (under 100 columns)
+        # and why, in the answers' own words (user try 12: the mark named no field)
+        assert panel.stale_problem and panel.stale_problem[:20] in str(panel.render()).replace("\n", " "), panel.stale_problem
         await type_into_focused(pilot, "70B")
         await pilot.pause(0.4)
         await app.workers.wait_for_complete()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
@@ -51,14 +52,17 @@ class LivePanel(Static):
         self.stale = False
         """What is typed does not read: the estimate shown is for the answers before it (user try 2026-12-06: '70Bx'
         left the 70B estimate standing, unmarked, until Enter showed the error)."""
+        self.stale_problem = ""
+        """Why it does not read, said in the mark: '[not updated: the answer as typed does not read]' named no field
+        (user try 12: tokens and examples both given read as an unreadable number)."""
 
     def show(self, advice: Advice | None, problem: str | None = None) -> None:
         self.advice, self.problem, self.stale = advice, problem, False
         self.redraw()
 
-    def mark_stale(self, stale: bool) -> None:
-        if stale != self.stale:
-            self.stale = stale
+    def mark_stale(self, stale: bool, problem: str = "") -> None:
+        if stale != self.stale or (stale and problem != self.stale_problem):
+            self.stale, self.stale_problem = stale, problem if stale else ""
             self.redraw()
 
     def redraw(self) -> None:
@@ -91,13 +95,19 @@ class LivePanel(Static):
                       + _("{share} exposed communication", share=f"{e['communication_share']:.0%}")
                       + (" · " + _("{n} warning(s)", n=len(advice.warnings)) if advice.warnings else ""))
             if self.stale:  # in place of the second line: two lines under the question at 80x24, as ever
-                self.update(Text.assemble((first, "dim"), "\n", (_("[not updated: the answer as typed does not read]"), warn)))
+                mark = _("[not updated: {problem}]", problem=self.stale_problem) if self.stale_problem else _(
+                    "[not updated: the answer as typed does not read]")
+                room = self.content_region.width if self.is_attached else 0
+                if room > 8 and cell_len(mark) > room:  # one line, as ever: the whole error shows under the fields on Enter
+                    mark = set_cell_size(mark, room - 1) + "…"
+                self.update(Text.assemble((first, "dim"), "\n", (mark, warn)))
                 return
             self.update(Text.assemble((first, "bold"), "\n", (second, error if blocked else "")))
             return
         lines: list[tuple[str, str] | str] = [
             (_("Live estimate") + "\n\n", "bold"),
-            *([(_("Not updated: the answer as typed does not read; this is the estimate before it.") + "\n\n", warn)] if self.stale else []),
+            *([((_("Not updated: {problem}; this is the estimate before it.", problem=self.stale_problem) if self.stale_problem else
+                  _("Not updated: the answer as typed does not read; this is the estimate before it.")) + "\n\n", warn)] if self.stale else []),
             (f"{advice.strategy}", "bold"), " " + _("on {gpus} GPUs", gpus=advice.gpus) + (f" · {kind}" if kind else "") + "\n",
             f"{FRAMEWORKS[advice.strategy]}\n\n",
             _("Time   {time}", time=hours_text(e["wall_clock_hours"])) + "\n",
@@ -293,7 +303,7 @@ class QuestionScreen(Screen[None]):
         problem = self._keep()
         if problem:
             self._stop_typing()  # said now, not by the typing pause's timer a moment later
-            self.query_one("#live", LivePanel).mark_stale(True)
+            self.query_one("#live", LivePanel).mark_stale(True, problem)
             self.show_error(problem)
             return False
         return True
@@ -447,8 +457,9 @@ class QuestionScreen(Screen[None]):
         draft = self._read()
         reconcile(draft, self.draft)  # previewed as Enter would keep it: a LoRA highlighted is not priced over the 1T default
         live = self.query_one("#live", LivePanel)
-        if step_error(draft, self.step) is None:
+        problem = step_error(draft, self.step)
+        if problem is None:
             live.mark_stale(False)
             self.post_message(DraftTyped(draft))
         else:
-            live.mark_stale(True)
+            live.mark_stale(True, problem)
