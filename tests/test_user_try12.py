@@ -254,3 +254,30 @@ def test_a_budget_out_of_reach_says_whether_a_lever_would_keep_it(rules):
     assert "at the estimate's upper end, where budgets are judged" in text, text
     text = "\n".join(ask("what if the budget is 200k?", SAM, a, rules).lines)
     assert "Or train in FP8" in text, text
+
+
+@pytest.mark.parametrize("written", ["Qwen2.5-72B", "Qwen/Qwen2.5-72B-Instruct", "qwen2.5-72b"])
+def test_a_known_models_name_prices_its_published_shape(rules, written):
+    """The customer-service PM typed Qwen2.5-72B's size and it was priced as 57 layers, hidden 10,240, a 32,000-word
+    vocabulary (the nearest generic shape); Qwen2.5-72B is 80 layers, hidden 8,192, 64 heads, 8 key-value heads, 152,064
+    words (its config.json). Its name, where the size is asked, now prices that shape, cited."""
+    from advisor.decision.advice import advise
+    from advisor.outputs.render import to_markdown
+
+    draft = {**LI, "model": {"params": written}}
+    a = advise(answers_from_mapping(draft), rules)
+    m = a.answers.model
+    assert (m.name, m.layers, m.hidden_size, m.attention_heads, m.kv_heads, m.vocab_size) == ("qwen2.5-72b", 80, 8192, 64, 8, 152064)
+    assert m.params == pytest.approx(72.7e9, rel=0.01)
+    assert "huggingface.co/Qwen/Qwen2.5-72B config.json" in to_markdown(a)
+
+
+def test_an_unknown_model_name_is_refused_naming_the_known_ones():
+    from advisor.base.errors import AnswerError as Refused
+
+    with pytest.raises(Refused) as info:
+        answers_from_mapping({**LI, "model": {"params": "Qwen2-72B"}})
+    assert "a model advisor knows" in str(info.value) and "qwen2.5-72b" in str(info.value)
+    with pytest.raises(Refused) as info:
+        answers_from_mapping({**LI, "model": {"name": "qwen2.5-72", "params": "72B"}})
+    assert "did you mean qwen2.5-72b?" in str(info.value), str(info.value)

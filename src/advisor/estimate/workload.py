@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from advisor.inputs.answers import Answers
+from advisor.inputs.hfconfig import known_models
 from advisor.knowledge.catalog import efficiency_data, GpuSpec
 from advisor.base.i18n import N_
 from advisor.estimate.finetune import DEFAULT_RANK, DEFAULT_TARGETS, FINETUNE_BATCH_SEQUENCES, FINETUNE_METHODS, TRAINED_FLOPS_PER_PARAM, adapter_params
@@ -640,6 +641,8 @@ def workload_from(answers: Answers) -> Workload:
         shape = replace(shape, sliding_window=m.sliding_window, window_share=pct / 100.0)
     if m.config is not None and shape.source == "given":
         shape = replace(shape, source=f"{m.config}")
+    elif m.name is not None and shape.source == "given":  # a known model's shape (data/models.yaml): its config, cited
+        shape = replace(shape, source=str(known_models()[m.name]["source"]))
     fp32 = t.precision == "fp32"
     method = t.engine_method  # a dpo/grpo/ppo policy update runs as a LoRA or full fine-tune (estimate/posttrain.py adds the rest)
     seq_len = t.sequence_tokens or m.seq_len

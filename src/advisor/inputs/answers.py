@@ -4,6 +4,7 @@ Field names are a public contract (other tools and the TUI read them). Every fie
 description; ``advisor schema`` prints them and the TUI shows them as help text.
 """
 
+import difflib
 import math
 import re
 from pathlib import Path
@@ -29,7 +30,7 @@ from advisor.knowledge.strategies import STRATEGIES as STRATEGIES  # re-exported
 from advisor.base.errors import AnswerError
 from advisor.base.limits import BYTES_PER_COUNT, MAX_COUNT, MAX_SEARCH_COUNTS, SEARCH_MEMORY_BYTES
 from advisor.base.text import plain
-from advisor.inputs.hfconfig import ConfigError, model_fields, read_config
+from advisor.inputs.hfconfig import ConfigError, known_models, model_fields, model_key, model_preset, read_config
 from advisor.base.safeload import load_mapping, parse_mapping
 from advisor.base.i18n import N_, _, zh
 from advisor.base.units import (
@@ -329,7 +330,13 @@ class ModelSection(_Section):
         "vocabulary, tied embeddings and experts come from it; a value given here as well wins (sliding_window: null "
         "turns the config's window off). A relative path is read from the working directory, else beside the answers file.",
     )
-    params: Annotated[Quantity, PARAMS_RANGE] = Field(description="Total parameter count, e.g. 7B, 1.3b, 70e9. Drives memory and compute.")
+    name: str | None = Field(
+        default=None, max_length=80,
+        description="A known model by name (qwen2.5-7b/14b/32b/72b, qwen3-30b-a3b, llama-3.1-8b/70b/405b, mixtral-8x7b, deepseek-v3; "
+        "'-Instruct' and an 'org/' prefix are ignored): its published shape, as its config.json gives it. A model's name "
+        "written as params ('params: Qwen2.5-72B') is read the same way.")
+    params: Annotated[Quantity, PARAMS_RANGE] = Field(description="Total parameter count, e.g. 7B, 1.3b, 70e9, or a known model's name "
+                                                      "(see name). Drives memory and compute.")
     layers: Count | None = Field(default=None, description="Transformer layers. If omitted, taken from the nearest published shape (Megatron-LM 2021 Table 1).")
     hidden_size: Count | None = Field(default=None, description="Hidden size h. If omitted, solved from params and layers.")
     attention_heads: Count | None = Field(default=None, description="Attention heads. If omitted, hidden_size / 128 (head size of the published shapes).")
@@ -369,7 +376,15 @@ class ModelSection(_Section):
     @model_validator(mode="before")
     @classmethod
     def _from_config(cls, data: Any) -> Any:
-        """Fill what the answers leave out from model.config; an unreadable file is left for the field to report."""
+        """Fill what the answers leave out from model.config, or from a known model named in name or written as params
+        (user try 12: 'Qwen2.5-72B' was priced at a generic 57-layer shape); an unreadable file or an unknown name is left
+        for the field to report."""
+        if isinstance(data, dict) and data.get("config") is None:
+            named = model_key(data.get("name")) or model_key(data.get("params"))
+            if named is not None:
+                preset = model_preset(named)
+                given = {k: v for k, v in data.items() if k != "params" or model_key(v) is None}
+                return {**preset, **given, "name": named}
         if not isinstance(data, dict) or not isinstance(data.get("config"), str):
             return data
         try:
@@ -379,6 +394,31 @@ class ModelSection(_Section):
         if "sliding_window" in data and data["sliding_window"] is None:
             derived.pop("sliding_window_layers_pct", None)  # 'sliding_window: null' turns the config's window off, share and all
         return {**derived, **data}
+
+    @field_validator("params", mode="before")
+    @classmethod
+    def _a_number_or_a_known_name(cls, value: Any) -> Any:
+        """A word that is neither a number nor a known model ('Qwen2-72B'): the refusal names the models advisor knows,
+        as well as how numbers are written."""
+        if isinstance(value, str) and len(value) <= 80 and re.search(r"[A-Za-z]{3,}", value) and model_key(value) is None:
+            try:
+                parse_quantity(value)  # '7 billion' reads
+            except ValueError:
+                raise ValueError(_("cannot read '{text}' as a number or a model advisor knows; write a number such as 7B or 70亿, or "
+                                   "one of: {names}", text=value, names=", ".join(known_models()))) from None
+        return value
+
+    @field_validator("name")
+    @classmethod
+    def _known_name(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        key = model_key(value)
+        if key is None:
+            close = difflib.get_close_matches(value.strip().lower(), list(known_models()), n=1, cutoff=0.6)
+            raise ValueError(_("'{name}' is not a model advisor knows; known: {names}{hint}", name=value[:80], names=", ".join(known_models()),
+                               hint=_(" (did you mean {name}?)", name=close[0]) if close else ""))
+        return key
 
     @field_validator("config")
     @classmethod

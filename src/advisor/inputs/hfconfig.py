@@ -10,6 +10,7 @@ layers, routed + shared experts). Bottom layer: no pydantic, no numpy.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -164,3 +165,36 @@ def _model_fields(cfg: dict[str, Any], path: str) -> dict[str, Any]:
         out["experts_per_token"] = top_k
         out["experts"] = experts  # what expert parallelism splits (EP must divide it)
     return out
+
+
+# ------------------------------------------------------------------------------ known models by name
+
+_ORG = re.compile(r"^[\w.-]+/")
+_VARIANT = re.compile(r"-(?:instruct|chat|base|it|hf)$")
+
+
+def known_models() -> dict[str, dict[str, Any]]:
+    """The shipped models by name (src/advisor/data/models.yaml): each its source and its config.json keys."""
+    from advisor.knowledge.gpurows import data_file
+
+    models: dict[str, dict[str, Any]] = data_file("models.yaml")["models"]
+    return models
+
+
+def model_key(text: Any) -> str | None:
+    """The known model a name stands for ('Qwen2.5-72B-Instruct', 'qwen/qwen2.5-72b', 'Llama 3.1 70B'), or None: lower
+    case, an 'org/' prefix and an '-instruct'/'-chat'/'-base' suffix dropped, spaces read as hyphens."""
+    if not isinstance(text, str) or not text.strip() or len(text) > 80:
+        return None
+    name = _VARIANT.sub("", _ORG.sub("", text.strip().lower().replace(" ", "-")))
+    models = known_models()
+    if name in models:
+        return name
+    joined = re.sub(r"^(llama)(\d)", r"\1-\2", name)  # 'llama3.1-70b' as Meta's repositories write it
+    return joined if joined in models else None
+
+
+def model_preset(key: str) -> dict[str, Any]:
+    """The answers a known model gives (model_fields of its config), with where they come from."""
+    entry = known_models()[key]
+    return model_fields(entry["config"], f"{key} ({entry['source']})")

@@ -65,9 +65,10 @@ def steps() -> tuple[Step, ...]:
     return (
         Step("model", _("How big is the model?"),
              _("Parameter count drives everything: how much GPU memory each copy needs (about {bytes} bytes per parameter "
-               "with Adam), and how much compute the run takes. Write it the way the team says it: 7B, 1.3B, 70B, 70亿.",
+               "with Adam), and how much compute the run takes. Write it the way the team says it: 7B, 1.3B, 70B, 70亿 — or the "
+               "model's name (Qwen2.5-72B, Llama-3.1-8B, …) to price its published shape.",
                bytes=f"{STATE_BYTES_PER_PARAM:g}"),
-             (Field("model.params", _("Parameters"), "text", _("e.g. 7B")),)),
+             (Field("model.params", _("Parameters"), "text", _("e.g. 7B or Qwen2.5-72B")),)),
         Step("training", _("How much training?"),
              _("Give the training tokens for one run (e.g. 1T, 300B), or — if the team already runs it — how many days "
                "one run takes today (3, 3d, 72h), and with which framework. A known duration becomes the baseline every option is "
