@@ -714,7 +714,7 @@ def test_a_lora_rank_what_if_follows_the_plan_s_method(rules):
 
 
 FIELD_VALUES = {
-    "model.params": "13B", "model.layers": "40", "model.hidden_size": "5120", "model.attention_heads": "40", "model.kv_heads": "8", "model.head_dim": "128", "model.sliding_window": "4096", "model.sliding_window_layers_pct": "50",
+    "model.params": "13B", "model.name": "qwen2.5-14b", "model.layers": "40", "model.hidden_size": "5120", "model.attention_heads": "40", "model.kv_heads": "8", "model.head_dim": "128", "model.sliding_window": "4096", "model.sliding_window_layers_pct": "50",
     "model.seq_len": "4096", "model.vocab_size": "32000", "model.active_params": "2B", "model.experts_per_token": "2", "model.experts": "8",
     "training.method": "qlora", "training.tokens": "1T", "training.examples": "200k", "training.tokens_per_example": "512",
     "training.epochs": "2", "training.lora_rank": "16", "training.lora_targets": "all-linear", "training.duration_hours": "60",
