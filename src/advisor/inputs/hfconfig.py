@@ -11,6 +11,7 @@ layers, routed + shared experts). Bottom layer: no pydantic, no numpy.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -173,8 +174,10 @@ _ORG = re.compile(r"^[\w.-]+/")
 _VARIANT = re.compile(r"-(?:instruct|chat|base|it|hf)$")
 
 
+@lru_cache(maxsize=1)
 def known_models() -> dict[str, dict[str, Any]]:
-    """The shipped models by name (src/advisor/data/models.yaml): each its source and its config.json keys."""
+    """The shipped models by name (src/advisor/data/models.yaml): each its source and its config.json keys (read once:
+    every answers file's params passes through model_key, 0.4 ms a read uncached)."""
     from advisor.knowledge.gpurows import data_file
 
     models: dict[str, dict[str, Any]] = data_file("models.yaml")["models"]
