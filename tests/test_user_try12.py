@@ -281,3 +281,24 @@ def test_an_unknown_model_name_is_refused_naming_the_known_ones():
     with pytest.raises(Refused) as info:
         answers_from_mapping({**LI, "model": {"name": "qwen2.5-72", "params": "72B"}})
     assert "did you mean qwen2.5-72b?" in str(info.value), str(info.value)
+
+
+async def test_every_new_answer_in_the_ask_log_is_scrolled_into_view(rules, tmp_path):
+    """At 80x24 in Chinese the fourth question's turn stayed below the fold ('it looks as if nothing happened'): the log
+    was scrolled after one refresh, while its height still was the one before the new turn."""
+    from textual.containers import VerticalScroll
+
+    from advisor.base.i18n import language
+
+    from .test_tui_ask import ask, make_app, to_results
+
+    with language("zh"):
+        app = make_app(rules, tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await to_results(pilot)
+            for question in ("预算够吗？", "QLoRA 会不会影响效果？", "能再便宜点吗？", "为什么不用全参数微调？"):
+                await ask(pilot, question)
+                await pilot.pause()
+                log = app.screen.query_one("#ask-log", VerticalScroll)
+                newest = list(app.screen.query(".ask-q"))[-1]
+                assert log.region.y <= newest.region.y < log.region.bottom, (question, newest.region, log.region)

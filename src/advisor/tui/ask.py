@@ -63,5 +63,7 @@ class AskBox(Vertical):
         log = self.query_one("#ask-log", VerticalScroll)
         widgets = self.turn(question, answer, error)
         await log.mount_all(widgets)
-        # the question at the top, its answer under it (once laid out)
-        self.call_after_refresh(log.scroll_to_widget, widgets[0], top=True, animate=False)
+        # the question at the top, its answer under it, once both are laid out: scrolled after one refresh, the log's
+        # height was still the one before them and the scroll stopped short, leaving the new turn below the fold (user
+        # try 12: the fourth answer at 80x24 showed only after Shift+Tab and End)
+        log.call_after_refresh(log.call_after_refresh, log.scroll_to_widget, widgets[0], top=True, animate=False)
