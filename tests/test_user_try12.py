@@ -302,3 +302,18 @@ async def test_every_new_answer_in_the_ask_log_is_scrolled_into_view(rules, tmp_
                 log = app.screen.query_one("#ask-log", VerticalScroll)
                 newest = list(app.screen.query(".ask-q"))[-1]
                 assert log.region.y <= newest.region.y < log.region.bottom, (question, newest.region, log.region)
+
+
+def test_a_wide_comparison_in_chinese_keeps_each_row_on_one_line(rules):
+    """'要是不用 H800，只用我们的 H20 呢？' gave a five-column table of 81 columns in Chinese: at 80 columns each row's verdict
+    fell onto a line of its own. The rows' names give way first."""
+    from advisor.base.i18n import language, width
+    from advisor.decision.advice import advise
+    from advisor.outputs.ask import TABLE_COLUMNS, ask
+
+    with language("zh"):
+        a = advise(answers_from_mapping(LI), rules)
+        reply = ask("要是不用 H800，只用我们的 H20 呢？", LI, a, rules)
+        text = reply.text()
+    assert len(reply.columns) >= 4, reply.columns
+    assert all(width(line) <= TABLE_COLUMNS for line in text.splitlines()[-len(reply.figures) - 2:-1]), text

@@ -561,6 +561,12 @@ def reply_text(reply: Reply) -> str:
         if cols > 1 and widths[-1] > room >= 12:  # the last column gives way, so no row wraps (the lines above say it whole)
             rows = [(*r[:-1], _clip(r[-1], room)) if len(r) == cols else r for r in rows]
             widths[-1] = room
+        excess = sum(widths) + 2 * (cols - 1) - TABLE_COLUMNS
+        if cols > 2 and excess > 0 and widths[0] - excess >= 10:
+            # else the first column, the rows' names ('NVIDIA H800 SXM 80GB'): a five-column comparison in Chinese ran to
+            # 81 columns and wrapped each row's verdict onto a line of its own (user try 12)
+            rows = [(_clip(r[0], widths[0] - excess), *r[1:]) for r in rows]
+            widths[0] -= excess
         out.append("")
         for r in rows:
             out.append("  ".join(pad(r[i] if i < len(r) else "", widths[i]) for i in range(cols)).rstrip())
