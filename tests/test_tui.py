@@ -147,7 +147,7 @@ async def test_a_count_that_breaks_the_node_shape_is_refused(rules, tmp_path):
         await pilot.press("enter")
         await pilot.pause()
         assert screen.step.id == "gpus"
-        assert "multiple of gpus_per_node" in str(screen.query_one("#error").render())
+        assert "multiple of 'GPUs per node'" in str(screen.query_one("#error").render())  # the screen's label (user try 12)
 
 
 async def test_go_back_and_change_an_answer(rules, tmp_path):

@@ -317,3 +317,20 @@ def test_a_wide_comparison_in_chinese_keeps_each_row_on_one_line(rules):
         text = reply.text()
     assert len(reply.columns) >= 4, reply.columns
     assert all(width(line) <= TABLE_COLUMNS for line in text.splitlines()[-len(reply.figures) - 2:-1]), text
+
+
+def test_the_guided_qa_names_fields_by_their_labels_not_their_keys():
+    """The Q&A's error read 'training: tokens 和 examples 只能给一个' — keys a PM on the guided Q&A never saw. It now
+    names the fields as the screen labels them."""
+    from advisor.base.i18n import language
+    from advisor.inputs.questions import default_draft, step_error, steps
+
+    draft = default_draft()
+    draft["training"] = {**draft.get("training", {}), "tokens": "30M", "examples": 37500, "tokens_per_example": 800}
+    step = next(s for s in steps() if any(f.path == "training.examples" for f in s.fields))
+    with language("en"):
+        assert step_error(draft, step) == "Give 'Training tokens' or 'Fine-tuning examples', not both"
+    with language("zh"):
+        labels = {f.path: f.label for s in steps() for f in s.fields}
+        error = step_error(draft, step)
+        assert error is not None and "examples" not in error and f"“{labels['training.examples']}”" in error, error

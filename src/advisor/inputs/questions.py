@@ -424,4 +424,21 @@ def step_error(draft: dict[str, Any], step: Step) -> str | None:
     if not mine:
         return None
     first, _rest = _pick(mine)
-    return _one(first, Answers)
+    return on_screen(_one(first, Answers))
+
+
+def on_screen(message: str) -> str:
+    """An answers error in the Q&A's words: the keys of the section it names ('training: give tokens or examples, not
+    both') as the fields' labels read on screen ('Training tokens', 'Fine-tuning examples'). A PM on the guided Q&A never
+    saw the keys (user try 12: 'training: tokens 和 examples 只能给一个')."""
+    m = re.match(r"^([a-z_]+): (?!\S+\.)", message)
+    if m is None:
+        return message
+    section = m.group(1)
+    labels = {f.path.split(".", 1)[1]: f.label for step in steps() for f in step.fields
+              if f.path.startswith(section + ".") and f.path.count(".") == 1}
+    if not labels or any(k not in labels for k in re.findall(r"(?<![\w.])[a-z]+_[a-z_]+(?![\w.])", message[m.end():])):
+        return message  # a key with no field on screen (duration_hours): the message stays in the answers' words whole
+    rx = re.compile(r"(?<![\w.])(" + "|".join(re.escape(k) for k in sorted(labels, key=len, reverse=True)) + r")(?![\w.])")
+    body = rx.sub(lambda k: _("'{label}'", label=labels[k.group(1)]), message[m.end():])
+    return body[:1].upper() + body[1:] if body else message
