@@ -162,7 +162,8 @@ async def test_a_price_typed_in_yuan_over_the_prefilled_dollar_sets_the_currency
         app.screen.query_one("#f1").value = "EUR"
         await pilot.press("enter")
         await settle(pilot)
-        assert app.screen.step.id == "price" and "currency" in error_text(app.screen)
+        # named by the field's label since user try 12 ("... but 'Currency' is EUR")
+        assert app.screen.step.id == "price" and "'Currency' is EUR" in error_text(app.screen), error_text(app.screen)
 
 
 def test_why_lora_says_what_the_full_fine_tune_would_take(rules):
