@@ -7,7 +7,6 @@ starts fast. Every expected failure is an AdvisorError rendered as one stderr li
 from __future__ import annotations
 
 import argparse
-import difflib
 import functools
 import gc
 import json
@@ -63,7 +62,10 @@ def _meant(token: str, names: set[str]) -> str:
         return ""
     flag = token.split("=", 1)[0]
     meant = sorted(n for n in names if n.startswith(flag) and n != flag)
-    meant = meant or difflib.get_close_matches(flag, sorted(names), n=2, cutoff=0.75)  # a prefix says it; else spelling
+    if not meant:  # a prefix says it; else spelling (difflib imported only here, off the start-up path)
+        import difflib
+
+        meant = difflib.get_close_matches(flag, sorted(names), n=2, cutoff=0.75)
     if flag in _DIRECTORY_WORDS and "--artifacts" in names and "--artifacts" not in meant:
         meant.append("--artifacts")
     if not meant:

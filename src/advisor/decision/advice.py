@@ -698,12 +698,8 @@ def advise(answers: Answers, rules: RuleSet) -> Advice:
     found = list(zip(types, by_method[chosen], strict=True))
     best = found[win][1]
     if chosen != asked:
-        # Today is what the team asked for (the method as asked, today's framework and GPUs): the summary compares with
-        # it; the method's reason compares with the method asked on the plan's own type.
-        same_type = by_method[asked][win]
-        best.asked_method = asked
-        best.runs_assumed = answers.training.runs_per_month is None
-        best.asked_plan = same_type.plan
+        # the method's reason compares with the method asked on the plan's own type; today (below) is today's type
+        _method_switched(best, by_method[asked][win], answers)
     best.plan.what_it_takes = what_it_takes(best.answers, best.plan, _allowed(best)) + other_levers(best, rules)
     other = other_type_change(found, win, best.plan)
     if other is not None:
@@ -809,6 +805,14 @@ def with_method(answers: Answers, method: str, tokens: float, runs_per_month: fl
     return answers.model_copy(update={"training": training})
 
 
+def _method_switched(best: Advice, as_asked: Advice, answers: Answers) -> None:
+    """Record on ``best``, which fine-tunes a lighter way than asked, the method asked and its plan (``as_asked``, the
+    same job at the method asked), for the method's reason and the summary."""
+    best.asked_method = answers.training.method
+    best.runs_assumed = answers.training.runs_per_month is None
+    best.asked_plan = as_asked.plan
+
+
 def _advise_method(answers: Answers, rules: RuleSet) -> Advice:
     """The advice for the method asked, or for a lighter fine-tuning method where that is what runs, or costs at most
     half as much, or needs half the GPUs (METHOD_ALTERNATIVES, METHOD_SWITCH_SAVING), saying what is traded."""
@@ -822,9 +826,7 @@ def _advise_method(answers: Answers, rules: RuleSet) -> Advice:
             best = alt
     if best is not first:
         # Today is what the team asked for (the method as asked, today's framework and GPUs): the summary compares with it.
-        best.asked_method = asked
-        best.runs_assumed = answers.training.runs_per_month is None
-        best.asked_plan = first.plan
+        _method_switched(best, first, answers)
         best.today = first.today
         best.plan = replace(best.plan, today=first.plan.today)
     return best
@@ -1011,11 +1013,11 @@ def _plan_facts(plan: Plan, ev: Evaluation, today_ev: Evaluation) -> dict[str, A
         "chosen_nodes": ev.facts["nodes"],
         "chosen_hours": c.hours,
         "chosen_days": c.hours / 24.0,
-        "chosen_gpu_hours": float(c.gpus) * c.hours,
-        # Llama 3's rate, the one the estimate's time off training charges (workload.INTERRUPTIONS_PER_GPU_HOUR), over the
-        # plan's run: the warning gave the fastest option's days beside the plan's (user try 12), and 64 GPUs for 3.8 days
-        # expect 0.1 interruptions where the rule said 'will see node failures' (user try 8).
-        "chosen_interruptions": INTERRUPTIONS_PER_GPU_HOUR * float(c.gpus) * c.hours,
+        "chosen_gpu_hours": d["gpu_hours"],
+        # The plan's run at Llama 3's rate (estimate_dict's, which the memo's checkpoint note gives): the warning gave the
+        # fastest option's days beside the plan's (user try 12), and 64 GPUs for 3.8 days expect 0.1 interruptions where the
+        # rule said 'will see node failures' (user try 8).
+        "chosen_interruptions": d["expected_interruptions"],
         "chosen_cost": c.cost,
         "chosen_monthly_spend": c.monthly,
         "chosen_day_cost": float(c.gpus) * float(ev.facts["price_per_gpu_hour"]) * 24.0,

@@ -4,7 +4,6 @@ Field names are a public contract (other tools and the TUI read them). Every fie
 description; ``advisor schema`` prints them and the TUI shows them as help text.
 """
 
-import difflib
 import math
 import re
 from pathlib import Path
@@ -380,11 +379,11 @@ class ModelSection(_Section):
         (user try 12: 'Qwen2.5-72B' was priced at a generic 57-layer shape); an unreadable file or an unknown name is left
         for the field to report."""
         if isinstance(data, dict) and data.get("config") is None:
-            named = model_key(data.get("name")) or model_key(data.get("params"))
+            as_params = model_key(data.get("params"))
+            named = model_key(data.get("name")) or as_params
             if named is not None:
-                preset = model_preset(named)
-                given = {k: v for k, v in data.items() if k != "params" or model_key(v) is None}
-                return {**preset, **given, "name": named}
+                given = {k: v for k, v in data.items() if not (k == "params" and as_params)}  # a name as params is no count
+                return {**model_preset(named), **given, "name": named}
         if not isinstance(data, dict) or not isinstance(data.get("config"), str):
             return data
         try:
@@ -415,7 +414,7 @@ class ModelSection(_Section):
             return None
         key = model_key(value)
         if key is None:
-            close = difflib.get_close_matches(value.strip().lower(), list(known_models()), n=1, cutoff=0.6)
+            close = _close_matches(value.strip().lower(), list(known_models()), n=1, cutoff=0.6)
             raise ValueError(_("'{name}' is not a model advisor knows; known: {names}{hint}", name=value[:80], names=", ".join(known_models()),
                                hint=_(" (did you mean {name}?)", name=close[0]) if close else ""))
         return key
