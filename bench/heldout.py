@@ -57,6 +57,8 @@ def published_options(row: dict[str, Any]) -> Iterator[None]:
             fields["stack"] = row["stack"]
         if row.get("grad_reduce") == "bf16" and hasattr(w, "main_grad_bytes"):  # the recipe reduces gradients in bf16
             fields["main_grad_bytes"] = 2.0
+        if row.get("optimizer_state") == "bf16" and hasattr(w, "optimizer_state_bytes"):  # the recipe's optimizer state is bf16
+            fields["optimizer_state_bytes"] = 2.0
         return replace(w, **fields) if fields else w
 
     def hardware(answers: Any) -> Any:
@@ -157,7 +159,7 @@ def heldout_rows(data: dict[str, Any]) -> list[dict[str, Any]]:
         layout = (tp, cp, pp, v > 1) if row["strategy"] == "megatron-3d" else None
         pinned = {**row, "shape_layers": data["shapes"][row["shape"]]["layers"]}
         with published_layout(layout), published_parallelism(pinned), \
-                published_options({**{k: family[k] for k in ("peak_scale", "grad_reduce") if k in family}, **row}):
+                published_options({**{k: family[k] for k in ("peak_scale", "grad_reduce", "optimizer_state") if k in family}, **row}):
             est, ctx = model.estimate_all(answers)
         e = est[row["strategy"]]
         w = ctx["workload"]

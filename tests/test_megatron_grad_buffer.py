@@ -40,6 +40,21 @@ def test_a_recipe_that_reduces_in_bf16_keeps_4_plus_16_over_d():
     assert got == pytest.approx((4.0 + 16.0 / 64.0) * w.params)
 
 
+def test_an_optimizer_kept_in_bf16_holds_its_master_copy_and_moments_at_two_bytes():
+    """Apex DistributedFusedAdam at dtype=bf16, grad_sync_dtype=bf16 (NeMo-Framework-Launcher conf/peft/llama/sft.yaml):
+    16-bit weights and gradient buffer replicated, a bf16 master copy and two bf16 moments sharded: 4 + 6/d bytes a
+    parameter, against the default distributed optimizer's 6 + 12/d (fp32 master and moments)."""
+    _a, w = _w("bf16")
+    n, one = np.array([64.0]), np.array([1.0])
+    default = float(model_state_bytes("megatron-3d", w, n, one, one)[0])
+    bf16 = float(model_state_bytes("megatron-3d", replace(w, optimizer_state_bytes=2.0, main_grad_bytes=2.0), n, one, one)[0])
+    assert default == pytest.approx((6.0 + 12.0 / 64.0) * w.params)
+    assert bf16 == pytest.approx((4.0 + 6.0 / 64.0) * w.params)
+    # Without data parallelism nothing is sharded: 18 bytes a parameter become 10 (a 70B at TP4 x PP4: 78.8 -> 43.8 GB).
+    alone = replace(w, optimizer_state_bytes=2.0, main_grad_bytes=2.0)
+    assert float(model_state_bytes("megatron-3d", alone, one, one, one)[0]) == pytest.approx(10.0 * w.params)
+
+
 def test_megatrons_gradient_reduce_scatter_moves_fp32_gradients_under_bf16():
     # Before: the reduce-scatter moved 2 bytes a parameter while the memory counted a 4-byte gradient buffer.
     a, w = _w("bf16")

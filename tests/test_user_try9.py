@@ -343,7 +343,7 @@ def test_the_fastest_option_looks_at_every_gpu_type_compared(pm, rules, lang, qu
 
 def test_how_long_says_its_range_in_one_unit(pm, rules):
     text = _ask(pm, rules, "zh", "要多久")
-    assert "小时到 3.2 天" not in text and "估算范围为 1.8 天到 3.2 天" in text, text
+    assert "小时到 3.0 天" not in text and "估算范围为 1.9 天到 3.0 天" in text, text
 
 
 def test_a_new_projects_month_is_one_run_not_a_pace_it_does_not_have(pm, rules):

@@ -163,7 +163,10 @@ def model_state_bytes(strategy: str, w: Workload, gpus: np.ndarray, tp: np.ndarr
         ep = expert_degree(strategy, w, n, dp, gpus_per_node)
         replicated = w.dense_params + w.expert_params / ep
         weight = 4.0 if w.grad_bytes == 4.0 else 2.0  # fp32 training keeps fp32 weights (workload_from: grad_bytes)
-        sharded = 8.0 + (0.0 if weight == 4.0 else 4.0) + (4.0 if w.main_grad_bytes < 4.0 else 0.0)
+        # An optimizer whose state is 16-bit (Workload.optimizer_state_bytes: Apex DistributedFusedAdam at dtype=bf16)
+        # keeps its master copy and both moments at that width, and no fp32 gradient shard beside them.
+        osb = w.optimizer_state_bytes
+        sharded = 2.0 * osb + (0.0 if weight == 4.0 else osb) + (4.0 if w.main_grad_bytes < 4.0 and osb == 4.0 else 0.0)
         return ((weight + w.main_grad_bytes) * replicated + sharded * P / dp) / (tp * pp) * stage_factor(w, pp)
     raise ValueError(f"unknown strategy {strategy!r}")
 

@@ -454,6 +454,11 @@ class Workload(Struct, frozen=True):
     """The software stack (STACKS): 'eager' for Hugging Face Trainer fine-tunes, 'fused' otherwise (workload_from)."""
     main_grad_bytes: float = 4.0
     """Bytes of each gradient in Megatron's gradient buffer, which it accumulates and reduces (MEGATRON_MAIN_GRAD_BYTES)."""
+    optimizer_state_bytes: float = 4.0
+    """Bytes of each element of the optimizer's sharded state (master weights and Adam's two moments) on the Megatron
+    path: fp32 by default (Megatron-LM's distributed optimizer); 2 where a recipe keeps it in bf16, as NeMo 1.x's
+    fine-tuning configs do (Apex DistributedFusedAdam 'dtype (torch.dtype, optional): datatype for optimizer state',
+    set to bf16 with grad_sync_dtype bf16 in NeMo-Framework-Launcher conf/peft/llama/sft.yaml). See memory.model_state_bytes."""
     example_tokens: int = 0
     """Tokens of one fine-tuning example (training.tokens_per_example) where the data is given in examples: shorter ones
     are packed several to a sequence, each attending only within itself (attention_tokens); longer ones are cut or split
