@@ -499,3 +499,9 @@ def test_a_held_out_row_is_priced_at_its_published_expert_and_virtual_stage_degr
     assert priced["B200 GPT-OSS-120B 64 GPUs BF16 EP8"]["ep"] == 8.0
     assert priced["Qwen3-235B BF16 TP2 PP8 VPP4 EP32 DeepEP"]["ep"] == 32.0
     assert priced["Qwen3-235B BF16 TP2 PP8 VPP4 EP32 DeepEP"]["vpp"] == 4.0
+    # NeMo AutoModel's GPT-OSS 120B row leaves its EP cell '-'; the config its page links sets ep_size 64, and the row
+    # had been priced at advisor's EP8 (1.53 of the published tokens/s) where the run spread the experts over all 64.
+    automodel = rows["GPT-OSS 120B 64 GPUs FSDP64"]
+    assert automodel["ep"] == 64 and "ep_size: 64" in automodel["ep_source"] and automodel["recompute"] == "none"
+    [oss] = heldout.heldout_rows({**data, "rows": [automodel]})
+    assert oss["ep"] == 64.0 and 0.75 <= oss["ratio"] <= 1.33
