@@ -121,11 +121,12 @@ def test_the_guided_qa_reads_numbers_with_the_answers_parser(path, typed, expect
 
 
 @pytest.mark.parametrize("typed, message", [
-    ("-8", "cluster.gpus: must be a positive whole number (got -8)"),
-    ("2.5", "cluster.gpus: expected a whole number, got 2.5"),
-    ("lots", "cluster.gpus: cannot read 'lots' as a count; write a whole number such as 64"),
+    ("-8", "'Total GPUs': must be a positive whole number (got -8)"),
+    ("2.5", "'Total GPUs': expected a whole number, got 2.5"),
+    ("lots", "'Total GPUs': cannot read 'lots' as a count; write a whole number such as 64"),
 ])
 def test_a_bad_count_typed_in_the_guided_qa_reads_as_the_cli_says_it(typed, message):
+    """The CLI's words, with the field named as the screen labels it (user try 13: 'cluster.gpus：必填' at step 4)."""
     draft = default_draft()
     set_value(draft, "cluster.gpus", coerce(FIELDS["cluster.gpus"], typed))
     step = next(s for s in steps() if s.id == "gpus")

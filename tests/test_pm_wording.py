@@ -20,7 +20,7 @@ ALL_EXAMPLES = sorted(p.name for p in EXAMPLES.glob("*.yaml"))
 
 PROPER_NOUNS = {
     # units and hardware words Chinese engineers write in Latin letters
-    "GB", "GiB", "GPU", "GPUs", "CPU", "CUDA", "TFLOP", "Gbit", "token", "MFU", "NVLink", "PCIe", "NCCL", "HCCS", "XGMI", "SXM",
+    "GB", "MB", "GiB", "GPU", "GPUs", "CPU", "CUDA", "TFLOP", "Gbit", "token", "MFU", "NVLink", "PCIe", "NCCL", "HCCS", "XGMI", "SXM",
     # frameworks, methods and their parts
     "PyTorch", "DeepSpeed", "ZeRO", "SFT", "DPO", "GRPO", "PPO", "TRL", "vLLM", "arXiv", "Young", "MVP", "ZeRO-Offload", "ZeRO-Infinity", "Infinity", "FSDP", "DDP", "Horovod", "Megatron-LM", "LoRA", "QLoRA",
     "PowerSGD", "qwZ", "hpZ", "qgZ", "FULL", "SHARD", "HYBRID", "all-gather", "all-reduce", "reduce-scatter", "TP", "PP", "DP", "CP",

@@ -284,6 +284,19 @@ async def test_memo_preview_appears_on_its_tab(rules, tmp_path):
         assert re.search(r"^1\. \S", preview.source, re.M)
 
 
+async def test_the_memo_tab_says_it_is_building_until_the_preview_is_drawn(rules, tmp_path):
+    """The memo tab sat blank for a second or more while the preview was built, and looked broken (user try 13): it now
+    says the memo is being built, and the line goes when the preview is drawn."""
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await show_results(pilot)
+        app.screen.query_one("#tabs").active = "memo"
+        assert len(app.screen.query("#memo-loading")) == 1 and not app.screen.query("#memo-preview")
+        await pilot.pause(MEMO_SETTLE_S + 0.2)
+        assert len(app.screen.query("#memo-preview")) == 1 and not app.screen.query("#memo-loading")
+
+
 async def test_stepping_past_the_memo_does_not_draw_it(rules, tmp_path):
     """] held through the tabs drew the memo preview on the way (the slowest widget), and every later step waited behind
     it: the screen sat on an earlier tab with Ask already chosen (user try 12). The preview waits until the tab stays."""

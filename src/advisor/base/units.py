@@ -347,6 +347,20 @@ SHORT_HOURS = 0.1
 """Below this a duration is said in minutes: one decimal of an hour read a 2-minute LoRA as '0.0 h' (user try 2026-12-06)."""
 
 
+def data_size(gb: float) -> str:
+    """A size given in GB as a reader wants it: megabytes below 1 GB (LoRA's adapters: '0.0 GB' said nothing), one decimal
+    up to 1,000 GB, whole gigabytes above ('94 MB', '26.0 GB', '1,820 GB')."""
+    if gb < 1:
+        return _("{n} MB", n=f"{gb * 1000:,.0f}")
+    return _("{n} GB", n=f"{gb:,.1f}") if gb < 1000 else _("{n} GB", n=f"{gb:,.0f}")
+
+
+def seconds_text(s: float) -> str:
+    """A short duration in seconds, with two decimals below one and one below ten ('0.04 s', '3.5 s', '12 s'), where
+    hours_text would read '0.0 min'."""
+    return _("{n} s", n=f"{s:,.2f}" if s < 1 else f"{s:,.1f}" if s < 10 else f"{s:,.0f}")
+
+
 def hours_text(h: float) -> str:
     """Hours below two days, days above: '36.0 h', '3.0 days' ('36.0 小时', '3.0 天'); under six minutes, minutes ('1.9 min')."""
     if h < SHORT_HOURS:

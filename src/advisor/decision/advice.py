@@ -706,6 +706,19 @@ def advise(answers: Answers, rules: RuleSet) -> Advice:
         best.plan.what_it_takes.insert(next((i + 1 for i, c in enumerate(best.plan.what_it_takes) if c.kind == "more-gpus"), 0), other)
     if win != 0:
         best.given = answers  # the plan runs on another type (or today's at spot): the answers as given are today's
+        if gpu_id(best.answers) != gpu_id(answers) and not _blocked(best):
+            # a type the team listed to compare, not the one it has: said as the extra GPUs are ('8 × H100 … within
+            # the 8 GPUs you have' stood in a memo for a team with A100s and no word of renting; user try 13)
+            c = best.plan.chosen
+            # the count beyond 'the cluster' is beyond today's type, which this plan does not use: one warning says both
+            best.warnings = [w for w in best.warnings if w.get("rule") != "plan-needs-more-gpus"]
+            best.warnings.append({
+                "text": _("The plan runs on {gpus} × {plan_gpu}, a type listed to compare; the cluster has {today_gpu}: confirm {gpus} "
+                          "× {plan_gpu} can be rented or bought for up to {time} per run before committing.", gpus=c.gpus,
+                          plan_gpu=best.answers.cluster.spec.name, today_gpu=answers.cluster.spec.name,
+                          time=hours_text(c.hours * upper_factor(best.answers))),
+                "blocking": False, "rule": "plan-on-another-gpu-type", "source": "advisor engine (cluster.candidates)",
+            })
     if best is not first:
         # Today is today's GPU type at the method asked: the summary compares the plan with it.
         best.today = first.today
@@ -1037,6 +1050,7 @@ def _plan_facts(plan: Plan, ev: Evaluation, today_ev: Evaluation) -> dict[str, A
         "deadline_met": plan.deadline_met,
         "deadline_at_risk": plan.deadline_met is False and explain.point_inside(c.hours, days or 0.0),
         "chosen_days_high": c.hours * upper / 24.0,
+        "chosen_hours_high": c.hours * upper,
         "beyond_cluster": plan.beyond_cluster,
         "today_hours": t.hours,
         "today_days": t.hours / 24.0,

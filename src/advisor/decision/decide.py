@@ -23,7 +23,7 @@ from advisor.knowledge.strategies import SIMPLICITY
 from advisor.base.i18n import _
 from advisor.base.units import format_number, percent
 from advisor.decision.policy import (  # noqa: F401 - re-exported: the choice's thresholds, read from here by callers
-    CHEAPER_SLOWER_STRETCH, CHEAPER_WORTH_SAYING, COST_TIE, FASTER_WORTH_SAYING, SEARCH_GROWTH, SWITCH_MIN_GAIN)
+    CHEAPER_SLOWER_STRETCH, CHEAPER_WORTH_SAYING, COST_TIE, FASTER_WORTH_SAYING, SAME_FIGURE, SEARCH_GROWTH, SWITCH_MIN_GAIN)
 
 class Option(Struct, frozen=True):
     """One strategy at one GPU count, as the choice sees it."""

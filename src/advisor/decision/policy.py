@@ -11,6 +11,10 @@ COST_TIE = 0.05
 """Costs within 5% are treated as equal: below the model's resolution (its own MFU bands span ±20%), so they never
 justify a change of framework or GPU count. advisor's policy, not a published figure."""
 
+SAME_FIGURE = 0.0005
+"""Two costs (or times) within 0.05% of each other read the same at the precision advisor prints them (four figures):
+neither is named as the lower one (advisor's convention, not a published figure)."""
+
 CHEAPER_WORTH_SAYING = 0.10
 """A cheaper-but-slower option is reported as a trade-off only past a 10% saving (advisor's policy)."""
 

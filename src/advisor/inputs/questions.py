@@ -431,6 +431,11 @@ def on_screen(message: str) -> str:
     """An answers error in the Q&A's words: the keys of the section it names ('training: give tokens or examples, not
     both') as the fields' labels read on screen ('Training tokens', 'Fine-tuning examples'). A PM on the guided Q&A never
     saw the keys (user try 12: 'training: tokens 和 examples 只能给一个')."""
+    dotted = re.match(r"^([a-z_]+(?:\.[a-z_]+)+)(: |：)", message)
+    if dotted is not None:
+        # 'cluster.gpus：必填' at step 4 (user try 13): the field's own label, where it has one on screen
+        label = next((f.label for step in steps() for f in step.fields if f.path == dotted.group(1)), None)
+        return message if label is None else _("'{label}'", label=label) + dotted.group(2) + message[dotted.end():]
     m = re.match(r"^([a-z_]+): (?!\S+\.)", message)
     if m is None:
         return message

@@ -192,6 +192,7 @@ def _registry() -> dict[str, FactSpec]:
         FactSpec("deadline_met", BOOL, "The recommended plan meets deadline_days (only when a deadline is given)."),
         FactSpec("deadline_at_risk", BOOL, "The recommended plan misses deadline_days on the range's upper end but its point estimate is inside it."),
         FactSpec("chosen_days_high", NUMBER, "chosen_days at the stated range's upper end (P80; chosen_days where a measured run calibrates)."),
+        FactSpec("chosen_hours_high", NUMBER, "chosen_hours at the stated range's upper end: what a reservation for the run must cover."),
         FactSpec("beyond_cluster", BOOL, "Meeting the deadline needs more GPUs than the cluster has today."),
         FactSpec("today_hours", NUMBER, "Wall-clock hours of today's setup (current strategy, today's GPUs)."),
         FactSpec("today_days", NUMBER, "today_hours / 24."),

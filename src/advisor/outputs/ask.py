@@ -31,9 +31,9 @@ from typing import Any
 from advisor.decision.advice import METHOD_ALTERNATIVES, Advice, advise, hours_text, money, pct_change, peft_caveat
 from advisor.estimate.finetune import FINETUNE_METHODS, PEFT_METHODS
 from advisor.estimate.layout import MEMORY_HEADROOM
-from advisor.estimate.residuals import deadline_hours
+from advisor.estimate.residuals import deadline_hours, upper_factor
 from advisor.estimate.workload import workload_from
-from advisor.decision.decide import COST_TIE, Plan, best_at, choose, dominates, preference
+from advisor.decision.decide import COST_TIE, SAME_FIGURE, Plan, best_at, choose, dominates, preference
 from advisor.decision.explain import PLAN_SOURCE, best_option_at, budget_word, deadline_reason, deadline_word, gpu_type_name, lost_text, method_names, notes, point_inside, today_cannot_run, type_name, plan_with_method, what_it_takes_notes
 from advisor.inputs.answers import STRATEGIES, Answers, _fields_at, _seq_len, answers_from_mapping
 from advisor.knowledge.catalog import gpu_catalog, resolve_gpu
@@ -42,7 +42,7 @@ from advisor.base.i18n import N_, _, width, written_in_chinese, zh
 from advisor.base.text import plain
 from advisor.knowledge.rules import RuleSet, format_number
 from advisor.knowledge.strategies import FRAMEWORKS
-from advisor.base.units import as_written, cn_number, count, money_column, money_pair, parse_duration, parse_money, parse_quantity, readable_figure, same_unit, strip_per_hour, token_amount, token_text
+from advisor.base.units import as_written, data_size, hours_against, cn_number, count, money_column, money_pair, parse_duration, parse_money, parse_quantity, readable_figure, same_unit, strip_per_hour, token_amount, token_text
 from advisor.decision.facts import HOURS_PER_MONTH
 from advisor.outputs.render import recompute_word, runs_note
 
@@ -613,8 +613,15 @@ def ask(question: str, draft: dict[str, Any], advice: Advice, rules: RuleSet, na
                                                                 n=count(len(question)), most=MAX_QUESTION)])
     parsed = parse(question, data)
     if parsed is None:
-        return Reply(question, None, lines=[_("I could not read that question.")], suggestions=suggestions(question, data, advice=advice),
-                     understood=False)
+        offers = suggestions(question, data, advice=advice)
+        if _CALENDAR.search(normalise(question).lower()):
+            # 'will it be done by friday?', '下周五之前能训完吗': a deadline by the calendar, which needs the start date the
+            # answers do not hold; say so and offer the form that works (user try 13: no hint which form that was)
+            offers = [_("can we finish in 4 days?")] + [q for q in offers if q != _("can we finish in 4 days?")][:2]
+            return Reply(question, None, lines=[_("A deadline given as a day or a date cannot be read: the answers hold no start "
+                                                  "date. Give it as time from the start, e.g. 'can we finish in 4 days?'.")],
+                         suggestions=offers, understood=False)
+        return Reply(question, None, lines=[_("I could not read that question.")], suggestions=offers, understood=False)
     budget = draft.get("budget")
     if isinstance(budget, dict) and "currency" not in budget:
         # '20元' set the currency as the answers were read: a what-if that copies that price onto another GPU type, or
@@ -1250,7 +1257,13 @@ def _more_machines(base: Advice, new: Advice) -> list[str]:
               gpus=count(chosen.gpus), per=c.gpus_per_node, nodes=nodes, gbps=f"{c.network_gbps:g}", source=source)]
 
 
+_CALENDAR = re.compile(r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|next (?:week|month)"
+                       r"|end of (?:the )?(?:week|month|quarter)|(?:jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? \d{1,2}\b)"
+                       r"|(?:周|星期|礼拜)[一二三四五六日天末]|明天|后天|下周|下个月|月底|年底|\d{1,2}\s*月\s*\d{1,2}\s*[日号]")
+"""A deadline by the calendar ('by friday', '下周五之前'), which advisor cannot turn into a duration without a start date."""
+
 _CAN_WE_FINISH = re.compile(r"\b(?:can|could|will|would) (?:we|it|the run|training) (?:finish|be done|be ready|make it|train)\b|\bin time\b"
+                            r"|\bmake (?:a|the|our|that)\b.*\bdeadline\b"
                             r"|(?:能|可以|能不能|可不可以).{0,8}(?:完成|训完|跑完|练完|交付|搞定)|(?:训|跑|练|做)得?完|完成吗|完吗|搞定吗"
                             r"|\benough\b|\bsufficient\b|\b(?:realistic|doable|feasible|achievable)\b|够吗|够不够|够用吗|来得及")
 """'can we finish in 3 days?', '2天能训完吗': a yes-or-no question about the recommended plan, before the what-if."""
@@ -1278,8 +1291,10 @@ def _can_we_finish(ctx: Context, base: Advice, new: Advice, asked: set[str]) -> 
         return _("Yes: the recommended plan takes {time} (up to {high}), inside {deadline}.", time=hours_text(c.hours),
                  high=hours_text(hi), deadline=deadline)
     if point_inside(c.hours, days):
+        # the upper end with a second decimal where one would read as the deadline itself ('up to 4.0 h' beside a
+        # 4.0-hour deadline read as no risk at all; user try 13)
         return _("At risk: the recommended plan takes {time}, inside {deadline}, but slower runs of this kind take up to {high}.",
-                 time=hours_text(c.hours), high=hours_text(hi), deadline=deadline)
+                 time=hours_text(c.hours), high=hours_against(hi, days * 24.0), deadline=deadline)
     return _("No: the recommended plan takes {time}, more than {deadline}.", time=hours_text(c.hours), deadline=deadline)
 
 
@@ -1352,21 +1367,34 @@ def _limits_lost(a: Advice, b: Advice) -> list[str]:
         (b.answers.budget.limit, a.answers.budget.limit, ca.within_budget, cb.within_budget, "cost",
          N_("It goes over the budget per run ({limit}) that the recommended plan keeps within."),
          N_("It is at risk of going over the budget per run ({limit}) that the recommended plan keeps within: slower runs of this kind would."),
-         N_("No option searched keeps a run within {limit}: the cheapest, {strategy} on {gpus} GPUs, costs {cost}.")),
+         N_("No option searched keeps a run within {limit}: the cheapest, {strategy} on {gpus} GPUs, costs {cost}."),
+         N_("No option searched keeps a run within {limit} at the range's upper end, where budgets are judged: the cheapest, "
+            "{strategy} on {gpus} GPUs, costs {cost}, up to {high}.")),
         (b.answers.budget.monthly_limit, a.answers.budget.monthly_limit, ca.within_monthly, cb.within_monthly, "monthly",
          N_("It goes over the monthly limit ({limit}) that the recommended plan keeps within."),
          N_("It is at risk of going over the monthly limit ({limit}) that the recommended plan keeps within: slower runs of this kind would."),
-         N_("No option searched keeps a month within {limit}: the cheapest, {strategy} on {gpus} GPUs, costs {cost} a month.")),
+         N_("No option searched keeps a month within {limit}: the cheapest, {strategy} on {gpus} GPUs, costs {cost} a month."),
+         N_("No option searched keeps a month within {limit} at the range's upper end, where budgets are judged: the cheapest, "
+            "{strategy} on {gpus} GPUs, costs {cost} a month, up to {high}.")),
     )
-    for limit, before, kept, keeps, figure, over, at_risk, out_of_reach in limits:
+    upper = upper_factor(b.answers)
+    for limit, before, kept, keeps, figure, over, at_risk, out_of_reach, out_at_upper in limits:
         if limit is None or keeps:
             continue
         if limit == before and kept:
             # budgets are judged on the range's upper end: a point still under the limit is at risk, not over
             out.append(_(at_risk if getattr(cb, figure) <= limit else over, limit=money(limit, cur)))
         elif limit != before and runnable:
-            low = min(runnable, key=lambda o: getattr(o, figure))
-            out.append(_(out_of_reach, limit=money(limit, cur), strategy=low.strategy, gpus=low.gpus, cost=money(getattr(low, figure), cur)))
+            # the cheapest, and among options that cost the same (GPU-hours that do not change with the count) the
+            # fastest: 'the cheapest, deepspeed-zero1 on 8 GPUs' named a 169-day run where 256 GPUs cost as much (user try 13)
+            least = min(getattr(o, figure) for o in runnable)
+            low = min((o for o in runnable if getattr(o, figure) <= least * (1.0 + SAME_FIGURE)), key=lambda o: (o.hours, getattr(o, figure), -o.score))
+            point = getattr(low, figure)
+            # a point under the limit is out of reach only at the range's upper end: say so, with that figure ('costs
+            # 81,082 USD' read as within a 90,000 USD budget; user try 13)
+            text = out_at_upper if point <= limit < point * upper else out_of_reach
+            out.append(_(text, limit=money(limit, cur), strategy=low.strategy, gpus=low.gpus, cost=money(point, cur),
+                         high=money(point * upper, cur)))
             # and the levers that would keep it (FP8, a lighter method, a bigger batch), as the memo's what it takes names
             # them: 'no option keeps a run within 150,000 USD' stood beside an FP8 plan at 142,442 (user try 12)
             levers = {f"what-it-takes-{k}" for k in ("fp8", "lighter-method", "bigger-batch")}
@@ -2265,8 +2293,21 @@ def _cost(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     a, cur = ctx.advice, ctx.currency
     c, p = a.plan.chosen, a.plan
     e = a.estimate_dict(a.strategy)
-    lines = [_("One run costs {cost} ({hours} GPU-hours) with {plan}.", cost=money(c.cost, cur), hours=count(e["gpu_hours"]), plan=_plan_text(a)),
-             _("At {runs} runs a month that is {monthly} a month.", runs=format_number(round(p.runs_per_month, 1)), monthly=money(c.monthly, cur))]
+    # with the range's upper end, which the memo asks to approve and budgets are judged on ('509 CNY' where the memo
+    # asked for 'up to 643'; user try 13), and '1 run', not '1 runs'
+    hi = max(c.cost, e["range"]["cost"][1])
+    runs = round(p.runs_per_month, 1)
+    if money(hi, cur) == money(c.cost, cur):  # a measured run: no spread to give
+        lines = [_("One run costs {cost} ({hours} GPU-hours) with {plan}.", cost=money(c.cost, cur), hours=count(e["gpu_hours"]), plan=_plan_text(a)),
+                 _("At {runs} runs a month that is {monthly} a month.", runs=format_number(runs), monthly=money(c.monthly, cur))
+                 if runs != 1 else _("At 1 run a month that is {monthly} a month.", monthly=money(c.monthly, cur))]
+    else:
+        lines = [_("One run costs {cost}, up to {high} at the range's upper end ({hours} GPU-hours), with {plan}.", cost=money(c.cost, cur),
+                   high=money(hi, cur), hours=count(e["gpu_hours"]), plan=_plan_text(a)),
+                 _("At {runs} runs a month that is {monthly} a month, up to {high}.", runs=format_number(runs), monthly=money(c.monthly, cur),
+                   high=money(hi * p.runs_per_month, cur))
+                 if runs != 1 else _("At 1 run a month that is {monthly} a month, up to {high}.", monthly=money(c.monthly, cur),
+                                     high=money(hi * p.runs_per_month, cur))]
     if note := runs_note(p.runs_per_month, a.runs_given, p.greenfield):
         lines.append(note)
     if _changed(a):
@@ -2349,9 +2390,7 @@ def _checkpoint(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     c, e = a.plan.chosen, a.estimate_dict(a.strategy)
     w = a.evaluation.context["workload"]
     ck = checkpoint_plan(a.answers, w, c.hours, c.gpus)
-    def size(value_gb: float) -> str:  # LoRA's adapters are megabytes: '0.0 GB' said nothing (one format for every size)
-        return (_("{n} MB", n=f"{value_gb * 1000:,.0f}") if value_gb < 1 else _("{n} GB", n=f"{value_gb:,.1f}") if value_gb < 1000
-                else _("{n} GB", n=f"{value_gb:,.0f}"))
+    size = data_size  # LoRA's adapters are megabytes: '0.0 GB' said nothing (one format for every size)
 
     if a.method in ("lora", "qlora"):
         lines = [_("A checkpoint of this plan saves the adapters and their optimizer state: {full} ({weights} of adapter weights "

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from msgspec import Struct
 
 from advisor.base.i18n import _
-from advisor.base.units import count, format_number, hours_text, money, money_column
+from advisor.base.units import count, data_size, format_number, hours_text, money, money_column, seconds_text
 from advisor.decision.report import Report
 from advisor.estimate.posttrain import (
     DECODE_SOURCE,
@@ -118,14 +118,16 @@ def memo_lines(d: Report, a: Answers, cite: Callable[[str], str] | None = None) 
                          tokens=count(float(f["generated_tokens"])), tp=x.vllm_tp, source=source))  # type: ignore[arg-type]
     c = x.checkpoints
     if c is not None:
-        out.append(_("- Checkpoints: {weights} GB per save of weights only, {full} GB with optimizer state (12 bytes per trained "
-                     "parameter, ZeRO arXiv:1910.02054); storage to budget {storage} GB.", weights=f"{c.weights_gb:,.1f}",
-                     full=f"{c.full_gb:,.1f}", storage=f"{c.storage_gb:,.1f}"))
+        # megabytes where a LoRA's adapters are smaller than a gigabyte ('0.0 GB per save'; user try 13), as ask says them
+        out.append(_("- Checkpoints: {weights} per save of weights only, {full} with optimizer state (12 bytes per trained "
+                     "parameter, ZeRO arXiv:1910.02054); storage to budget {storage}.", weights=data_size(c.weights_gb),
+                     full=data_size(c.full_gb), storage=data_size(c.storage_gb)))
         if c.save_seconds is not None and c.every_hours is not None and c.saves is not None:
             how = _("Young's optimum, sqrt(2 × save time × mean time between interruptions)") if c.young else _("as given")
-            out.append(_("- Each save takes {seconds} s at {gbps} GB/s; a save every {every} ({how}): {saves} saves, {stall} of "
-                         "saving.", seconds=format_number(round(c.save_seconds)), gbps=format_number(a.operations.storage_gbps or 0),  # type: ignore[union-attr]
-                         every=hours_text(c.every_hours), how=how, saves=c.saves, stall=hours_text(c.saves * c.save_seconds / 3600.0)))
+            out.append(_("- Each save takes {seconds} at {gbps} GB/s; a save every {every} ({how}): {saves} saves, {stall} of "
+                         "saving.", seconds=seconds_text(c.save_seconds), gbps=format_number(a.operations.storage_gbps or 0),  # type: ignore[union-attr]
+                         every=hours_text(c.every_hours), how=how, saves=c.saves,
+                         stall=seconds_text(c.saves * c.save_seconds) if c.saves * c.save_seconds < 60 else hours_text(c.saves * c.save_seconds / 3600.0)))
         else:
             out.append(_("- Give operations.storage_gbps for the save time and how often to save."))
     if x.evaluation_hours is not None:

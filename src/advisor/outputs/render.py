@@ -870,7 +870,8 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
     def note(rule: str, title: str, source: Sequence[str] | str) -> str:
         return f"[^{fn.ref(rule, title, source)}]"
 
-    add(_("# Decision memo: distributed training for a {n}B-parameter model", n=format_number(a.model.params / 1e9)))
+    # no article before the size: 'for a 8B-parameter model' (user try 13); 'an' would be wrong for 7B
+    add(_("# Decision memo: distributed training of the {n}B-parameter model", n=format_number(a.model.params / 1e9)))
     add("")
     add(_("Prepared {date} by advisor. {inputs}", date=d.made_on, inputs=inputs_line(d, a)))
     add("")

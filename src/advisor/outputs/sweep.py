@@ -20,7 +20,7 @@ from advisor.base.units import SHORT_HOURS, count, days, format_number, hours_te
 from advisor.estimate import GB, cost, estimate_all
 from advisor.decision.advice import METHOD_ALTERNATIVES, options_at
 from advisor.decision.candidates import GpuType, gpu_types, variant
-from advisor.decision.decide import COST_TIE, SWITCH_MIN_GAIN, Option, best_at, dominates, pick_best, preference, undominated
+from advisor.decision.decide import COST_TIE, SAME_FIGURE, SWITCH_MIN_GAIN, Option, best_at, dominates, pick_best, preference, undominated
 from advisor.knowledge.rules import RuleSet, load_rules
 from advisor.decision.explain import point_inside, spot_name
 from advisor.estimate.posttrain import stage_name
@@ -423,7 +423,7 @@ def _framework_tie_note(sw: Sweep, at: int, marked: str, cur: str) -> str:
     if not others:
         return ""
     low, t = min(others)
-    if low >= cost * (1 - 0.0005):
+    if low >= cost * (1 - SAME_FIGURE):
         return ""
     return _(" ({strategy} costs {cost} here, {pct} less: within {tie} a difference does not decide, and the rules' score decides, "
              "as in the plan)", strategy=t, cost=money(low, cur), pct=percent(1.0 - low / cost, 1), tie=percent(COST_TIE))
@@ -437,11 +437,11 @@ def _tie_note(sw: Sweep, at: int, marked: float, cur: str, by: str = "cost") -> 
     values = sw.cost if by == "cost" else sw.hours
     low = np.min([np.where(sw.feasible[s], values[s], np.inf) for s in STRATEGIES], axis=0)
     low[at] = np.inf
-    better = np.flatnonzero(low < marked * (1 - 0.0005))
+    better = np.flatnonzero(low < marked * (1 - SAME_FIGURE))
     # each count as its row says it: the chooser's option there (rules and ties among strategies), best first
     for o in sorted(_weighed(sw, better[np.argsort(low[better], kind="stable")][:TIED_COUNTS]), key=lambda o: getattr(o, by)):
         value = getattr(o, by)
-        if value < marked * (1 - 0.0005):
+        if value < marked * (1 - SAME_FIGURE):
             if by == "cost":
                 return _(" ({gpus} GPUs cost {cost}, {pct} less: within {tie} a difference does not decide, and the count nearest "
                          "today's wins, as in the plan)", gpus=count(o.gpus), cost=money(value, cur), pct=percent(1.0 - value / marked, 1),

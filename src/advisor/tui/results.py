@@ -177,7 +177,8 @@ class ResultsScreen(Screen[None]):
                     yield Static("\n".join(f"[b]{_esc(fr.title)}[/b] [dim]({_esc('; '.join(source_words(x) for x in fr.source))}; {fr.id})[/dim]"
                                            for fr in d.fired_rules), id="rules-list")
             with TabPane(_("Memo"), id="memo"):
-                yield VerticalScroll(id="memo-scroll")
+                # said while the preview is built (a second or more on a slow machine): the blank pane looked broken (user try 13)
+                yield VerticalScroll(Static(_("Building the memo…"), id="memo-loading"), id="memo-scroll")
             with TabPane(_("Chart"), id="chart"):
                 with VerticalScroll(id="chart-scroll"):
                     yield Static(self._chart_key(), id="chart-key")
@@ -318,7 +319,9 @@ class ResultsScreen(Screen[None]):
     async def _mount_memo(self) -> None:
         if self.query_one("#tabs", TabbedContent).active != "memo" or self.query("#memo-preview"):
             return
-        await self.query_one("#memo-scroll", VerticalScroll).mount(Markdown(self.view.memo(self.size.width), id="memo-preview"))
+        preview = Markdown(self.view.memo(self.size.width), id="memo-preview")
+        await self.query("#memo-loading").remove()
+        await self.query_one("#memo-scroll", VerticalScroll).mount(preview)
 
     def action_next_tab(self) -> None:
         """] and [ step through the tabs from anywhere but a question being typed (a new user found only Tab, then
