@@ -178,3 +178,22 @@ def test_a_required_field_is_named_by_its_label_on_the_guided_qa():
         zh_labels = {f.path: f.label for s in steps() for f in s.fields}
         assert on_screen("cluster.gpus：必填") == f"“{zh_labels['cluster.gpus']}”：必填"
     assert on_screen("cluster.not_a_field: is required") == "cluster.not_a_field: is required"
+
+
+async def test_the_live_estimate_says_which_step_a_fine_tune_still_needs(rules, tmp_path):
+    """From step 2 to 13 of a LoRA the live estimate read only 'The answers are not complete yet.' (回答还不完整。): the
+    data is asked last and nothing said where. It now names the step."""
+    from advisor.tui.question import LivePanel
+
+    from .test_tui import SIZE, make_app
+
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        for key in ("enter", "down", "down", "enter"):
+            await pilot.press(key)
+            await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        panel = app.screen.query_one(LivePanel)
+        assert panel.advice is None and panel.problem == "Not complete yet: step 13 of 13 still needs an answer.", panel.problem

@@ -167,6 +167,12 @@ class AdvisorApp(App[None]):
     def _estimate_worker(self, draft: dict[str, Any], lang: str) -> None:
         with language(lang):  # a thread does not inherit the language's context variable
             advice, problem = self.advise_draft(draft, self.rules)
+            if advice is None and problem == _("The answers are not complete yet."):
+                # which step still needs an answer: 'not complete yet' stood from step 2 to 13 of a LoRA, whose data is
+                # asked last, with no word of where (user try 13)
+                index, missing = first_problem(draft, self.steps)
+                if missing:
+                    problem = _("Not complete yet: step {n} of {total} still needs an answer.", n=index + 1, total=len(self.steps))
         self.post_message(EstimateReady(draft, advice, problem))
 
     def on_estimate_ready(self, message: EstimateReady) -> None:
