@@ -806,9 +806,10 @@ def test_a_gpu_count_what_if_with_tokens_and_a_measured_time_prices_the_new_coun
     assert slower.plan.chosen.hours * slower.plan.chosen.gpus > same_h100.plan.chosen.hours * same_h100.plan.chosen.gpus
 
 
-def _planned_as_qlora(tmp_path, rules):
-    """A full fine-tune on 32 H100 that advisor plans as QLoRA on 16 (after the user try's answers, 2026-12-05: their 13B
-    no longer switches once the lighter method is priced on the same work and batch, so 70B)."""
+def _planned_as_lora(tmp_path, rules):
+    """A full fine-tune on 32 H100 that advisor plans as LoRA on 8 (after the user try's answers, 2026-12-05: their 13B
+    no longer switches once the lighter method is priced on the same work and batch, so 70B; it planned QLoRA on 16 until
+    an eager stack's loss was scaled with the width, workload.eager_efficiency, and LoRA's cheaper compute won)."""
     path = tmp_path / "answers.yaml"
     path.write_text(yaml.safe_dump({
         "model": {"params": "70B"},
@@ -818,30 +819,30 @@ def _planned_as_qlora(tmp_path, rules):
         "budget": {"price_per_gpu_hour": 3, "currency": "USD", "limit": 8000, "monthly_limit": 60000}}), encoding="utf-8")
     name, draft = load_mapping(str(path))
     advice = advise(answers_from_mapping(draft, name), rules)
-    assert advice.method_changed and advice.method == "qlora"
+    assert advice.method_changed and advice.method == "lora"
     return name, draft, advice
 
 
 def test_what_the_plan_switched_from_is_today_s_method_in_a_what_if(rules, tmp_path):
     """'what if training method = finetune?' said '(was qlora)' and re-priced today's own setup without its measured
     time (2.3 days against the measured 3.0): the answers ask for a full fine-tune, so nothing changes."""
-    name, draft, advice = _planned_as_qlora(tmp_path, rules)
+    name, draft, advice = _planned_as_lora(tmp_path, rules)
     reply = ask("what if training method = finetune?", draft, advice, rules, name)
     text = reply.text()
     assert "already say training method = full fine-tune: the advice stays as it is" in text and "(was" not in text, text
     assert "training.duration_days" not in reply.change
-    assert "a full fine-tune takes" in text and " and costs " in text  # and why the plan uses QLoRA instead
+    assert "a full fine-tune takes" in text and " and costs " in text  # and why the plan uses LoRA instead
 
 
-@pytest.mark.parametrize("question", ["what if we don't use QLoRA?", "如果不用 QLoRA 呢？", "what if we use QLoRA?"])
+@pytest.mark.parametrize("question", ["what if we don't use LoRA?", "如果不用 LoRA 呢？", "what if we use LoRA?"])
 def test_a_what_if_on_the_method_the_plan_already_switched_to_answers_with_the_method_asked(rules, tmp_path, question):
     """'what if we don't use QLoRA?' read as 'use QLoRA' (the 'don't' dropped) and answered 'What if training method =
     qlora (was qlora) ... the answers already say so' over a table that changed. The answer is the full fine-tune the
     answers ask for, priced."""
-    name, draft, advice = _planned_as_qlora(tmp_path, rules)
+    name, draft, advice = _planned_as_lora(tmp_path, rules)
     reply = ask(question, draft, advice, rules, name)
     text = reply.text()
-    assert "4,090 USD" in text and not reply.change, text
+    assert "3,796 USD" in text and not reply.change, text
 
 
 def test_a_negated_value_is_never_read_as_the_change(base, rules):
@@ -852,12 +853,12 @@ def test_a_negated_value_is_never_read_as_the_change(base, rules):
 def test_a_what_if_that_changes_the_fine_tuning_method_shows_it(rules, tmp_path):
     """'what if the deadline is 2 days?' on a full fine-tune planned as QLoRA went back to the full fine-tune on 64 GPUs,
     over budget; the table beside it had no method row, so the change of method went unsaid (user try, 2026-12-05)."""
-    name, draft, advice = _planned_as_qlora(tmp_path, rules)
+    name, draft, advice = _planned_as_lora(tmp_path, rules)
     reply = ask("what if the deadline is 2 days?", draft, advice, rules, name)
     new = advise(answers_from_mapping(with_change(draft, reply.change), name), rules)
-    assert (advice.method, new.method) == ("qlora", "finetune")  # the case this test is about
+    assert (advice.method, new.method) == ("lora", "finetune")  # the case this test is about
     rows = {r[0]: r[1:] for r in reply.figures}
-    assert rows["method"] == ("QLoRA", "full fine-tune"), rows
+    assert rows["method"] == ("LoRA", "full fine-tune"), rows
     same = ask("what if the monthly budget is 70k?", draft, advice, rules, name)
     assert "method" not in {r[0] for r in same.figures}
 
@@ -865,9 +866,9 @@ def test_a_what_if_that_changes_the_fine_tuning_method_shows_it(rules, tmp_path)
 @pytest.mark.parametrize("question", ["why not full fine-tune?", "why not a full finetune", "为什么不用全参数微调？"])
 def test_why_not_the_method_asked_gives_the_reason_the_plan_switched(rules, tmp_path, question):
     """'why not full fine-tune?' repeated the generic 'How it was chosen' (user try, 2026-12-05)."""
-    name, draft, advice = _planned_as_qlora(tmp_path, rules)
+    name, draft, advice = _planned_as_lora(tmp_path, rules)
     reply = ask(question, draft, advice, rules, name)
-    assert reply.intent == "why_not" and "4,090 USD" in reply.text(), reply.text()
+    assert reply.intent == "why_not" and "3,796 USD" in reply.text(), reply.text()
 
 
 # ------------------------------------------------------------------------------ without / instead (user try 2026-12-05)

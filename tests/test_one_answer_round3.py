@@ -305,8 +305,8 @@ def test_a_what_if_on_a_lighter_method_plan_keeps_the_runs_a_month(rules):
     the month (30,403 -> 57,804 CNY): the LoRA answers carried the cadence as if given, so the what-if did not keep it."""
     reply = _ask(EXAMPLES / "customer-service-finetune.yaml", rules, "what if we switch to H100?")
     text = reply_text(reply)
-    assert "Runs a month kept at today's 16.3." in text
-    assert reply.change["training.runs_per_month"] == pytest.approx(16.3, abs=0.05)
+    assert "Runs a month kept at today's 16.7." in text
+    assert reply.change["training.runs_per_month"] == pytest.approx(16.7, abs=0.05)
 
 
 def test_a_sweep_row_slower_for_more_micro_batches_says_so(tmp_path):

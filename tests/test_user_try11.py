@@ -171,7 +171,7 @@ def test_why_lora_says_what_the_full_fine_tune_would_take(rules):
     'why not full fine-tuning?' gave the figures."""
     text = _ask_a72(rules, "why LoRA?")
     assert text.startswith("LoRA is the method the answers ask for, and the plan keeps it.\nBeside it, the same data with full fine-tune:")
-    assert "a full fine-tune takes 2.5 days and costs 7,312 CNY a run" in text and "takes 17.0 h for 2,037 CNY a run" in text, text
+    assert "a full fine-tune takes 2.4 days and costs 7,029 CNY a run" in text and "takes 17.0 h for 2,037 CNY a run" in text, text
 
 
 def test_twice_as_much_data_and_2x_data_are_read(rules):

@@ -79,9 +79,16 @@ def test_a_budget_changed_in_chinese_is_the_budget_not_the_gpu_price(rules):
 
 def test_the_upper_end_is_not_rounded_onto_the_deadline(rules):
     """'有风险：推荐方案需要 3.2 小时，在 4.0 小时以内，但这类训练慢的时候要 4.0 小时' — the upper end 4.02 h rounded to the
-    deadline itself read as no risk at all."""
-    text = _ask(rules, ZH_TRY, "4小时内能训完吗", "zh")
-    assert text.startswith("有风险：") and "4.02 小时" in text.splitlines()[0], text
+    deadline itself read as no risk at all. Asked with a deadline just under the range's upper end, the reply gives the
+    upper end to a hundredth."""
+    from advisor.decision.advice import advise
+
+    a = advise(answers_from_mapping(ZH_TRY), rules)
+    hi = a.estimate_dict(a.strategy)["range"]["wall_clock_hours"][1]
+    deadline = hi - 0.002
+    assert f"{deadline:.1f}" == f"{hi:.1f}"  # one decimal would say the same figure twice
+    text = _ask(rules, ZH_TRY, f"{deadline:.3f}小时内能训完吗", "zh")
+    assert text.startswith("有风险：") and f"慢的时候要 {hi:.2f} 小时" in text.splitlines()[0], text
 
 
 @pytest.mark.parametrize("question", ["哪个GPU最便宜", "哪种 GPU 最便宜？", "最便宜的卡是哪种"])

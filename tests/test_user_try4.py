@@ -218,11 +218,11 @@ def test_runs_a_month_not_given_are_said_to_be_assumed(lora_advice, rules):
     """'16.3 runs a month' read as if the team had given it: the memo listed 'runs_per_month: 16.327…' among the answers."""
     memo = to_markdown(lora_advice)
     assert "runs_per_month" not in memo.split("Runs a month not given")[0] and "runs_per_month: 16." not in memo
-    assert "Runs a month not given: 16.3, as many runs of 44.1 h as fit back to back in 30 days" in memo
-    assert "Runs a month not given: 16.3" in to_text(lora_advice)
+    assert "Runs a month not given: 16.7, as many runs of 43.0 h as fit back to back in 30 days" in memo
+    assert "Runs a month not given: 16.7" in to_text(lora_advice)
     assert "runs_per_month" not in lora_advice.answers_as_given()["training"]
-    for question in ("how many runs per month?", "why 16.3 runs a month?"):
-        assert "Runs a month not given: 16.3" in _ask(question, rules, "customer-service-finetune.yaml").text(), question
+    for question in ("how many runs per month?", "why 16.7 runs a month?"):
+        assert "Runs a month not given: 16.7" in _ask(question, rules, "customer-service-finetune.yaml").text(), question
 
 
 def test_runs_a_month_given_get_no_such_note(rules, tmp_path):
@@ -240,8 +240,8 @@ def test_where_the_runs_a_month_come_from_is_answered_in_chinese(rules):
     from advisor.base.i18n import language
 
     with language("zh"):
-        for question in ("每月训练几次", "每月16.3次是怎么来的"):
-            assert "回答没有给每月训练次数：按 16.3 次计" in _ask(question, rules, "customer-service-finetune.yaml").text(), question
+        for question in ("每月训练几次", "每月16.7次是怎么来的"):
+            assert "回答没有给每月训练次数：按 16.7 次计" in _ask(question, rules, "customer-service-finetune.yaml").text(), question
 
 
 def test_fine_tuning_examples_typed_over_the_default_tokens_replace_them():
@@ -269,10 +269,10 @@ def test_fine_tuning_examples_typed_over_the_default_tokens_replace_them():
 
 
 @pytest.mark.parametrize("question, lang, first", [
-    ("can we finish in 3 days?", "en", "Yes: the recommended plan takes 11.6 h (up to 14.7 h), inside 3.0 days."),
-    ("can we finish in 12 hours?", "en", "At risk: the recommended plan takes 11.6 h, inside 12.0 h, but slower runs of this kind take up to 14.7 h."),
+    ("can we finish in 3 days?", "en", "Yes: the recommended plan takes 11.6 h (up to 14.5 h), inside 3.0 days."),
+    ("can we finish in 12 hours?", "en", "At risk: the recommended plan takes 11.6 h, inside 12.0 h, but slower runs of this kind take up to 14.5 h."),
     ("can we finish in 8 hours?", "en", "No: the recommended plan takes 11.6 h, more than 8.0 h."),
-    ("能在一周内完成吗", "zh", "能：推荐方案需要 11.6 小时（最多 14.7 小时），在 7.0 天以内。"),
+    ("能在一周内完成吗", "zh", "能：推荐方案需要 11.6 小时（最多 14.5 小时），在 7.0 天以内。"),
 ])
 def test_can_we_finish_is_answered_yes_or_no_before_the_what_if(rules, question, lang, first):
     """'can we finish in 3 days?' got only a re-plan for a 3-day deadline, never 'yes, 11.6 h'."""
@@ -305,9 +305,9 @@ def test_the_what_if_table_marks_todays_count_and_says_why_a_row_is_at_risk(lora
     """A row marked 'today' showed LoRA on 8 GPUs beside a summary saying today's setup cannot run; 'at risk' beside
     25.2 h against 30 h had no reason under the table."""
     memo = to_markdown(lora_advice)
-    assert "| 8 | `deepspeed-zeropp` | 25.2 h | 2,015 CNY | at risk | today's GPU count |" in memo
+    assert "| 8 | `deepspeed-zeropp` | 24.5 h | 1,961 CNY | at risk | today's GPU count |" in memo
     table = memo.split("## What if: other GPU counts")[1]
-    assert "At risk: the estimate is inside the deadline, but runs of this kind can take 1.26x as long" in table.split("##")[0]
+    assert "At risk: the estimate is inside the deadline, but runs of this kind can take 1.25x as long" in table.split("##")[0]
 
 
 def test_a_limit_not_set_reads_no_limit(rules):

@@ -21,7 +21,7 @@ from advisor.estimate.memory import activation_bytes, cpu_bytes_per_node, logits
 from advisor.estimate.workload import fp8_time_factor
 from advisor.estimate.workload import (
     CUDA_OVERHEAD_BYTES,
-    EAGER_EFFICIENCY,
+    eager_efficiency,
     FULL_RECOMPUTE_FLOPS,
     GB,
     Hardware,
@@ -299,7 +299,7 @@ def _compute_seconds(w: Workload, hw: Hardware, work: np.ndarray, mfu: float, ac
     # run their matrix multiplications more efficiently (hidden_scaling in data/efficiency.yaml).
     peak = hw.spec.peak_tflops * 1e12 * kernel_scale(w.shape.hidden) * hw.efficiency_scale
     if w.stack == "eager":
-        peak = peak * EAGER_EFFICIENCY  # Hugging Face Trainer's op-by-op modules (workload.EAGER_EFFICIENCY)
+        peak = peak * eager_efficiency(w.shape.hidden)  # Hugging Face Trainer's op-by-op modules (workload.eager_efficiency)
     return work / (peak * mfu) + dequant_seconds(w, hw.spec, accumulation, tp, pp)
 
 
@@ -749,7 +749,7 @@ def gpu_hours_floor(answers: Answers) -> float | None:
     tokens = float(t.data_tokens or w.global_batch_tokens)  # _estimate_all's placeholder where a duration stands in
     peak = hw.spec.peak_tflops * 1e12 * kernel_scale(w.shape.hidden) * hw.efficiency_scale
     if w.stack == "eager":
-        peak = peak * EAGER_EFFICIENCY
+        peak = peak * eager_efficiency(w.shape.hidden)
     # FP8 at its best here: one GPU's whole layer (no TP) and micro-batches long enough that the weight casts vanish
     fp8 = min(fp8_time_factor(w, False, 1.0, 1e12), fp8_time_factor(w, True)) if w.fp8 else 1.0
     floor = tokens * w.flops_per_token * fp8 / (peak * mfu_band(hw.spec.band).mid) / 3600.0

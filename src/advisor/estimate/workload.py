@@ -308,6 +308,21 @@ EAGER_EFFICIENCY = 5762.0 / 6667.0
 issue-32 measurement of an 8B LoRA under Hugging Face Trainer on one H200 (11.1k tokens/s against 13.1k modelled on
 the fused band, 0.85) agrees."""
 
+EAGER_REFERENCE_HIDDEN = 4096.0
+"""The hidden size EAGER_EFFICIENCY was measured at (Llama 3.1 8B)."""
+
+
+def eager_efficiency(hidden: float) -> float:
+    """An eager stack's throughput against the same job compiled, at this hidden size. What eager mode loses is the
+    unfused element-wise and normalisation kernels between the matrix multiplications (torch.compile fuses them): they
+    move O(s·h) bytes per layer while the matrix multiplications do O(s·h²) FLOPs, so their share of the step falls as
+    1/h ('Data Movement Is All You Need', arXiv:2007.00072: in BERT such memory-bound operators took about a third of the
+    runtime for 0.2% of the FLOPs). So the time eager mode adds, 1/EAGER_EFFICIENCY - 1 = 15.7% of the compiled step at
+    hidden 4,096, scales with 4,096/h: 0.93 of compiled at 8,192, 0.76 at 2,048, 0.54 at 768."""
+    added = (1.0 / EAGER_EFFICIENCY - 1.0) * EAGER_REFERENCE_HIDDEN / float(hidden)
+    return 1.0 / (1.0 + added)
+
+
 EAGER_LOGITS_BYTES_PER_VOCAB = 14.0
 """Bytes per token per vocabulary entry the output logits hold at the loss under an eager Hugging Face stack: the bf16
 logits the model returns (2), the fp32 log-probabilities cross_entropy saves for its backward (4: transformers
