@@ -716,7 +716,7 @@ def advise(answers: Answers, rules: RuleSet) -> Advice:
                 "text": _("The plan runs on {gpus} × {plan_gpu}, a type listed to compare; the cluster has {today_gpu}: confirm {gpus} "
                           "× {plan_gpu} can be rented or bought for up to {time} per run before committing.", gpus=c.gpus,
                           plan_gpu=best.answers.cluster.spec.name, today_gpu=answers.cluster.spec.name,
-                          time=hours_text(c.hours * upper_factor(best.answers))),
+                          time=hours_text(best.facts["chosen_hours_high"])),
                 "blocking": False, "rule": "plan-on-another-gpu-type", "source": "advisor engine (cluster.candidates)",
             })
     if best is not first:

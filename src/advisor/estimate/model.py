@@ -292,15 +292,19 @@ def _share(w: Workload, n: np.ndarray, tp: np.ndarray, pp: np.ndarray, cp: np.nd
     return dp, np.ceil(seqs / dp)
 
 
+def _peak_flops(w: Workload, hw: Hardware) -> float:
+    """The FLOP/s the MFU band is a share of, for this model on this GPU: the band is hardware FLOPs utilisation at
+    hidden 4,096, wider layers run their matrix multiplications more efficiently (hidden_scaling in
+    data/efficiency.yaml), and an eager stack loses what its unfused kernels take (workload.eager_efficiency). The step
+    and the GPU-hour floor read it from here."""
+    peak = hw.spec.peak_tflops * 1e12 * kernel_scale(w.shape.hidden) * hw.efficiency_scale
+    return peak * eager_efficiency(w.shape.hidden) if w.stack == "eager" else peak
+
+
 def _compute_seconds(w: Workload, hw: Hardware, work: np.ndarray, mfu: float, accumulation: np.ndarray, tp: np.ndarray,
                      pp: np.ndarray) -> np.ndarray:
-    """Compute seconds per step at one MFU."""
-    # The band is hardware FLOPs utilisation at hidden 4,096: recomputation is charged once, in ``work``; wider layers
-    # run their matrix multiplications more efficiently (hidden_scaling in data/efficiency.yaml).
-    peak = hw.spec.peak_tflops * 1e12 * kernel_scale(w.shape.hidden) * hw.efficiency_scale
-    if w.stack == "eager":
-        peak = peak * eager_efficiency(w.shape.hidden)  # Hugging Face Trainer's op-by-op modules (workload.eager_efficiency)
-    return work / (peak * mfu) + dequant_seconds(w, hw.spec, accumulation, tp, pp)
+    """Compute seconds per step at one MFU (recomputation is charged once, in ``work``)."""
+    return work / (_peak_flops(w, hw) * mfu) + dequant_seconds(w, hw.spec, accumulation, tp, pp)
 
 
 def _step_floor(strategy: str, w: Workload, hw: Hardware, n: np.ndarray, tp: np.ndarray, pp: np.ndarray, vpp: np.ndarray,
@@ -747,9 +751,7 @@ def gpu_hours_floor(answers: Answers) -> float | None:
         return None  # a refit efficiency, or post-training's rollouts in the reference a known duration scales by
     w, hw = workload_from(answers), hardware_from(answers)
     tokens = float(t.data_tokens or w.global_batch_tokens)  # _estimate_all's placeholder where a duration stands in
-    peak = hw.spec.peak_tflops * 1e12 * kernel_scale(w.shape.hidden) * hw.efficiency_scale
-    if w.stack == "eager":
-        peak = peak * eager_efficiency(w.shape.hidden)
+    peak = _peak_flops(w, hw)
     # FP8 at its best here: one GPU's whole layer (no TP) and micro-batches long enough that the weight casts vanish
     fp8 = min(fp8_time_factor(w, False, 1.0, 1e12), fp8_time_factor(w, True)) if w.fp8 else 1.0
     floor = tokens * w.flops_per_token * fp8 / (peak * mfu_band(hw.spec.band).mid) / 3600.0

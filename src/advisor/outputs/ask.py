@@ -2390,18 +2390,16 @@ def _checkpoint(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     c, e = a.plan.chosen, a.estimate_dict(a.strategy)
     w = a.evaluation.context["workload"]
     ck = checkpoint_plan(a.answers, w, c.hours, c.gpus)
-    size = data_size  # LoRA's adapters are megabytes: '0.0 GB' said nothing (one format for every size)
-
-    if a.method in ("lora", "qlora"):
+    if a.method in ("lora", "qlora"):  # adapters are megabytes: data_size says them so, not '0.0 GB'
         lines = [_("A checkpoint of this plan saves the adapters and their optimizer state: {full} ({weights} of adapter weights "
                    "in 16 bits plus Adam's fp32 master weights and two moments); the frozen base is not saved.",
-                   full=size(ck.full_gb), weights=size(ck.weights_gb))]
+                   full=data_size(ck.full_gb), weights=data_size(ck.weights_gb))]
     else:
         lines = [_("A checkpoint to resume from holds {full}: {weights} of weights in 16 bits plus Adam's fp32 master weights and "
                    "two moments (12 bytes a parameter, ZeRO's K); the final weights alone are {weights}.",
-                   full=size(ck.full_gb), weights=size(ck.weights_gb))]
+                   full=data_size(ck.full_gb), weights=data_size(ck.weights_gb))]
     keep = a.answers.operations.keep_checkpoints if a.answers.operations else 1
-    lines.append(_("Keeping {n} to resume from and the final weights takes {storage} of storage.", n=count(keep), storage=size(ck.storage_gb)))
+    lines.append(_("Keeping {n} to resume from and the final weights takes {storage} of storage.", n=count(keep), storage=data_size(ck.storage_gb)))
     if ck.save_seconds is not None and ck.every_hours is not None:
         gbps = a.answers.operations.storage_gbps if a.answers.operations else None
         lines.append(_("At {gbps} GB/s a save takes {seconds} s; saving every {every} ({how}) means about {saves} saves a run.",

@@ -117,10 +117,11 @@ class AdvisorApp(App[None]):
 
     @staticmethod
     def advise_draft(draft: dict[str, Any], rules: RuleSet) -> tuple[Advice | None, str | None]:
-        """The advice for a draft, or None and why not: the one call to the core, from the worker or the app."""
+        """The advice for a draft, or None and why not: the one call to the core, from the worker or the app. Answers not
+        complete yet give no reason here: each caller says where (first_problem), or 'not complete yet'."""
         answers, _errors = validate(draft)
         if answers is None:
-            return None, _("The answers are not complete yet.")
+            return None, None
         from advisor.decision.advice import advise
 
         try:
@@ -167,12 +168,12 @@ class AdvisorApp(App[None]):
     def _estimate_worker(self, draft: dict[str, Any], lang: str) -> None:
         with language(lang):  # a thread does not inherit the language's context variable
             advice, problem = self.advise_draft(draft, self.rules)
-            if advice is None and problem == _("The answers are not complete yet."):
+            if advice is None and problem is None:
                 # which step still needs an answer: 'not complete yet' stood from step 2 to 13 of a LoRA, whose data is
                 # asked last, with no word of where (user try 13)
                 index, missing = first_problem(draft, self.steps)
-                if missing:
-                    problem = _("Not complete yet: step {n} of {total} still needs an answer.", n=index + 1, total=len(self.steps))
+                problem = (_("Not complete yet: step {n} of {total} still needs an answer.", n=index + 1, total=len(self.steps))
+                           if missing else _("The answers are not complete yet."))
         self.post_message(EstimateReady(draft, advice, problem))
 
     def on_estimate_ready(self, message: EstimateReady) -> None:
