@@ -63,6 +63,10 @@ def answers_for(run: dict[str, Any], sc: dict[str, Any], defaults: dict[str, Any
         training["global_batch_tokens"] = sc["global_batch_tokens"]
     if "precision" in sc and not pm:  # the run's published number format (DeepSeek-V3 trained its GEMMs in FP8)
         training["precision"] = sc["precision"]
+    if "micro_batch" in sc and not pm:  # the run's published micro-batch (its stored training config)
+        training["micro_batch_size"] = sc["micro_batch"]
+    if "recompute" in sc and not pm:  # the run's published activation recomputation (its stored training config)
+        training["activation_recompute"] = sc["recompute"]
     network = sc.get("network_gbps") or defaults["network"].get(run["gpu"])
     return answers_from_mapping({
         "model": model,
@@ -99,7 +103,9 @@ def full_run_rows(runs: list[dict[str, Any]], scenarios: dict[str, Any], pm: boo
             continue
         gpus = int(run.get("gpus") or sc.get("gpus") or defaults["gpus"])
         answers = answers_for(run, sc, defaults, gpus, pm)
-        with published_schedule({} if pm else sc):
+        # A run whose paper, card or stored config gives its TP x PP is priced at that layout (run_layout), as the
+        # held-out throughput rows are; a PM-only pricing keeps advisor's own.
+        with published_schedule({} if pm else sc), published_layout(None if pm else run_layout(sc)):
             advice = advise(answers, rules)
         strategy = (None if pm else sc.get("strategy")) or advice.strategy
         e = advice.today.estimates[strategy]
@@ -229,6 +235,16 @@ def published_schedule(sc: dict[str, Any]):
         yield
     finally:
         model.hardware_from = original
+
+
+def run_layout(sc: dict[str, Any]) -> tuple[int, int, int, bool] | None:
+    """A full run's published ``layout: [tp, cp, pp, interleaved]`` (its ``layout_source`` quotes where it is read),
+    or None: the layout search picks as it does for a plan. ``interleaved: false`` where the source names no virtual
+    stages: Megatron-LM and GPT-NeoX run the plain 1F1B schedule unless told to interleave."""
+    if "layout" not in sc:
+        return None
+    tp, cp, pp, interleaved = sc["layout"]
+    return int(tp), int(cp), int(pp), bool(interleaved)
 
 
 @contextmanager
