@@ -42,7 +42,7 @@ from advisor.base.i18n import N_, _, width, written_in_chinese, zh
 from advisor.base.text import plain
 from advisor.knowledge.rules import RuleSet, format_number
 from advisor.knowledge.strategies import FRAMEWORKS
-from advisor.base.units import as_written, data_size, hours_against, cn_number, count, money_column, money_pair, parse_duration, parse_money, parse_quantity, readable_figure, same_unit, strip_per_hour, token_amount, token_text
+from advisor.base.units import as_written, data_size, hours_against, cn_number, count, money_column, money_pair, parse_duration, parse_money, parse_quantity, readable_figure, same_unit, seconds_text, strip_per_hour, token_amount, token_text
 from advisor.decision.facts import HOURS_PER_MONTH
 from advisor.outputs.render import recompute_word, runs_note
 
@@ -2402,8 +2402,8 @@ def _checkpoint(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     lines.append(_("Keeping {n} to resume from and the final weights takes {storage} of storage.", n=count(keep), storage=data_size(ck.storage_gb)))
     if ck.save_seconds is not None and ck.every_hours is not None:
         gbps = a.answers.operations.storage_gbps if a.answers.operations else None
-        lines.append(_("At {gbps} GB/s a save takes {seconds} s; saving every {every} ({how}) means about {saves} saves a run.",
-                       gbps=format_number(gbps or 0), seconds=format_number(round(ck.save_seconds)), every=hours_text(ck.every_hours),
+        lines.append(_("At {gbps} GB/s a save takes {seconds}; saving every {every} ({how}) means about {saves} saves a run.",
+                       gbps=format_number(gbps or 0), seconds=seconds_text(ck.save_seconds), every=hours_text(ck.every_hours),
                        how=_("Young's optimum for advisor's interruption rate") if ck.young else _("as the answers set"),
                        saves=count(ck.saves or 0)))
     else:
