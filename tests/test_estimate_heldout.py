@@ -505,3 +505,40 @@ def test_a_held_out_row_is_priced_at_its_published_expert_and_virtual_stage_degr
     assert automodel["ep"] == 64 and "ep_size: 64" in automodel["ep_source"] and automodel["recompute"] == "none"
     [oss] = heldout.heldout_rows({**data, "rows": [automodel]})
     assert oss["ep"] == 64.0 and 0.75 <= oss["ratio"] <= 1.33
+
+
+def test_a_held_out_full_run_is_priced_at_the_layout_its_source_states():
+    """bench/heldout_fullruns.yaml: a whole pre-training whose paper, card or stored config states its TP x PP,
+    micro-batch or recomputation is priced at them (fidelity.run_layout, answers_for), with the quote that says so; the
+    full runs had all run at advisor's own layout search (StarCoder at TP2 x PP2 interleaved where its paper says TP4 x
+    PP4, StableLM-3B-4E1T without the recomputation its GPT-NeoX config turns on)."""
+    import sys
+    from pathlib import Path
+
+    bench = Path(__file__).resolve().parents[1] / "bench"
+    sys.path.insert(0, str(bench))
+    try:
+        import fidelity
+        import heldout
+    finally:
+        sys.path.remove(str(bench))
+    scenarios = yaml.safe_load(heldout.FULL_RUNS.read_text(encoding="utf-8"))
+    runs = scenarios["extra_runs"]
+    pinned = {name: sc for name, sc in runs.items() if "layout" in sc}
+    assert {n.split(" (")[0] for n in pinned} >= {"StarCoderBase", "Falcon-7B", "StableLM-3B-4E1T", "SmolLM3-3B"}
+    assert all(sc.get("layout_source") for sc in pinned.values())
+    expected = {"StarCoderBase": (4.0, 4.0, 1.0, "none"), "StableLM-3B-4E1T": (1.0, 1.0, 4.0, "full"), "SmolLM3-3B": (2.0, 1.0, 3.0, "none")}
+    for name, sc in pinned.items():
+        key = name.split(" (")[0]
+        if key not in expected:
+            continue
+        run = {"name": name, **sc}
+        answers = fidelity.answers_for(run, sc, scenarios["defaults"], int(sc["gpus"]))
+        with fidelity.published_layout(fidelity.run_layout(sc)):
+            e = fidelity.advise(answers, fidelity.load_rules()).today.estimates[sc["strategy"]]
+        tp, pp, mb, rc = expected[key]
+        assert (float(e.tp[0]), float(e.pp[0]), float(e.vpp[0]), float(e.micro_batch[0]), str(e.recompute[0])) == (tp, pp, 1.0, mb, rc), key
+    # A PM-only pricing keeps advisor's own plan: what a PM knows carries no layout.
+    star = next(sc for n, sc in pinned.items() if n.startswith("StarCoderBase"))
+    pm = fidelity.answers_for({"name": "StarCoderBase", **star}, star, scenarios["defaults"], int(star["gpus"]), pm=True)
+    assert pm.training.micro_batch_size is None and pm.training.activation_recompute == "auto"
