@@ -35,3 +35,35 @@ def test_ask_gives_a_short_save_in_hundredths_as_the_memo_does(rules, lang, ques
     """The memo's 'Each save takes 0.04 s' (the eighth session's fix) had a twin in ask: 'At 2 GB/s a save takes 0 s'."""
     text = _ask(rules, _example("customer-service-dpo.yaml"), question, lang)
     assert short in text and rounded not in text, text
+
+
+# The Chinese session's job: a 14B LoRA on 50,000 dialogues of 800 tokens, 16 A100s, 16 H100s listed at 25 CNY.
+ZH_JOB = {
+    "model": {"params": "14B"},
+    "training": {"method": "lora", "examples": "5万", "tokens_per_example": 800, "deadline_days": 3},
+    "cluster": {"gpu": "a100-80gb", "gpus": 16, "max_gpus": 16, "gpus_per_node": 8,
+                "candidates": [{"gpu": "h100-sxm", "price_per_gpu_hour": 25, "max_gpus": 16}]},
+    "budget": {"price_per_gpu_hour": 12, "currency": "CNY", "limit": "2万"},
+    "team": {"experience": "some"},
+    "project": {"stage": "mvp"},
+}
+
+
+@pytest.mark.parametrize(("lang", "question"), [("en", "what if we do a full fine-tune?"), ("zh", "改成全参数微调呢")])
+def test_a_full_fine_tune_asked_and_planned_lighter_says_what_the_full_fine_tune_itself_takes(rules, lang, question):
+    """'改成全参数微调呢' answered with QLoRA's figures and QLoRA's dequantisation as the reason ('here each run takes 197%
+    more', where 8 GPUs against 16 made most of it), and never what a full fine-tune would take or cost."""
+    from advisor.base.i18n import language
+    from advisor.decision.advice import advise
+    from advisor.base.units import money
+
+    # the what-if keeps today's batch (16 sequences of 2,048 tokens) and one run a month
+    with_ft = {**ZH_JOB, "training": {**ZH_JOB["training"], "method": "finetune", "global_batch_tokens": 16 * 2048, "runs_per_month": 1}}
+    text = _ask(rules, ZH_JOB, question, lang)
+    with language(lang):
+        planned = advise(answers_from_mapping(with_ft), rules)
+        assert planned.method == "qlora" and planned.asked_plan is not None  # the same what-if, priced directly
+        full = money(planned.asked_plan.chosen.cost, "CNY")
+        assert full in text, text
+        assert planned.method_reason() in text, text
+    assert "dequantises it on every step" not in text and "每一步都要反量化" not in text, text

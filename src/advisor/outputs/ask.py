@@ -1188,8 +1188,10 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
         # what-if asks for the plan's own method: 'LoRA on our H20' read 'LoRA is planned only where ...: here it does
         # not' beside a LoRA plan; user try 12)
         lines.append(_method_policy(base.method, new.method))
-    elif new.method_changed and not base.method_changed and new.method == base.method:
-        # 'what if a full fine-tune?' planned as today's LoRA: the reply showed the same figures and no reason (user try 13)
+    elif new.method_changed and not base.method_changed:
+        # 'what if a full fine-tune?' planned as today's LoRA: the reply showed the same figures and no reason (user try 13);
+        # planned as QLoRA, it gave QLoRA's figures with QLoRA's dequantisation as the reason and never what the full
+        # fine-tune itself takes (user try 14): the method's reason says both
         lines.append(new.method_reason() or "")
     elif _lighter_not_planned(base, new):  # 'why not LoRA?' where the plan keeps the full fine-tune: why it was not planned
         lines.append(_method_policy(new.method, base.method))
