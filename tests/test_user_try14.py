@@ -67,3 +67,27 @@ def test_a_full_fine_tune_asked_and_planned_lighter_says_what_the_full_fine_tune
         assert full in text, text
         assert planned.method_reason() in text, text
     assert "dequantises it on every step" not in text and "每一步都要反量化" not in text, text
+
+
+@pytest.mark.parametrize(("question", "epochs"), [("训练三轮要多久", 3), ("如果训练两轮呢", 2), ("训练3个epoch呢", 3)])
+def test_epochs_written_in_chinese_numerals_are_read(rules, question, epochs):
+    """'训练三轮要多久' answered with the one-epoch figures (the numeral was not read), where '训练3个epoch呢' gave 3 epochs:
+    a 3x wrong answer with no sign that anything was skipped."""
+    text = _ask(rules, ZH_JOB, question, "zh")
+    assert f"轮数 = {epochs}" in text, text
+
+
+@pytest.mark.parametrize(("text", "value"), [("十六", 16), ("十六张", 16), ("三", 3), ("两轮", 2), ("二十", 20)])
+def test_a_count_in_chinese_numerals_is_read_as_the_parser_reads_70yi(text, value):
+    """'十六' typed for the GPUs was refused while '70亿' was read (user try 14)."""
+    from advisor.base.units import parse_quantity
+
+    assert parse_quantity(text) == value
+    a = answers_from_mapping({**ZH_JOB, "cluster": {**ZH_JOB["cluster"], "gpus": "十六"}, "training": {**ZH_JOB["training"], "epochs": text}})
+    assert a.cluster.gpus == 16 and a.training.epochs == value
+
+
+def test_a_chinese_numeral_inside_a_longer_word_is_not_an_epoch_count(rules):
+    """'每一轮对话' (each dialogue turn) is not 'one epoch'."""
+    text = _ask(rules, ZH_JOB, "每一轮对话 800 token 呢", "zh")
+    assert "轮数" not in text, text

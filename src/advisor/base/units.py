@@ -34,6 +34,10 @@ _SUFFIX_RX = "|".join(sorted((re.escape(s) for s in SUFFIXES), key=len, reverse=
 _MEASURE_RX = "|".join(sorted((re.escape(s) for s in MEASURE_WORDS), key=len, reverse=True))
 _NUMBER = r"([+-]?(?:[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]*)?|[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(?:[eE]([+-]?[0-9]+))?"
 _QUANTITY = re.compile(rf"^\s*{_NUMBER}\s*(?:({_SUFFIX_RX})\s*)?(?:(?:{_MEASURE_RX})\s*)?$", re.IGNORECASE)
+_CN_QUANTITY_RX = r"[一二两三四五六七八九十]{1,3}"
+_CN_QUANTITY = re.compile(rf"^\s*({_CN_QUANTITY_RX})\s*(?:(?:{_MEASURE_RX})\s*)?$")
+"""A count written in Chinese numerals up to 99, with its measure word or without ('十六', '十六张', '三轮'): read as the
+digits are (user try 14: '十六' was refused where '70亿' was read)."""
 """A number (thousands may be grouped with commas: 500,000), an optional exponent, an optional magnitude word. A sign is
 read too, so '-8' typed for a GPU count is refused by the field's range ('must be a positive whole number (got -8)'),
 not as unreadable text."""
@@ -63,6 +67,16 @@ DURATION_UNITS: dict[str, float] = {
 
 _CN_NUMERAL_RX = "[一二两三四五六七八九十]{1,3}"
 _CN_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+
+
+def _is_cn_number(text: str) -> bool:
+    """A well-formed Chinese number up to 99 ('十六', '二十', '三'), not a run of digits ('十十', '三三')."""
+    if "十" not in text:
+        return len(text) == 1
+    tens, _sep, ones = text.partition("十")
+    if "十" in ones or len(tens) > 1 or len(ones) > 1:
+        return False
+    return tens != "两"  # twenty is 二十, never 两十
 
 
 def cn_number(text: str) -> int:
@@ -99,6 +113,9 @@ def parse_quantity(value: object) -> float:
     elif isinstance(value, str):
         if len(value) > MAX_QUANTITY_CHARS:
             raise ValueError(_("is {n} characters long; {examples}", n=count(len(value)), examples=_(EXAMPLES)))
+        cn = _CN_QUANTITY.match(value)
+        if cn and _is_cn_number(cn.group(1)):
+            return float(cn_number(cn.group(1)))
         match = _QUANTITY.match(value)
         if not match:
             raise ValueError(_("cannot read {value} as a number; {examples}", value=repr(value), examples=_(EXAMPLES)))
@@ -205,7 +222,7 @@ _MARK_ANY = _any_case(_MARK_RX)
 
 def quantity_pattern() -> str:
     """What parse_quantity reads from text, as a JSON Schema pattern ('7B', '7 billion', '70亿', '2,000,000', '7e9')."""
-    return rf"^\s*{_QUANTITY_BODY}$"
+    return rf"^\s*(?:{_QUANTITY_BODY}|{_CN_QUANTITY_RX}\s*(?:(?:{_any_case(_MEASURE_RX)})\s*)?)$"
 
 
 def money_pattern() -> str:
