@@ -91,3 +91,33 @@ def test_a_chinese_numeral_inside_a_longer_word_is_not_an_epoch_count(rules):
     """'每一轮对话' (each dialogue turn) is not 'one epoch'."""
     text = _ask(rules, ZH_JOB, "每一轮对话 800 token 呢", "zh")
     assert "轮数" not in text, text
+
+
+async def test_a_question_typed_in_one_burst_keeps_its_slashes(rules, tmp_path):
+    """'what if the network was 100 Gb/s per GPU?' was asked as '100 Gbs', and 'a/b 1/2' typed as 'ab 12': whether the
+    box was empty was read when '/' arrived, before the keys typed just ahead of it reached the box. A '/' pressed to
+    focus a box that already had it is dropped from the question asked."""
+    from textual import events
+
+    from advisor.base.safeload import load_mapping
+    from advisor.tui.app import AdvisorApp
+
+    _name, draft = load_mapping(EXAMPLES / "customer-service.yaml")
+    app = AdvisorApp(rules=rules, cursor_blink=False, workdir=tmp_path, draft=draft)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.show_results()
+        await pilot.pause()
+        await pilot.press("slash")
+        await pilot.pause()
+        box = app.screen.query_one("#ask-input")
+        for ch in "a/b 1/2":  # posted together, as a terminal delivers a paste or fast typing
+            app.post_message(events.Key({"/": "slash", " ": "space"}.get(ch, ch), ch))
+        await pilot.pause()
+        await pilot.pause()
+        assert box.value == "a/b 1/2"
+        box.value = ""
+        await pilot.press("slash", "w", "h", "a", "t", " ", "i", "s", " ", "z", "e", "r", "o", "?", "enter")
+        await pilot.pause()
+        questions = [str(w.render()) for w in app.screen.query(".ask-q")]
+        assert questions[-1] == "› what is zero?", questions

@@ -250,7 +250,7 @@ def test_the_why_section_is_never_an_empty_heading(pm):
 
 
 async def test_slash_on_an_empty_question_box_is_the_focus_key_not_text():
-    """'/' focuses the Ask box; pressed with the box already focused it typed itself: '› /能不能再便宜点'."""
+    """'/' focuses the Ask box; pressed with the box already focused it typed itself: '› /能不能再便宜点' (the asked question now drops it)."""
     from textual.app import App
     from textual.binding import Binding
 
@@ -270,7 +270,9 @@ async def test_slash_on_an_empty_question_box_is_the_focus_key_not_text():
         box = app.query_one(QuestionInput)
         box.focus()
         await pilot.press("slash", "a", "slash")
-        assert box.value == "a/"
+        # '/' is text while the box has the focus (user try 14: a burst of keys lost every '/'); the one pressed to focus
+        # a box that had the focus is dropped when the question is asked
+        assert box.value == "/a/" and QuestionInput.question(box.value) == "a/"
 
 
 def test_a_tie_on_cost_is_said_as_the_choice_settles_it(pm):

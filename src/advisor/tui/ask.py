@@ -22,15 +22,24 @@ def memo_label(on: bool) -> str:
 class QuestionInput(Input):
     """The question box. Empty, it leaves ] and [ to the screen, which steps through the tabs with them: Textual drops
     every printable key an Input could take from the screen's bindings, so a further ] on the Ask tab typed itself
-    into the box (user try 2026-12-06); likewise '/', the key that focuses the box, which typed itself as the question's
-    first character when the box already had the focus (user try 9). Once a question is being typed, each is text."""
+    into the box (user try 2026-12-06). Once a question is being typed, each is text.
+
+    '/' (the key that focuses the box) is always text while the box has the focus: whether the box is empty is read
+    when the key arrives, before the keys typed just ahead of it have reached the box, so a question typed or pasted in
+    one burst lost every '/' ('a/b 1/2' became 'ab 12', '100 Gb/s' '100 Gbs'; user try 14). A '/' pressed to focus a
+    box that already had the focus is dropped from the question instead (``question``; user try 9)."""
 
     def check_consume_key(self, key: str, character: str | None) -> bool:
         if character is None and key == "slash":
             character = "/"  # Textual's key_to_character('slash') is None, so a '/' in a question read as the Ask key
-        if not self.value and character in ("[", "]", "/"):
+        if not self.value and character in ("[", "]"):
             return False
         return super().check_consume_key(key, character)
+
+    @staticmethod
+    def question(value: str) -> str:
+        """The question as asked: without the '/' that was pressed to focus the box (no question starts with one)."""
+        return value.strip().lstrip("/").strip()
 
 
 class AskBox(Vertical):

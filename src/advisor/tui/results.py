@@ -25,7 +25,7 @@ from advisor.estimate.posttrain import stage_name
 from advisor.outputs.render import (answers_of, chart_in_hours, axis_ticks, count_word, decision_notes, drawn_limit, hours_text, money, memo_for_screen,
                                     option_rows, row_at_risk, runs, source_words, spread, summary_rows, tight, to_markdown, today_on_the_line)
 from advisor.decision.report import Report
-from advisor.tui.ask import AskBox
+from advisor.tui.ask import AskBox, QuestionInput
 from advisor.tui.common import _esc, translate_bindings
 from advisor.tui.dialogs import HelpScreen
 from advisor.tui.look import palette
@@ -398,7 +398,7 @@ class ResultsScreen(Screen[None]):
     async def _asked(self, event: Input.Submitted) -> None:
         """The question becomes a chat turn: the answer with its figures under it; an out-of-range value is the answers'
         own one-line error, shown in red; the conversation travels with the app (saved with the answers)."""
-        question = event.value.strip()
+        question = QuestionInput.question(event.value)
         event.input.value = ""
         if not question:
             return
