@@ -121,3 +121,21 @@ async def test_a_question_typed_in_one_burst_keeps_its_slashes(rules, tmp_path):
         await pilot.pause()
         questions = [str(w.render()) for w in app.screen.query(".ask-q")]
         assert questions[-1] == "› what is zero?", questions
+
+
+@pytest.mark.parametrize(("lang", "question"), [("en", "what if the network was 100 Gb/s per GPU?"), ("en", "what if we had 100 gbps per gpu?"),
+                                                ("zh", "如果每张卡 100G 网络呢")])
+def test_a_network_given_per_gpu_is_priced_per_node(rules, lang, question):
+    """'100 Gb/s per GPU' was read as 100 per node ('network per node (Gbit/s) = 100 (was 3,200)'): a network eight
+    times slower than the one asked about, on 8-GPU nodes."""
+    from advisor.base.i18n import language
+    from advisor.decision.advice import advise
+    from advisor.outputs.ask import ask
+
+    draft = _example("pretrain-7b-h100.yaml")
+    with language(lang):
+        a = advise(answers_from_mapping(draft), rules)
+        reply = ask(question, draft, a, rules)
+    per_node = a.today_answers.cluster.gpus_per_node
+    assert float(reply.change["cluster.inter_node_gbps"]) == 100 * per_node, reply.change
+    assert f"{100 * per_node:,}" in "\n".join(reply.lines), reply.lines

@@ -957,6 +957,12 @@ def _slot_change(ctx: Context, slots: dict[str, list[str]]) -> dict[str, Any]:
             continue
         for f in slot.fields:
             change[f] = slot.means.get(vals[0], vals[0])
+        if name == "network_per_gpu":  # the answers count the network per node: the GPUs in a node share its NICs
+            per_node = ctx.advice.today_answers.cluster.gpus_per_node
+            try:
+                change["cluster.inter_node_gbps"] = f"{parse_quantity(vals[0]) * per_node:g}"
+            except ValueError:
+                pass  # the answers' parser words the error
     return change
 
 
@@ -1123,6 +1129,11 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
     if isinstance(settled, Reply):
         return settled
     shown_as, assumed = settled
+    if "network_per_gpu" in slots and "cluster.inter_node_gbps" in change:
+        per_node = base.today_answers.cluster.gpus_per_node
+        assumed = [_("{per_gpu} Gbit/s per GPU is {per_node} Gbit/s for a node of {n} GPUs: the answers count the network per node.",
+                     per_gpu=slots["network_per_gpu"][0], per_node=format_number(float(change["cluster.inter_node_gbps"])), n=per_node),
+                   *assumed]
     asked = (asked & set(change)) | set(shown_as)
     kept = _keep_the_work(ctx, change)
     new = _rerun(ctx, change)
