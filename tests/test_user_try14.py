@@ -139,3 +139,20 @@ def test_a_network_given_per_gpu_is_priced_per_node(rules, lang, question):
     per_node = a.today_answers.cluster.gpus_per_node
     assert float(reply.change["cluster.inter_node_gbps"]) == 100 * per_node, reply.change
     assert f"{100 * per_node:,}" in "\n".join(reply.lines), reply.lines
+
+
+@pytest.mark.parametrize(("lang", "question", "words"), [
+    ("en", "can we finish in 20 days?", "That plan takes 80 GPUs, 16 more than the 64 the cluster has"),
+    ("zh", "如果截止日期是 20 天呢", "这个方案要用 80 张 GPU，比集群现有的 64 张多 16 张"),
+])
+def test_a_what_if_that_grows_the_cluster_says_how_many_more_gpus_it_needs(rules, lang, question, words):
+    """'can we finish in 20 days?' on 64 H100s answered 'The plan becomes deepspeed-zero2 on 80 GPUs' and never said the
+    team has 64; advise on the same answers says 'The plan needs 160 GPUs (96 more than the cluster has)'."""
+    job = {"model": {"params": "7B"}, "training": {"tokens": "1T", "deadline_days": 30},
+           "cluster": {"gpu": "h100-sxm", "gpus": 64, "gpus_per_node": 8, "inter_node_gbps": 3200},
+           "budget": {"price_per_gpu_hour": 2.5, "currency": "USD", "limit": "250k"},
+           "team": {"experience": "some"}, "project": {"stage": "mvp"}}
+    text = _ask(rules, job, question, lang)
+    assert words in text, text
+    # a count the question sets itself is not news
+    assert "more than the 64" not in _ask(rules, job, "what if we had 128 GPUs?", "en")

@@ -1189,6 +1189,8 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
     lines += _new_warnings(base, new)
     lines += _limits_lost(base, new)
     lines += _more_machines(base, new)
+    if not asked & {"cluster.gpus", "cluster.max_gpus"}:
+        lines += _more_gpus_than_the_cluster(base, new)
     monthly = _month_claimed(ctx, {k: v for k, v in change.items() if k in asked})
     lines += _runs_do_not_fit(new, kept_runs=monthly and "training.runs_per_month" in change and "training.runs_per_month" not in asked)
     if base.answers.training.method == "pretrain" and new.answers.training.method in ("lora", "qlora"):
@@ -1247,6 +1249,18 @@ def _on_all_of_them(advice: Advice, n: int) -> list[str]:
 SAID_BY_THE_WHAT_IF = frozenset({"over-deadline", "deadline-at-risk", "over-budget", "over-monthly-limit", "plan-needs-more-gpus"})
 """Rules whose warning a what-if already says in its own words (the deadline, the budgets, the GPUs the plan needs: the
 outcome rows and _limits_lost): not repeated as a new warning. tests/test_user_try10.py checks each id is a shipped rule."""
+
+
+def _more_gpus_than_the_cluster(base: Advice, new: Advice) -> list[str]:
+    """A what-if whose plan grows past the cluster's GPUs (no cluster.max_gpus caps the search) says how many more it
+    needs: 'can we finish in 20 days?' on 64 H100s answered 'The plan becomes deepspeed-zero2 on 80 GPUs' without a word
+    of the 64 the team has, where advise says 'The plan needs 160 GPUs (96 more than the cluster has)' (user try 14). A
+    count the question set itself is not news, and one already past the cluster's today is said by the outcome rows."""
+    have, chosen = base.today_answers.cluster.gpus, new.plan.chosen
+    if (chosen.gpu and chosen.gpu != base.today_answers.cluster.gpu) or chosen.gpus <= have or chosen.gpus <= base.plan.chosen.gpus:
+        return []
+    return [_("That plan takes {gpus} GPUs, {more} more than the {have} the cluster has; give the most GPUs you can get "
+              "(cluster.max_gpus) to keep the search within them.", gpus=count(chosen.gpus), more=count(chosen.gpus - have), have=count(have))]
 
 
 def _more_machines(base: Advice, new: Advice) -> list[str]:
