@@ -156,3 +156,25 @@ def test_a_what_if_that_grows_the_cluster_says_how_many_more_gpus_it_needs(rules
     assert words in text, text
     # a count the question sets itself is not news
     assert "more than the 64" not in _ask(rules, job, "what if we had 128 GPUs?", "en")
+
+
+def test_faster_for_no_more_is_not_said_of_an_option_that_costs_more(rules):
+    """'Faster for no more per run: 136 GPUs with megatron-3d … for 47,544 USD a run (3% more)': within the cost tie it
+    may be offered, but not as costing no more."""
+    from advisor.base.i18n import language
+    from advisor.decision.advice import advise
+    from advisor.outputs.render import to_text
+
+    job = {"model": {"params": "7B"}, "training": {"tokens": "1T", "deadline_days": 30, "precision": "fp8"},
+           "cluster": {"gpu": "h100-sxm", "gpus": 64, "gpus_per_node": 8, "inter_node_gbps": 3200},
+           "budget": {"price_per_gpu_hour": 2.5, "currency": "USD", "limit": "250k"},
+           "team": {"experience": "some"}, "project": {"stage": "mvp"}}
+    for lang in ("en", "zh"):
+        with language(lang):
+            text = to_text(advise(answers_from_mapping(job), rules))
+        [line] = [ln for ln in text.splitlines() if ln.strip().startswith(("Faster for", "更快"))]
+        assert "% more" in line or "多 3%" in line, line  # this job's option costs 3% more
+        assert "no more per run" not in line and "每次不多花钱" not in line, line
+    with language("zh"):
+        text = to_text(advise(answers_from_mapping(job), rules))
+    assert "136  megatron-3d" in text and "更快且每次不多花钱" not in text and "更快、每次只多花一点" in text

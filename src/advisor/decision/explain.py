@@ -154,7 +154,13 @@ def notes(advice: Advice) -> list[dict[str, Any]]:
     if p.faster_same_cost is not None:
         f = p.faster_same_cost
         quick, slow = same_unit(f.hours, p.chosen.hours)
-        if dominates(f, p.chosen):
+        if pct_change(f.cost, p.chosen.cost) not in (_("about the same"),) and f.cost > p.chosen.cost:
+            # within the cost tie, but more: 'Faster for no more per run … (3% more)' contradicted itself (user try 14)
+            text = _("Faster for a little more per run: {gpus} GPUs with {strategy} take {quick} instead of {slow}, for {cost} a run "
+                     "({change}, within the {tie} that counts as the same cost), if the cluster can give them.", gpus=f"{f.gpus:,}",
+                     strategy=f.strategy, quick=quick, slow=slow, cost=money(f.cost, cur), change=pct_change(f.cost, p.chosen.cost),
+                     tie=percent(COST_TIE))
+        elif dominates(f, p.chosen):
             # decide.choose did not move to it: the one sentence that says why the plan stands beside an option that beats it.
             text = _("Faster for no more per run: {gpus} GPUs with {strategy} take {quick} instead of {slow}, for {cost} a run ({change}). "
                      "The plan asks for no more GPUs than its goal needs: if {gpus} are free to use, take them.", gpus=f"{f.gpus:,}",
