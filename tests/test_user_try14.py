@@ -178,3 +178,24 @@ def test_faster_for_no_more_is_not_said_of_an_option_that_costs_more(rules):
     with language("zh"):
         text = to_text(advise(answers_from_mapping(job), rules))
     assert "136  megatron-3d" in text and "更快且每次不多花钱" not in text and "更快、每次只多花一点" in text
+
+
+@pytest.mark.parametrize(("lang", "question", "lead"), [
+    ("zh", "换成H100会怎样", "方案已经在用 NVIDIA H100 SXM 80GB"),
+    ("en", "what if we switch to h100?", "The plan already runs on NVIDIA H100 SXM 80GB"),
+])
+def test_switching_to_the_type_the_plan_already_uses_compares_it_with_the_teams_own(rules, lang, question, lead):
+    """'换成H100会怎样' on a plan already on the listed H100s compared H100 with H100 ('ddp，16 卡 … 42.93 元 / 42.93 元 …
+    基本持平'); the contrast the PM asked for, against the team's own A100s, only came from '对比A100和H100'."""
+    from advisor.base.i18n import language
+    from advisor.decision.advice import advise
+    from advisor.outputs.ask import ask
+
+    with language(lang):
+        a = advise(answers_from_mapping(ZH_JOB), rules)
+        assert a.plan.chosen.gpu == "h100-sxm" and a.today_answers.cluster.gpu == "a100-80gb"
+        reply = ask(question, ZH_JOB, a, rules)
+    assert reply.lines[0].startswith(lead), reply.lines
+    assert reply.columns == ("a100-80gb", "h100-sxm"), reply.columns
+    costs = dict((row[0], row[1:]) for row in reply.figures)
+    assert len(set(next(v for k, v in costs.items() if "cost" in k or "成本" in k))) == 2, reply.figures

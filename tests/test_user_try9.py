@@ -233,7 +233,7 @@ def test_a_count_that_cannot_be_read_is_explained_with_counts():
     ("zh", "能在一周内搞定吗", "能：推荐方案需要"),
     ("en", "can we finish in a week", "Yes: the recommended plan takes"),
     ("zh", "每月要训练4次呢", "每月训练次数 = 4"),
-    ("zh", "用4090行不行", "GPU 型号 = rtx4090"),
+    ("zh", "用4090行不行", "方案已经在用 NVIDIA GeForce RTX 4090"),  # the plan is on the listed 4090s: against the H100s (user try 14)
     ("en", "what if we have 50万 conversations", "fine-tuning examples = 500,000"),
     ("zh", "FP8能快多少", "精度 = fp8"),
 ])

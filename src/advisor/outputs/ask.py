@@ -1110,6 +1110,19 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
             a.method_reason() or ""])
     if change.keys() == {"training.method"} and change["training.method"] == "pretrain" != a.today_answers.training.method:
         return _from_scratch(ctx)  # 'what if we pre-train instead?': not the fine-tune's data from random weights
+    today_gpu = a.today_answers.cluster.gpu
+    if change.keys() == {"cluster.gpu"} and named is not None and named == a.plan.chosen.gpu and named != today_gpu:
+        # 'what if we switch to H100?' where the plan already runs on the listed H100s compared H100 with H100: the
+        # contrast asked for is against the team's own type (user try 14)
+        adopt = dict(change)
+        settled = _settle(ctx, adopt)  # what adopting it sets: the type, at the price listed for it
+        if isinstance(settled, Reply):
+            return settled
+        reply = _compare(ctx, {"gpu": [today_gpu, named]})
+        reply.lines.insert(0, _("The plan already runs on {plan_gpu}, a type listed to compare; against the cluster's own {today_gpu}:",
+                                plan_gpu=gpu_catalog()[named].name, today_gpu=a.today_answers.cluster.spec.name))
+        reply.intent, reply.change = "what_if", adopt
+        return reply
     method = slots.get("method")
     if method and method[0] in ctx.data.groups:
         return Reply(ctx.question, None, refused=True, lines=[_("'{name}' covers several strategies; name one.", name=method[0])],
