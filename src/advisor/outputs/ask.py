@@ -1111,7 +1111,7 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
     if change.keys() == {"training.method"} and change["training.method"] == "pretrain" != a.today_answers.training.method:
         return _from_scratch(ctx)  # 'what if we pre-train instead?': not the fine-tune's data from random weights
     today_gpu = a.today_answers.cluster.gpu
-    if change.keys() == {"cluster.gpu"} and named is not None and named == a.plan.chosen.gpu and named != today_gpu:
+    if isinstance(today_gpu, str) and change.keys() == {"cluster.gpu"} and named is not None and named == a.plan.chosen.gpu and named != today_gpu:
         # 'what if we switch to H100?' where the plan already runs on the listed H100s compared H100 with H100: the
         # contrast asked for is against the team's own type (user try 14)
         adopt = dict(change)
