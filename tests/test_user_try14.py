@@ -199,3 +199,13 @@ def test_switching_to_the_type_the_plan_already_uses_compares_it_with_the_teams_
     assert reply.columns == ("a100-80gb", "h100-sxm"), reply.columns
     costs = dict((row[0], row[1:]) for row in reply.figures)
     assert len(set(next(v for k, v in costs.items() if "cost" in k or "成本" in k))) == 2, reply.figures
+
+
+def test_how_many_gpus_for_a_number_of_days_is_that_deadlines_what_if(rules):
+    """'how many gpus do we need for 10 days?' was answered with why the plan takes 64 ('Why fsdp on 64 GPUs:'), no count."""
+    job = {"model": {"params": "7B"}, "training": {"tokens": "1T", "deadline_days": 30},
+           "cluster": {"gpu": "h100-sxm", "gpus": 64, "gpus_per_node": 8, "inter_node_gbps": 3200},
+           "budget": {"price_per_gpu_hour": 2.5, "currency": "USD", "limit": "250k"},
+           "team": {"experience": "some"}, "project": {"stage": "mvp"}}
+    text = _ask(rules, job, "how many gpus do we need for 10 days?", "en")
+    assert text.startswith("What if deadline = 10.0 days") and "more than the 64 the cluster has" in text, text
