@@ -209,3 +209,20 @@ def test_how_many_gpus_for_a_number_of_days_is_that_deadlines_what_if(rules):
            "team": {"experience": "some"}, "project": {"stage": "mvp"}}
     text = _ask(rules, job, "how many gpus do we need for 10 days?", "en")
     assert text.startswith("What if deadline = 10.0 days") and "more than the 64 the cluster has" in text, text
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_what_are_the_risks_names_what_is_still_open_when_no_rule_warns(rules, lang):
+    """'what are the risks?' answered '• Nothing this plan's answers warn about.' beside a 24.5-day upper end on a 30-day
+    deadline and the engineers' open questions on checkpoint resume and the data loader (user try 14)."""
+    job = {"model": {"params": "7B"}, "training": {"tokens": "1T", "deadline_days": 30},
+           "cluster": {"gpu": "h100-sxm", "gpus": 64, "gpus_per_node": 8, "inter_node_gbps": 3200},
+           "budget": {"price_per_gpu_hour": 2.5, "currency": "USD", "limit": "250k"},
+           "team": {"experience": "some"}, "project": {"stage": "mvp"}}
+    text = _ask(rules, job, "what are the risks?" if lang == "en" else "有什么风险", lang)
+    assert "Nothing this plan's answers warn about" not in text, text
+    if lang == "en":
+        assert "up to 24.5 days (the range's upper end) against the 30-day deadline" in text, text
+        assert "Still open, for the engineers: Can training resume from a checkpoint?" in text, text
+    else:
+        assert "最长要 24.5 天" in text and "仍待工程师确认" in text, text

@@ -2572,7 +2572,19 @@ def _risks(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     a = ctx.advice
     items = [w["text"] for w in sorted(a.warnings, key=lambda w: not w["blocking"])] + [t["text"] for t in a.tradeoffs()]
     lines = [_("What could go wrong with {plan}:", plan=_plan_text(a))]
-    lines += [f"• {text}" for text in dict.fromkeys(items)][:6] or [_("• Nothing this plan's answers warn about.")]
+    lines += [f"• {text}" for text in dict.fromkeys(items)][:6]
+    if not items:
+        # 'Nothing this plan's answers warn about' stood alone beside a 24.5-day upper end on a 30-day deadline and the
+        # engineers' open questions (checkpoint resume, the data loader's rate; user try 14): what is still open
+        lines.append(_("• Nothing the answers warn about outright."))
+        days = a.today_answers.training.deadline_days
+        if days is not None:
+            lines.append(_("• The deadline: runs of this kind take up to {high} (the range's upper end) against the {days}-day deadline.",
+                           high=hours_text(float(a.facts["chosen_hours_high"])), days=format_number(days)))
+        # the running-the-job questions first (the operations pack: checkpoints, data loading, shared clusters), then the rest
+        pack = {r.id: Path(r.file).stem for r in ctx.rules.rules}
+        open_questions = sorted(a.questions, key=lambda q: pack.get(q.get("rule", ""), "") != "operations")
+        lines += [_("• Still open, for the engineers: {question}", question=q["text"]) for q in open_questions[:3]]
     lo, hi = a.estimate_dict(a.strategy)["range"]["cost"]
     if money(lo, ctx.currency) != money(hi, ctx.currency):
         lines.append(_("• The estimate itself: a run could cost {lo} to {hi}.", lo=money(lo, ctx.currency), hi=money(hi, ctx.currency)))
