@@ -226,3 +226,20 @@ def test_what_are_the_risks_names_what_is_still_open_when_no_rule_warns(rules, l
         assert "Still open, for the engineers: Can training resume from a checkpoint?" in text, text
     else:
         assert "最长要 24.5 天" in text and "仍待工程师确认" in text, text
+
+
+def test_adopting_a_what_if_says_what_changed_in_the_fields_labels(rules):
+    """'已采用 cluster.gpus = 8, cluster.gpu = a100-80gb, cluster.candidates = None, cluster.max_gpus = 8' on the Chinese
+    screen: keys and Python's None, where the Q&A shows labels. The change is the one '如果只有8张A100呢' adopts."""
+    from advisor.base.i18n import language
+    from advisor.decision.advice import advise
+    from advisor.outputs.ask import ask
+    from advisor.tui.app import adopted_text
+
+    with language("zh"):
+        a = advise(answers_from_mapping(ZH_JOB), rules)
+        change = ask("如果只有8张A100呢", ZH_JOB, a, rules).adoptable()
+        assert "cluster.candidates" in change and change["cluster.candidates"] is None, change
+        note = adopted_text(change)
+    assert "cluster." not in note and "None" not in note, note
+    assert "GPU 总数 = 8" in note and "另一种 GPU 型号 = 没有" in note, note

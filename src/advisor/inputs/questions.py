@@ -427,6 +427,13 @@ def step_error(draft: dict[str, Any], step: Step) -> str | None:
     return on_screen(_one(first, Answers))
 
 
+def field_label(path: str) -> str:
+    """The label a field reads on the guided Q&A ('GPU 总数' for cluster.gpus), a list's by its first item's field
+    (cluster.candidates by cluster.candidates.0.gpu), or its key where no step shows it."""
+    fields = [f for step in steps() for f in step.fields]
+    return next((f.label for f in fields if f.path == path), next((f.label for f in fields if f.path.startswith(path + ".")), path))
+
+
 def on_screen(message: str) -> str:
     """An answers error in the Q&A's words: the keys of the section it names ('training: give tokens or examples, not
     both') as the fields' labels read on screen ('Training tokens', 'Fine-tuning examples'). A PM on the guided Q&A never

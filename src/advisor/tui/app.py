@@ -46,6 +46,22 @@ if TYPE_CHECKING:
 
 cjk.install()  # Chinese wraps between characters, not only at its spaces (tui/cjk.py)
 
+def adopted_text(change: dict[str, Any]) -> str:
+    """The toast for an adopted what-if, in the fields' labels, with a removed value said as such: 'Adopted cluster.gpus
+    = 8, …, cluster.candidates = None' stood on a Chinese screen (user try 14)."""
+    from advisor.inputs.questions import field_label
+
+    def shown(v: Any) -> str:
+        if v is None:
+            return _("none")
+        if isinstance(v, list):
+            return ", ".join(str(c.get("gpu", c)) if isinstance(c, dict) else str(c) for c in v)
+        return str(v)
+
+    said = _(", ").join(f"{field_label(k)} = {shown(v)}" for k, v in change.items())
+    return _("Adopted {change}; s saves the answers.", change=said)
+
+
 class AdvisorApp(App[None]):
     """advisor's guided Q&A."""
 
@@ -220,8 +236,7 @@ class AdvisorApp(App[None]):
             self.draft = before
             self.notify(problem or _("The answers are not complete yet."), severity="error", markup=False)
             return
-        said = ", ".join(f"{k} = {v}" for k, v in message.change.items())
-        self.notify(_("Adopted {change}; s saves the answers.", change=said), markup=False)
+        self.notify(adopted_text(message.change), markup=False)
         self.switch_screen(ResultsScreen(advice, ResultsView.of(advice, tuple(self.checked)), tab="ask"))
 
     def on_export_wanted(self, message: ExportWanted) -> None:
