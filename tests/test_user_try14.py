@@ -243,3 +243,19 @@ def test_adopting_a_what_if_says_what_changed_in_the_fields_labels(rules):
         note = adopted_text(change)
     assert "cluster." not in note and "None" not in note, note
     assert "GPU 总数 = 8" in note and "另一种 GPU 型号 = 没有" in note, note
+
+
+def test_gpu_hours_add_up_to_the_cost_a_reader_checks(rules):
+    """'GPU时 2 按 25 元/GPU 小时 × 16 张 GPU' beside 42.93 元: 2 x 25 is 50; the run took 1.7 GPU-hours."""
+    from advisor.base.i18n import language
+    from advisor.decision.advice import advise
+    from advisor.outputs.render import to_markdown, to_text
+
+    a = advise(answers_from_mapping(ZH_JOB), rules)
+    e = a.estimate_dict(a.strategy)
+    assert 1 < e["gpu_hours"] < 2
+    with language("zh"):
+        text, md = to_text(a), to_markdown(a)
+    shown = f"{e['gpu_hours']:.1f}"
+    assert f"GPU时   {shown}   按" in text, text
+    assert f"- GPU 小时：{shown}" in md, md

@@ -292,6 +292,14 @@ def count(value: float) -> str:
     return f"{value:,.0f}"
 
 
+def gpu_hours_text(value: float) -> str:
+    """GPU-hours as a reader checks them against price x GPUs: whole above 100, one decimal below, two below 0.1 ('GPU-h
+    2 at 25 CNY/GPU-hour x 16 GPUs' beside 42.93 CNY read as a sum that did not add up, where it was 1.7; user try 14)."""
+    if value >= 100:
+        return count(value)
+    return f"{value:,.2f}" if value < 0.1 else f"{value:,.1f}"
+
+
 SMALL_MONEY = 100.0
 """Below this an amount keeps two decimals: whole units read a 4.32 CNY run and a 4.67 CNY option both as '4 CNY', beside
 '8% more' (user try 2026-12-06)."""

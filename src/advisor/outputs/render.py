@@ -35,7 +35,7 @@ from advisor.base.yamlread import whole_numbers
 
 ANSWER_WORDS = (N_("none"), N_("some"), N_("expert"), N_("mvp"), N_("stable"), N_("frontier"))
 """Answer values the memo shows in words (team experience, project stage): marked so the catalog has them."""
-from advisor.base.units import count, format_number, token_text, hours_text, money, money_column, money_pair, money_unit, pct_change, percent, same_unit, plural, readable_figure
+from advisor.base.units import count, format_number, gpu_hours_text, token_text, hours_text, money, money_column, money_pair, money_unit, pct_change, percent, same_unit, plural, readable_figure
 
 
 def spread(lo: float, hi: float, fmt, calibrated: bool) -> str:
@@ -567,7 +567,7 @@ def to_text(report: Report | Advice) -> str:
     cal = d.scale.baseline_hours is not None
     lines.append((_("  Time    ") + f"{hours_text(e.wall_clock_hours)}  {spread(lo, hi, same_unit, cal)}").rstrip())
     lines.append((_("  Cost    ") + f"{money(e.cost, cur)}  {spread(clo, chi, lambda x, y: money_pair(x, y, cur), cal)}").rstrip())
-    lines.append(_("  GPU-h   {hours}   at {price} {currency}/GPU-hour × {gpus} GPUs", hours=count(e.gpu_hours),
+    lines.append(_("  GPU-h   {hours}   at {price} {currency}/GPU-hour × {gpus} GPUs", hours=gpu_hours_text(e.gpu_hours),
                    price=format_number(d.hardware.price_per_gpu_hour), currency=money_unit(cur), gpus=r.gpus))
     lines.append(_("  Memory  {need} GB per GPU of {has} GB usable ({fits}; model states {states} GB, activations {acts} GB)",
                    need=f"{e.memory_per_gpu_gb:,.1f}", has=f"{d.hardware.usable_gb:,.1f}",
@@ -916,7 +916,7 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
     cal = d.scale.baseline_hours is not None
     add(_("- Wall-clock: **{time}** {range}", time=hours_text(e.wall_clock_hours), range=spread(lo, hi, same_unit, cal)).rstrip())
     add(_("- Cost: **{cost}** {range}", cost=money(e.cost, cur), range=spread(clo, chi, lambda x, y: money_pair(x, y, cur), cal)).rstrip())
-    add(_("- GPU-hours: {n}", n=count(e.gpu_hours)))
+    add(_("- GPU-hours: {n}", n=gpu_hours_text(e.gpu_hours)))
     add(_("- Memory per GPU: {need} GB of {has} GB usable ({fits})", need=f"{e.memory_per_gpu_gb:,.1f}", has=f"{d.hardware.usable_gb:,.1f}",
           fits=_("fits") if e.fits else _("**does not fit**")))
     m = d.method
