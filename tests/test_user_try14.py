@@ -259,3 +259,19 @@ def test_gpu_hours_add_up_to_the_cost_a_reader_checks(rules):
     shown = f"{e['gpu_hours']:.1f}"
     assert f"GPU时   {shown}   按" in text, text
     assert f"- GPU 小时：{shown}" in md, md
+
+
+def test_runs_under_an_hour_are_said_in_minutes_so_options_can_be_told_apart(rules):
+    """Every option of the 14B LoRA read '0.1 小时' while their costs differed by 10%, and the memo asked to reserve 'up to
+    0.1 小时'."""
+    from advisor.base.i18n import language
+    from advisor.base.units import hours_text
+    from advisor.decision.advice import advise
+    from advisor.outputs.render import to_markdown
+
+    assert hours_text(0.107) == "6.4 min" and hours_text(0.118) == "7.1 min" and hours_text(1.5) == "1.5 h"
+    a = advise(answers_from_mapping(ZH_JOB), rules)
+    with language("zh"):
+        md = to_markdown(a)
+    assert "0.1 小时" not in md, [ln for ln in md.splitlines() if "0.1 小时" in ln][:3]
+    assert "分钟" in md

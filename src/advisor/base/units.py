@@ -368,8 +368,9 @@ def _trim(x: float) -> str:
     return f"{x:,.2f}".rstrip("0").rstrip(".")
 
 
-SHORT_HOURS = 0.1
-"""Below this a duration is said in minutes: one decimal of an hour read a 2-minute LoRA as '0.0 h' (user try 2026-12-06)."""
+SHORT_HOURS = 1.0
+"""Below this a duration is said in minutes: one decimal of an hour read a 2-minute LoRA as '0.0 h' (user try 2026-12-06),
+and every option of a 6-to-7-minute LoRA as '0.1 h' beside costs 10% apart, a reservation of 'up to 0.1 h' (user try 14)."""
 
 
 def data_size(gb: float) -> str:
@@ -387,7 +388,7 @@ def seconds_text(s: float) -> str:
 
 
 def hours_text(h: float) -> str:
-    """Hours below two days, days above: '36.0 h', '3.0 days' ('36.0 小时', '3.0 天'); under six minutes, minutes ('1.9 min')."""
+    """Hours below two days, days above: '36.0 h', '3.0 days' ('36.0 小时', '3.0 天'); under an hour, minutes ('6.4 min')."""
     if h < SHORT_HOURS:
         return _("{n} min", n=f"{h * 60:,.1f}")
     return _("{n} days", n=f"{h / 24:,.1f}") if h >= 48 else _("{n} h", n=f"{h:,.1f}")

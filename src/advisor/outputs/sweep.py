@@ -16,7 +16,7 @@ from advisor.inputs.answers import STRATEGIES, Answers
 from advisor.base.errors import AnswerError
 from advisor.base.limits import MAX_SEARCH_COUNTS
 from advisor.base.i18n import _, pad
-from advisor.base.units import SHORT_HOURS, count, days, format_number, hours_text, money, money_column, money_unit, parse_count, percent, same_unit
+from advisor.base.units import count, days, format_number, hours_text, money, money_column, money_unit, parse_count, percent, same_unit
 from advisor.estimate import GB, cost, estimate_all
 from advisor.decision.advice import METHOD_ALTERNATIVES, options_at
 from advisor.decision.candidates import GpuType, gpu_types, variant
@@ -311,6 +311,11 @@ def _rows(sw: Sweep, rows: int) -> np.ndarray:
     return np.array(sorted(set(keep) | set(spread)), dtype=int)
 
 
+FOOTER_MINUTES_BELOW = 0.1
+"""The footer says a time under six minutes in minutes ('0.6 min', where the table's '0.01' hours would say nothing) and
+longer ones in the table's own hours and precision ('0.23' above and '0.2 h' below read as two times; user try 7)."""
+
+
 def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False, today_mark: bool = True) -> str:
     """One row per GPU count (``rows`` of them, today's count among them): the cheapest strategy that meets everything,
     else the fastest that runs with what it misses, its time in days and its cost; a point slower than the row above
@@ -377,7 +382,7 @@ def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False, today_mark: bo
             i = int(np.searchsorted(sw.gpus, p[1]))
             h = float(sw.hours[p[0]][i])
             # In the table's own precision where it reads in hours: '0.23' above and '0.2 h' below read as two times.
-            said = _("{n} h", n=cell(h)) if in_hours and h >= SHORT_HOURS else hours_text(h)
+            said = _("{n} h", n=cell(h)) if in_hours and h >= FOOTER_MINUTES_BELOW else hours_text(h)
             line = _("{label}: {strategy} on {gpus} GPUs, {time}, {cost}", label=label, strategy=p[0], gpus=count(p[1]),
                      time=said, cost=money(float(sw.cost[p[0]][i]), cur))
             if first:
