@@ -275,3 +275,22 @@ def test_runs_under_an_hour_are_said_in_minutes_so_options_can_be_told_apart(rul
         md = to_markdown(a)
     assert "0.1 小时" not in md, [ln for ln in md.splitlines() if "0.1 小时" in ln][:3]
     assert "分钟" in md
+
+
+def test_a_tie_the_rules_score_broke_is_not_said_to_be_the_gpu_count(rules):
+    """'deepspeed-zero2 on 256 GPUs also meets the 30-day deadline, for 75,400 USD (1% less): … the count nearest the 64
+    GPUs given wins it', where ZeRO-2 on the 64 GPUs given costs the same 75,400 and lost on the rules' score."""
+    from advisor.decision.advice import advise
+    from advisor.outputs.render import to_text
+
+    job = {"model": {"params": "7B"}, "training": {"tokens": "1T", "deadline_days": 30},
+           "cluster": {"gpu": "h100-sxm", "gpus": 64, "gpus_per_node": 8, "inter_node_gbps": 3200},
+           "budget": {"price_per_gpu_hour": 2.5, "currency": "USD", "limit": "250k"},
+           "team": {"experience": "some"}, "project": {"stage": "mvp"}}
+    a = advise(answers_from_mapping(job), rules)
+    text = to_text(a)
+    [line] = [ln for ln in text.splitlines() if "also meets the 30-day deadline" in ln]
+    same = a.plan.option("deepspeed-zero2", a.plan.chosen.gpus)
+    assert same is not None and abs(same.cost / a.plan.chosen.cost - 1) < 0.05
+    assert "the count nearest the 64 GPUs given wins it" not in line, line
+    assert "on 64 GPUs" in line and "the rules' score decides" in line, line

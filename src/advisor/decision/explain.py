@@ -135,13 +135,27 @@ def notes(advice: Advice) -> list[dict[str, Any]]:
             # Within the tie: say why the cheapest is not the plan, instead of naming it 'cheapest' beside another choice.
             # a new project's ties go to the count nearest the GPUs given (decide.preference); 'the simpler setup wins it'
             # named a 4-GPU ZeRO++ simpler than one GPU with offload (user try 9)
-            tie = (_("{strategy} on {gpus} GPUs also meets the {days}-day deadline, for {cost} a run ({change}): costs within {tie} are a "
-                     "tie here, and the count nearest the {given} GPUs given wins it.", strategy=cm.strategy, gpus=cm.gpus, days=format_number(dl),
-                     tie=percent(COST_TIE), given=count(a.cluster.gpus), cost=money(cm.cost, cur), change=pct_change(cm.cost, p.chosen.cost))
-                   if p.greenfield  # no today to change from
-                   else _("{strategy} on {gpus} GPUs also meets the {days}-day deadline, for {cost} a run ({change}): costs within {tie} are a "
-                          "tie here, and the smaller change from today wins it.", strategy=cm.strategy, gpus=cm.gpus, tie=percent(COST_TIE),
-                          days=format_number(dl), cost=money(cm.cost, cur), change=pct_change(cm.cost, p.chosen.cost)))
+            same = p.option(cm.strategy, p.chosen.gpus) if cm.strategy != p.chosen.strategy else None
+            if same is not None and same.runnable and same.meets_deadline is not False and same.cost <= p.chosen.cost * (1 + COST_TIE):
+                # the same framework on the plan's own count ties too, so the count did not decide: ZeRO-2 on 256 'lost to the
+                # count nearest the 64 GPUs given' where ZeRO-2 on those 64 cost the same and lost on the score (user try 14)
+                cm = same
+            keeps_today = not p.greenfield and p.chosen.strategy == a.training.current_strategy
+            if cm.gpus == p.chosen.gpus and not keeps_today:
+                tie = _("{strategy} on {gpus} GPUs also meets the {days}-day deadline, for {cost} a run ({change}): costs within {tie} are "
+                        "a tie here, and the rules' score decides ({plan} {plan_score}, {strategy} {score}).", strategy=cm.strategy,
+                        gpus=cm.gpus, days=format_number(dl), tie=percent(COST_TIE), cost=money(cm.cost, cur),
+                        change=pct_change(cm.cost, p.chosen.cost), plan=p.chosen.strategy, plan_score=format_number(p.chosen.score),
+                        score=format_number(cm.score))
+            elif p.greenfield:  # no today to change from
+                tie = _("{strategy} on {gpus} GPUs also meets the {days}-day deadline, for {cost} a run ({change}): costs within {tie} are a "
+                        "tie here, and the count nearest the {given} GPUs given wins it.", strategy=cm.strategy, gpus=cm.gpus,
+                        days=format_number(dl), tie=percent(COST_TIE), given=count(a.cluster.gpus), cost=money(cm.cost, cur),
+                        change=pct_change(cm.cost, p.chosen.cost))
+            else:
+                tie = _("{strategy} on {gpus} GPUs also meets the {days}-day deadline, for {cost} a run ({change}): costs within {tie} are a "
+                        "tie here, and the smaller change from today wins it.", strategy=cm.strategy, gpus=cm.gpus, tie=percent(COST_TIE),
+                        days=format_number(dl), cost=money(cm.cost, cur), change=pct_change(cm.cost, p.chosen.cost))
             out.append(_note("tie-meeting-deadline", tie))
     out.extend(gpu_type_notes(advice))
     out.extend(what_it_takes_notes(advice))
