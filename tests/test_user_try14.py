@@ -294,3 +294,24 @@ def test_a_tie_the_rules_score_broke_is_not_said_to_be_the_gpu_count(rules):
     assert same is not None and abs(same.cost / a.plan.chosen.cost - 1) < 0.05
     assert "the count nearest the 64 GPUs given wins it" not in line, line
     assert "on 64 GPUs" in line and "the rules' score decides" in line, line
+
+
+@pytest.mark.parametrize(("lang", "question", "says"), [
+    ("en", "what if we use fp8 with fsdp?", "With fsdp, as asked: "),
+    ("en", "what if we use fp8 and keep fsdp?", "With fsdp, as asked: "),
+    ("zh", "如果用fp8，保持fsdp呢", "按所问用 fsdp："),
+])
+def test_a_framework_named_beside_a_change_is_priced_under_it(rules, lang, question, says):
+    """'what if we use fp8 with fsdp?' answered 'The plan becomes megatron-3d' and dropped 'with fsdp'; FSDP with FP8 was
+    only found by asking 'use FSDP instead' on an FP8 file."""
+    job = {"model": {"params": "7B"}, "training": {"tokens": "1T", "deadline_days": 30},
+           "cluster": {"gpu": "h100-sxm", "gpus": 64, "gpus_per_node": 8, "inter_node_gbps": 3200},
+           "budget": {"price_per_gpu_hour": 2.5, "currency": "USD", "limit": "250k"},
+           "team": {"experience": "some"}, "project": {"stage": "mvp"}}
+    from advisor.decision.advice import advise
+    from advisor.base.units import money
+
+    text = _ask(rules, job, question, lang)
+    fp8 = advise(answers_from_mapping({**job, "training": {**job["training"], "precision": "fp8", "runs_per_month": 1}}), rules)
+    o = fp8.plan.option("fsdp", fp8.plan.chosen.gpus)
+    assert says in text and money(o.cost, "USD") in text, text

@@ -455,6 +455,8 @@ def suggestions(question: str, data: Intents | None = None, n: int = 3, advice: 
                 slot = data.slots[name]
                 if slot.kind == "factor":
                     continue  # 'double the GPUs' reads as asked; 'GPUs = double' would not
+                if slot.kind != "field" and not slot.fields:
+                    continue  # a slot that sets no field ('with fsdp' beside a change) is no what-if of its own
                 shown = [values[0].replace("=", " = ", 1) if slot.kind == "field" else f"{slot.label[lang]} = {values[0]}"]
             filled.append((it.id != "what_if", it.example[lang].format(a=shown[0], b=shown[-1])))
     out = [q for _later, q in sorted(filled, key=lambda f: f[0])]
@@ -1228,6 +1230,7 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
                        "time: here each run takes {dt}. LoRA already fits ({need} GB of {has} GB per GPU), so QLoRA would buy "
                        "memory this plan does not need.", dt=pct_change(cn.hours, cb.hours), need=f"{e['memory_per_gpu_gb']:,.1f}",
                        has=f"{base.answers.cluster.spec.capacity_gb:,.1f}"))
+    lines += _with_strategy(ctx, slots, new)
     from advisor.decision.explain import headline
 
     lines.append(headline(new, count_asked="cluster.gpus" in asked))
@@ -1262,6 +1265,25 @@ def _on_all_of_them(advice: Advice, n: int) -> list[str]:
 SAID_BY_THE_WHAT_IF = frozenset({"over-deadline", "deadline-at-risk", "over-budget", "over-monthly-limit", "plan-needs-more-gpus"})
 """Rules whose warning a what-if already says in its own words (the deadline, the budgets, the GPUs the plan needs: the
 outcome rows and _limits_lost): not repeated as a new warning. tests/test_user_try10.py checks each id is a shipped rule."""
+
+
+def _with_strategy(ctx: Context, slots: dict[str, list[str]], new: Advice) -> list[str]:
+    """'what if we use fp8 with fsdp?': the change priced as asked, and what the framework named beside it gives under it
+    on the new plan's GPUs, where the plan moves to another ('with fsdp' was dropped and the reply named Megatron only;
+    user try 14)."""
+    if not slots.get("with_strategy"):
+        return []
+    members = ctx.data.groups.get(slots["with_strategy"][0]) or [slots["with_strategy"][0]]
+    c, cur = new.plan.chosen, str(new.facts["currency"])
+    if c.strategy in members:
+        return []
+    priced = [o for m in members if (o := new.plan.option(m, c.gpus)) is not None]
+    o = best_at([o for o in priced if o.runnable], preference(new.plan.today.strategy, c.gpus))
+    if o is None:
+        why = next((w for m in members for w in new.why_not(m)), "")
+        return [_("{strategy} cannot run this on {gpus} GPUs: {why}", strategy=members[0], gpus=c.gpus, why=why)]
+    return [_("With {strategy}, as asked: {time} a run for {cost} on {gpus} GPUs ({dc} against the plan's {plan}).", strategy=o.strategy,
+              time=hours_text(o.hours), cost=money(o.cost, cur), gpus=c.gpus, dc=pct_change(o.cost, c.cost), plan=c.strategy)]
 
 
 def _more_gpus_than_the_cluster(base: Advice, new: Advice) -> list[str]:
