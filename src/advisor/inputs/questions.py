@@ -89,7 +89,8 @@ def steps() -> tuple[Step, ...]:
              (Field("cluster.gpu", _("GPU type"), "choice", choices=_gpu_choices()),)),
         Step("gpus", _("How many GPUs?"),
              _("More GPUs is not always faster: when synchronising costs more than the compute it saves, efficiency falls. "
-               "The article's rule of thumb: DDP below 64, Horovod 64-256, DeepSpeed above 256; advisor also weighs memory."),
+               "The article's rule of thumb: DDP below 64, Horovod 64-256, DeepSpeed above 256; advisor also weighs memory, "
+               "and FSDP for Horovod, whose last release was in 2023."),
              (Field("cluster.gpus", _("Total GPUs"), "text", _("e.g. 64"), number="int"),
               Field("cluster.max_gpus", _("Most GPUs you could get for a run (default 4x today)"), "text", _("e.g. 256"),
                     optional=True, number="int"))),
