@@ -315,3 +315,20 @@ def test_a_framework_named_beside_a_change_is_priced_under_it(rules, lang, quest
     fp8 = advise(answers_from_mapping({**job, "training": {**job["training"], "precision": "fp8", "runs_per_month": 1}}), rules)
     o = fp8.plan.option("fsdp", fp8.plan.chosen.gpus)
     assert says in text and money(o.cost, "USD") in text, text
+
+
+def test_what_is_zero_shows_each_stages_memory_not_the_plans_as_zero3s(rules):
+    """'what is ZeRO-3?' showed 'in this plan: memory per GPU 43.1 GB', FSDP's figure, where ZeRO-3 takes 43.3."""
+    from advisor.decision.advice import advise
+    from advisor.outputs.ask import ask
+
+    job = {"model": {"params": "7B"}, "training": {"tokens": "1T", "deadline_days": 30},
+           "cluster": {"gpu": "h100-sxm", "gpus": 64, "gpus_per_node": 8, "inter_node_gbps": 3200},
+           "budget": {"price_per_gpu_hour": 2.5, "currency": "USD", "limit": "250k"},
+           "team": {"experience": "some"}, "project": {"stage": "mvp"}}
+    a = advise(answers_from_mapping(job), rules)
+    reply = ask("what is ZeRO-3?", job, a, rules)
+    rows = dict(reply.figures)
+    z3 = a.estimate_dict("deepspeed-zero3")["memory_per_gpu_gb"]
+    assert rows["memory per GPU, deepspeed-zero3"] == f"{z3:,.1f} GB", rows
+    assert rows[f"memory per GPU, the plan ({a.strategy})"] == f"{a.estimate_dict(a.strategy)['memory_per_gpu_gb']:,.1f} GB", rows

@@ -2184,9 +2184,16 @@ def _term_figures(ctx: Context, term: str) -> list[tuple[str, ...]]:
         "checkpoint-resume": [(_("interruptions expected in a run"), _interruptions_said(e["expected_interruptions"])),
                               (_("time lost to restarts"), f"{e['interruption_overhead']:.1%}")],
         "activation-recompute": [(_("recomputation"), str(e["activation_recompute"]))],
-        "zero": [(_("memory per GPU"), f"{e['memory_per_gpu_gb']:,.1f} GB")],
-        "offload": [(_("memory per GPU"), f"{e['memory_per_gpu_gb']:,.1f} GB")],
     }
+    # 'what is ZeRO-3?' showed the plan's memory (FSDP's 43.1 GB) as if it were ZeRO-3's (43.3): each stage named, with the
+    # plan's own beside them (user try 14)
+    stages = {"zero": ("deepspeed-zero1", "deepspeed-zero2", "deepspeed-zero3"), "offload": ("deepspeed-zero3-offload",)}
+    for name, strategies in stages.items():
+        rows = [(_("memory per GPU, the plan ({strategy})", strategy=ctx.advice.strategy), f"{e['memory_per_gpu_gb']:,.1f} GB")]
+        for sid in strategies:
+            if sid != ctx.advice.strategy and sid in ctx.advice.scores:
+                rows.append((_("memory per GPU, {strategy}", strategy=sid), f"{ctx.advice.estimate_dict(sid)['memory_per_gpu_gb']:,.1f} GB"))
+        getters[name] = rows
     t, m = ctx.advice.answers.training, ctx.advice.answers.model
     if t.tokens_per_example:  # 'should we pack?' with examples as long as the sequence: nothing to pack, and it shows
         getters["packing"] = getters["truncation"] = [(_("tokens per example"), count(t.tokens_per_example)),
