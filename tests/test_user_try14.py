@@ -332,3 +332,14 @@ def test_what_is_zero_shows_each_stages_memory_not_the_plans_as_zero3s(rules):
     z3 = a.estimate_dict("deepspeed-zero3")["memory_per_gpu_gb"]
     assert rows["memory per GPU, deepspeed-zero3"] == f"{z3:,.1f} GB", rows
     assert rows[f"memory per GPU, the plan ({a.strategy})"] == f"{a.estimate_dict(a.strategy)['memory_per_gpu_gb']:,.1f} GB", rows
+
+
+def test_why_not_names_what_put_the_plan_ahead(rules):
+    """'why not deepspeed?': 'the rules score it 2 against 6 for fsdp. Counted for it: A full replica crowds the GPU' and
+    nothing of what gave FSDP its 6."""
+    job = {"model": {"params": "7B"}, "training": {"tokens": "1T", "deadline_days": 30},
+           "cluster": {"gpu": "h100-sxm", "gpus": 64, "gpus_per_node": 8, "inter_node_gbps": 3200},
+           "budget": {"price_per_gpu_hour": 2.5, "currency": "USD", "limit": "250k"},
+           "team": {"experience": "some"}, "project": {"stage": "mvp"}}
+    text = _ask(rules, job, "why not deepspeed?", "en")
+    assert "Counted for fsdp over it: " in text and "Data parallelism that ships with PyTorch" in text, text

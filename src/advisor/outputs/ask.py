@@ -1838,6 +1838,12 @@ def _why(ctx: Context, slots: dict[str, list[str]], negative: bool = False) -> R
                 lines.insert(0, _("{strategy} is not ruled out: it is the plan.", strategy=s))
         else:
             lines = [_("Why not {strategy} on {gpus} GPUs:", strategy=s, gpus=a.gpus)] + [f"• {r}" for r in a.why_not(s)]
+            # what put the plan ahead: 'the rules score it 2 against 6 for fsdp' named only what counted for the one
+            # asked about, never the 6 (user try 14)
+            ahead = [str(fr.rule.title) for fr in a.fired if fr.rule.then.score.get(a.strategy, 0) > fr.rule.then.score.get(s, 0)
+                     and s not in fr.rule.then.exclude]
+            if ahead:
+                rules = [*rules, _("Counted for {plan} over it: {titles}.", plan=a.strategy, titles=_("; ").join(dict.fromkeys(ahead)))]
         lines += rules
         cols = (a.strategy, s) if s != a.strategy else (s,)
         return Reply(ctx.question, "why_not" if negative else "why", lines=lines, columns=cols, figures=_strategy_rows(ctx, list(cols)),
