@@ -343,3 +343,18 @@ def test_why_not_names_what_put_the_plan_ahead(rules):
            "team": {"experience": "some"}, "project": {"stage": "mvp"}}
     text = _ask(rules, job, "why not deepspeed?", "en")
     assert "Counted for fsdp over it: " in text and "Data parallelism that ships with PyTorch" in text, text
+
+
+def test_the_sweeps_fastest_names_a_faster_framework_it_passed_over(rules):
+    """'Fastest feasible: fsdp on 256 GPUs, 5.0 days', where ZeRO on the same 256 takes 4.9 and advise's JSON names it
+    fastest: the tie and what broke it are said, as the cheapest marker already does."""
+    from advisor.outputs.sweep import parse_gpu_range, sweep, sweep_text
+
+    job = {"model": {"params": "7B"}, "training": {"tokens": "1T", "deadline_days": 30},
+           "cluster": {"gpu": "h100-sxm", "gpus": 64, "gpus_per_node": 8, "inter_node_gbps": 3200},
+           "budget": {"price_per_gpu_hour": 2.5, "currency": "USD", "limit": "250k"},
+           "team": {"experience": "some"}, "project": {"stage": "mvp"}}
+    a = answers_from_mapping(job)
+    text = sweep_text(sweep(a, parse_gpu_range("8..256", 64)))
+    [line] = [ln for ln in text.splitlines() if ln.startswith("Fastest feasible: fsdp on 256 GPUs")]
+    assert "takes 4.9 days here" in line and "the rules' score decides" in line, line

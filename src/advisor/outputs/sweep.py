@@ -385,8 +385,7 @@ def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False, today_mark: bo
             said = _("{n} h", n=cell(h)) if in_hours and h >= FOOTER_MINUTES_BELOW else hours_text(h)
             line = _("{label}: {strategy} on {gpus} GPUs, {time}, {cost}", label=label, strategy=p[0], gpus=count(p[1]),
                      time=said, cost=money(float(sw.cost[p[0]][i]), cur))
-            if first:
-                line += _framework_tie_note(sw, i, p[0], cur)
+            line += _framework_tie_note(sw, i, p[0], cur, "cost" if first else "hours")
             line += _tie_note(sw, i, float((sw.cost if first else sw.hours)[p[0]][i]), cur, "cost" if first else "hours")
         elif not any(np.any(sw.runnable[t] & sw.batch_ok[t]) for t in STRATEGIES):
             # nothing runs at all (too few sequences, no memory): not a deadline missed (user try 2026-12-06: --gpus 1e9)
@@ -419,19 +418,24 @@ def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False, today_mark: bo
     return "\n".join(out) + "\n"
 
 
-def _framework_tie_note(sw: Sweep, at: int, marked: str, cur: str) -> str:
-    """Where another framework at the cheapest count costs a little less than the one the chooser took there (within
-    COST_TIE, where the rules' score decides), name it: 'Cheapest feasible: fsdp on 256 GPUs, 209,571 USD' stood beside
-    deepspeed-zero2 on the same GPUs at 208,304 (user try 12)."""
-    cost = float(sw.cost[marked][at])
-    others = [(float(sw.cost[t][at]), t) for t in STRATEGIES if t != marked and sw.feasible[t][at]]
+def _framework_tie_note(sw: Sweep, at: int, marked: str, cur: str, by: str = "cost") -> str:
+    """Where another framework at the marked count costs a little less (or runs a little faster) than the one the
+    chooser took there (within COST_TIE, where the rules' score decides), name it: 'Cheapest feasible: fsdp on 256 GPUs,
+    209,571 USD' stood beside deepspeed-zero2 on the same GPUs at 208,304 (user try 12); 'Fastest feasible: fsdp on 256
+    GPUs, 5.0 days' beside ZeRO-2 there at 4.9 (user try 14)."""
+    values = sw.cost if by == "cost" else sw.hours
+    mine = float(values[marked][at])
+    others = [(float(values[t][at]), t) for t in STRATEGIES if t != marked and sw.feasible[t][at]]
     if not others:
         return ""
     low, t = min(others)
-    if low >= cost * (1 - SAME_FIGURE):
+    if low >= mine * (1 - SAME_FIGURE):
         return ""
-    return _(" ({strategy} costs {cost} here, {pct} less: within {tie} a difference does not decide, and the rules' score decides, "
-             "as in the plan)", strategy=t, cost=money(low, cur), pct=percent(1.0 - low / cost, 1), tie=percent(COST_TIE))
+    if by == "cost":
+        return _(" ({strategy} costs {cost} here, {pct} less: within {tie} a difference does not decide, and the rules' score decides, "
+                 "as in the plan)", strategy=t, cost=money(low, cur), pct=percent(1.0 - low / mine, 1), tie=percent(COST_TIE))
+    return _(" ({strategy} takes {time} here, {pct} less: within {tie} a difference does not decide, and the rules' score decides, "
+             "as in the plan)", strategy=t, time=hours_text(low), pct=percent(1.0 - low / mine, 1), tie=percent(COST_TIE))
 
 
 def _tie_note(sw: Sweep, at: int, marked: float, cur: str, by: str = "cost") -> str:
