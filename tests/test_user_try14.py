@@ -358,3 +358,17 @@ def test_the_sweeps_fastest_names_a_faster_framework_it_passed_over(rules):
     text = sweep_text(sweep(a, parse_gpu_range("8..256", 64)))
     [line] = [ln for ln in text.splitlines() if ln.startswith("Fastest feasible: fsdp on 256 GPUs")]
     assert "takes 4.9 days here" in line and "the rules' score decides" in line, line
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_step_a_fine_tunes_data_is_asked_on_is_not_called_optional(lang):
+    """'高级（可选）… 按 Enter 跳过' titled step 13, while from step 3 the footer said '还不完整：第 13/13 步还需要回答' for a
+    LoRA whose examples are asked there."""
+    from advisor.base.i18n import language
+    from advisor.inputs.questions import steps
+
+    with language(lang):
+        [step] = [s for s in steps() if s.id == "advanced"]
+        assert {"training.examples", "training.tokens_per_example"} <= {f.path for f in step.fields}
+        assert "optional" not in step.title and "可选" not in step.title, step.title
+        assert ("fine-tune" in step.title) if lang == "en" else ("微调" in step.title), step.title

@@ -402,7 +402,7 @@ async def test_results_asked_before_a_fine_tunes_data_say_which_step_wants_it(ru
         await keys(pilot, "enter", "down", "down", "enter")
         app.show_results()
         await pilot.pause()
-    assert any(m.startswith("Step 13 (Advanced (optional)") and "give tokens" in m for m in seen), seen
+    assert any(m.startswith("Step 13 (Advanced: a fine-tune's data") and "give tokens" in m for m in seen), seen
 
 
 @pytest.mark.parametrize("question, lang, runs", [

@@ -148,10 +148,11 @@ def steps() -> tuple[Step, ...]:
              (Field("project.stage", _("Stage"), "choice",
                     choices=(Choice("mvp", _("MVP — fast iteration")), Choice("stable", _("stable — mid-size production")),
                              Choice("frontier", _("frontier — very large models")))),)),
-        Step("advanced", _("Advanced (optional): host memory, sequence, batch, precision"),
-             _("Press Enter to skip: advisor's defaults apply. Host RAM per node decides whether CPU offload can work; "
-               "sequence length and global batch change activation memory and how many GPUs the batch can feed. A fine-tune "
-               "gives its data here: examples, tokens per example, epochs."),
+        # '(optional)' in the title beside 'step 13 still needs an answer' for a LoRA whose data is asked here read as a
+        # contradiction (user try 14): a fine-tune's data is needed, the rest is not
+        Step("advanced", _("Advanced: a fine-tune's data, host memory, sequence, batch, precision"),
+             _("A fine-tune gives its data here: examples and tokens per example (epochs: 1 if empty). The rest is optional; "
+               "Enter skips it. Host RAM decides whether CPU offload can work; sequence and batch change activation memory."),
              (Field("cluster.cpu_memory_gb_per_node", _("Host RAM per node (GB)"), "text", _("e.g. 1024"), optional=True, number="float"),
               Field("model.seq_len", _("Sequence length (tokens)"), "text", _("e.g. 2048"), optional=True, number="int"),
               Field("training.global_batch_tokens", _("Global batch (tokens per step)"), "text", _("e.g. 4M"), optional=True),
