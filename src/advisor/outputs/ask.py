@@ -1158,6 +1158,8 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
         old = _shown(_today_value(base, path), path, base)
         if path == "training.method" and base.method_changed:  # 'was full fine-tune' beside a plan that is LoRA read as an error
             return _("{asked}, planned as {planned}", asked=old, planned=method_names().get(base.method, base.method))
+        if path == "training.epochs" and _today_value(base, path) is None:
+            return "1"  # an empty epochs is one pass ('轮数 = 3（原为 —）'; user try 14)
         if path == "training.tokens" and _today_value(base, path) is None and base.today_answers.training.baseline_hours is not None:
             return _shown(_run_tokens(base), path, base)  # the measured run's work, not '—'
         if path == "cluster.inter_node_gbps" and _today_value(base, path) is None:
