@@ -372,3 +372,20 @@ def test_the_step_a_fine_tunes_data_is_asked_on_is_not_called_optional(lang):
         assert {"training.examples", "training.tokens_per_example"} <= {f.path for f in step.fields}
         assert "optional" not in step.title and "可选" not in step.title, step.title
         assert ("fine-tune" in step.title) if lang == "en" else ("微调" in step.title), step.title
+
+
+@pytest.mark.parametrize("command", [["advise", "{src}", "--format", "md"], ["ask", "{src}", "what is all-reduce?"]])
+@pytest.mark.parametrize("spelling", ["same", "dot-slash"])
+def test_an_output_onto_the_answers_file_is_refused_even_with_force(tmp_path, capsys, monkeypatch, command, spelling):
+    """'advise copy.yaml --format md -o copy.yaml --force' replaced the answers with the memo made from them."""
+    from advisor.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    src = tmp_path / "job.yaml"
+    src.write_text(yaml.safe_dump(ZH_JOB, allow_unicode=True), encoding="utf-8")
+    before = src.read_text(encoding="utf-8")
+    target = {"same": "job.yaml", "dot-slash": "./job.yaml"}[spelling]
+    code = main([a.replace("{src}", "job.yaml") for a in command] + ["-o", target, "--force"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code != 0 and len(err) == 1 and "answers file being read" in err[0], err
+    assert src.read_text(encoding="utf-8") == before

@@ -492,6 +492,16 @@ def _run_tui(answers_path: str | None, extra: list[Path]) -> int:
     return 0
 
 
+def _not_the_answers_file(args: argparse.Namespace) -> None:
+    """-o naming the answers file read: with --force the memo overwrote the answers it was made from (user try 14:
+    'advise copy.yaml --format md -o copy.yaml --force'). --force allows replacing an output, not the input."""
+    from advisor.outputs.io import same_file, shown
+
+    given = getattr(args, "answers_file", None)
+    if given and given != "-" and args.output and args.output != "-" and same_file(given, args.output):
+        raise OutputError(_("-o names the answers file being read ({path}); write the output to another path", path=shown(args.output)))
+
+
 def _advise(args: argparse.Namespace, extra: list[Path]) -> int:
     from advisor.decision.advice import advise
     from advisor.inputs.answers import load_answers
@@ -501,6 +511,7 @@ def _advise(args: argparse.Namespace, extra: list[Path]) -> int:
     if to_file:
         from advisor.outputs.io import check_writable
 
+        _not_the_answers_file(args)
         check_writable(args.output, args.force)  # refuse before doing any work
     if args.artifacts is not None and not args.artifacts.strip():
         raise OutputError(_("--artifacts: the directory is empty; give a directory such as launch/"))
@@ -590,6 +601,8 @@ def _ask(args: argparse.Namespace, extra: list[Path]) -> int:
             raise OutputError(_("--save -: standard output carries the reply; write the reply to a file with -o, or save the answers to a file"))
         if to_file and not save_to_stdout and same_file(args.save, args.output):
             raise OutputError(_("--save and -o name the same file ({path}); give the answers and the reply a path each", path=shown(args.output)))
+    if to_file:
+        _not_the_answers_file(args)
     for given in (args.output, args.save):
         if given and given != "-":
             check_writable(given, args.force)
