@@ -389,3 +389,16 @@ def test_an_output_onto_the_answers_file_is_refused_even_with_force(tmp_path, ca
     err = capsys.readouterr().err.strip().splitlines()
     assert code != 0 and len(err) == 1 and "answers file being read" in err[0], err
     assert src.read_text(encoding="utf-8") == before
+
+
+@pytest.mark.parametrize(("lang", "words"), [("en", "the source article, item K13"), ("zh", "原文第 K13 条")])
+def test_the_memos_rules_table_cites_the_article_as_its_footnotes_do(rules, lang, words):
+    """The rules table read 'seed:K13, seed:K7' where the footnotes say 'the source article, item K4' / '原文第 K4 条'."""
+    from advisor.base.i18n import language
+    from advisor.decision.advice import advise
+    from advisor.outputs.render import to_markdown
+
+    with language(lang):
+        md = to_markdown(advise(answers_from_mapping(ZH_JOB), rules))
+    table = md.split("## ")[[i for i, part in enumerate(md.split("## ")) if part.startswith(("Rules that fired", "触发的规则"))][0]]
+    assert "seed:K" not in table and words in table, table[:600]

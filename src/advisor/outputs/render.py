@@ -1106,7 +1106,8 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
     add(_("| Rule | Title | Source |"))
     add("| --- | --- | --- |")
     for fr in d.fired_rules:
-        add(f"| `{fr.id}` | {_md(fr.title)} | {_md(', '.join(fr.source))} |")
+        # the article's items as the footnotes say them ('the source article, item K4'), not 'seed:K4' (user try 14)
+        add(f"| `{fr.id}` | {_md(fr.title)} | {_md(_('; ').join(source_words(src) for src in fr.source))} |")
     add("")
     if any(fr.tree for fr in d.fired_rules):
         add(_("### Why each rule fired"))
