@@ -507,6 +507,16 @@ def article_named() -> str:
              "runs take 3 days and cost 500,000 CNY a month; its items are numbered K1 to K21.")
 
 
+def sources_said(sources: Sequence[str]) -> str:
+    """A rule's sources in one cell: the article's items together ('the source article, items K4, K12'), then the rest
+    as source_words says them."""
+    items = [s.strip()[6:] for s in sources if s.strip().startswith("seed:K") and s.strip()[6:].isdigit()]
+    rest = [source_words(s) for s in sources if not (s.strip().startswith("seed:K") and s.strip()[6:].isdigit())]
+    said = ([_("the source article, item K{n}", n=items[0]) if len(items) == 1
+             else _("the source article, items {items}", items=("、" if zh() else ", ").join(f"K{n}" for n in items))] if items else [])
+    return _("; ").join(said + rest)
+
+
 def source_words(source: str) -> str:
     """'seed:K14' as a reader can follow it: the article's inventory item; advisor's own search in the reader's
     language; other sources as cited."""
@@ -1107,7 +1117,7 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
     add("| --- | --- | --- |")
     for fr in d.fired_rules:
         # the article's items as the footnotes say them ('the source article, item K4'), not 'seed:K4' (user try 14)
-        add(f"| `{fr.id}` | {_md(fr.title)} | {_md(_('; ').join(source_words(src) for src in fr.source))} |")
+        add(f"| `{fr.id}` | {_md(fr.title)} | {_md(sources_said(fr.source))} |")
     add("")
     if any(fr.tree for fr in d.fired_rules):
         add(_("### Why each rule fired"))
