@@ -478,19 +478,25 @@ def test_transformer_engine_fp8_keeps_linear_inputs_in_one_byte():
     assert float(stated) < float(torchao)
 
 
-def test_a_held_out_row_is_priced_at_its_published_expert_and_virtual_stage_degrees():
-    """bench/heldout.py prices each row at the configuration that was measured: advisor's own EP (gcd of the
-    data-parallel ranks and the experts) put Megatron-Bridge's B200 GPT-OSS-120B row at EP64, across nodes, where the
-    run used EP8 inside one; and the layout search picked its own interleaving depth where the row names VP."""
+def _bench(name: str):
+    """A module of bench/ (not a package), imported with bench/ on the path as its own scripts run."""
+    import importlib
     import sys
     from pathlib import Path
 
     bench = Path(__file__).resolve().parents[1] / "bench"
     sys.path.insert(0, str(bench))
     try:
-        import heldout
+        return importlib.import_module(name)
     finally:
         sys.path.remove(str(bench))
+
+
+def test_a_held_out_row_is_priced_at_its_published_expert_and_virtual_stage_degrees():
+    """bench/heldout.py prices each row at the configuration that was measured: advisor's own EP (gcd of the
+    data-parallel ranks and the experts) put Megatron-Bridge's B200 GPT-OSS-120B row at EP64, across nodes, where the
+    run used EP8 inside one; and the layout search picked its own interleaving depth where the row names VP."""
+    heldout = _bench("heldout")
     data = yaml.safe_load(heldout.HELDOUT.read_text(encoding="utf-8"))
     rows = {r["name"]: r for r in data["rows"]}
     gpt_oss = rows["B200 GPT-OSS-120B 64 GPUs BF16 EP8"]
@@ -512,16 +518,7 @@ def test_a_held_out_full_run_is_priced_at_the_layout_its_source_states():
     micro-batch or recomputation is priced at them (fidelity.run_layout, answers_for), with the quote that says so; the
     full runs had all run at advisor's own layout search (StarCoder at TP2 x PP2 interleaved where its paper says TP4 x
     PP4, StableLM-3B-4E1T without the recomputation its GPT-NeoX config turns on)."""
-    import sys
-    from pathlib import Path
-
-    bench = Path(__file__).resolve().parents[1] / "bench"
-    sys.path.insert(0, str(bench))
-    try:
-        import fidelity
-        import heldout
-    finally:
-        sys.path.remove(str(bench))
+    fidelity, heldout = _bench("fidelity"), _bench("heldout")
     scenarios = yaml.safe_load(heldout.FULL_RUNS.read_text(encoding="utf-8"))
     runs = scenarios["extra_runs"]
     pinned = {name: sc for name, sc in runs.items() if "layout" in sc}

@@ -10,21 +10,9 @@ import yaml
 
 from advisor.inputs.answers import answers_from_mapping
 
+from .test_user_try13 import _ask, _example  # the eighth session's helpers: an example file read; a question asked
+
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-
-
-def _example(name: str) -> dict:
-    return yaml.safe_load((EXAMPLES / name).read_text(encoding="utf-8"))
-
-
-def _ask(rules, draft: dict, question: str, lang: str = "en") -> str:
-    from advisor.base.i18n import language
-    from advisor.decision.advice import advise
-    from advisor.outputs.ask import ask
-
-    with language(lang):
-        a = advise(answers_from_mapping(draft), rules)
-        return "\n".join(ask(question, draft, a, rules).lines)
 
 
 @pytest.mark.parametrize(("lang", "question", "short", "rounded"), [
