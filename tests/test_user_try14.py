@@ -390,3 +390,17 @@ def test_the_memos_rules_table_cites_the_article_as_its_footnotes_do(rules, lang
         md = to_markdown(advise(answers_from_mapping(ZH_JOB), rules))
     table = md.split("## ")[[i for i, part in enumerate(md.split("## ")) if part.startswith(("Rules that fired", "触发的规则"))][0]]
     assert "seed:K" not in table and words in table, table[:600]
+
+
+def test_a_type_named_to_leave_out_beside_one_to_use_is_not_the_what_if(rules):
+    """'如果不租H800，只用我们自己的8张A100呢' was answered 'GPU 型号 = h800（原为 a100-80gb）… 8 × NVIDIA H800': the type
+    the PM said not to rent."""
+    draft = {"model": {"params": "7B"},
+             "training": {"method": "finetune", "examples": "30万", "tokens_per_example": 1200, "epochs": 2, "deadline_days": 5},
+             "cluster": {"gpu": "a100-80gb", "gpus": 8, "gpus_per_node": 8,
+                         "candidates": [{"gpu": "h800", "price_per_gpu_hour": 20, "max_gpus": 16}]},
+             "budget": {"price_per_gpu_hour": 15, "currency": "CNY", "limit": "3万"}}
+    text = _ask(rules, draft, "如果不租H800，只用我们自己的8张A100呢", "zh")
+    first = text.splitlines()[0]
+    assert "h800" not in first.lower() and "A100" in first, text
+    assert "方案变为 8 张 GPU 上的 fsdp" in text or "8 × NVIDIA A100" in text or "A100" in text.splitlines()[3], text

@@ -993,7 +993,7 @@ _BOOLEAN_WORDS = {"true": True, "false": False, "yes": True, "no": False}
 
 
 NEGATED = re.compile(r"(?:\b(?:don'?t|do not|doesn'?t|not|never|without|no longer|stop|avoid|skip)\b(?:\s+(?:use|using|run|running|do|doing|go|going|with|train|training|the|a|an|to))*\s*$"
-                     r"|(?:不用|不要|别用|不使用|不做|不采用|不走|别|不)\s*$)")
+                     r"|(?:不用|不要|别用|不使用|不做|不采用|不走|不租|别租|不买|别买|不换|别|不)\s*$)")
 """Words that turn the value after them into what not to do: 'don't use QLoRA', '不用 LoRA'."""
 
 
@@ -1014,6 +1014,18 @@ def _negated(ctx: Context, slots: dict[str, list[str]]) -> str | None:
     return None
 
 
+def _without_negated_alternatives(ctx: Context, slots: dict[str, list[str]]) -> dict[str, list[str]]:
+    """Each slot less the values the question negates, where another value of it is left to act on."""
+    out = dict(slots)
+    for name, values in slots.items():
+        if len(values) < 2:
+            continue
+        kept = [v for v in values if _negated(ctx, {name: [v]}) is None]
+        if kept and len(kept) < len(values):
+            out[name] = kept
+    return out
+
+
 def _without(ctx: Context, what: str) -> Reply:
     """'What if we don't use QLoRA?': where the plan chose a lighter method than the one asked, the method as asked is
     the answer; otherwise the question is turned back into one that names what to use."""
@@ -1028,6 +1040,9 @@ def _without(ctx: Context, what: str) -> Reply:
 def _what_if_asked(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     """A question read as a what-if: one that names what to leave out ('don't use QLoRA') is not a change to make
     ('why not H800?' reaches _what_if through why_not, where the 'not' is the question's own)."""
+    # 'if we don't rent the H800s and use our own 8 A100s' names two types, one negated: the other is the what-if (it was
+    # read as a switch to the H800; user try 14)
+    slots = _without_negated_alternatives(ctx, slots)
     negated = _negated(ctx, slots)
     if negated is not None:
         return _without(ctx, negated)
