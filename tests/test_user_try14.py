@@ -404,3 +404,9 @@ def test_a_type_named_to_leave_out_beside_one_to_use_is_not_the_what_if(rules):
     first = text.splitlines()[0]
     assert "h800" not in first.lower() and "A100" in first, text
     assert "方案变为 8 张 GPU 上的 fsdp" in text or "8 × NVIDIA A100" in text or "A100" in text.splitlines()[3], text
+
+
+def test_the_checkpoint_answer_puts_restarts_within_the_whole_time_off(rules):
+    """'检查点多大' said restarts take '占整次训练的 0.0%' where the memo adds 11.1% for restarts, checkpoints and evaluation."""
+    text = _ask(rules, ZH_JOB, "检查点多大", "zh")
+    assert "包含在所有非训练时间（重启、检查点、评估）另加的 11.1% 之内" in text, text
