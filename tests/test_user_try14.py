@@ -362,7 +362,7 @@ def test_the_step_a_fine_tunes_data_is_asked_on_is_not_called_optional(lang):
         assert ("fine-tune" in step.title) if lang == "en" else ("微调" in step.title), step.title
 
 
-@pytest.mark.parametrize("command", [["advise", "{src}", "--format", "md"], ["ask", "{src}", "what is all-reduce?"]])
+@pytest.mark.parametrize("command", [["advise", "{src}", "--format", "md"], ["ask", "{src}", "what is all-reduce?"], ["sweep", "{src}"]])
 @pytest.mark.parametrize("spelling", ["same", "dot-slash"])
 def test_an_output_onto_the_answers_file_is_refused_even_with_force(tmp_path, capsys, monkeypatch, command, spelling):
     """'advise copy.yaml --format md -o copy.yaml --force' replaced the answers with the memo made from them."""
@@ -375,7 +375,7 @@ def test_an_output_onto_the_answers_file_is_refused_even_with_force(tmp_path, ca
     target = {"same": "job.yaml", "dot-slash": "./job.yaml"}[spelling]
     code = main([a.replace("{src}", "job.yaml") for a in command] + ["-o", target, "--force"])
     err = capsys.readouterr().err.strip().splitlines()
-    assert code != 0 and len(err) == 1 and "answers file being read" in err[0], err
+    assert code != 0 and len(err) == 1 and "the file being read" in err[0], err
     assert src.read_text(encoding="utf-8") == before
 
 
@@ -410,3 +410,19 @@ def test_the_checkpoint_answer_puts_restarts_within_the_whole_time_off(rules):
     """'检查点多大' said restarts take '占整次训练的 0.0%' where the memo adds 11.1% for restarts, checkpoints and evaluation."""
     text = _ask(rules, ZH_JOB, "检查点多大", "zh")
     assert "包含在所有非训练时间（重启、检查点、评估）另加的 11.1% 之内" in text, text
+
+
+def test_render_onto_its_own_report_is_refused_even_with_force(tmp_path, capsys, monkeypatch):
+    """'advisor render A2.json -o A2.json --force' replaced the report JSON with a markdown memo."""
+    from advisor.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "job.yaml").write_text(yaml.safe_dump(ZH_JOB, allow_unicode=True), encoding="utf-8")
+    assert main(["advise", "job.yaml", "--format", "json", "-o", "report.json"]) == 0
+    before = (tmp_path / "report.json").read_text(encoding="utf-8")
+    capsys.readouterr()
+    code = main(["render", "report.json", "--format", "md", "-o", "./report.json", "--force"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code != 0 and len(err) == 1 and "being read" in err[0], err
+    assert (tmp_path / "report.json").read_text(encoding="utf-8") == before
+

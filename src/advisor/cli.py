@@ -493,13 +493,14 @@ def _run_tui(answers_path: str | None, extra: list[Path]) -> int:
 
 
 def _not_the_answers_file(args: argparse.Namespace) -> None:
-    """-o naming the answers file read: with --force the memo overwrote the answers it was made from (user try 14:
-    'advise copy.yaml --format md -o copy.yaml --force'). --force allows replacing an output, not the input."""
+    """-o naming the file read (the answers, or render's report): with --force the memo overwrote the answers it was
+    made from (user try 14: 'advise copy.yaml --format md -o copy.yaml --force'; sweep and render the same). --force
+    allows replacing an output, not the input."""
     from advisor.outputs.io import same_file, shown
 
-    given = getattr(args, "answers_file", None)
+    given = getattr(args, "answers_file", None) or getattr(args, "report_file", None)
     if given and given != "-" and args.output and args.output != "-" and same_file(given, args.output):
-        raise OutputError(_("-o names the answers file being read ({path}); write the output to another path", path=shown(args.output)))
+        raise OutputError(_("-o names the file being read ({path}); write the output to another path", path=shown(args.output)))
 
 
 def _advise(args: argparse.Namespace, extra: list[Path]) -> int:
@@ -564,6 +565,7 @@ def _render(args: argparse.Namespace) -> int:
     from advisor.outputs.render import to_json, to_markdown, to_text
 
     if _output_path(args.output):
+        _not_the_answers_file(args)
         check_writable(args.output, args.force)
     name, data = load_mapping(args.report_file)
     try:
@@ -739,6 +741,7 @@ def _sweep(args: argparse.Namespace, extra: list[Path]) -> int:
 
     to_file = _output_path(args.output)
     if to_file:
+        _not_the_answers_file(args)
         check_writable(args.output, args.force)
     if args.rows < 1:
         raise InputFileError(_("--rows: must be at least 1"))
