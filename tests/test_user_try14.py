@@ -426,3 +426,21 @@ def test_render_onto_its_own_report_is_refused_even_with_force(tmp_path, capsys,
     assert code != 0 and len(err) == 1 and "being read" in err[0], err
     assert (tmp_path / "report.json").read_text(encoding="utf-8") == before
 
+
+
+def test_the_accelerate_route_of_a_lora_plan_passes_its_adapters(rules, tmp_path):
+    """Job B's README: 'accelerate launch --config_file accelerate_finetune.yaml … train.py --recompute none --micro-batch 1
+    --accumulation 2 --seq-len 2048', without the '--lora peft_lora_config.json' launch.sh passes: that route trained
+    every weight."""
+    from advisor.cli import main
+
+    job = tmp_path / "lora.yaml"
+    job.write_text(yaml.safe_dump({"model": {"params": "70B"}, "training": {"method": "lora", "examples": 20000,
+                                   "tokens_per_example": 2048, "epochs": 3, "deadline_days": 2},
+                                   "cluster": {"gpu": "a100-80gb", "gpus": 8}, "budget": {"price_per_gpu_hour": 2}}))
+    out = tmp_path / "launch"
+    assert main(["advise", str(job), "--artifacts", str(out)]) == 0
+    readme = (out / "README.md").read_text(encoding="utf-8")
+    [line] = [ln for ln in readme.splitlines() if "accelerate launch --config_file accelerate_finetune.yaml" in ln]
+    assert "--lora peft_lora_config.json" in line, line
+    assert "--lora peft_lora_config.json" in (out / "launch.sh").read_text(encoding="utf-8")

@@ -126,10 +126,13 @@ def accelerate_machines(d: Deployment, precision: str, deepspeed: bool = False) 
     return out
 
 
-def accelerate_launch(config_file: str, d: Deployment | None = None) -> str:
+def accelerate_launch(config_file: str, d: Deployment | None = None, extra: str = "") -> str:
     """The accelerate launch line for a config file: the host's values filled by the shell on each node, then the plan's
-    batch and recomputation for train.py (user try 8: the line passed none, and the template ran its toy defaults)."""
-    return f"accelerate launch --config_file {config_file} {ACCELERATE_HOST_ARGS} train.py{plan_args(d) if d is not None else ''}"
+    batch and recomputation for train.py (user try 8: the line passed none, and the template ran its toy defaults), and
+    what launch.sh passes beside them (``extra``: a LoRA plan's '--lora peft_lora_config.json', which this line dropped, so
+    the accelerate route trained every weight; user try 14)."""
+    tail = f" {extra}" if extra else ""
+    return f"accelerate launch --config_file {config_file} {ACCELERATE_HOST_ARGS} train.py{plan_args(d) if d is not None else ''}{tail}"
 
 
 def accelerate_fsdp_config(d: Deployment) -> dict:
