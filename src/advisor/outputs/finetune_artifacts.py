@@ -180,8 +180,8 @@ def finetune_files(advice: Advice) -> list[tuple[str, str, str]]:
     if acc is not None:
         from advisor.outputs.artifacts import accelerate_launch
 
-        lora = "--lora peft_lora_config.json" if any(name == "peft_lora_config.json" for name, _desc, _text in out) else ""
+        adapters = "--lora peft_lora_config.json" if any(name == "peft_lora_config.json" for name, _desc, _text in out) else ""
         out.append(("accelerate_finetune.yaml", _("accelerate config for the fine-tune; on each node: `{command}`",
-                                                  command=accelerate_launch('accelerate_finetune.yaml', d, lora)),
+                                                  command=accelerate_launch('accelerate_finetune.yaml', d, adapters)),
                     yaml.safe_dump(acc, sort_keys=False)))
     return out
