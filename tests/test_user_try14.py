@@ -444,3 +444,17 @@ def test_the_accelerate_route_of_a_lora_plan_passes_its_adapters(rules, tmp_path
     [line] = [ln for ln in readme.splitlines() if "accelerate launch --config_file accelerate_finetune.yaml" in ln]
     assert "--lora peft_lora_config.json" in line, line
     assert "--lora peft_lora_config.json" in (out / "launch.sh").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(("lang", "question"), [("zh", "数据加载器要多快"), ("zh", "数据加载器每秒要多少token"),
+                                                ("en", "how fast must the data loader be?")])
+def test_how_fast_the_data_loader_must_be_is_answered_with_the_plans_rate(rules, lang, question):
+    """'数据加载器要多快' was not read, and the suggestions offered '为什么是 data-loading？', an internal key, leading to the
+    answer for why FSDP; the memo's question already held the rate."""
+    from advisor.decision.advice import advise
+
+    a = advise(answers_from_mapping(ZH_JOB), rules)
+    rate = f"{a.facts['chosen_tokens_per_sec']:,.0f}"
+    text = _ask(rules, ZH_JOB, question, lang)
+    assert rate in text, text
+    assert any(rate in q["text"] for q in a.questions)  # the same figure as the engineers' question

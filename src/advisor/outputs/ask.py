@@ -2585,6 +2585,23 @@ CHECKS_SHOWN, QUESTIONS_SHOWN = 5, 3
 """How many checklist items and engineers' questions the 'what should we check?' reply quotes; the rest are a tab away."""
 
 
+def _data_rate(ctx: Context, slots: dict[str, list[str]]) -> Reply:
+    """'how fast must the data loader be?', '数据加载器要多快': the tokens per second the plan consumes, in all and per GPU,
+    against the loader's measured rate where the answers give one (user try 14: not read)."""
+    a = ctx.advice
+    c = a.plan.chosen
+    need = float(a.facts.get("chosen_tokens_per_sec") or 0.0)
+    lines = [_("The plan consumes about {tps} tokens/s ({per_gpu} per GPU on {gpus} GPUs): the data loader must deliver that, "
+               "measured on its own, or the GPUs wait on it.", tps=count(need), per_gpu=count(need / max(c.gpus, 1)), gpus=c.gpus)]
+    have = a.today_answers.cluster.data_pipeline_tokens_per_sec
+    if have is not None:
+        lines.append(_("The answers give the loader {have} tokens/s: {verdict}.", have=count(have),
+                       verdict=_("enough") if have >= need else _("short of it, so the loader sets the pace")))
+    else:
+        lines.append(_("Give cluster.data_pipeline_tokens_per_sec once measured: the estimate then takes the slower of the two."))
+    return Reply(ctx.question, "data_rate", lines=lines, sources=[PLAN_SOURCE, "seed:K19"])
+
+
 def _network(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     """'is our network fast enough?', 'do we need InfiniBand?', '网络够快吗': the network the plan is priced over, the share
     of each step it leaves exposed, and the plan on twice and half that network (user try 2026-12-07: not read, or read
@@ -2812,7 +2829,7 @@ def _spot(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     return Reply(ctx.question, "spot", lines=lines, sources=list(term.source))
 
 
-ANSWERERS = {"compare": _compare, "without": _without_strategy, "instead": _instead, "why_not": _why_not, "why": _why, "explain": _explain, "which_gpu": _which_gpu, "accuracy": _accuracy, "checklist": _checklist, "network": _network, "what_if": _what_if_asked, "spot": _spot,
+ANSWERERS = {"compare": _compare, "without": _without_strategy, "instead": _instead, "why_not": _why_not, "why": _why, "explain": _explain, "which_gpu": _which_gpu, "accuracy": _accuracy, "checklist": _checklist, "network": _network, "data_rate": _data_rate, "what_if": _what_if_asked, "spot": _spot,
              "worth_it": _worth_it, "brief": _brief, "risks": _risks, "cheaper": _cheaper, "faster": _faster, "how_long": _how_long,
              "cost": _cost, "day_cost": _day_cost, "runs_a_month": _runs_a_month, "memory": _memory, "checkpoint": _checkpoint,
              "steps": _steps}
