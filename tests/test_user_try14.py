@@ -458,3 +458,17 @@ def test_how_fast_the_data_loader_must_be_is_answered_with_the_plans_rate(rules,
     text = _ask(rules, ZH_JOB, question, lang)
     assert rate in text, text
     assert any(rate in q["text"] for q in a.questions)  # the same figure as the engineers' question
+
+
+@pytest.mark.parametrize(("lang", "question", "offered"), [("zh", "数据加载器怎么样", "什么是 数据加载？"),
+                                                           ("en", "data loader whatever", "what is data loading?")])
+def test_a_suggested_question_names_a_term_as_people_write_it(lang, question, offered):
+    """'可以这样问：为什么是 data-loading？ / 什么是 data-loading？': the term's id, in English, on a Chinese screen."""
+    from advisor.base.i18n import language
+    from advisor.outputs.ask import parse, suggestions
+
+    with language(lang):
+        offers = suggestions(question)
+    assert offered in offers and not any("data-loading" in q for q in offers), offers
+    got = parse(offered)
+    assert got is not None and got.intent == "explain" and got.slots.get("term") == ["data-loading"], got

@@ -451,6 +451,8 @@ def suggestions(question: str, data: Intents | None = None, n: int = 3, advice: 
             if it.id == "compare" and len(values) < 2:
                 continue
             shown = [_("{n} GPUs", n=v) if name == "gpus" and it.id != "what_if" else v for v in values]
+            if data.slots[name].kind == "term":  # a term as people write it, not its id ('为什么是 data-loading？'; user try 14)
+                shown = [_term_name(data.terms[v], lang) if v in data.terms else v for v in values]
             if it.id == "what_if":
                 slot = data.slots[name]
                 if slot.kind == "factor":
@@ -470,6 +472,13 @@ def suggestions(question: str, data: Intents | None = None, n: int = 3, advice: 
         if q not in unique:
             unique.append(q)
     return unique[:n]
+
+
+def _term_name(term: Term, lang: str) -> str:
+    """A term's first alias in the reader's language (Chinese: the first alias in Chinese characters), else its first."""
+    cjk = [a for a in term.aliases if any("\u4e00" <= ch <= "\u9fff" for ch in a)]
+    latin = [a for a in term.aliases if a not in cjk]
+    return (cjk or latin or [term.id])[0] if lang == "zh" else (latin or [term.id])[0]
 
 
 def everyday_questions() -> list[str]:
