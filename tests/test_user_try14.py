@@ -472,3 +472,17 @@ def test_a_suggested_question_names_a_term_as_people_write_it(lang, question, of
     assert offered in offers and not any("data-loading" in q for q in offers), offers
     got = parse(offered)
     assert got is not None and got.intent == "explain" and got.slots.get("term") == ["data-loading"], got
+
+
+@pytest.mark.parametrize(("opened", "answers", "memo", "launch"), [
+    ("jobs/a.yaml", "jobs/a.yaml", "jobs/decision-memo.md", "jobs/launch"),
+    (None, "answers.yaml", "decision-memo.md", "launch"),
+])
+def test_save_and_export_offer_the_opened_answers_file_and_its_directory(rules, tmp_path, opened, answers, memo, launch):
+    """Opened with --answers /tmp/try2_en/jobA_tui.yaml, 's' offered answers.yaml and 'e' decision-memo.md in the working
+    directory: accepting them wrote stray files and left the opened file as it was."""
+    from advisor.tui.app import AdvisorApp
+
+    source = tmp_path / opened if opened else None
+    app = AdvisorApp(rules=rules, cursor_blink=False, workdir=tmp_path, draft=ZH_JOB, source=source)
+    assert (app.default_path("answers.yaml"), app.default_path("decision-memo.md"), app.default_path("launch")) == (answers, memo, launch)

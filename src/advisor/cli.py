@@ -481,7 +481,8 @@ def _run_tui(answers_path: str | None, extra: list[Path]) -> int:
         raise InputFileError(_("the guided Q&A needs a terminal; for scripts use 'advisor advise ANSWERS'"))
     from advisor.tui.app import AdvisorApp
 
-    app = AdvisorApp(rules=rules, answers=answers, draft=draft, show_tracebacks=debugging())
+    source = Path(answers_path) if answers_path and answers_path != "-" else None
+    app = AdvisorApp(rules=rules, answers=answers, draft=draft, show_tracebacks=debugging(), source=source)
     app.run()
     if app.return_code:
         error = app.internal_error

@@ -74,7 +74,7 @@ class AdvisorApp(App[None]):
     ]
 
     def __init__(self, rules: RuleSet, answers: Answers | None = None, cursor_blink: bool = True, workdir: Path | None = None,
-                 draft: dict[str, Any] | None = None, show_tracebacks: bool = False) -> None:
+                 draft: dict[str, Any] | None = None, show_tracebacks: bool = False, source: Path | None = None) -> None:
         """``draft``: the answers file as written (its '7B' stays '7B'); it may hold one invalid field, which the Q&A
         opens on, marked, instead of refusing the file. ``show_tracebacks`` (--debug, ADVISOR_DEBUG=1): an internal
         error prints Textual's full traceback on exit; without it the app only keeps the error in ``internal_error``
@@ -92,6 +92,10 @@ class AdvisorApp(App[None]):
         validating them, so the answers model (pydantic) loads after the first question is drawn (issue 20)."""
         self.cursor_blink = cursor_blink
         self.workdir = workdir or Path.cwd()
+        self.source = source
+        """The answers file the app was opened on (--answers FILE): Save offers it, the memo and launch files its
+        directory; they offered answers.yaml and decision-memo.md in the working directory, and a save left the opened
+        file as it was (user try 14)."""
         self.last_advice: Advice | None = None
         self._estimating: dict[str, Any] | None = None
         """The draft the latest estimate worker was started for: an older worker's result is dropped."""
@@ -269,6 +273,16 @@ class AdvisorApp(App[None]):
 
     # -- exports ------------------------------------------------------------------------
 
+    def default_path(self, name: str) -> str:
+        """What a save or export dialog offers: the opened answers file itself for the answers ('answers.yaml'), else
+        ``name`` beside it; ``name`` in the working directory where no file was opened."""
+        if self.source is None:
+            return name
+        target = self.source if name == "answers.yaml" else self.source.parent / name
+        if target.is_absolute() and target.is_relative_to(self.workdir):
+            return str(target.relative_to(self.workdir))  # as short as the user would type it
+        return str(target)
+
     def _resolve(self, name: str) -> Path | None:
         """The path typed in a dialog, or None (and a one-line notice) when it names no usable place."""
         try:
@@ -286,7 +300,7 @@ class AdvisorApp(App[None]):
         from advisor.outputs.render import to_markdown
 
         memo = to_markdown(self.answers_with_checks(self.last_advice).report(), conversation=self.conversation if self.memo_questions else None)
-        await self._write_with_confirm(_("Export the decision memo to:"), "decision-memo.md", memo, _("memo"))
+        await self._write_with_confirm(_("Export the decision memo to:"), self.default_path("decision-memo.md"), memo, _("memo"))
 
     @work(exclusive=True, group="export")
     async def save_answers(self) -> None:
@@ -304,7 +318,7 @@ class AdvisorApp(App[None]):
         text = _("# advisor answers (saved from the guided Q&A); run: advisor advise FILE") + "\n" + answers_yaml(data)
         saved = (copy.deepcopy(self.draft), list(self.checked))
         turns = len(self.conversation)
-        if await self._write_with_confirm(_("Save the answers to:"), "answers.yaml", text, _("answers")):
+        if await self._write_with_confirm(_("Save the answers to:"), self.default_path("answers.yaml"), text, _("answers")):
             self._saved = saved
             self._saved_conversation = turns
 
@@ -315,7 +329,7 @@ class AdvisorApp(App[None]):
         if advice is None:
             return
         from advisor.outputs.artifacts import build_artifacts, write_artifacts
-        name = await self.push_screen_wait(PathDialog(_("Write launch files into the directory:"), "launch"))
+        name = await self.push_screen_wait(PathDialog(_("Write launch files into the directory:"), self.default_path("launch")))
         path = self._resolve(name) if name else None
         if path is None:
             return
