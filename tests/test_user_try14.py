@@ -486,3 +486,9 @@ def test_save_and_export_offer_the_opened_answers_file_and_its_directory(rules, 
     source = tmp_path / opened if opened else None
     app = AdvisorApp(rules=rules, cursor_blink=False, workdir=tmp_path, draft=ZH_JOB, source=source)
     assert (app.default_path("answers.yaml"), app.default_path("decision-memo.md"), app.default_path("launch")) == (answers, memo, launch)
+
+
+def test_a_runs_a_month_what_if_says_the_cadence_it_replaces(rules):
+    """'每月训练4次要多少钱' said '每月训练次数 = 4（原为 —）' while every other reply says '每月训练次数保持现在的 1 次'."""
+    text = _ask(rules, ZH_JOB, "每月训练4次要多少钱", "zh")
+    assert "每月训练次数 = 4（原为 1，假定）" in text, text

@@ -1184,6 +1184,9 @@ def _what_if(ctx: Context, slots: dict[str, list[str]], extra: dict[str, Any] | 
             return _("{asked}, planned as {planned}", asked=old, planned=method_names().get(base.method, base.method))
         if path == "training.epochs" and _today_value(base, path) is None:
             return "1"  # an empty epochs is one pass ('轮数 = 3（原为 —）'; user try 14)
+        if path == "training.runs_per_month" and _today_value(base, path) is None:
+            # the cadence every other reply says is kept ('保持现在的 1 次'), not '原为 —' (user try 14)
+            return _("{n}, assumed", n=format_number(base.plan.runs_per_month))
         if path == "training.tokens" and _today_value(base, path) is None and base.today_answers.training.baseline_hours is not None:
             return _shown(_run_tokens(base), path, base)  # the measured run's work, not '—'
         if path == "cluster.inter_node_gbps" and _today_value(base, path) is None:
