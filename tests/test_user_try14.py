@@ -492,3 +492,20 @@ def test_a_runs_a_month_what_if_says_the_cadence_it_replaces(rules):
     """'每月训练4次要多少钱' said '每月训练次数 = 4（原为 —）' while every other reply says '每月训练次数保持现在的 1 次'."""
     text = _ask(rules, ZH_JOB, "每月训练4次要多少钱", "zh")
     assert "每月训练次数 = 4（原为 1，假定）" in text, text
+
+
+def test_what_is_the_mfu_gives_the_plans_own(rules):
+    """'what is the MFU?' gave only the definition: the figure the estimate rests on appeared nowhere."""
+    from advisor.decision.advice import advise
+    from advisor.outputs.ask import ask
+
+    job = {"model": {"params": "7B"}, "training": {"tokens": "1T", "deadline_days": 30},
+           "cluster": {"gpu": "h100-sxm", "gpus": 64, "gpus_per_node": 8, "inter_node_gbps": 3200},
+           "budget": {"price_per_gpu_hour": 2.5, "currency": "USD", "limit": "250k"}}
+    a = advise(answers_from_mapping(job), rules)
+    w = a.evaluation.context["workload"]
+    expected = w.flops_per_token * a.facts["chosen_tokens_per_sec"] / (a.plan.chosen.gpus * 989e12)
+    reply = ask("what is the MFU?", job, a, rules)
+    [(label, value)] = reply.figures
+    assert label.startswith("model FLOPs utilisation") and value == f"{expected:.0%}", reply.figures
+    assert 0.3 < expected < 0.6

@@ -2229,6 +2229,13 @@ def _term_figures(ctx: Context, term: str) -> list[tuple[str, ...]]:
             if sid != ctx.advice.strategy and sid in ctx.advice.scores:
                 rows.append((_("memory per GPU, {strategy}", strategy=sid), f"{ctx.advice.estimate_dict(sid)['memory_per_gpu_gb']:,.1f} GB"))
         getters[name] = rows
+    # 'what is the MFU?' gave only the definition (user try 14): the plan's own, the useful FLOPs it does a second over the
+    # GPUs' dense bf16 peak (the convention MFU figures use), at the GPU-bound rate the engineers' data-loader question quotes
+    a = ctx.advice
+    w, tps, c = a.evaluation.context.get("workload"), float(a.facts.get("chosen_tokens_per_sec") or 0.0), a.plan.chosen
+    if w is not None and tps > 0:
+        mfu = w.flops_per_token * tps / (c.gpus * a.answers.cluster.spec.peak_tflops * 1e12)
+        getters["mfu"] = [(_("model FLOPs utilisation, the plan ({strategy} on {gpus} GPUs)", strategy=c.strategy, gpus=c.gpus), f"{mfu:.0%}")]
     t, m = ctx.advice.answers.training, ctx.advice.answers.model
     if t.tokens_per_example:  # 'should we pack?' with examples as long as the sequence: nothing to pack, and it shows
         getters["packing"] = getters["truncation"] = [(_("tokens per example"), count(t.tokens_per_example)),
