@@ -509,3 +509,16 @@ def test_what_is_the_mfu_gives_the_plans_own(rules):
     [(label, value)] = reply.figures
     assert label.startswith("model FLOPs utilisation") and value == f"{expected:.0%}", reply.figures
     assert 0.3 < expected < 0.6
+
+
+@pytest.mark.parametrize(("section", "key", "meant"), [("cluster", "gpu_count", "gpus"), ("model", "sequence_length", "seq_len"),
+                                                       ("training", "num_epochs", "epochs")])
+def test_a_key_written_by_meaning_gets_the_field_it_means(section, key, meant):
+    """'gpu_count' got no did-you-mean where 'deadlin_days' got one."""
+    from advisor.base.errors import AdvisorError
+
+    draft = yaml.safe_load(yaml.safe_dump(ZH_JOB, allow_unicode=True))
+    draft[section][key] = 3
+    with pytest.raises(AdvisorError) as exc:
+        answers_from_mapping(draft)
+    assert f"unknown key '{key}'" in str(exc.value) and f"did you mean '{meant}'" in str(exc.value), str(exc.value)

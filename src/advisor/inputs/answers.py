@@ -215,6 +215,17 @@ def _field_error(loc: tuple[Any, ...], message: str, value: Any) -> ValidationEr
         type=PydanticCustomError("value_error", "Value error, " + message.replace("{", "(").replace("}", ")")), loc=loc, input=value)])
 
 
+KEY_SYNONYMS: dict[str, str] = {
+    "gpu_count": "gpus", "num_gpus": "gpus", "n_gpus": "gpus", "gpu_num": "gpus", "number_of_gpus": "gpus", "ngpus": "gpus",
+    "gpu_type": "gpu", "gpu_model": "gpu", "num_params": "params", "parameters": "params", "model_size": "params",
+    "seq_length": "seq_len", "sequence_length": "seq_len", "max_seq_len": "seq_len", "context_length": "seq_len",
+    "deadline": "deadline_days", "budget": "limit", "price": "price_per_gpu_hour", "gpu_hour_price": "price_per_gpu_hour",
+    "num_epochs": "epochs", "num_examples": "examples", "samples": "examples",
+}
+"""Keys people write for a field, by meaning where spelling is too far for difflib to offer it ('gpu_count' got no
+did-you-mean where 'deadlin_days' did; user try 14): offered only where the section has that field."""
+
+
 def _close_matches(word: str, possibilities: Any, n: int = 3, cutoff: float = 0.6) -> list[str]:
     """difflib.get_close_matches, with difflib imported only when a problem needs a suggestion (not at start-up)."""
     import difflib
@@ -1264,6 +1275,8 @@ def _one(err: dict[str, Any], root: type[BaseModel], missing: set[tuple[Any, ...
         options = _fields_at(root, parent)
         close = _close_matches(key, options, n=3, cutoff=0.6)
         close = sorted(close, key=lambda name: (*parent, name) not in missing)[:1]  # stable: the closest missing one first
+        if not close and KEY_SYNONYMS.get(key.lower()) in options:
+            close = [KEY_SYNONYMS[key.lower()]]  # 'gpu_count' is 'gpus' by meaning, not by spelling (user try 14)
         where = dotted(parent) or _("top level")
         home = _section_holding(root, parent, key) if not close else None
         if home:
