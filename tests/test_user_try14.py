@@ -522,3 +522,19 @@ def test_a_key_written_by_meaning_gets_the_field_it_means(section, key, meant):
     with pytest.raises(AdvisorError) as exc:
         answers_from_mapping(draft)
     assert f"unknown key '{key}'" in str(exc.value) and f"did you mean '{meant}'" in str(exc.value), str(exc.value)
+
+
+def test_today_beside_a_plan_on_another_type_names_both_types(rules):
+    """'为什么要8张卡': 现在 'fsdp，8 卡' 8.4 小时 beside 推荐 'fsdp，8 卡' 3.1 小时, the types unsaid."""
+    from advisor.decision.advice import advise
+    from advisor.outputs.ask import ask
+
+    draft = {"model": {"params": "7B"},
+             "training": {"method": "finetune", "examples": "30万", "tokens_per_example": 1200, "epochs": 2, "deadline_days": 5},
+             "cluster": {"gpu": "a100-80gb", "gpus": 8, "gpus_per_node": 8,
+                         "candidates": [{"gpu": "h800", "price_per_gpu_hour": 20, "max_gpus": 16}]},
+             "budget": {"price_per_gpu_hour": 15, "currency": "CNY", "limit": "3万"}}
+    a = advise(answers_from_mapping(draft), rules)
+    assert a.plan.chosen.gpu == "h800"
+    reply = ask("why 8 GPUs?", draft, a, rules)
+    assert ("GPU type", "a100-80gb", "h800") in reply.figures, reply.figures

@@ -2108,6 +2108,10 @@ def _today_rows(a: Advice, monthly: bool = False) -> list[tuple[str, ...]]:
         (_("time per run"), hours_text(t.hours) if runs else _("cannot run"), hours_text(c.hours)),
         (_("cost per run"), *(_money_row(t.cost, cur, c.cost, cur) if runs else (_("cannot run"), money(c.cost, cur)))),
     ]
+    today_gpu = a.today_answers.cluster.gpu
+    if c.gpu and isinstance(today_gpu, str) and c.gpu != today_gpu:
+        # 'fsdp, 8 GPUs' in both columns, 8.4 h beside 3.1 h: the plan runs on a listed type, said (user try 14)
+        rows.insert(1, (_("GPU type"), today_gpu, c.gpu))
     if monthly:
         rows.append((_("cost per month"), *(_money_row(t.monthly, cur, c.monthly, cur) if runs else (_("cannot run"), money(c.monthly, cur)))))
     return rows
