@@ -538,3 +538,19 @@ def test_today_beside_a_plan_on_another_type_names_both_types(rules):
     assert a.plan.chosen.gpu == "h800"
     reply = ask("why 8 GPUs?", draft, a, rules)
     assert ("GPU type", "a100-80gb", "h800") in reply.figures, reply.figures
+
+
+@pytest.mark.parametrize(("lang", "words"), [("en", "FP8 training (the time and cost assume it)"), ("zh", "FP8 训练（时间和成本都以此为前提）")])
+def test_the_memo_says_an_fp8_plan_rests_on_fp8_in_its_inputs(rules, lang, words):
+    """After adopting FP8 the memo's inputs, summary and decision never said FP8, beside a 39% saving it alone made."""
+    from advisor.base.i18n import language
+    from advisor.decision.advice import advise
+    from advisor.outputs.render import to_markdown
+
+    job = {"model": {"params": "7B"}, "training": {"tokens": "1T", "deadline_days": 30, "precision": "fp8"},
+           "cluster": {"gpu": "h100-sxm", "gpus": 64, "gpus_per_node": 8, "inter_node_gbps": 3200},
+           "budget": {"price_per_gpu_hour": 2.5, "currency": "USD", "limit": "250k"}}
+    with language(lang):
+        md = to_markdown(advise(answers_from_mapping(job), rules))
+    [inputs] = [ln for ln in md.splitlines() if "Inputs:" in ln or "输入：" in ln]
+    assert words in inputs, inputs
