@@ -554,3 +554,11 @@ def test_the_memo_says_an_fp8_plan_rests_on_fp8_in_its_inputs(rules, lang, words
         md = to_markdown(advise(answers_from_mapping(job), rules))
     [inputs] = [ln for ln in md.splitlines() if "Inputs:" in ln or "输入：" in ln]
     assert words in inputs, inputs
+
+
+def test_a_change_under_one_percent_keeps_a_decimal_as_the_sweep_says_it():
+    """advise: 'deepspeed-zero2 … 45,765 USD a run (1% less)'; sweep on the same two options: '0.5% less'."""
+    from advisor.base.units import pct_change
+
+    assert pct_change(99.4, 100.0) == "0.6% less" and pct_change(100.8, 100.0) == "0.8% more"
+    assert pct_change(100.3, 100.0) == "about the same" and pct_change(98.0, 100.0) == "2% less"

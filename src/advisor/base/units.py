@@ -434,7 +434,9 @@ def pct_change(new: float, old: float) -> str:
         return _("about the same")
     # Around 5% (the cost tie, decide.COST_TIE) to a tenth: '(5% less): costs within 5% are a tie' read as a contradiction
     # for 4.5% (user try 2026-12-07).
-    places = 1 if 0.045 <= abs(d) < 0.055 else 0
+    # Below one percent, one decimal too: '(1% less)' in the summary beside the sweep's '0.6% less' for the same two
+    # options read as two figures (user try 14).
+    places = 1 if 0.045 <= abs(d) < 0.055 or abs(d) < 0.0095 else 0
     return _("{pct} more", pct=percent(d, places)) if d > 0 else _("{pct} less", pct=percent(-d, places))
 
 
