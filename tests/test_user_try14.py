@@ -562,3 +562,15 @@ def test_a_change_under_one_percent_keeps_a_decimal_as_the_sweep_says_it():
 
     assert pct_change(99.4, 100.0) == "0.6% less" and pct_change(100.8, 100.0) == "0.8% more"
     assert pct_change(100.3, 100.0) == "about the same" and pct_change(98.0, 100.0) == "2% less"
+
+
+def test_init_takes_o_as_every_other_command_does(tmp_path, capsys, monkeypatch):
+    """'advisor init -o FILE' was refused (every other command takes -o)."""
+    from advisor.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["init", "-o", "mine.yaml"]) == 0 and (tmp_path / "mine.yaml").exists()
+    assert main(["init"]) == 0 and (tmp_path / "answers.yaml").exists()
+    capsys.readouterr()
+    assert main(["init", "a.yaml", "-o", "b.yaml"]) != 0
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1 and not (tmp_path / "a.yaml").exists()

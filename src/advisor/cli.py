@@ -172,7 +172,9 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
 
     if only in (None, "init"):
         init = sub.add_parser("init", help="write a commented answers template")
-        init.add_argument("path", nargs="?", default="answers.yaml", help="where to write it (default answers.yaml; '-' for stdout)")
+        init.add_argument("path", nargs="?", default=None, help="where to write it (default answers.yaml; '-' for stdout)")
+        # '-o FILE', as every other command takes it: 'advisor init -o FILE' was refused (user try 14)
+        init.add_argument("-o", "--output", metavar="PATH", help="the same as PATH")
         init.add_argument("--force", action="store_true")
 
     if only in (None, "schema"):
@@ -776,6 +778,9 @@ def _sweep(args: argparse.Namespace, extra: list[Path]) -> int:
 def _init(args: argparse.Namespace) -> int:
     from advisor.inputs.template import answers_template
 
+    if args.path is not None and args.output is not None and args.path != args.output:
+        raise OutputError(_("init: give the path once, as PATH or -o, not both"))
+    args.path = args.output or args.path or "answers.yaml"
     text = answers_template()
     if args.path == "-":
         _out(text)
