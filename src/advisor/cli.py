@@ -780,7 +780,7 @@ def _init(args: argparse.Namespace) -> int:
 
     if args.path is not None and args.output is not None and args.path != args.output:
         raise OutputError(_("init: give the path once, as PATH or -o, not both"))
-    args.path = args.output or args.path or "answers.yaml"
+    args.path = args.output if args.output is not None else args.path if args.path is not None else "answers.yaml"
     text = answers_template()
     if args.path == "-":
         _out(text)
