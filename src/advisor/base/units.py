@@ -34,8 +34,8 @@ _SUFFIX_RX = "|".join(sorted((re.escape(s) for s in SUFFIXES), key=len, reverse=
 _MEASURE_RX = "|".join(sorted((re.escape(s) for s in MEASURE_WORDS), key=len, reverse=True))
 _NUMBER = r"([+-]?(?:[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]*)?|[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(?:[eE]([+-]?[0-9]+))?"
 _QUANTITY = re.compile(rf"^\s*{_NUMBER}\s*(?:({_SUFFIX_RX})\s*)?(?:(?:{_MEASURE_RX})\s*)?$", re.IGNORECASE)
-_CN_QUANTITY_RX = r"[一二两三四五六七八九十]{1,3}"
-_CN_QUANTITY = re.compile(rf"^\s*({_CN_QUANTITY_RX})\s*(?:(?:{_MEASURE_RX})\s*)?$")
+_CN_NUMERAL_RX = "[一二两三四五六七八九十]{1,3}"
+_CN_QUANTITY = re.compile(rf"^\s*({_CN_NUMERAL_RX})\s*(?:(?:{_MEASURE_RX})\s*)?$")
 """A count written in Chinese numerals up to 99, with its measure word or without ('十六', '十六张', '三轮'): read as the
 digits are (user try 14: '十六' was refused where '70亿' was read)."""
 """A number (thousands may be grouped with commas: 500,000), an optional exponent, an optional magnitude word. A sign is
@@ -65,7 +65,6 @@ DURATION_UNITS: dict[str, float] = {
 }
 """Time units in hours; a month is 30 days, as the monthly cadence counts it (decision.facts.HOURS_PER_MONTH)."""
 
-_CN_NUMERAL_RX = "[一二两三四五六七八九十]{1,3}"
 _CN_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 
 
@@ -222,7 +221,7 @@ _MARK_ANY = _any_case(_MARK_RX)
 
 def quantity_pattern() -> str:
     """What parse_quantity reads from text, as a JSON Schema pattern ('7B', '7 billion', '70亿', '2,000,000', '7e9')."""
-    return rf"^\s*(?:{_QUANTITY_BODY}|{_CN_QUANTITY_RX}\s*(?:(?:{_any_case(_MEASURE_RX)})\s*)?)$"
+    return rf"^\s*(?:{_QUANTITY_BODY}|{_CN_NUMERAL_RX}\s*(?:(?:{_any_case(_MEASURE_RX)})\s*)?)$"
 
 
 def money_pattern() -> str:
