@@ -424,12 +424,21 @@ def percent(fraction: float, places: int = 0) -> str:
     return f"{fraction:.{places}%}"
 
 
+ABOUT_THE_SAME = 0.005
+"""Within half a percent, pct_change says 'about the same' (and a note that weighs the difference treats it so)."""
+
+
+def more_than_about_the_same(new: float, old: float) -> bool:
+    """``new`` is more than ``old`` by what pct_change would say as a figure ('3% more'), not as 'about the same'."""
+    return old > 0 and new / old - 1.0 >= ABOUT_THE_SAME
+
+
 def pct_change(new: float, old: float) -> str:
-    """'12% more', '30% less', 'about the same' (within half a percent)."""
+    """'12% more', '30% less', 'about the same' (within half a percent: ABOUT_THE_SAME)."""
     if old <= 0:
         return _("n/a")
     d = new / old - 1.0
-    if abs(d) < 0.005:
+    if abs(d) < ABOUT_THE_SAME:
         return _("about the same")
     # Around 5% (the cost tie, decide.COST_TIE) to a tenth: '(5% less): costs within 5% are a tie' read as a contradiction
     # for 4.5% (user try 2026-12-07).

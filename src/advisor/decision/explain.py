@@ -17,7 +17,7 @@ import numpy as np
 from advisor.base.i18n import N_, _
 from advisor.estimate.posttrain import stage_name
 from advisor.decision.decide import COST_TIE, Option, best_at, dominates, preference
-from advisor.base.units import count, format_number, money_unit, hours_against, hours_text, money, pct_change, percent, same_unit, token_text, plural
+from advisor.base.units import count, format_number, money_unit, hours_against, hours_text, money, more_than_about_the_same, pct_change, percent, same_unit, token_text, plural
 from advisor.knowledge.strategies import FRAMEWORKS
 
 if TYPE_CHECKING:
@@ -168,7 +168,7 @@ def notes(advice: Advice) -> list[dict[str, Any]]:
     if p.faster_same_cost is not None:
         f = p.faster_same_cost
         quick, slow = same_unit(f.hours, p.chosen.hours)
-        if pct_change(f.cost, p.chosen.cost) not in (_("about the same"),) and f.cost > p.chosen.cost:
+        if more_than_about_the_same(f.cost, p.chosen.cost):
             # within the cost tie, but more: 'Faster for no more per run … (3% more)' contradicted itself (user try 14)
             text = _("Faster for a little more per run: {gpus} GPUs with {strategy} take {quick} instead of {slow}, for {cost} a run "
                      "({change}, within the {tie} that counts as the same cost), if the cluster can give them.", gpus=f"{f.gpus:,}",

@@ -35,7 +35,7 @@ from advisor.base.yamlread import whole_numbers
 
 ANSWER_WORDS = (N_("none"), N_("some"), N_("expert"), N_("mvp"), N_("stable"), N_("frontier"))
 """Answer values the memo shows in words (team experience, project stage): marked so the catalog has them."""
-from advisor.base.units import count, format_number, gpu_hours_text, token_text, hours_text, money, money_column, money_pair, money_unit, pct_change, percent, same_unit, plural, readable_figure
+from advisor.base.units import count, format_number, gpu_hours_text, token_text, hours_text, money, money_column, money_pair, money_unit, more_than_about_the_same, percent, same_unit, plural, readable_figure
 
 
 def spread(lo: float, hi: float, fmt, calibrated: bool) -> str:
@@ -669,7 +669,7 @@ def what_if_note(wi: WhatIfPoint, d: Report) -> str:
     if wi.cheapest_meeting_deadline:
         notes.append(_("cheapest meeting the deadline"))
     if wi.faster_same_cost:
-        more = wi.cost is not None and wi.cost > d.plan.chosen.cost and pct_change(wi.cost, d.plan.chosen.cost) != _("about the same")
+        more = wi.cost is not None and more_than_about_the_same(wi.cost, d.plan.chosen.cost)
         notes.append(_("faster for a little more per run") if more else _("faster for no more per run"))  # as the note says it
     slower = _slower_than_before(wi, d)
     if slower:
