@@ -44,7 +44,7 @@ from advisor.knowledge.rules import RuleSet, format_number
 from advisor.knowledge.strategies import FRAMEWORKS
 from advisor.base.units import as_written, data_size, hours_against, cn_number, count, money_column, money_pair, parse_duration, parse_money, parse_quantity, readable_figure, same_unit, seconds_text, strip_per_hour, token_amount, token_text
 from advisor.decision.facts import HOURS_PER_MONTH
-from advisor.outputs.render import recompute_word, runs_note
+from advisor.outputs.render import recompute_word, runs_note, seed_item
 
 INTENTS_FILE = "intents.yaml"
 BUILTIN_KINDS = ("strategy", "term", "field", "factor")
@@ -594,8 +594,8 @@ def source_text(source: str) -> str:
     """A source as a reader follows it (the footnote line): the article's item, advisor's own search or estimate, or the
     publication as cited; never an internal tag or a file name."""
     s = source.strip()
-    if s.startswith("seed:K") and s[6:].isdigit():
-        return _("the source article, item K{n}", n=s[6:])
+    if (n := seed_item(s)) is not None:
+        return _("the source article, item K{n}", n=n)
     if s == PLAN_SOURCE:
         return _("advisor's search over strategies and GPU counts")
     if s.startswith("advisor estimate"):

@@ -507,11 +507,17 @@ def article_named() -> str:
              "runs take 3 days and cost 500,000 CNY a month; its items are numbered K1 to K21.")
 
 
+def seed_item(source: str) -> str | None:
+    """The article's item number a source names ('seed:K14' -> '14'), or None for any other source."""
+    s = source.strip()
+    return s[6:] if s.startswith("seed:K") and s[6:].isdigit() else None
+
+
 def sources_said(sources: Sequence[str]) -> str:
     """A rule's sources in one cell: the article's items together ('the source article, items K4, K12'), then the rest
     as source_words says them."""
-    items = [s.strip()[6:] for s in sources if s.strip().startswith("seed:K") and s.strip()[6:].isdigit()]
-    rest = [source_words(s) for s in sources if not (s.strip().startswith("seed:K") and s.strip()[6:].isdigit())]
+    items = [n for s in sources if (n := seed_item(s)) is not None]
+    rest = [source_words(s) for s in sources if seed_item(s) is None]
     said = ([_("the source article, item K{n}", n=items[0]) if len(items) == 1
              else _("the source article, items {items}", items=("、" if zh() else ", ").join(f"K{n}" for n in items))] if items else [])
     return _("; ").join(said + rest)
@@ -521,8 +527,8 @@ def source_words(source: str) -> str:
     """'seed:K14' as a reader can follow it: the article's inventory item; advisor's own search in the reader's
     language; other sources as cited."""
     s = source.strip()
-    if s.startswith("seed:K") and s[6:].isdigit():
-        return _("the source article, item K{n}", n=s[6:])
+    if (n := seed_item(s)) is not None:
+        return _("the source article, item K{n}", n=n)
     if s == PLAN_SOURCE:
         return _("advisor's search (README: How it decides)")
     notes = _NOTES_CITE.match(s)
