@@ -429,11 +429,15 @@ def step_error(draft: dict[str, Any], step: Step) -> str | None:
     return on_screen(_one(first, Answers))
 
 
+def _label_on_screen(path: str) -> str | None:
+    """The label a field of this path reads on the guided Q&A, or None where no step shows it."""
+    return next((f.label for step in steps() for f in step.fields if f.path == path), None)
+
+
 def field_label(path: str) -> str:
     """The label a field reads on the guided Q&A ('GPU 总数' for cluster.gpus), a list's by its first item's field
     (cluster.candidates by cluster.candidates.0.gpu), or its key where no step shows it."""
-    fields = [f for step in steps() for f in step.fields]
-    return next((f.label for f in fields if f.path == path), next((f.label for f in fields if f.path.startswith(path + ".")), path))
+    return _label_on_screen(path) or next((f.label for step in steps() for f in step.fields if f.path.startswith(path + ".")), path)
 
 
 def on_screen(message: str) -> str:
@@ -443,7 +447,7 @@ def on_screen(message: str) -> str:
     dotted = re.match(r"^([a-z_]+(?:\.[a-z_]+)+)(: |：)", message)
     if dotted is not None:
         # 'cluster.gpus：必填' at step 4 (user try 13): the field's own label, where it has one on screen
-        label = next((f.label for step in steps() for f in step.fields if f.path == dotted.group(1)), None)
+        label = _label_on_screen(dotted.group(1))
         return message if label is None else _("'{label}'", label=label) + dotted.group(2) + message[dotted.end():]
     m = re.match(r"^([a-z_]+): (?!\S+\.)", message)
     if m is None:
