@@ -34,13 +34,14 @@ _SUFFIX_RX = "|".join(sorted((re.escape(s) for s in SUFFIXES), key=len, reverse=
 _MEASURE_RX = "|".join(sorted((re.escape(s) for s in MEASURE_WORDS), key=len, reverse=True))
 _NUMBER = r"([+-]?(?:[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]*)?|[0-9]+(?:\.[0-9]*)?|\.[0-9]+))(?:[eE]([+-]?[0-9]+))?"
 _QUANTITY = re.compile(rf"^\s*{_NUMBER}\s*(?:({_SUFFIX_RX})\s*)?(?:(?:{_MEASURE_RX})\s*)?$", re.IGNORECASE)
+"""A number (thousands may be grouped with commas: 500,000), an optional exponent, an optional magnitude word. A sign is
+read too, so '-8' typed for a GPU count is refused by the field's range ('must be a positive whole number (got -8)'),
+not as unreadable text."""
+
 _CN_NUMERAL_RX = "[一二两三四五六七八九十]{1,3}"
 _CN_QUANTITY = re.compile(rf"^\s*({_CN_NUMERAL_RX})\s*(?:(?:{_MEASURE_RX})\s*)?$")
 """A count written in Chinese numerals up to 99, with its measure word or without ('十六', '十六张', '三轮'): read as the
 digits are (user try 14: '十六' was refused where '70亿' was read)."""
-"""A number (thousands may be grouped with commas: 500,000), an optional exponent, an optional magnitude word. A sign is
-read too, so '-8' typed for a GPU count is refused by the field's range ('must be a positive whole number (got -8)'),
-not as unreadable text."""
 
 CURRENCY_MARKS: dict[str, str] = {
     "¥": "CNY", "￥": "CNY", "元": "CNY", "块": "CNY", "人民币": "CNY", "rmb": "CNY", "cny": "CNY", "yuan": "CNY",
