@@ -216,8 +216,9 @@ def _layout_of(run: dict[str, Any]) -> tuple[int, int, int, bool] | None:
 @contextmanager
 def published_schedule(sc: dict[str, Any]):
     """The run's published schedule facts the answers do not carry — the expert all-to-all overlapped behind computation
-    (``ep_overlap``: DeepSeek-V3's DualPipe) and sent once per destination (``ep_dispatcher: deepep``) — set on the
-    hardware the estimate builds. A PM-only pricing keeps advisor's own plan, which runs neither."""
+    (``ep_overlap``: DeepSeek-V3's DualPipe), sent once per destination (``ep_dispatcher: deepep``) and to the expert
+    groups its routing allows (``routing_groups``: DeepSeek-V3's node-limited routing) — set on the hardware and workload
+    the estimate builds. A PM-only pricing keeps advisor's own plan, which runs none of them."""
     if not (sc.get("ep_overlap") or sc.get("ep_dispatcher")):
         yield
         return
@@ -225,16 +226,21 @@ def published_schedule(sc: dict[str, Any]):
 
     from advisor.estimate import model
 
-    original = model.hardware_from
+    original, original_w = model.hardware_from, model.workload_from
 
     def hardware(answers: Any) -> Any:
         return replace(original(answers), ep_overlap=bool(sc.get("ep_overlap")), ep_dedup=sc.get("ep_dispatcher") == "deepep")
 
-    model.hardware_from = hardware
+    def workload(answers: Any) -> Any:
+        w = original_w(answers)
+        groups = sc.get("routing_groups")
+        return replace(w, expert_groups=int(groups[0]), expert_groups_per_token=int(groups[1])) if groups else w
+
+    model.hardware_from, model.workload_from = hardware, workload
     try:
         yield
     finally:
-        model.hardware_from = original
+        model.hardware_from, model.workload_from = original, original_w
 
 
 def run_layout(sc: dict[str, Any]) -> tuple[int, int, int, bool] | None:

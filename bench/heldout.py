@@ -59,6 +59,9 @@ def published_options(row: dict[str, Any]) -> Iterator[None]:
             fields["main_grad_bytes"] = 2.0
         if row.get("optimizer_state") == "bf16" and hasattr(w, "optimizer_state_bytes"):  # the recipe's optimizer state is bf16
             fields["optimizer_state_bytes"] = 2.0
+        groups = routing_groups(row, w.experts, w.moe_top_k)
+        if groups and hasattr(w, "expert_groups"):  # the routing the run used: a group limit, or a round-robin gate
+            fields["expert_groups"], fields["expert_groups_per_token"] = groups
         return replace(w, **fields) if fields else w
 
     def hardware(answers: Any) -> Any:
@@ -81,6 +84,31 @@ def published_options(row: dict[str, Any]) -> Iterator[None]:
         yield
     finally:
         model.workload_from, model.hardware_from = original_w, original_hw
+
+
+def routing_groups(row: dict[str, Any], experts: int, top_k: int) -> tuple[int, int] | None:
+    """(groups, groups per token) of the routing the row ran with: ``gate: round-robin`` (NeMo AutoModel's
+    FakeBalancedGate gives token t the experts t·k .. t·k + k - 1 mod E: one aligned block of k, so E/k groups and one a
+    token), else its shape's ``routing_groups`` (the model's own group limit: DeepSeek-V3's n_group 8, topk_group 4)."""
+    if row.get("gate") == "round-robin" and experts and top_k:
+        return experts // top_k, 1
+    groups = row.get("routing_groups")
+    return (int(groups[0]), int(groups[1])) if groups else None
+
+
+def row_workload(row: dict[str, Any], data: dict[str, Any]) -> Any:
+    """The workload the estimate builds for a row, its published facts set (published_options), as the bench prices it."""
+    family = data["families"][row["family"]]
+    answers = row_answers(row, family, data["shapes"])
+    with published_options(row_facts(row, family, data["shapes"])):
+        return model.workload_from(answers)
+
+
+def row_facts(row: dict[str, Any], family: dict[str, Any], shapes: dict[str, Any]) -> dict[str, Any]:
+    """The row's published facts for published_options: its family's, its shape's routing, then its own."""
+    shape = shapes.get(row.get("shape"), {})
+    return {**{k: family[k] for k in ("peak_scale", "grad_reduce", "optimizer_state") if k in family},
+            **({"routing_groups": shape["routing_groups"]} if "routing_groups" in shape else {}), **row}
 
 
 @contextmanager
@@ -125,7 +153,7 @@ def node_network_gbps(row: dict[str, Any], family: dict[str, Any], gpus_per_node
 
 
 def row_answers(row: dict[str, Any], family: dict[str, Any], shapes: dict[str, Any]) -> Any:
-    shape = dict(shapes[row["shape"]])
+    shape = {k: v for k, v in shapes[row["shape"]].items() if k != "routing_groups"}  # a routing fact, not an answer
     per_node = int(row.get("gpus_per_node", family.get("gpus_per_node", 8)))
     training: dict[str, Any] = {"tokens": 1e12, "global_batch_tokens": row["batch_seqs"] * row["seq"],
                                 "micro_batch_size": row["micro"], "activation_recompute": row["recompute"],
@@ -158,8 +186,7 @@ def heldout_rows(data: dict[str, Any]) -> list[dict[str, Any]]:
         tp, cp, pp, v = row["layout"]
         layout = (tp, cp, pp, v > 1) if row["strategy"] == "megatron-3d" else None
         pinned = {**row, "shape_layers": data["shapes"][row["shape"]]["layers"]}
-        with published_layout(layout), published_parallelism(pinned), \
-                published_options({**{k: family[k] for k in ("peak_scale", "grad_reduce", "optimizer_state") if k in family}, **row}):
+        with published_layout(layout), published_parallelism(pinned), published_options(row_facts(row, family, data["shapes"])):
             est, ctx = model.estimate_all(answers)
         e = est[row["strategy"]]
         w = ctx["workload"]

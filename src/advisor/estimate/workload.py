@@ -453,6 +453,15 @@ class Workload(Struct, frozen=True):
     batch_source: str = "given"
     experts: int = 0
     """Routed experts per MoE layer (0 for a dense model)."""
+    expert_groups: int = 1
+    """Group-limited routing: the experts fall into this many equal groups, in order, and a token's top-k are chosen
+    inside ``expert_groups_per_token`` of them (DeepSeek-V3 config.json 'n_group': 8, 'topk_group': 4; arXiv:2412.19437
+    Sec 2.1.2 node-limited routing: 'each token will be sent to at most M nodes', M = 4; Megatron-Core
+    --moe-router-num-groups / --moe-router-group-topk). 1: the top-k are drawn from all experts. Only a dispatcher that
+    sends a token once per destination (Hardware.ep_dedup, DeepEP) sends less for it (communication.routed_destinations);
+    advisor's own Megatron files run the plain alltoall dispatcher, so its plans are priced the same either way."""
+    expert_groups_per_token: int = 1
+    """Groups a token's experts are chosen from (config.json 'topk_group'); see expert_groups."""
     method: str = "pretrain"
     """pretrain, finetune, lora or qlora (estimate/finetune.py holds the fine-tuning terms)."""
     adapter_params: float = 0.0
