@@ -249,6 +249,19 @@ def test_gpu_hours_add_up_to_the_cost_a_reader_checks(rules):
     assert f"- GPU 小时：{shown}" in md, md
 
 
+@pytest.mark.parametrize("lang, question, said", [("en", "how much will it cost?", "({hours} GPU-hours)"),
+                                                   ("zh", "要花多少钱", "（{hours} GPU 小时）")])
+def test_ask_gives_the_gpu_hours_the_memo_gives(rules, lang, question, said):
+    """The memo's twin: ask's cost answer said '43 元（2 GPU 小时）' where the memo says 1.7 (units.gpu_hours_text)."""
+    from advisor.base.units import gpu_hours_text
+    from advisor.decision.advice import advise
+
+    a = advise(answers_from_mapping(ZH_JOB), rules)
+    e = a.estimate_dict(a.strategy)
+    text = _ask(rules, ZH_JOB, question, lang)
+    assert said.format(hours=gpu_hours_text(e["gpu_hours"])) in text, text
+
+
 def test_runs_under_an_hour_are_said_in_minutes_so_options_can_be_told_apart(rules):
     """Every option of the 14B LoRA read '0.1 小时' while their costs differed by 10%, and the memo asked to reserve 'up to
     0.1 小时'."""

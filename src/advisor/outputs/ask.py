@@ -42,7 +42,7 @@ from advisor.base.i18n import N_, _, width, written_in_chinese, zh
 from advisor.base.text import plain
 from advisor.knowledge.rules import RuleSet, format_number
 from advisor.knowledge.strategies import FRAMEWORKS
-from advisor.base.units import as_written, data_size, hours_against, cn_number, count, money_column, money_pair, parse_duration, parse_money, parse_quantity, readable_figure, same_unit, seconds_text, strip_per_hour, token_amount, token_text
+from advisor.base.units import as_written, data_size, hours_against, cn_number, count, gpu_hours_text, money_column, money_pair, parse_duration, parse_money, parse_quantity, readable_figure, same_unit, seconds_text, strip_per_hour, token_amount, token_text
 from advisor.decision.facts import HOURS_PER_MONTH
 from advisor.outputs.render import recompute_word, runs_note, seed_item
 
@@ -2413,12 +2413,15 @@ def _cost(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     hi = max(c.cost, e["range"]["cost"][1])
     runs = round(p.runs_per_month, 1)
     if money(hi, cur) == money(c.cost, cur):  # a measured run: no spread to give
-        lines = [_("One run costs {cost} ({hours} GPU-hours) with {plan}.", cost=money(c.cost, cur), hours=count(e["gpu_hours"]), plan=_plan_text(a)),
+        lines = [_("One run costs {cost} ({hours} GPU-hours) with {plan}.", cost=money(c.cost, cur), hours=gpu_hours_text(e["gpu_hours"]),
+                   plan=_plan_text(a)),
                  _("At {runs} runs a month that is {monthly} a month.", runs=format_number(runs), monthly=money(c.monthly, cur))
                  if runs != 1 else _("At 1 run a month that is {monthly} a month.", monthly=money(c.monthly, cur))]
     else:
-        lines = [_("One run costs {cost}, up to {high} at the range's upper end ({hours} GPU-hours), with {plan}.", cost=money(c.cost, cur),
-                   high=money(hi, cur), hours=count(e["gpu_hours"]), plan=_plan_text(a)),
+        # the GPU-hours beside the point cost they make up, as the memo gives them (gpu_hours_text): after the upper end
+        # they read as its own
+        lines = [_("One run costs {cost} ({hours} GPU-hours), up to {high} at the range's upper end, with {plan}.", cost=money(c.cost, cur),
+                   high=money(hi, cur), hours=gpu_hours_text(e["gpu_hours"]), plan=_plan_text(a)),
                  _("At {runs} runs a month that is {monthly} a month, up to {high}.", runs=format_number(runs), monthly=money(c.monthly, cur),
                    high=money(hi * p.runs_per_month, cur))
                  if runs != 1 else _("At 1 run a month that is {monthly} a month, up to {high}.", monthly=money(c.monthly, cur),
