@@ -38,7 +38,11 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         words = _argparse_words(message)
         if message.startswith("unrecognized arguments: "):
-            words += _meant(message.split(": ", 1)[1].split()[0], self._option_names())
+            token = message.split(": ", 1)[1].split()[0]
+            own = {o for a in self._actions for o in a.option_strings if o.startswith("--")}
+            flag = token.split("=", 1)[0]
+            words += (_(" (put {flag} before the command: {prog} {flag} ...)", flag=flag, prog=self.prog) if flag in own
+                      else _meant(token, self._option_names()))
         self.exit(EXIT_BAD_INPUT, "advisor: " + _("{message} (see '{prog} --help')", message=words, prog=self.prog) + "\n")
 
     def _option_names(self) -> set[str]:
@@ -65,7 +69,7 @@ def _meant(token: str, names: set[str]) -> str:
     if not meant:  # a prefix says it; else spelling (difflib imported only here, off the start-up path)
         import difflib
 
-        meant = difflib.get_close_matches(flag, sorted(names), n=2, cutoff=0.75)
+        meant = [n for n in difflib.get_close_matches(flag, sorted(names), n=3, cutoff=0.75) if n != flag][:2]
     if flag in _DIRECTORY_WORDS and "--artifacts" in names and "--artifacts" not in meant:
         meant.append("--artifacts")
     if not meant:
@@ -196,7 +200,20 @@ def _parser(only: str | None = None) -> argparse.ArgumentParser:
         rsub.add_parser("facts", help="list the facts rules may test")
         lst = rsub.add_parser("list", help="list the loaded rules in evaluation order")
         lst.add_argument("--rules", metavar="DIR", action="append", type=Path, default=[], dest="sub_rules")
+    _program_options_after_the_command(p)
     return p
+
+
+def _program_options_after_the_command(parser: argparse.ArgumentParser) -> None:
+    """--lang and --debug taken after the command as well as before it: `advisor advise a.yaml --lang zh` was refused as
+    'unrecognized arguments'. Their default is SUPPRESS, so a command that is not given them keeps the program's."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                sub.add_argument("--lang", metavar="LANG", default=argparse.SUPPRESS, help="en or zh (简体中文), as before the command")
+                sub.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                                 help="print the full traceback of an internal error, as before the command")
+                _program_options_after_the_command(sub)
 
 
 COMMANDS = ("tui", "advise", "render", "sweep", "ask", "init", "schema", "gpus", "rules")
