@@ -23,8 +23,8 @@ from advisor.knowledge.vocabulary import offload_share
 from advisor.decision.decide import COST_TIE, Option, Plan, choose
 from advisor.decision.search import candidate_counts as search_counts, every_count
 from advisor.estimate import (ASSUMPTIONS, GB, INTERRUPTIONS_PER_GPU_HOUR, StrategyEstimate, cost, deadline_hours, deepspeed_table,
-                              estimate_all, gpu_hours_floor, hours_before_calibration, judged_limits, stated_range,
-                              upper_factor)
+                              estimate_all, gpu_hours_floor, hours_before_calibration, judged_limits, stated_bounds,
+                              stated_range, upper_factor)
 from advisor.decision.deployment import deployment
 from advisor.decision import explain
 from advisor.decision.explain import PLAN_SOURCE, method_names
@@ -557,10 +557,9 @@ def estimate_dict(ev: Evaluation, strategy: str) -> dict[str, Any]:
     price, gpus = a.budget.price_per_gpu_hour, ev.gpus
     hours = {b: float(e.hours[b][0]) for b in ("low", "mid", "high")}
     stated = stated_range(a)
-    if stated is not None:
-        # The range is what published runs of this kind measured against the model (estimate.residuals), not the spread
-        # of its efficiency bands; a calibrated estimate keeps the bands (they collapse onto the measurement).
-        hours["low"], hours["high"] = hours["mid"] / stated.factor, hours["mid"] * stated.factor
+    # The range is what published runs of this kind measured against the model (estimate.residuals), not the spread
+    # of its efficiency bands; a calibrated estimate keeps the bands (they collapse onto the measurement).
+    hours["low"], hours["high"] = stated_bounds(a, hours["low"], hours["mid"], hours["high"])
     costs = {b: float(cost(hours[b], price, gpus)) for b in hours}
     mid = hours["mid"]
     return {

@@ -16,6 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from advisor.estimate.layout import stage_split
+from advisor.estimate.residuals import stated_bounds
 from advisor.estimate.stages import stages_before
 from advisor.decision.facts import Evaluation
 from advisor.base.i18n import N_, _
@@ -145,7 +146,8 @@ def deployment(ev: Evaluation, strategy: str) -> Deployment:
     compute = float(e.compute_s[0])
     bubble = unchunked * float(e.bubble_s[0]) / compute if compute > 0 else 0.0
     schedule: Schedule = "none" if pp == 1 else ("interleaved-1f1b" if v > 1 else "1f1b")
-    hi_hours = float(e.hours["high"][0])
+    # the range the memo asks to reserve (residuals.stated_bounds), not the efficiency bands' upper end
+    hi_hours = stated_bounds(a, float(e.hours["low"][0]), float(e.hours["mid"][0]), float(e.hours["high"][0]))[1]
     if a.training.stages_before:
         # The plan's hours are the pipeline's; these files run its last stage (artifacts' README), so --time is that
         # stage's share of the pessimistic time (user try 8: an SFT of 0.6 h asked Slurm for 5 days).

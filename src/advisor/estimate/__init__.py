@@ -82,6 +82,7 @@ from .residuals import (  # noqa: F401
     StatedRange,
     deadline_hours,
     judged_limits,
+    stated_bounds,
     stated_range,
     upper_factor,
 )

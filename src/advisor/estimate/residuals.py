@@ -57,6 +57,15 @@ def stated_range(answers: Answers) -> StatedRange | None:
     return _residuals().get(job_kind(answers))
 
 
+def stated_bounds(answers: Answers, low: float, mid: float, high: float) -> tuple[float, float]:
+    """A figure's range as every output states it: the point divided and multiplied by the measured range where there is
+    one (stated_range), else the efficiency bands' own low and high (a calibrated estimate: they collapse onto the
+    measurement). The memo's 'reserve up to', the summary's range and Slurm's time limit all read it (a 30B MoE's
+    job.sbatch had asked for the bands' 339 h where the memo asked to reserve 382)."""
+    r = stated_range(answers)
+    return (mid / r.factor, mid * r.factor) if r else (low, high)
+
+
 def upper_factor(answers: Answers) -> float:
     """The stated range's upper end as a multiple of the point estimate, 1 where a measurement calibrates it: what the
     deadline and the budgets are judged on, and what a figure 'at the range's upper end' is multiplied by."""
