@@ -386,7 +386,7 @@ def sweep_text(sw: Sweep, rows: int = 24, markdown: bool = False, today_mark: bo
             line = _("{label}: {strategy} on {gpus} GPUs, {time}, {cost}", label=label, strategy=p[0], gpus=count(p[1]),
                      time=said, cost=money(float(sw.cost[p[0]][i]), cur))
             line += _framework_tie_note(sw, i, p[0], cur, "cost" if first else "hours")
-            line += _tie_note(sw, i, float((sw.cost if first else sw.hours)[p[0]][i]), cur, "cost" if first else "hours")
+            line += _tie_note(sw, i, float((sw.cost if first else sw.hours)[p[0]][i]), cur, "cost" if first else "hours", h)
         elif not any(np.any(sw.runnable[t] & sw.batch_ok[t]) for t in STRATEGIES):
             # nothing runs at all (too few sequences, no memory): not a deadline missed (user try 2026-12-06: --gpus 1e9)
             line = _("{label}: nothing in this range can run (see the notes above)", label=label)
@@ -438,11 +438,13 @@ def _framework_tie_note(sw: Sweep, at: int, marked: str, cur: str, by: str = "co
              "as in the plan)", strategy=t, time=hours_text(low), pct=percent(1.0 - low / mine, 1), tie=percent(COST_TIE))
 
 
-def _tie_note(sw: Sweep, at: int, marked: float, cur: str, by: str = "cost") -> str:
+def _tie_note(sw: Sweep, at: int, marked: float, cur: str, by: str = "cost", marked_hours: float | None = None) -> str:
     """Where another count costs less than the one marked cheapest (or runs faster than the one marked fastest) — within
     COST_TIE, where the plan's chooser lets the count nearest today's win — say which and why (user try 8: 99,760 on 32
     GPUs beside '99,868 ... cheapest' on 64; 8b: 'fastest' on 120 GPUs beside 1.92 days on 128). The row's own strategy is
-    the chooser's at that count (rules and ties among strategies), so other counts only."""
+    the chooser's at that count (rules and ties among strategies), so other counts only. Where the marked count is faster
+    than the cheaper one by more than the model's resolution, that is why it won (decide.undominated: faster for no
+    more), not its nearness to today: 256 GPUs at 5.3 days had been said to beat 128 at 10.5 by being nearer 64."""
     values = sw.cost if by == "cost" else sw.hours
     low = np.min([np.where(sw.feasible[s], values[s], np.inf) for s in STRATEGIES], axis=0)
     low[at] = np.inf
@@ -451,6 +453,11 @@ def _tie_note(sw: Sweep, at: int, marked: float, cur: str, by: str = "cost") -> 
     for o in sorted(_weighed(sw, better[np.argsort(low[better], kind="stable")][:TIED_COUNTS]), key=lambda o: getattr(o, by)):
         value = getattr(o, by)
         if value < marked * (1 - SAME_FIGURE):
+            if by == "cost" and marked_hours is not None and marked_hours <= o.hours * (1.0 - SWITCH_MIN_GAIN):
+                return _(" ({gpus} GPUs cost {cost}, {pct} less, and take {time}: within {tie} a cost difference does not decide, "
+                         "and {marked} GPUs are faster for no more, as in the plan)", gpus=count(o.gpus), cost=money(value, cur),
+                         pct=percent(1.0 - value / marked, 1), time=same_unit(o.hours, marked_hours)[0], tie=percent(COST_TIE),
+                         marked=count(sw.gpus[at]))
             if by == "cost":
                 return _(" ({gpus} GPUs cost {cost}, {pct} less: within {tie} a difference does not decide, and the count nearest "
                          "today's wins, as in the plan)", gpus=count(o.gpus), cost=money(value, cur), pct=percent(1.0 - value / marked, 1),
