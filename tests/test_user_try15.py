@@ -71,3 +71,18 @@ def test_why_does_not_argue_for_a_framework_the_plan_did_not_take(rules):
             assert a.strategy.startswith("deepspeed-zero"), a.strategy
             [item] = [r for r in a.rationale() if r["rule"] == "fsdp-when-replica-does-not-fit"]
             assert "ZeRO-3" in item["text"], item["text"]
+
+
+def test_a_moe_under_zero3_is_launched_with_its_moe_blocks_as_leaf_modules(rules, tmp_path):
+    """The MoE plan was DeepSpeed ZeRO++ (stage 3) beside the memo's own 'DeepSpeed refuses MoE with stage 3', and nothing
+    said that a Hugging Face MoE block hangs ZeRO-3's first forward unless it is a leaf module (DeepSpeed PR #4966)."""
+    from advisor.decision.advice import advise
+    from advisor.outputs.artifacts import write_artifacts
+    from advisor.outputs.render import to_markdown
+
+    a = advise(answers_from_mapping(MOE), rules)
+    assert a.strategy in ("deepspeed-zero3", "deepspeed-zeropp"), a.strategy
+    md = to_markdown(a)
+    assert "refuses MoE with stage 3" not in md and "set_z3_leaf_modules" in md
+    write_artifacts(a, tmp_path, force=True)
+    assert "set_z3_leaf_modules" in (tmp_path / "launch.sh").read_text(encoding="utf-8")

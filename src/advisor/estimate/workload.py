@@ -111,7 +111,9 @@ ASSUMPTIONS: tuple[str, ...] = (
     N_("Mixture of experts: memory counts all parameters and compute the active ones; Megatron, FSDP (PyTorch-native expert "
        "parallelism) and DeepSpeed-MoE with ZeRO-1/2 split the experts over EP GPUs (EP divides the experts), keep the dense part "
        "and 1/EP of the experts per GPU and route tokens by all-to-all, which waits on the critical path as the plain dispatcher "
-       "runs it (Megatron-Core hides it only with --overlap-moe-expert-parallel-comm, DeepSeek-V3 with DualPipe, arXiv:2412.19437); ZeRO-3 shards and gathers all parameters (DeepSpeed refuses MoE with stage 3); DDP and Horovod replicate them."),
+       "runs it (Megatron-Core hides it only with --overlap-moe-expert-parallel-comm, DeepSeek-V3 with DualPipe, arXiv:2412.19437); ZeRO-3 shards and gathers all parameters, the experts' as a dense layer's (DeepSpeed's own expert-parallel MoE layer "
+       "refuses stage 3; a Hugging Face MoE block runs under it as a ZeRO-3 leaf module, deepspeed.utils.set_z3_leaf_modules); "
+       "DDP and Horovod replicate them."),
     N_("Activations per layer from Korthikanti et al. 2022 Table 2 with a fused attention kernel (FlashAttention, as every "
        "current stack runs): 34sbh with no recomputation or selective, 2sbh full; Megatron uses sequence parallelism "
        "(divided by TP); the first pipeline stage holds all layers' worth."),

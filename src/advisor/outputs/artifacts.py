@@ -374,7 +374,11 @@ def launch_command(d: Deployment, m: MegatronModel | None = None, train_args: st
            "--rdzv-endpoint=${MASTER_ADDR:-localhost}:29500 --rdzv-id=${SLURM_JOB_ID:-advisor}")
     if d.launcher == "deepspeed":
         moe = (f"  # DeepSpeed-MoE: deepspeed.moe.layer.MoE(num_experts={d.experts}, ep_size={d.expert_parallel}, k={d.experts_per_token}) "
-               "in the model" if d.expert_parallel > 1 else "")
+               "in the model" if d.expert_parallel > 1 else
+               # ZeRO-3 gathers per module as it is used: ranks routing to different experts wait on different gathers
+               # (rules/framework.yaml zero3-moe-leaf-modules)
+               "  # a mixture of experts under ZeRO-3: deepspeed.utils.set_z3_leaf_modules(model, [<its MoE block class>]) "
+               "before deepspeed.initialize (DeepSpeed >= 0.13), or the first forward hangs" if d.experts and d.zero_stage == 3 else "")
         return f"{run} train.py --deepspeed --deepspeed_config ds_config.json{extra}{moe}"
     if d.launcher == "megatron":
         return f"{run} pretrain_gpt.py " + " ".join(megatron_args(d, m))
