@@ -487,14 +487,16 @@ class Sources:
         return self._seen[key]
 
 
-def _hours_that_multiply(hours: float, billed: float) -> str:
-    """The hours of the memo's cost line to as many decimals (one to three) as make the product come within half a percent
-    of the cost shown: a PM checking '2.6 h × 3 USD × 8 GPUs = 61 USD' by hand found 62.4 (user try 2026-12-06).
-    ``billed``: the hours the cost was priced on (cost / (price × GPUs)); the product is off by what the hours are."""
+def _hours_that_multiply(hours: float, billed: float, rate: float = 0.0, cur: str = "") -> str:
+    """The hours of the memo's cost line to as many decimals (one to three) as make the product read as the cost shown:
+    a PM checking '2.6 h × 3 USD × 8 GPUs = 61 USD' by hand found 62.4 (user try 2026-12-06), and '3.1 小时 × 25 元 × 8
+    张 GPU = 619 元' made 620 (user try 15; the run takes 3.09 h). ``billed``: the hours the cost was priced on (cost /
+    ``rate``, the price of all the GPUs for an hour); without a rate, within half a percent of them."""
     h = billed or hours
-    for places in (1, 2):
+    for places in (1, 2, 3):
         shown = f"{h:,.{places}f}"
-        if abs(float(shown.replace(",", "")) - h) <= 0.005 * h:
+        value = float(shown.replace(",", ""))
+        if (money(value * rate, cur) == money(h * rate, cur)) if rate else abs(value - h) <= 0.005 * h:
             return shown
     return f"{h:,.3f}"
 
@@ -992,7 +994,7 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
     add("")
     rate = d.hardware.price_per_gpu_hour * r.gpus
     billed = e.cost / rate if rate else 0.0
-    add(_("    {hours} h × {price} {currency} × {gpus} GPUs = {cost}", hours=_hours_that_multiply(e.wall_clock_hours, billed),
+    add(_("    {hours} h × {price} {currency} × {gpus} GPUs = {cost}", hours=_hours_that_multiply(e.wall_clock_hours, billed, rate, cur),
           price=format_number(d.hardware.price_per_gpu_hour), currency=money_unit(cur), gpus=r.gpus, cost=money(e.cost, cur)))
     add("")
     m = d.method
