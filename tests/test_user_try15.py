@@ -86,3 +86,16 @@ def test_a_moe_under_zero3_is_launched_with_its_moe_blocks_as_leaf_modules(rules
     assert "refuses MoE with stage 3" not in md and "set_z3_leaf_modules" in md
     write_artifacts(a, tmp_path, force=True)
     assert "set_z3_leaf_modules" in (tmp_path / "launch.sh").read_text(encoding="utf-8")
+
+
+def test_an_unread_chinese_question_is_refused_in_chinese(tmp_path, capsys):
+    """'advisor: QUESTION：没能读懂…': the argument's English name led the Chinese line."""
+    import yaml
+
+    from advisor.cli import main
+
+    f = tmp_path / "a.yaml"
+    f.write_text(yaml.safe_dump(DENSE), encoding="utf-8")
+    assert main(["--lang", "zh", "ask", str(f), "天气怎么样呢朋友"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("advisor: 问题：没能读懂") and "QUESTION" not in err, err
