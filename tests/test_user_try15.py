@@ -99,3 +99,40 @@ def test_an_unread_chinese_question_is_refused_in_chinese(tmp_path, capsys):
     assert main(["--lang", "zh", "ask", str(f), "天气怎么样呢朋友"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("advisor: 问题：没能读懂") and "QUESTION" not in err, err
+
+
+PM_A10 = {"model": {"params": "13B", "seq_len": 2048},
+          "training": {"current_strategy": "none", "method": "lora", "deadline_days": "3天", "runs_per_month": 4, "examples": "20万",
+                       "tokens_per_example": 1024, "epochs": 3, "precision": "bf16"},
+          "cluster": {"gpu": "a10", "gpus": 8, "gpus_per_node": 8, "candidates": [{"gpu": "h100-sxm", "price_per_gpu_hour": 25, "max_gpus": 16}],
+                      "multi_tenant": False, "cpu_memory_gb_per_node": 512},
+          "budget": {"price_per_gpu_hour": "6元", "currency": "CNY", "limit": "2万元", "monthly_limit": "10万"},
+          "team": {"experience": "some"}, "project": {"stage": "stable"}}
+
+
+@pytest.mark.parametrize("lang, question", [("zh", "我们自己的A10显存够吗"), ("zh", "A10显存够吗"), ("en", "is the memory enough on our A10s?")])
+def test_a_memory_question_about_a_named_gpu_is_answered_for_that_gpu(rules, lang, question):
+    """'我们自己的A10显存够吗' was answered word for word as '显存够吗': the plan's rented H100 (60.8 GB of 85.5: 放得下), where
+    the team asked about its own 24 GB A10s."""
+    from .test_user_try13 import _ask
+
+    text = _ask(rules, PM_A10, question, lang)
+    first = text.splitlines()[0]
+    assert "A10" in first and "H100" not in first, text
+    assert "24" in first, text  # the A10's own capacity
+
+
+def test_a_memory_question_about_the_plans_gpu_is_unchanged(rules):
+    from .test_user_try13 import _ask
+
+    text = _ask(rules, PM_A10, "显存够吗", "zh")
+    assert "H100" in text.splitlines()[0], text
+
+
+def test_a_chinese_clause_naming_a_method_is_a_what_if_not_its_definition(rules):
+    """'只用我们自己的8张A10，用QLoRA呢' got QLoRA's glossary entry: a Chinese sentence has no spaces, so the bare-term pattern
+    (one or two tokens) read the whole clause as a term."""
+    from .test_user_try13 import _ask
+
+    text = _ask(rules, PM_A10, "只用我们自己的8张A10，用QLoRA呢", "zh")
+    assert "QLoRA" in text.splitlines()[0] and "A10" in text and "小时" in text and "4 比特存储的冻结模型上做 LoRA" not in text, text

@@ -31,6 +31,7 @@ from typing import Any
 from advisor.decision.advice import METHOD_ALTERNATIVES, Advice, advise, hours_text, money, pct_change, peft_caveat
 from advisor.estimate.finetune import FINETUNE_METHODS, PEFT_METHODS
 from advisor.estimate.layout import MEMORY_HEADROOM
+from advisor.estimate.model import GB
 from advisor.estimate.residuals import deadline_hours, upper_factor
 from advisor.estimate.workload import workload_from
 from advisor.decision.decide import COST_TIE, SAME_FIGURE, Plan, best_at, choose, dominates, preference
@@ -2457,8 +2458,12 @@ _CAPACITY_ASKED = re.compile(r"(?<![\w.])([0-9]+(?:\.[0-9]+)?)\s*(?:gb|gib|g)(?!
 
 def _memory(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     """The plan's memory per GPU against what its GPU can use, what holds it, and how the plan keeps it there; a capacity
-    named in the question ('will it fit in 24GB?') is answered for the same layout (user try 2026-12-06)."""
+    named in the question ('will it fit in 24GB?') is answered for the same layout (user try 2026-12-06), and a GPU type
+    other than the plan's for that type (_memory_on)."""
     a = ctx.advice
+    named = [g for v in slots.get("gpu", []) if (g := resolve_gpu(v)) is not None and g != a.answers.cluster.gpu]
+    if named:
+        return _memory_on(ctx, named[0])
     # the plan's GPU as the report names it (Advice.to_dict's 'hardware'), without building the whole report
     e, spec = a.estimate_dict(a.strategy), a.answers.cluster.spec
     need, has = float(e["memory_per_gpu_gb"]), spec.capacity_gb
@@ -2492,6 +2497,35 @@ def _memory(ctx: Context, slots: dict[str, list[str]]) -> Reply:
             lines.append(_("On a {size} GB GPU the same layout {verdict}: it needs {need} GB.", size=f"{size:g}", verdict=verdict, need=gb(need)))
     if not a.plan.today.runnable and (why := today_cannot_run(a)):
         lines.append(why)
+    return Reply(ctx.question, "memory", lines=lines, sources=[PLAN_SOURCE])
+
+
+def _memory_on(ctx: Context, gid: str) -> Reply:
+    """Memory on a GPU type the question names that the plan does not run on ('我们自己的A10显存够吗' was answered for the
+    plan's rented H100s, user try 15). The cluster's own type: what each framework needs on today's count of them, as
+    the search priced it (Advice.today), and which of them fit. Any other type: the plan's layout against its memory,
+    and the what-if that prices it."""
+    a = ctx.advice
+    spec = gpu_catalog()[gid]
+    gb = lambda v: f"{v:,.1f}"  # noqa: E731 - one format for every figure here
+    today = a.today_answers.cluster
+    if gid == today.gpu:
+        ev = a.today
+        need = {s: float(e.memory[0]) / GB for s, e in ev.estimates.items()}
+        fit = sorted((s for s, e in ev.estimates.items() if bool(e.usable[0])), key=lambda s: need[s])
+        lines = [_("On the cluster's own {gpus} × {gpu} ({has} GB usable each), the least any framework needs is {least} GB per GPU "
+                   "({strategy}): {verdict}.", gpus=count(ev.gpus), gpu=spec.name, has=gb(spec.capacity_gb),
+                   least=gb(min(need.values())), strategy=min(need, key=lambda s: need[s]),
+                   verdict=_("it fits") if fit else _("it does not fit"))]
+        if fit:
+            lines.append(_("What fits there: {options}.", options=_(", ").join(f"{s} ({gb(need[s])} GB)" for s in fit[:3])))
+        lines.append(_("The plan runs on {gpu} instead: {plan}.", gpu=a.answers.cluster.spec.name, plan=_plan_text(a)))
+        return Reply(ctx.question, "memory", lines=lines, sources=[PLAN_SOURCE])
+    held = float(a.estimate_dict(a.strategy)["memory_per_gpu_gb"])
+    lines = [_("On a {gpu} ({has} GB usable) the plan's layout ({plan}) needs {need} GB per GPU: {verdict}.", gpu=spec.name,
+               has=gb(spec.capacity_gb), plan=_plan_text(a), need=gb(held),
+               verdict=_("it fits") if held <= spec.capacity_gb else _("it does not fit"))]
+    lines.append(_("Its own best layout, time and cost: ask 'what if we use {gpu}?'.", gpu=spec.name))
     return Reply(ctx.question, "memory", lines=lines, sources=[PLAN_SOURCE])
 
 
