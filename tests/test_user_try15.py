@@ -136,3 +136,17 @@ def test_a_chinese_clause_naming_a_method_is_a_what_if_not_its_definition(rules)
 
     text = _ask(rules, PM_A10, "只用我们自己的8张A10，用QLoRA呢", "zh")
     assert "QLoRA" in text.splitlines()[0] and "A10" in text and "小时" in text and "4 比特存储的冻结模型上做 LoRA" not in text, text
+
+
+def test_the_chinese_memo_gives_the_default_networks_source_in_chinese(rules):
+    """'（未给出：8 x 400 Gb/s NDR per H100 node (Llama 3, arXiv:2407.21783 Sec 3.3.1: 400 Gbps interconnects; ...)）' in the
+    Chinese memo a PM forwards: each GPU's network source now carries a Chinese wording (gpus.yaml network_source_zh)."""
+    from advisor.base.i18n import language
+    from advisor.decision.advice import advise
+    from advisor.knowledge.catalog import gpu_catalog
+    from advisor.outputs.render import to_markdown
+
+    assert all(g.network_source_zh for g in gpu_catalog().values() if g.network_source)
+    with language("zh"):
+        md = to_markdown(advise(answers_from_mapping(PM_A10), rules))
+    assert "per H100 node" not in md and "每个 H100 节点 8 × 400 Gb/s NDR" in md

@@ -3,7 +3,7 @@
 from functools import lru_cache
 from typing import Any
 
-from advisor.base.i18n import N_, _
+from advisor.base.i18n import N_, _, zh
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from advisor.knowledge.gpurows import data_file, gpu_rows
@@ -55,6 +55,8 @@ class GpuSpec(BaseModel):
     source: str = Field(description="Where the figures were read.")
     network_gbps: float | None = Field(default=None, gt=0, description="Usual network per node, Gbit/s (the default for cluster.inter_node_gbps).")
     network_source: str | None = Field(default=None, description="Where the usual network figure comes from.")
+    network_source_zh: str | None = Field(default=None, description="The same in Chinese, for the Chinese memo (a Chinese "
+                                          "memo quoted the English source as its reason; user try 15).")
     network_gbps_per_gpu: float | None = Field(default=None, gt=0, description="Where each GPU has its own NIC and a node's "
                                                "size varies (GB200 NVL72: 4 to 72 GPUs): the network per GPU, so a node of "
                                                "any size gets its GPUs' NICs (cluster.network_gbps).")
@@ -114,7 +116,9 @@ class GpuSpec(BaseModel):
     def network_source_words(self) -> str:
         """Where the default network comes from, in the reader's language: the GPU's fabric's source, else the assumed
         port's (DEFAULT_NETWORK_SOURCE)."""
-        return self.network_source if self.usual_network and self.network_source else _(DEFAULT_NETWORK_SOURCE)
+        if self.usual_network and self.network_source:
+            return self.network_source_zh if zh() and self.network_source_zh else self.network_source
+        return _(DEFAULT_NETWORK_SOURCE)
 
     @property
     def default_network_gbps(self) -> float:
