@@ -150,3 +150,18 @@ def test_the_chinese_memo_gives_the_default_networks_source_in_chinese(rules):
     with language("zh"):
         md = to_markdown(advise(answers_from_mapping(PM_A10), rules))
     assert "per H100 node" not in md and "每个 H100 节点 8 × 400 Gb/s NDR" in md
+
+
+def test_a_typo_and_the_key_it_leaves_missing_are_one_problem():
+    """'cluster.gpu_count: unknown key ...; did you mean 'gpus'? (and 1 more problem, at cluster.gpus)': the other problem
+    was gpus missing, because it was typed gpu_count. A problem elsewhere is still counted."""
+    from advisor.base.errors import AnswerError
+
+    base = {"model": {"params": "7B"}, "training": {"tokens": "1T"}, "cluster": {"gpu": "h100-sxm", "gpu_count": 64},
+            "budget": {"price_per_gpu_hour": 2}}
+    with pytest.raises(AnswerError) as err:
+        answers_from_mapping(base)
+    assert "did you mean 'gpus'?" in str(err.value) and "more problem" not in str(err.value), err.value
+    with pytest.raises(AnswerError) as err:
+        answers_from_mapping({k: v for k, v in base.items() if k != "budget"})
+    assert "did you mean 'gpus'?" in str(err.value) and "(and 1 more problem, at budget)" in str(err.value), err.value

@@ -1209,6 +1209,16 @@ def describe_validation_error(exc: ValidationError, root: type[BaseModel]) -> st
         if e["type"] == "missing":
             missing.add(tuple(field_path(loc)))
     text = _one(first, root, missing)
+    if first["type"] == "extra_forbidden":
+        # the key a typo was meant to be is missing for that very reason: one problem, not two ('cluster.gpu_count: ...
+        # did you mean 'gpus'? (and 1 more problem, at cluster.gpus)', user try 15)
+        loc = field_path(first["loc"])
+        meant = _meant_key(loc, root, missing)
+        if meant is not None:
+            same = (*loc[:-1], meant)
+            candidates = [e for e in candidates if not (e["type"] == "missing" and tuple(field_path(e["loc"])) == same)]
+            if first not in candidates:
+                candidates = [first, *candidates]
     more = len(candidates) - 1
     if more <= 0:
         return text
@@ -1264,6 +1274,18 @@ def dotted(loc: list[Any]) -> str:
     return out
 
 
+def _meant_key(loc: list[Any], root: type[BaseModel], missing: set[tuple[Any, ...]] | frozenset[tuple[Any, ...]] = frozenset()) -> str | None:
+    """The known key an unknown one at ``loc`` was meant to be: the closest spelling, a missing one first ('gpsu' beside
+    'gpu' is the missing 'gpus'), else the key it means ('gpu_count' is 'gpus': KEY_SYNONYMS); None where none is close."""
+    parent, key = loc[:-1], str(loc[-1])
+    options = _fields_at(root, parent)
+    close = _close_matches(key, options, n=3, cutoff=0.6)
+    close = sorted(close, key=lambda name: (*parent, name) not in missing)[:1]  # stable: the closest missing one first
+    if not close and KEY_SYNONYMS.get(key.lower()) in options:
+        close = [KEY_SYNONYMS[key.lower()]]  # 'gpu_count' is 'gpus' by meaning, not by spelling (user try 14)
+    return close[0] if close else None
+
+
 def _one(err: dict[str, Any], root: type[BaseModel], missing: set[tuple[Any, ...]] | frozenset[tuple[Any, ...]] = frozenset()) -> str:
     """One error in words; ``missing``: the fields the same input lacks, so a typo is matched to the key it was meant to be
     ('gpsu' beside 'gpu' is the missing 'gpus', not the 'gpu' already given; user try 2026-12-06)."""
@@ -1273,10 +1295,8 @@ def _one(err: dict[str, Any], root: type[BaseModel], missing: set[tuple[Any, ...
     if kind == "extra_forbidden":
         parent, key = loc[:-1], str(loc[-1])
         options = _fields_at(root, parent)
-        close = _close_matches(key, options, n=3, cutoff=0.6)
-        close = sorted(close, key=lambda name: (*parent, name) not in missing)[:1]  # stable: the closest missing one first
-        if not close and KEY_SYNONYMS.get(key.lower()) in options:
-            close = [KEY_SYNONYMS[key.lower()]]  # 'gpu_count' is 'gpus' by meaning, not by spelling (user try 14)
+        meant = _meant_key(loc, root, missing)
+        close = [meant] if meant else []
         where = dotted(parent) or _("top level")
         home = _section_holding(root, parent, key) if not close else None
         if home:
