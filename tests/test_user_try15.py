@@ -165,3 +165,26 @@ def test_a_typo_and_the_key_it_leaves_missing_are_one_problem():
     with pytest.raises(AnswerError) as err:
         answers_from_mapping({k: v for k, v in base.items() if k != "budget"})
     assert "did you mean 'gpus'?" in str(err.value) and "(and 1 more problem, at budget)" in str(err.value), err.value
+
+
+def test_accelerates_checkpointing_is_on_only_where_the_plan_recomputes_every_layer(rules, tmp_path):
+    """A 70B LoRA priced at recomputing 75% of its layers shipped 'fsdp_activation_checkpointing: true': accelerate's flag
+    recomputes every layer, so the accelerate route ran slower than the estimate; its row now says why it is off."""
+    import yaml
+
+    from advisor.decision.advice import advise
+    from advisor.outputs.artifacts import accelerate_checkpointing, write_artifacts
+
+    assert accelerate_checkpointing("full") and not accelerate_checkpointing("full on 75% of layers")
+    assert not accelerate_checkpointing("selective") and not accelerate_checkpointing("none")
+    a = advise(answers_from_mapping({"model": {"name": "llama-3.1-70b", "seq_len": 4096},
+                                     "training": {"method": "lora", "examples": "100k", "tokens_per_example": 2048, "epochs": 3,
+                                                  "lora_rank": 16, "lora_targets": "all-linear"},
+                                     "cluster": {"gpu": "h100-sxm", "gpus": 8}, "budget": {"price_per_gpu_hour": 3, "currency": "USD"},
+                                     "team": {"experience": "some"}}), rules)
+    write_artifacts(a, tmp_path, force=True)
+    recompute = a.estimate_dict(a.strategy)["activation_recompute"]
+    config = yaml.safe_load((tmp_path / "accelerate_finetune.yaml").read_text(encoding="utf-8"))
+    assert config["fsdp_config"]["fsdp_activation_checkpointing"] is (recompute == "full"), recompute
+    if "%" in recompute:
+        assert "fsdp_activation_checkpointing is off" in (tmp_path / "README.md").read_text(encoding="utf-8")

@@ -148,7 +148,7 @@ def accelerate_fsdp_config(d: Deployment) -> dict:
             "fsdp_offload_params": False,
             "fsdp_use_orig_params": True,
             # an offload plan recomputes nothing: train.py keeps the offloaded layers' activations on the CPU (--offload-activations)
-            "fsdp_activation_checkpointing": recompute_arg(d.recompute) != "none",
+            "fsdp_activation_checkpointing": accelerate_checkpointing(d.recompute),
         },
     }
 
@@ -364,6 +364,27 @@ def recompute_arg(recompute: str) -> str:
     return recompute if recompute in ("none", "selective", "full") else "none"
 
 
+def accelerate_checkpointing(recompute: str) -> bool:
+    """accelerate's fsdp_activation_checkpointing: on only where the plan recomputes every layer. The flag has no share:
+    on, it recomputes all of them, where a plan recomputing 75% of its layers had been priced (user try 15); a share or
+    selective recomputation is train.py's --recompute (recompute_arg), and the file's row says so (accelerate_note)."""
+    return recompute == "full"
+
+
+def accelerate_note(recompute: str) -> str:
+    """What the accelerate config's row says where the plan's recomputation is one accelerate's flag cannot express
+    (a share of the layers, or selective); '' otherwise."""
+    arg = recompute_arg(recompute)
+    if arg in ("none", "full") or accelerate_checkpointing(recompute):
+        return ""
+    share = recompute_share(recompute)
+    what = (_("{pct} of its layers", pct=f"{share:.0%}") if share is not None
+            else _("only the attention scores (selective recomputation)"))
+    return _(" fsdp_activation_checkpointing is off: accelerate can only recompute every layer, where the plan recomputes {what} "
+             "(train.py's --recompute {arg}); a script of your own must do the same, or switch it on and expect a slower run than "
+             "estimated.", what=what, arg=arg)
+
+
 def launch_command(d: Deployment, m: MegatronModel | None = None, train_args: str = "") -> str:
     """The launch line. ``train_args``: what the fine-tune files add to train.py's arguments (the adapter's config)."""
     extra = (f" {train_args}" if train_args else "") + (batch_args(d) if d.launcher in ("torchrun", "deepspeed") else "")
@@ -491,7 +512,7 @@ def artifacts_for(report: Report, extra: list[Artifact] | None = None) -> list[A
     if spec(d.strategy).states in ("fsdp", "hsdp") and "accelerate_finetune.yaml" not in by_name:
         sharding = "HYBRID_SHARD" if spec(d.strategy).states == "hsdp" else "FULL_SHARD"
         out.append(Artifact("accelerate_fsdp.yaml", _("Accelerate config for FSDP {sharding}; on each node: `{command}`", sharding=sharding,
-                                                      command=accelerate_launch('accelerate_fsdp.yaml', d)),
+                                                      command=accelerate_launch('accelerate_fsdp.yaml', d)) + accelerate_note(d.recompute),
                             yaml.safe_dump(accelerate_fsdp_config(d), sort_keys=False)))
     if spec(d.strategy).powersgd_rank:
         out.append(Artifact("powersgd_hook.py", _("registers PyTorch's PowerSGD hook on the DDP model (rank {rank}, uncompressed for the first "

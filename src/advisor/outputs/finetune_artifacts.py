@@ -134,7 +134,7 @@ def accelerate_finetune_config(advice: Advice, d: Deployment | None = None) -> d
         return None
     a, sp = advice.answers, spec(advice.strategy)
     d = d if d is not None else deployment(advice.evaluation, advice.strategy)  # ``d``: the caller's, where it has one
-    from advisor.outputs.artifacts import accelerate_machines  # artifacts imports this module where it writes fine-tunes
+    from advisor.outputs.artifacts import accelerate_checkpointing, accelerate_machines  # artifacts imports this module where it writes fine-tunes
 
     base: dict[str, Any] = accelerate_machines(d, a.training.precision, deepspeed=sp.launcher == "deepspeed")
     if sp.states in ("fsdp", "hsdp"):
@@ -149,7 +149,7 @@ def accelerate_finetune_config(advice: Advice, d: Deployment | None = None) -> d
             "fsdp_use_orig_params": _method(advice) in PEFT_METHODS,
             "fsdp_cpu_ram_efficient_loading": True,
             "fsdp_sync_module_states": True,
-            "fsdp_activation_checkpointing": d.recompute != "none",
+            "fsdp_activation_checkpointing": accelerate_checkpointing(d.recompute),
         }}
     if sp.launcher == "deepspeed":
         return {**base, "distributed_type": "DEEPSPEED", "deepspeed_config": {
@@ -178,10 +178,10 @@ def finetune_files(advice: Advice) -> list[tuple[str, str, str]]:
     d = deployment(advice.evaluation, advice.strategy)
     acc = accelerate_finetune_config(advice, d)
     if acc is not None:
-        from advisor.outputs.artifacts import accelerate_launch
+        from advisor.outputs.artifacts import accelerate_launch, accelerate_note
 
         adapters = "--lora peft_lora_config.json" if any(name == "peft_lora_config.json" for name, _desc, _text in out) else ""
         out.append(("accelerate_finetune.yaml", _("accelerate config for the fine-tune; on each node: `{command}`",
-                                                  command=accelerate_launch('accelerate_finetune.yaml', d, adapters)),
+                                                  command=accelerate_launch('accelerate_finetune.yaml', d, adapters)) + accelerate_note(d.recompute),
                     yaml.safe_dump(acc, sort_keys=False)))
     return out
