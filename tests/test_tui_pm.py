@@ -220,3 +220,20 @@ async def test_a_late_focus_of_a_pane_stepped_past_does_not_pull_the_tabs_back(r
         await settle(pilot)
         assert tabs.active == "ask", tabs.active
         assert app.focused is not None and app.focused.id == "ask-input"
+
+
+async def test_a_fine_tunes_data_fields_are_not_labelled_optional(rules, tmp_path):
+    """User try 15: '微调样本数（可选）' on step 13 while the footer said '还不完整：第 13/13 步还需要回答' for a LoRA whose
+    examples it asks; the other fields there stay '(optional)'."""
+    from textual.widgets import Label
+
+    app = make_app(rules, tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        await screen.jump_to(next(i for i, s in enumerate(screen.state.steps) if s.id == "advanced"))
+        await settle(pilot)
+        labels = [str(w.render()) for w in screen.query(Label).results() if "field-label" in w.classes]
+        said = {text.split("  ")[0]: "optional" in text for text in labels}
+        assert said.get("Fine-tuning examples") is False and said.get("Tokens per example") is False, said
+        assert said.get("Host RAM per node (GB)") is True, said

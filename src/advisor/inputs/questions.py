@@ -35,6 +35,10 @@ class Field(Struct, frozen=True):
     optional: bool = False
     choices: tuple[Choice, ...] = ()
     number: str = ""  # "int", "float", "money" (a plain number read, '5万' or '¥10' kept as typed) or "" (text, e.g. "7B")
+    needed_by_fine_tunes: bool = False
+    """Optional for a pre-training, needed by a fine-tune given in examples (its data): the label does not say
+    '(optional)', which stood beside 'step 13 still needs an answer' on a LoRA (user try 15); the step's hint says who
+    needs it."""
     unanswered: Any = None
     """A choice's value where the answers leave it out — the answers model's default, which the advice uses — when that
     is not the list's first: an answers file without team.experience is advised as 'some', and its list and Review
@@ -156,11 +160,11 @@ def steps() -> tuple[Step, ...]:
              (Field("cluster.cpu_memory_gb_per_node", _("Host RAM per node (GB)"), "text", _("e.g. 1024"), optional=True, number="float"),
               Field("model.seq_len", _("Sequence length (tokens)"), "text", _("e.g. 2048"), optional=True, number="int"),
               Field("training.global_batch_tokens", _("Global batch (tokens per step)"), "text", _("e.g. 4M"), optional=True),
-              Field("training.examples", _("Fine-tuning examples"), "text", _("e.g. 200k"), optional=True),
+              Field("training.examples", _("Fine-tuning examples"), "text", _("e.g. 200k"), optional=True, needed_by_fine_tunes=True),
               # needed with examples, and an empty epochs is one pass: said where they are typed (user try 2026-12-06)
               # the label read 'Tokens per example (needed with examples)  (optional)': the need is said in the hint
               Field("training.tokens_per_example", _("Tokens per example"), "text", _("e.g. 512; needed with examples"), optional=True,
-                    number="int"),
+                    number="int", needed_by_fine_tunes=True),
               Field("training.epochs", _("Epochs"), "text", _("e.g. 3 (empty: 1)"), optional=True, number="float"),
               Field("training.precision", _("Precision"), "choice",
                     choices=(Choice("bf16", _("bf16 (default)")), Choice("fp16", "fp16"), Choice("fp32", "fp32"),

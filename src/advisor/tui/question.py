@@ -254,7 +254,8 @@ class QuestionScreen(Screen[None]):
         await box.remove_children()
         widgets: list[Widget] = []
         for i, field in enumerate(step.fields):
-            widgets.append(Label(field.label + ("  [dim]" + _("(optional)") + "[/dim]" if field.optional else ""), classes="field-label"))
+            said_optional = field.optional and not field.needed_by_fine_tunes  # a fine-tune's data is not optional to it
+            widgets.append(Label(field.label + ("  [dim]" + _("(optional)") + "[/dim]" if said_optional else ""), classes="field-label"))
             value = get_value(self.draft, field.path)
             if field.kind == "choice":
                 ol = OptionList(*[Option(c.label, id=f"c{j}") for j, c in enumerate(field.choices)], id=f"f{i}", classes="choice")
