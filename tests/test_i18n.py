@@ -238,7 +238,7 @@ def test_chinese_text_tables_line_up_in_terminal_columns():
     rows = [line for line in r.stdout.splitlines()[:12] if "→" in line]
     assert len(rows) >= 6
     assert len({width(line.split("→")[0]) for line in rows}) == 1, rows
-    options = r.stdout.split("104 张 GPU 上的选项\n")[1].splitlines()[:9]
+    options = r.stdout.split("104 × NVIDIA A100 SXM 80GB 上的选项\n")[1].splitlines()[:9]
     assert len({width(line[: line.rfind("元") + 1]) for line in options[1:]}) == 1, options  # the cost column ends in one place
 
 

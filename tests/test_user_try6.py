@@ -184,7 +184,7 @@ async def test_a_further_bracket_on_ask_steps_on_and_a_bracket_in_a_question_is_
         assert tabs.active == "ask" and app.focused.value == "why not a]"
 
 
-@pytest.mark.parametrize("lang, heading", [("en", "Options on 16 GPUs · LoRA"), ("zh", "16 张 GPU 上的选项 · LoRA")])
+@pytest.mark.parametrize("lang, heading", [("en", "Options on 16 × NVIDIA A10 24GB · LoRA"), ("zh", "16 × NVIDIA A10 24GB 上的选项 · LoRA")])
 async def test_the_options_tab_says_which_count_and_method_its_rows_are_priced_at(rules, tmp_path, lang, heading):
     """The Options tab was a table of strategies with no word of the GPU count or the job they were priced at."""
     from advisor.base.i18n import language

@@ -613,7 +613,7 @@ def to_text(report: Report | Advice) -> str:
         _section(lines, _("Trade-offs"), [cited(item) for item in d.tradeoffs])
     if d.context:
         _section(lines, _("Context"), [cited(item) for item in d.context])
-    lines.append(_("Options on {gpus} GPUs", gpus=r.gpus))
+    lines.append(_("Options on {gpus} × {gpu}", gpus=r.gpus, gpu=plan_gpu_name(d)))
     lines.append(f"  {pad(_('strategy'), 24)} {pad(_('runs'), 6)} {'GB/GPU':>8} {pad(_('time'), 11, right=True)} {pad(_('cost'), 16, right=True)}  "
                  f"{_('rule score')}")
     option_list = option_rows(d)

@@ -23,7 +23,7 @@ from advisor.base.i18n import _, N_, clip, width, written_in_chinese, zh
 from advisor.base.units import count, format_number, money_column, money_pair, money_unit, same_unit
 from advisor.estimate.posttrain import stage_name
 from advisor.outputs.render import (answers_of, chart_in_hours, axis_ticks, count_word, decision_notes, drawn_limit, hours_text, money, memo_for_screen,
-                                    option_rows, row_at_risk, runs, source_words, spread, summary_rows, tight, to_markdown, today_on_the_line)
+                                    option_rows, plan_gpu_name, row_at_risk, runs, source_words, spread, summary_rows, tight, to_markdown, today_on_the_line)
 from advisor.decision.report import Report
 from advisor.tui.ask import AskBox, QuestionInput
 from advisor.tui.common import _esc, translate_bindings
@@ -154,7 +154,9 @@ class ResultsScreen(Screen[None]):
             with TabPane(_("Options"), id="options"):
                 # which count and job the rows are priced at: the table alone read as every option searched (user try)
                 method = stage_name(d.method.planned) if d.method is not None else None
-                yield Static(_("Options on {gpus} GPUs", gpus=count(rec.gpus)) + (f" · {method}" if method else ""), id="options-heading")
+                # the type too: a PM whose cluster is A10 read the rented H100s' rows as A10 figures (user try 15)
+                yield Static(_("Options on {gpus} × {gpu}", gpus=count(rec.gpus), gpu=plan_gpu_name(d)) + (f" · {method}" if method else ""),
+                             id="options-heading")
                 yield DataTable(id="options-table", zebra_stripes=True, cursor_type="row")
                 # A scrolling panel: a long reason was cut mid-sentence at 80x24 with no way to read on (user try
                 # 2026-12-06); Tab focuses it and the arrows, Page Down and End scroll it. It sits in a container of its
