@@ -188,3 +188,12 @@ def test_accelerates_checkpointing_is_on_only_where_the_plan_recomputes_every_la
     assert config["fsdp_config"]["fsdp_activation_checkpointing"] is (recompute == "full"), recompute
     if "%" in recompute:
         assert "fsdp_activation_checkpointing is off" in (tmp_path / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_risks_name_hardware_failures_and_do_not_open_with_nothing(rules):
+    """'what are the risks?' opened with '• Nothing the answers warn about outright.' and said nothing of the node failures
+    a month-long run on 64 GPUs meets."""
+    from .test_user_try13 import _ask
+
+    text = _ask(rules, PT7B, "what are the risks?")
+    assert "Nothing the answers warn about" not in text and "interruptions on average" in text.splitlines()[1], text

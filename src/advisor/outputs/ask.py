@@ -45,7 +45,7 @@ from advisor.knowledge.rules import RuleSet, format_number
 from advisor.knowledge.strategies import FRAMEWORKS
 from advisor.base.units import as_written, data_size, hours_against, cn_number, count, gpu_hours_text, money_column, money_pair, parse_duration, parse_money, parse_quantity, readable_figure, same_unit, seconds_text, strip_per_hour, token_amount, token_text
 from advisor.decision.facts import HOURS_PER_MONTH
-from advisor.outputs.render import recompute_word, runs_note, seed_item
+from advisor.outputs.render import interruptions_text, recompute_word, runs_note, seed_item
 
 INTENTS_FILE = "intents.yaml"
 BUILTIN_KINDS = ("strategy", "term", "field", "factor")
@@ -2705,10 +2705,13 @@ def _risks(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     items = [w["text"] for w in sorted(a.warnings, key=lambda w: not w["blocking"])] + [t["text"] for t in a.tradeoffs()]
     lines = [_("What could go wrong with {plan}:", plan=_plan_text(a))]
     lines += [f"• {text}" for text in dict.fromkeys(items)][:6]
+    e = a.estimate_dict(a.strategy)
     if not items:
         # 'Nothing this plan's answers warn about' stood alone beside a 24.5-day upper end on a 30-day deadline and the
-        # engineers' open questions (checkpoint resume, the data loader's rate; user try 14): what is still open
-        lines.append(_("• Nothing the answers warn about outright."))
+        # engineers' open questions (checkpoint resume, the data loader's rate; user try 14): what is still open. It then
+        # opened the reply and hardware failures went unsaid (user try 15): the interruptions the run can expect come first.
+        if e["expected_interruptions"] >= 0.1:
+            lines.append("• " + interruptions_text(e["expected_interruptions"], e["interruption_overhead"]))
         days = a.today_answers.training.deadline_days
         if days is not None:
             lines.append(_("• The deadline: runs of this kind take up to {high} (the range's upper end) against the {days}-day deadline.",
@@ -2717,7 +2720,7 @@ def _risks(ctx: Context, slots: dict[str, list[str]]) -> Reply:
         pack = {r.id: Path(r.file).stem for r in ctx.rules.rules}
         open_questions = sorted(a.questions, key=lambda q: pack.get(q.get("rule", ""), "") != "operations")
         lines += [_("• Still open, for the engineers: {question}", question=q["text"]) for q in open_questions[:3]]
-    lo, hi = a.estimate_dict(a.strategy)["range"]["cost"]
+    lo, hi = e["range"]["cost"]
     if money(lo, ctx.currency) != money(hi, ctx.currency):
         lines.append(_("• The estimate itself: a run could cost {lo} to {hi}.", lo=money(lo, ctx.currency), hi=money(hi, ctx.currency)))
     return Reply(ctx.question, "risks", lines=lines, sources=[PLAN_SOURCE])

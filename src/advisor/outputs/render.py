@@ -784,10 +784,16 @@ def scale_notes(e: Estimate, a: Answers, runs: float | None = None, greenfield: 
                        "{gpu} s, so the time above is the loader's.", rate=count(rate), load=f"{e.global_batch_tokens / rate:.2f}",
                        gpu=f"{e.compute_seconds_per_step + e.exposed_communication_seconds_per_step:.2f}"))
     if e.expected_interruptions >= 1:
-        # to a tenth, as the long-run warning gives it beside it: '1.7 interruptions on average' above 'about 2' (user try 12)
-        notes.append(_("Expect {n} interruptions on average over the run at Llama 3's rate (one per ~50,700 GPU-hours); restarts add "
-                       "{pct} to the wall-clock (arXiv:2407.21783).", n=f"{e.expected_interruptions:.1f}", pct=_restart_pct(e.interruption_overhead)))
+        notes.append(interruptions_text(e.expected_interruptions, e.interruption_overhead))
     return notes
+
+
+def interruptions_text(n: float, overhead: float) -> str:
+    """The interruptions a run can expect at Llama 3's rate and what restarts add: the memo's note, and ask's risks (an
+    engineer asking 'what are the risks?' heard nothing of hardware failures; user try 15)."""
+    # to a tenth, as the long-run warning gives it beside it: '1.7 interruptions on average' above 'about 2' (user try 12)
+    return _("Expect {n} interruptions on average over the run at Llama 3's rate (one per ~50,700 GPU-hours); restarts add "
+             "{pct} to the wall-clock (arXiv:2407.21783).", n=f"{n:.1f}", pct=_restart_pct(overhead))
 
 
 def _restart_pct(share: float) -> str:
