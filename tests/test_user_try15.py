@@ -197,3 +197,16 @@ def test_the_risks_name_hardware_failures_and_do_not_open_with_nothing(rules):
 
     text = _ask(rules, PT7B, "what are the risks?")
     assert "Nothing the answers warn about" not in text and "interruptions on average" in text.splitlines()[1], text
+
+
+def test_the_summary_says_the_batch_the_launch_files_run(rules):
+    """At 176 GPUs the summary said 'Global batch 4,194,304 tokens' and the launch files 'train_batch_size 1056 sequences
+    (4,325,376 tokens)': the rounding was said in the launch files only."""
+    from advisor.decision.advice import advise
+    from advisor.outputs.render import to_markdown, to_text
+
+    a = advise(answers_from_mapping({**PT7B, "cluster": {"gpu": "h100-sxm", "gpus": 176}}), rules)
+    d = a.report().deployment
+    assert d.train_batch_sequences != d.requested_batch_sequences
+    said = f"{d.train_batch_sequences:,} sequences a step ({d.train_batch_tokens:,} tokens)"
+    assert said in to_text(a) and said in to_markdown(a)

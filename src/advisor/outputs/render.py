@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 import yaml
 
 from advisor.decision.policy import COST_TIE
-from advisor.decision.deployment import layout_lines
+from advisor.decision.deployment import Deployment, layout_lines
 from advisor.decision.advice import Advice
 from advisor.decision.facts import HOURS_PER_MONTH
 from advisor.estimate.workload import CUDA_OVERHEAD_BYTES
@@ -600,7 +600,7 @@ def to_text(report: Report | Advice) -> str:
                  + _("; ").join(_("{name} {seconds} s", name=collective_words(row.name), seconds=f"{row.seconds:.2f}") for row in c.per_step))
     if e.tensor_parallel > 1 or e.pipeline_parallel > 1 or e.context_parallel > 1:
         lines.append(_("  Layout  ") + layout_text(e))
-    lines.extend(_("  Note    ") + note for note in scale_notes(e, a, d.plan.runs_per_month, d.plan.greenfield))
+    lines.extend(_("  Note    ") + note for note in scale_notes(e, a, d.plan.runs_per_month, d.plan.greenfield, d.deployment))
     lines.extend(_("  Shape   ") + note for note in shape_notes(d))
     lines.append("")
 
@@ -764,7 +764,8 @@ def runs_note(runs: float, given: bool, greenfield: bool = False) -> str:
              hours=hours_text(HOURS_PER_MONTH / runs), pace=_("(today's setup's pace, or the fastest option on today's GPUs where it cannot run)"))
 
 
-def scale_notes(e: Estimate, a: Answers, runs: float | None = None, greenfield: bool = False) -> list[str]:  # a: answers_of(report)
+def scale_notes(e: Estimate, a: Answers, runs: float | None = None, greenfield: bool = False,
+                deployment: Deployment | None = None) -> list[str]:  # a: answers_of(report)
     """Batch, runs a month and interruptions for one estimate: what changes when a job is spread over many GPUs."""
     notes = []
     if e.batch_source != "given":
@@ -772,6 +773,13 @@ def scale_notes(e: Estimate, a: Answers, runs: float | None = None, greenfield: 
         if source.startswith(BATCH_NOT_GIVEN):
             source = _("global batch not given: {source}", source=_(source[len(BATCH_NOT_GIVEN):]))
         notes.append(_("Global batch {tokens} tokens: {source}.", tokens=count(e.global_batch_tokens), source=source))
+    d = deployment
+    if d is not None and d.train_batch_sequences != d.requested_batch_sequences:
+        # the launch files' batch, as their README says it: 'Global batch 4,194,304 tokens' beside 'train_batch_size 1056
+        # sequences (4,325,376 tokens)' read as two batches (user try 15); the time per token is the same
+        notes.append(_("The launch files run {seqs} sequences a step ({tokens} tokens), {asked} rounded up so every data-parallel "
+                       "rank runs whole micro-batches.", seqs=count(d.train_batch_sequences), tokens=count(d.train_batch_tokens),
+                       asked=count(d.requested_batch_sequences)))
     if runs is not None and (note := runs_note(runs, a.training.runs_per_month is not None, greenfield)):
         notes.append(note)
     if not e.batch_ok:
@@ -1035,7 +1043,7 @@ def to_markdown(report: Report | Advice, artifacts: dict[str, str] | None = None
               asked=count(e.global_batch_tokens), dp=d.deployment.data_parallel,
               pct=percent(1.0 - e.global_batch_tokens / d.deployment.train_batch_tokens)))
     add("")
-    for scale in scale_notes(e, a, d.plan.runs_per_month, d.plan.greenfield):
+    for scale in scale_notes(e, a, d.plan.runs_per_month, d.plan.greenfield, d.deployment):
         add(f"- {scale}")
         add("")
     _communication_table(add, e)
