@@ -31,7 +31,7 @@ from typing import Any
 from advisor.decision.advice import METHOD_ALTERNATIVES, Advice, advise, hours_text, money, pct_change, peft_caveat
 from advisor.estimate.finetune import FINETUNE_METHODS, PEFT_METHODS
 from advisor.estimate.layout import MEMORY_HEADROOM
-from advisor.estimate.model import GB
+from advisor.estimate import GB
 from advisor.estimate.residuals import deadline_hours, upper_factor
 from advisor.estimate.workload import workload_from
 from advisor.decision.decide import COST_TIE, SAME_FIGURE, Plan, best_at, choose, dominates, preference
@@ -2513,10 +2513,11 @@ def _memory_on(ctx: Context, gid: str) -> Reply:
         ev = a.today
         need = {s: float(e.memory[0]) / GB for s, e in ev.estimates.items()}
         fit = sorted((s for s, e in ev.estimates.items() if bool(e.usable[0])), key=lambda s: need[s])
+        least = min(need, key=lambda s: need[s])
+        # the verdict is the least one's own (its memory), what runs there is the list after it
         lines = [_("On the cluster's own {gpus} × {gpu} ({has} GB usable each), the least any framework needs is {least} GB per GPU "
-                   "({strategy}): {verdict}.", gpus=count(ev.gpus), gpu=spec.name, has=gb(spec.capacity_gb),
-                   least=gb(min(need.values())), strategy=min(need, key=lambda s: need[s]),
-                   verdict=_("it fits") if fit else _("it does not fit"))]
+                   "({strategy}): {verdict}.", gpus=count(ev.gpus), gpu=spec.name, has=gb(spec.capacity_gb), least=gb(need[least]),
+                   strategy=least, verdict=_("it fits") if bool(ev.estimates[least].fits[0]) else _("it does not fit"))]
         if fit:
             lines.append(_("What fits there: {options}.", options=_(", ").join(f"{s} ({gb(need[s])} GB)" for s in fit[:3])))
         lines.append(_("The plan runs on {gpu} instead: {plan}.", gpu=a.answers.cluster.spec.name, plan=_plan_text(a)))
