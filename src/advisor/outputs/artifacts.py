@@ -375,7 +375,7 @@ def accelerate_note(recompute: str) -> str:
     """What the accelerate config's row says where the plan's recomputation is one accelerate's flag cannot express
     (a share of the layers, or selective); '' otherwise."""
     arg = recompute_arg(recompute)
-    if arg in ("none", "full") or accelerate_checkpointing(recompute):
+    if arg in ("none", "full"):  # nothing recomputed (an offload plan too), or every layer: the flag says it
         return ""
     share = recompute_share(recompute)
     what = (_("{pct} of its layers", pct=f"{share:.0%}") if share is not None
