@@ -237,3 +237,24 @@ async def test_a_fine_tunes_data_fields_are_not_labelled_optional(rules, tmp_pat
         said = {text.split("  ")[0]: "optional" in text for text in labels}
         assert said.get("Fine-tuning examples") is False and said.get("Tokens per example") is False, said
         assert said.get("Host RAM per node (GB)") is True, said
+
+
+async def test_the_ask_hint_offers_a_gpu_count_of_this_plans_size(rules, tmp_path):
+    """User try 15: 'what if we only get 128 GPUs?' was the hint shown to a team planning on 8; it now offers half the
+    plan's count."""
+    app = AdvisorApp(rules=rules, answers=load_answers(EXAMPLES / "customer-service-finetune.yaml"), cursor_blink=False, workdir=tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        await to_results(pilot)
+        gpus = app.screen.view.report.recommendation.gpus
+        hint = str(app.screen.query_one("#ask-hint").render())
+        assert f"what if we only get {max(1, gpus // 2)} GPUs?" in hint and (gpus // 2 == 128 or "128 GPUs" not in hint), hint
+
+
+def test_the_network_placeholder_is_a_node_figure_like_its_hint():
+    """'例如 200' beside a hint giving an A100 node's 8 x 200 = 1600: the placeholder read as per card."""
+    from advisor.inputs.questions import steps
+
+    [step] = [s for s in steps() if s.id == "network"]
+    [field] = [f for f in step.fields if f.path == "cluster.inter_node_gbps"]
+    assert "1600" in field.placeholder and "1600" in step.why

@@ -109,7 +109,8 @@ def steps() -> tuple[Step, ...]:
              (Field("cluster.intra_node", _("Inside a node"), "choice",
                     choices=(Choice(None, _("the GPU's own link")), Choice("nvlink", "NVLink"), Choice("pcie", _("PCIe only")),
                              Choice("xgmi", "AMD XGMI"), Choice("hccs", _("Huawei HCCS")))),
-              Field("cluster.inter_node_gbps", _("Network per node (Gbit/s)"), "text", _("e.g. 200"), optional=True, number="float"))),
+              # per node, as the hint's A100 node of 8 x 200 = 1600: 'e.g. 200' beside that read as per card (user try 15)
+              Field("cluster.inter_node_gbps", _("Network per node (Gbit/s)"), "text", _("e.g. 1600"), optional=True, number="float"))),
         Step("price", _("What does a GPU-hour cost?"),
              _("Cost = training time x price per GPU-hour x number of GPUs. At 2 USD per GPU-hour, 1,000 GPUs for a day "
                "cost 48,000 USD; 20% faster saves 9,600 USD a day. A price typed with its mark (¥8, 8元, $2) sets the currency."),
@@ -119,7 +120,8 @@ def steps() -> tuple[Step, ...]:
              _("Leave empty to plan on today's GPUs only. A cheaper GPU-hour is not a cheaper run on a slower GPU: advisor "
                "prices both. A spot price needs its rate: % of instances reclaimed a month, as published."),
              (Field("cluster.candidates.0.gpu", _("Other GPU type"), "text", _("e.g. h100-sxm"), optional=True),
-              Field("cluster.candidates.0.price_per_gpu_hour", _("Its price per GPU-hour"), "text", _("e.g. 3.5"), optional=True,
+              # in the budget's currency: '例如 3.5' in a CNY session read as a dollar price (user try 15)
+              Field("cluster.candidates.0.price_per_gpu_hour", _("Its price per GPU-hour"), "text", _("e.g. 3.5, in the budget's currency"), optional=True,
                     number="float"),
               Field("cluster.candidates.0.max_gpus", _("Most of them you could get"), "text", _("e.g. 256"), optional=True, number="int"),
               Field("cluster.candidates.0.spot_price_per_gpu_hour", _("Spot price per GPU-hour"), "text", _("e.g. 2.4"),

@@ -45,15 +45,17 @@ class QuestionInput(Input):
 class AskBox(Vertical):
     """The conversation so far, an input for the next question, Adopt (for a what-if) and 'in the memo'."""
 
-    def __init__(self, turns: Sequence[Mapping[str, str]], in_memo: bool, id: str | None = None) -> None:
+    def __init__(self, turns: Sequence[Mapping[str, str]], in_memo: bool, id: str | None = None, gpus: int = 256) -> None:
         super().__init__(id=id)
         self.turns = list(turns)
         self.in_memo = in_memo
+        self.fewer = max(1, gpus // 2)
+        """The hint's 'what if we only get N GPUs?': half the plan's count ('128' was offered to an 8-GPU team; user try 15)."""
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="ask-log"):
-            yield Static(Text(_("Ask about the plan: what if we only get 128 GPUs? · why not DeepSpeed? · what is all-reduce? · "
-                                "compare ddp and fsdp · 如果截止日期是 10 天呢？"), style="dim"), id="ask-hint")
+            yield Static(Text(_("Ask about the plan: what if we only get {gpus} GPUs? · why not DeepSpeed? · what is all-reduce? · "
+                                "compare ddp and fsdp · 如果截止日期是 10 天呢？", gpus=self.fewer), style="dim"), id="ask-hint")
             for t in self.turns:
                 yield from self.turn(t["question"], t["answer"])
         inp = QuestionInput(placeholder=_("Type a question, Enter asks"), id="ask-input")

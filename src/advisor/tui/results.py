@@ -188,7 +188,8 @@ class ResultsScreen(Screen[None]):
                     yield PlotextPlot(id="chart-cost")
             with TabPane(_("Ask"), id="ask"):
                 state = self.state
-                yield AskBox(getattr(state, "conversation", []), bool(getattr(state, "memo_questions", False)), id="ask-box")
+                yield AskBox(getattr(state, "conversation", []), bool(getattr(state, "memo_questions", False)), id="ask-box",
+                             gpus=rec.gpus)
         yield Footer(show_command_palette=False, compact=True)  # five keys fill 80 columns; ^p still opens the palette (F1 lists it)
 
     def on_mount(self) -> None:
