@@ -258,3 +258,18 @@ def test_the_network_placeholder_is_a_node_figure_like_its_hint():
     [step] = [s for s in steps() if s.id == "network"]
     [field] = [f for f in step.fields if f.path == "cluster.inter_node_gbps"]
     assert "1600" in field.placeholder and "1600" in step.why
+
+
+async def test_the_memo_checkbox_draws_its_x_only_when_ticked(rules, tmp_path):
+    """User try 15: '▐X▌ Questions in the memo: no' — the X drawn in both states, told apart by colour alone."""
+    app = AdvisorApp(rules=rules, answers=load_answers(EXAMPLES / "customer-service-finetune.yaml"), cursor_blink=False, workdir=tmp_path)
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        await to_results(pilot)
+        box = app.screen.query_one("#ask-memo")
+        shown = str(box.render())
+        assert ("X" in shown.split(" ")[0]) is box.value, shown
+        box.value = not box.value
+        await settle(pilot)
+        shown = str(box.render())
+        assert ("X" in shown.split(" ")[0]) is box.value, shown

@@ -42,6 +42,19 @@ class QuestionInput(Input):
         return value.strip().lstrip("/").strip()
 
 
+class MarkedCheckbox(Checkbox):
+    """A checkbox whose X is drawn only when ticked: Textual draws it in both states and tells them apart by colour alone,
+    so '▐X▌ Questions in the memo: no' read as ticked in a terminal without colour (user try 15)."""
+
+    def __init__(self, label: str, value: bool = False, id: str | None = None) -> None:
+        super().__init__(label, value, id=id)
+        self.BUTTON_INNER = "X" if value else " "
+
+    def watch_value(self) -> None:
+        self.BUTTON_INNER = "X" if self.value else " "
+        super().watch_value()
+
+
 class AskBox(Vertical):
     """The conversation so far, an input for the next question, Adopt (for a what-if) and 'in the memo'."""
 
@@ -63,7 +76,7 @@ class AskBox(Vertical):
         yield inp
         with Horizontal(id="ask-actions"):
             yield Button(_("Adopt the what-if"), id="ask-adopt", disabled=True)
-            yield Checkbox(memo_label(self.in_memo), self.in_memo, id="ask-memo")
+            yield MarkedCheckbox(memo_label(self.in_memo), self.in_memo, id="ask-memo")
 
     @staticmethod
     def turn(question: str, answer: str, error: bool = False) -> list[Static]:
