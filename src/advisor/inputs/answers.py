@@ -1217,8 +1217,6 @@ def describe_validation_error(exc: ValidationError, root: type[BaseModel]) -> st
         if meant is not None:
             same = (*loc[:-1], meant)
             candidates = [e for e in candidates if not (e["type"] == "missing" and tuple(field_path(e["loc"])) == same)]
-            if first not in candidates:
-                candidates = [first, *candidates]
     more = len(candidates) - 1
     if more <= 0:
         return text

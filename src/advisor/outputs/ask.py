@@ -2456,6 +2456,11 @@ def _day_cost(ctx: Context, slots: dict[str, list[str]]) -> Reply:
 _CAPACITY_ASKED = re.compile(r"(?<![\w.])([0-9]+(?:\.[0-9]+)?)\s*(?:gb|gib|g)(?![a-z])")
 
 
+def _gb(v: float) -> str:
+    """GB to a tenth: one format for every memory figure of the memory replies."""
+    return f"{v:,.1f}"
+
+
 def _memory(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     """The plan's memory per GPU against what its GPU can use, what holds it, and how the plan keeps it there; a capacity
     named in the question ('will it fit in 24GB?') is answered for the same layout (user try 2026-12-06), and a GPU type
@@ -2467,25 +2472,24 @@ def _memory(ctx: Context, slots: dict[str, list[str]]) -> Reply:
     # the plan's GPU as the report names it (Advice.to_dict's 'hardware'), without building the whole report
     e, spec = a.estimate_dict(a.strategy), a.answers.cluster.spec
     need, has = float(e["memory_per_gpu_gb"]), spec.capacity_gb
-    gb = lambda v: f"{v:,.1f}"  # noqa: E731 - one format for every figure here
     if e["fits"]:
         lines = [_("Each GPU holds {need} GB of the {has} GB usable on a {gpu} with {plan}: it fits, with {spare} GB to spare.",
-                   need=gb(need), has=gb(has), gpu=spec.name, plan=_plan_text(a), spare=gb(has - need))]
+                   need=_gb(need), has=_gb(has), gpu=spec.name, plan=_plan_text(a), spare=_gb(has - need))]
     else:
         lines = [_("Each GPU would need {need} GB of the {has} GB usable on a {gpu} with {plan}: it does not fit.",
-                   need=gb(need), has=gb(has), gpu=spec.name, plan=_plan_text(a))]
+                   need=_gb(need), has=_gb(has), gpu=spec.name, plan=_plan_text(a))]
     m = a.method_dict() or {}
     runtime = need - float(e["model_states_gb_per_gpu"]) - float(e["activations_gb_per_gpu"])
     if m.get("frozen_base_gb_per_gpu") is not None:
         # the layers gathered in flight too, as the memo's breakdown has them: without them the parts fell short of the
         # total by their 0.9 GB (user try 2026-12-07)
         lines.append(_("Of which: frozen base {base} GB, adapters with their optimizer states {adapters} GB, layers in flight {flight} GB, "
-                       "activations {act} GB, CUDA runtime {runtime} GB.", base=gb(m["frozen_base_gb_per_gpu"]),
-                       adapters=f"{m.get('adapter_states_gb_per_gpu') or 0:,.2f}", flight=gb(m.get("layers_in_flight_gb_per_gpu") or 0.0),
-                       act=gb(e["activations_gb_per_gpu"]), runtime=gb(runtime)))
+                       "activations {act} GB, CUDA runtime {runtime} GB.", base=_gb(m["frozen_base_gb_per_gpu"]),
+                       adapters=f"{m.get('adapter_states_gb_per_gpu') or 0:,.2f}", flight=_gb(m.get("layers_in_flight_gb_per_gpu") or 0.0),
+                       act=_gb(e["activations_gb_per_gpu"]), runtime=_gb(runtime)))
     else:
         lines.append(_("Of which: weights, gradients and optimizer states {states} GB, activations {act} GB, CUDA runtime {runtime} GB.",
-                       states=gb(e["model_states_gb_per_gpu"]), act=gb(e["activations_gb_per_gpu"]), runtime=gb(runtime)))
+                       states=_gb(e["model_states_gb_per_gpu"]), act=_gb(e["activations_gb_per_gpu"]), runtime=_gb(runtime)))
     lines.append(_("It is kept there with micro-batch {micro} and {recompute}; advisor leaves {free} of a GPU's memory free where a "
                    "layout can (fragmentation, communication buffers).", micro=e["micro_batch_size"],
                    recompute=recompute_word(e["activation_recompute"]), free=f"{1.0 - MEMORY_HEADROOM:.0%}"))
@@ -2494,7 +2498,7 @@ def _memory(ctx: Context, slots: dict[str, list[str]]) -> Reply:
         size = float(asked.group(1))
         if abs(size - spec.memory_gb) > 0.5 and abs(size - has) > 0.5:
             verdict = _("fits") if need <= size else _("does not fit")
-            lines.append(_("On a {size} GB GPU the same layout {verdict}: it needs {need} GB.", size=f"{size:g}", verdict=verdict, need=gb(need)))
+            lines.append(_("On a {size} GB GPU the same layout {verdict}: it needs {need} GB.", size=f"{size:g}", verdict=verdict, need=_gb(need)))
     if not a.plan.today.runnable and (why := today_cannot_run(a)):
         lines.append(why)
     return Reply(ctx.question, "memory", lines=lines, sources=[PLAN_SOURCE])
@@ -2507,7 +2511,6 @@ def _memory_on(ctx: Context, gid: str) -> Reply:
     and the what-if that prices it."""
     a = ctx.advice
     spec = gpu_catalog()[gid]
-    gb = lambda v: f"{v:,.1f}"  # noqa: E731 - one format for every figure here
     today = a.today_answers.cluster
     if gid == today.gpu:
         ev = a.today
@@ -2516,15 +2519,15 @@ def _memory_on(ctx: Context, gid: str) -> Reply:
         least = min(need, key=lambda s: need[s])
         # the verdict is the least one's own (its memory), what runs there is the list after it
         lines = [_("On the cluster's own {gpus} × {gpu} ({has} GB usable each), the least any framework needs is {least} GB per GPU "
-                   "({strategy}): {verdict}.", gpus=count(ev.gpus), gpu=spec.name, has=gb(spec.capacity_gb), least=gb(need[least]),
+                   "({strategy}): {verdict}.", gpus=count(ev.gpus), gpu=spec.name, has=_gb(spec.capacity_gb), least=_gb(need[least]),
                    strategy=least, verdict=_("it fits") if bool(ev.estimates[least].fits[0]) else _("it does not fit"))]
         if fit:
-            lines.append(_("What fits there: {options}.", options=_(", ").join(f"{s} ({gb(need[s])} GB)" for s in fit[:3])))
+            lines.append(_("What fits there: {options}.", options=_(", ").join(f"{s} ({_gb(need[s])} GB)" for s in fit[:3])))
         lines.append(_("The plan runs on {gpu} instead: {plan}.", gpu=a.answers.cluster.spec.name, plan=_plan_text(a)))
         return Reply(ctx.question, "memory", lines=lines, sources=[PLAN_SOURCE])
     held = float(a.estimate_dict(a.strategy)["memory_per_gpu_gb"])
     lines = [_("On a {gpu} ({has} GB usable) the plan's layout ({plan}) needs {need} GB per GPU: {verdict}.", gpu=spec.name,
-               has=gb(spec.capacity_gb), plan=_plan_text(a), need=gb(held),
+               has=_gb(spec.capacity_gb), plan=_plan_text(a), need=_gb(held),
                verdict=_("it fits") if held <= spec.capacity_gb else _("it does not fit"))]
     lines.append(_("Its own best layout, time and cost: ask 'what if we use {gpu}?'.", gpu=spec.name))
     return Reply(ctx.question, "memory", lines=lines, sources=[PLAN_SOURCE])

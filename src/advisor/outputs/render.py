@@ -487,11 +487,11 @@ class Sources:
         return self._seen[key]
 
 
-def _hours_that_multiply(hours: float, billed: float, rate: float = 0.0, cur: str = "") -> str:
+def _hours_that_multiply(hours: float, billed: float, rate: float, cur: str) -> str:
     """The hours of the memo's cost line to as many decimals (one to three) as make the product read as the cost shown:
     a PM checking '2.6 h × 3 USD × 8 GPUs = 61 USD' by hand found 62.4 (user try 2026-12-06), and '3.1 小时 × 25 元 × 8
     张 GPU = 619 元' made 620 (user try 15; the run takes 3.09 h). ``billed``: the hours the cost was priced on (cost /
-    ``rate``, the price of all the GPUs for an hour); without a rate, within half a percent of them."""
+    ``rate``, the price of all the GPUs for an hour); at no price, within half a percent of them."""
     h = billed or hours
     for places in (1, 2, 3):
         shown = f"{h:,.{places}f}"
